@@ -1,0 +1,89 @@
+/**
+ * Compiles the route table once, at startup (STYLE.md rule 1): every schema becomes a checker,
+ * and a route that cannot be served safely stops `svc serve` with the method and path named.
+ */
+import { Compile } from 'typebox/compile';
+import type { TSchema } from 'typebox';
+import type { AnyRoute } from './route.js';
+import { PUBLIC } from './route.js';
+
+/** A compiled checker plus the schema it came from (coercion needs the schema). */
+export interface Checker {
+  schema: TSchema;
+  check(value: unknown): boolean;
+  /** human-readable first errors, e.g. `/limit must be <= 1000` */
+  explain(value: unknown): string;
+}
+
+export interface CompiledRoute {
+  spec: AnyRoute;
+  params?: Checker;
+  query?: Checker;
+  body?: Checker;
+  response?: Checker;
+}
+
+/** Raised when the route table is not servable; the message names method and path. */
+export class RouteTableError extends Error {
+  constructor(route: Pick<AnyRoute, 'method' | 'path'>, reason: string) {
+    super(`route ${route.method} ${route.path}: ${reason}`);
+    this.name = 'RouteTableError';
+  }
+}
+
+const PERMISSION = /^[a-z][a-z0-9_-]*(:[a-z][a-z0-9_-]*){1,2}$/;
+
+/** Compile all routes or throw a RouteTableError naming the first bad one. */
+export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
+  const seenOps = new Set<string>();
+  return routes.map((spec) => {
+    if (spec.permission !== PUBLIC && !PERMISSION.test(spec.permission)) {
+      throw new RouteTableError(spec, `permission "${spec.permission}" is not <resource>:<verb> or <ns>:<resource>:<verb> (deny by default: a route must declare one)`);
+    }
+    if (spec.stability === 'beta' && !spec.path.startsWith('/v1/m/')) {
+      throw new RouteTableError(spec, 'beta routes live under /v1/m/<namespace>/');
+    }
+    if (spec.privileged && !spec.audit) throw new RouteTableError(spec, 'a privileged read must name its audit action');
+    if (seenOps.has(spec.operationId)) throw new RouteTableError(spec, `duplicate operationId ${spec.operationId}`);
+    seenOps.add(spec.operationId);
+    for (const part of ['body', 'query'] as const) {
+      const schema = spec[part] as TSchema | undefined;
+      if (schema && (schema as { type?: unknown }).type === 'object' && (schema as { additionalProperties?: unknown }).additionalProperties !== false) {
+        // DECISIONS.md: unknown JSON fields → 400. A typo in a filter must not silently widen a query either.
+        throw new RouteTableError(spec, `${part} schema must set additionalProperties: false`);
+      }
+    }
+    const compiled: CompiledRoute = { spec };
+    for (const part of ['params', 'query', 'body', 'response'] as const) {
+      const schema = spec[part] as TSchema | undefined;
+      if (!schema) continue;
+      try {
+        compiled[part] = makeChecker(schema);
+      } catch (err) {
+        throw new RouteTableError(spec, `${part} schema does not compile: ${(err as Error).message}`);
+      }
+    }
+    return compiled;
+  });
+}
+
+/** Compile one schema into a Checker. */
+export function makeChecker(schema: TSchema): Checker {
+  const validator = Compile(schema);
+  return {
+    schema,
+    check: (value) => validator.Check(value),
+    explain: (value) => {
+      const out: string[] = [];
+      for (const e of validator.Errors(value)) {
+        // `schema is false` repeats the additionalProperties error with less detail.
+        if (e.keyword === 'boolean') continue;
+        const where = e.instancePath === '' ? '(root)' : e.instancePath;
+        const extra = e.keyword === 'additionalProperties' ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}` : '';
+        out.push(`${where} ${e.message}${extra}`);
+        if (out.length >= 3) break;
+      }
+      return out.join('; ') || 'invalid value';
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * A route is declared once (ARCHITECTURE.md "A route is declared once"): method, path, schemas,
+ * permission, stability, audit action and handler. The router, request validation, OpenAPI
+ * documents, the permission catalog and the audit of privileged reads all read this declaration.
+ */
+import type { TSchema, Static } from 'typebox';
+import type { RequestContext } from '../http/context.js';
+import type { Reply } from '../http/reply.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Stability = 'stable' | 'beta';
+
+/** The permission of a route anyone may call (health, setup, contract documents). */
+export const PUBLIC = 'public' as const;
+
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export interface RouteSpec<
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  B extends TSchema | undefined = TSchema | undefined,
+  R extends TSchema | undefined = TSchema | undefined,
+> {
+  method: HttpMethod;
+  /** OpenAPI-style template: `/v1/agents/{id}` */
+  path: string;
+  stability: Stability;
+  operationId: string;
+  summary: string;
+  tags?: string[];
+  /** `<resource>:<verb>`, `<ns>:<resource>:<verb>`, or PUBLIC. Deny by default: there is no "none". */
+  permission: string;
+  /** A privileged read (DECISIONS.md: editor and above, each one audited). */
+  privileged?: boolean;
+  /** Ledger action appended for this route (mutations and privileged reads). */
+  audit?: string;
+  /** Served but left out of the OpenAPI documents (e.g. `/openapi.beta.json`, not one of the 53 core paths). */
+  unlisted?: boolean;
+  /** Still answered while setup is pending (DECISIONS.md setup gate). */
+  setupExempt?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response?: R;
+  /** Status of a successful answer (default 200). */
+  status?: number;
+  /** Content type of a successful answer when it is not JSON. */
+  produces?: string;
+  /** Largest accepted body in bytes (default: the server's limit). */
+  bodyLimit?: number;
+  /** Handler deadline in ms; the context's signal aborts then (default: the server's). */
+  timeoutMs?: number;
+  handler: (
+    ctx: RequestContext<StaticOr<P, Record<string, string>>, StaticOr<Q, Record<string, unknown>>, StaticOr<B, undefined>>,
+  ) => Promise<Reply | StaticOr<R, unknown>> | Reply | StaticOr<R, unknown>;
+}
+
+/** Any declared route, with its type parameters erased. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any, any, any>;
+
+/** Declare a route; identity at runtime, inference at compile time. */
+export function route<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+  R extends TSchema | undefined = undefined,
+>(spec: RouteSpec<P, Q, B, R>): RouteSpec<P, Q, B, R> {
+  return spec;
+}

@@ -1,0 +1,267 @@
+/**
+ * The transport-free HTTP core: route lookup, setup gate, authentication seam, validation,
+ * handler deadline, the error envelope and security headers. `uws-adapter.ts` feeds it real
+ * sockets; tests call `app.request()` with no socket at all (STYLE.md rule 2).
+ */
+import { randomUUID } from 'node:crypto';
+import Value from 'typebox/value';
+import type { Logger } from 'pino';
+import { ApiError, errors } from '../contract/errors.js';
+import type { CompiledRoute } from '../contract/registry.js';
+import { compileRoutes } from '../contract/registry.js';
+import type { AnyRoute } from '../contract/route.js';
+import { PUBLIC } from '../contract/route.js';
+import type { Services } from '../serve/services.js';
+import type { RequestContext } from './context.js';
+import { isReply, type Reply } from './reply.js';
+import { Router } from './router.js';
+import { parseQuery } from './query.js';
+import { securityHeaders } from './headers.js';
+
+/** A request as the adapter hands it over: body already read and size-checked. */
+export interface HttpRequest {
+  method: string;
+  path: string;
+  /** raw query string without `?` */
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  remoteAddress: string;
+  /** aborted when the client disconnects */
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: Uint8Array | string;
+  stream?: AsyncIterable<Uint8Array | string>;
+  /** the route template, or `unmatched` (bounded metrics label) */
+  route: string;
+  requestId: string;
+}
+
+/** Decides whether setup is still pending (DECISIONS.md setup gate). */
+export type SetupGate = () => boolean;
+
+/** The authentication seam: resolves the caller or throws 401/403 ApiErrors. Identity plugs in here. */
+export type Authenticator = (ctx: RequestContext, route: CompiledRoute) => Promise<void>;
+
+export interface AppOptions {
+  routes: readonly AnyRoute[];
+  services: Services;
+  log: Logger;
+  tls: boolean;
+  /** default body limit in bytes */
+  bodyLimit: number;
+  /** default handler deadline in ms */
+  timeoutMs: number;
+  setupRequired?: SetupGate;
+  authenticate?: Authenticator;
+  /** check every JSON answer against the route's response schema (tests, development) */
+  validateResponses?: boolean;
+}
+
+/** What the adapter needs to know before it reads a body. */
+export interface Prepared {
+  route?: CompiledRoute;
+  params: Record<string, string>;
+  bodyLimit: number;
+  timeoutMs: number;
+  /** an answer decided before the body is read (404, 405) */
+  early?: ApiError & { allow?: string[] };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Invalid UTF-8 is refused rather than silently replaced with U+FFFD (RFC 8259 §8.1).
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
+
+/** The HTTP application: one instance per server. */
+export class App {
+  readonly routes: CompiledRoute[];
+  private readonly router = new Router<CompiledRoute>();
+  private readonly opts: AppOptions;
+
+  constructor(opts: AppOptions) {
+    this.opts = opts;
+    this.routes = compileRoutes(opts.routes);
+    for (const r of this.routes) this.router.add(r.spec.method, r.spec.path, r);
+  }
+
+  /** Route lookup, done before the body is read so limits apply per route. */
+  prepare(method: string, path: string): Prepared {
+    const found = this.router.find(method, path);
+    if (found.kind === 'found') {
+      const route = found.match.value;
+      return {
+        route,
+        params: found.match.params,
+        bodyLimit: route.spec.bodyLimit ?? this.opts.bodyLimit,
+        timeoutMs: route.spec.timeoutMs ?? this.opts.timeoutMs,
+      };
+    }
+    const base = { params: {}, bodyLimit: this.opts.bodyLimit, timeoutMs: this.opts.timeoutMs };
+    if (found.kind === 'method_not_allowed') {
+      const err = new ApiError('method_not_allowed', `method ${method} not allowed; allowed: ${found.allow.join(', ')}`) as ApiError & { allow?: string[] };
+      err.allow = found.allow;
+      return { ...base, early: err };
+    }
+    return { ...base, early: errors.notFound(`route ${method} ${path}`) };
+  }
+
+  /** Handle one request end to end; never throws. */
+  async handle(req: HttpRequest, prepared = this.prepare(req.method, req.path)): Promise<HttpResponse> {
+    const incomingId = req.headers['x-request-id'];
+    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const routeLabel = prepared.route?.spec.path ?? 'unmatched';
+    const base = { ...securityHeaders(this.opts.tls), 'x-request-id': requestId };
+    try {
+      if (prepared.early) {
+        const extra: Record<string, string> = prepared.early.allow ? { allow: prepared.early.allow.join(', ') } : {};
+        return this.errorResponse(prepared.early, { ...base, ...extra }, routeLabel, requestId);
+      }
+      const route = prepared.route as CompiledRoute;
+      const result = await this.run(route, prepared, req, requestId);
+      return this.successResponse(route, result.value, { ...base, ...result.headers }, requestId, req.method === 'HEAD');
+    } catch (err) {
+      const apiErr = err instanceof ApiError ? err : this.unexpected(err, req, requestId);
+      return this.errorResponse(apiErr, { ...base, ...apiErr.headers }, routeLabel, requestId);
+    }
+  }
+
+  /** In-memory request for tests: no socket, streams collected. */
+  async request(method: string, target: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string>; text: string; json: () => unknown }> {
+    const q = target.indexOf('?');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
+    let body: Buffer = Buffer.alloc(0);
+    if (init.body !== undefined) {
+      body = Buffer.isBuffer(init.body) ? init.body : Buffer.from(typeof init.body === 'string' ? init.body : JSON.stringify(init.body));
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await this.handle({ method, path: q < 0 ? target : target.slice(0, q), query: q < 0 ? '' : target.slice(q + 1), headers, body, remoteAddress: '127.0.0.1' });
+    let text = typeof res.body === 'string' ? res.body : res.body ? Buffer.from(res.body).toString('utf8') : '';
+    if (res.stream) for await (const chunk of res.stream) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
+  }
+
+  private async run(route: CompiledRoute, prepared: Prepared, req: HttpRequest, requestId: string): Promise<{ value: unknown; headers: Record<string, string> }> {
+    const spec = route.spec;
+    if (!spec.setupExempt && this.opts.setupRequired?.()) throw new ApiError('setup_required');
+    const controller = new AbortController();
+    const onClientAbort = () => controller.abort(new ApiError('request_timeout', 'client went away'));
+    req.signal?.addEventListener('abort', onClientAbort, { once: true });
+    const responseHeaders: Record<string, string> = {};
+    const ctx: RequestContext = {
+      method: req.method,
+      path: req.path,
+      route: spec.path,
+      params: prepared.params,
+      query: {},
+      body: undefined,
+      headers: req.headers,
+      requestId,
+      remoteAddress: req.remoteAddress,
+      signal: controller.signal,
+      log: this.opts.log.child({ request_id: requestId }),
+      services: this.opts.services,
+      responseHeaders,
+    };
+    if (spec.permission !== PUBLIC) {
+      if (!this.opts.authenticate) throw errors.unauthenticated();
+      await this.opts.authenticate(ctx, route);
+    }
+    const mutable = ctx as { params: unknown; query: unknown; body: unknown };
+    mutable.params = validatePart(route, 'params', prepared.params);
+    mutable.query = parseAndValidateQuery(route, req.query);
+    mutable.body = parseAndValidateBody(route, req);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new ApiError('unavailable', `request timed out after ${prepared.timeoutMs} ms`);
+        controller.abort(err);
+        reject(err);
+      }, prepared.timeoutMs);
+    });
+    try {
+      const value = await Promise.race([Promise.resolve(spec.handler(ctx as never)), deadline]);
+      return { value, headers: responseHeaders };
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onClientAbort);
+    }
+  }
+
+  private successResponse(route: CompiledRoute, value: unknown, headers: Record<string, string>, requestId: string, head: boolean): HttpResponse {
+    const r: Reply | undefined = isReply(value) ? value : undefined;
+    const status = r?.status ?? route.spec.status ?? 200;
+    const out: HttpResponse = { status, headers: { ...headers, ...(r?.headers ?? {}) }, route: route.spec.path, requestId };
+    const body = r ? r.body : { kind: 'json' as const, value };
+    if (body.kind === 'json') {
+      if (this.opts.validateResponses && route.response && !route.response.check(body.value)) {
+        throw new Error(`response of ${route.spec.method} ${route.spec.path} violates its schema: ${route.response.explain(body.value)}`);
+      }
+      out.headers['content-type'] = r?.contentType ?? 'application/json';
+      out.body = head ? '' : JSON.stringify(body.value);
+    } else if (body.kind === 'bytes') {
+      out.headers['content-type'] = r?.contentType ?? 'application/octet-stream';
+      out.body = head ? '' : body.value;
+    } else if (body.kind === 'stream') {
+      out.headers['content-type'] = r?.contentType ?? 'application/octet-stream';
+      if (!head) out.stream = body.value;
+    }
+    return out;
+  }
+
+  private errorResponse(err: ApiError, headers: Record<string, string>, route: string, requestId: string): HttpResponse {
+    return { status: err.status, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(err.toEnvelope()), route, requestId };
+  }
+
+  private unexpected(err: unknown, req: HttpRequest, requestId: string): ApiError {
+    // The detail goes to the log only; the client sees the generic "internal error".
+    this.opts.log.error({ err, request_id: requestId, method: req.method, path: req.path }, 'unhandled error');
+    return errors.internal();
+  }
+}
+
+function validatePart(route: CompiledRoute, part: 'params', value: Record<string, string>): unknown {
+  const checker = route[part];
+  if (!checker) return value;
+  const coerced = Value.Convert(checker.schema, { ...value });
+  if (!checker.check(coerced)) throw errors.badRequest(`invalid path parameter: ${checker.explain(coerced)}`);
+  return coerced;
+}
+
+function parseAndValidateQuery(route: CompiledRoute, raw: string): unknown {
+  const parsed = parseQuery(raw);
+  const checker = route.query;
+  if (!checker) {
+    const keys = Object.keys(parsed);
+    if (keys.length > 0) throw errors.badRequest(`unknown query parameter: ${keys.join(', ')}`);
+    return {};
+  }
+  // Only string parts of a request are coerced; a JSON body never is (STYLE.md rule 1).
+  const coerced = Value.Convert(checker.schema, parsed);
+  if (!checker.check(coerced)) throw errors.badRequest(`invalid query: ${checker.explain(coerced)}`);
+  return coerced;
+}
+
+function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
+  const checker = route.body;
+  if (!checker) {
+    if (req.body.length > 0) throw errors.badRequest('this route takes no request body');
+    return undefined;
+  }
+  if (req.body.length === 0) throw errors.badRequest('request body required');
+  const type = req.headers['content-type'] ?? '';
+  if (!JSON_TYPE.test(type)) throw new ApiError('unsupported_media_type', `request body must be application/json, got ${JSON.stringify(type.slice(0, 100))}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(UTF8.decode(req.body));
+  } catch (err) {
+    throw errors.badRequest(err instanceof SyntaxError ? `malformed JSON: ${err.message}` : 'request body is not valid UTF-8');
+  }
+  if (!checker.check(value)) throw errors.badRequest(`invalid body: ${checker.explain(value)}`);
+  return value;
+}

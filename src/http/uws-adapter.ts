@@ -1,0 +1,259 @@
+/**
+ * The only file that touches uWebSockets.js: sockets in, `App.handle` in the middle, bytes out.
+ * Body limits are enforced while reading (413 before the whole body arrives), aborted requests
+ * are never written to (uWS invalidates `res` after `onAborted`), and streams honour backpressure
+ * through `onWritable`.
+ */
+import { createRequire } from 'node:module';
+import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { App, HttpResponse } from './app.js';
+import { ApiError, errors } from '../contract/errors.js';
+import { securityHeaders } from './headers.js';
+import { statusLine } from './status-text.js';
+
+const require = createRequire(import.meta.url);
+
+export type HttpEngine = 'uws-native' | 'uws-fallback';
+
+type UwsModule = typeof import('uWebSockets.js');
+let loaded: { uws: UwsModule; engine: HttpEngine } | undefined;
+
+/**
+ * Load uWS once and tell which engine runs. The package falls back to a slow pure-Node engine
+ * when its native binary fails to load (ARCHITECTURE.md "HTTP"); only the native one has SSLApp.
+ */
+export function loadUws(): { uws: UwsModule; engine: HttpEngine } {
+  if (!loaded) {
+    const uws = require('uWebSockets.js') as UwsModule;
+    loaded = { uws, engine: typeof (uws as { SSLApp?: unknown }).SSLApp === 'function' ? 'uws-native' : 'uws-fallback' };
+  }
+  return loaded;
+}
+
+/** Per-request events for access logs and metrics. */
+export interface HttpObserver {
+  started(): void;
+  finished(e: { method: string; route: string; status: number; durationMs: number; bytes: number; requestId: string; remoteAddress: string; aborted: boolean }): void;
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  tls?: { certFile: string; keyFile: string };
+  observer?: HttpObserver;
+}
+
+export interface RunningHttp {
+  port: number;
+  engine: HttpEngine;
+  /** stop accepting, wait for in-flight requests (bounded), then resolve */
+  close(drainMs?: number): Promise<void>;
+  inFlight(): number;
+}
+
+/** Serve `app` on a uWS listener. Rejects when the port cannot be bound. */
+export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> {
+  const { uws, engine } = loadUws();
+  if (opts.tls && engine !== 'uws-native') {
+    return Promise.reject(new Error('TLS needs the native uWebSockets.js engine, which did not load on this platform (the package fell back to its pure-Node engine); fix the install, or use --insecure on a loopback bind'));
+  }
+  const server: TemplatedApp = opts.tls ? uws.SSLApp({ cert_file_name: opts.tls.certFile, key_file_name: opts.tls.keyFile }) : uws.App();
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
+  const tls = Boolean(opts.tls);
+  const observer = opts.observer;
+
+  server.any('/*', (res: UwsResponse, req: UwsRequest) => {
+    // Everything from `req` must be read now: it is stack-allocated and dies at the first await.
+    const started = performance.now();
+    const method = req.getMethod().toUpperCase();
+    const rawUrl = req.getUrl();
+    const query = readQuery(req);
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+    });
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const abort = new AbortController();
+    let aborted = false;
+    // uWS keeps one onAborted handler per response: every waiter hangs off this one.
+    const state: StreamState = { aborted: () => aborted, waiters: new Set() };
+    res.onAborted(() => {
+      aborted = true;
+      abort.abort();
+      for (const w of state.waiters) w();
+      state.waiters.clear();
+    });
+    inFlight++;
+    observer?.started();
+    let bytesOut = 0;
+    const done = (status: number, route: string, requestId: string) => {
+      inFlight--;
+      observer?.finished({ method, route, status, durationMs: performance.now() - started, bytes: bytesOut, requestId, remoteAddress, aborted });
+      if (draining && inFlight === 0) drained?.();
+    };
+
+    const path = normalisePath(rawUrl);
+    const prepared = path === undefined ? undefined : app.prepare(method, path);
+    const fail = (err: ApiError, route = 'unmatched') => {
+      const requestId = String(headers['x-request-id'] ?? '');
+      const hdrs = { ...securityHeaders(tls), 'content-type': 'application/json' };
+      if (!aborted) bytesOut = writeWhole(res, err.status, hdrs, JSON.stringify(err.toEnvelope()), true);
+      done(err.status, route, requestId);
+    };
+    if (path === undefined || prepared === undefined) return fail(errors.badRequest('malformed request path'));
+
+    const limit = prepared.bodyLimit;
+    const declared = headers['content-length'];
+    if (declared !== undefined && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
+      // Refuse before reading a byte of an oversized body.
+      return fail(/^\d+$/.test(declared) ? errors.bodyTooLarge(limit) : errors.badRequest('invalid content-length'), prepared.route?.spec.path);
+    }
+    const hasBody = (declared !== undefined && declared !== '0') || headers['transfer-encoding'] !== undefined;
+
+    const dispatch = (body: Buffer) => {
+      app
+        .handle({ method, path, query, headers, body, remoteAddress, signal: abort.signal }, prepared)
+        .then((out) => write(out))
+        .catch((err: unknown) => fail(err instanceof ApiError ? err : errors.internal()));
+    };
+    const write = async (out: HttpResponse) => {
+      if (aborted) return done(out.status, out.route, out.requestId);
+      if (!out.stream) {
+        bytesOut = writeWhole(res, out.status, out.headers, out.body ?? '', draining);
+        return done(out.status, out.route, out.requestId);
+      }
+      await writeStream(res, out, state, (n) => (bytesOut += n));
+      done(out.status, out.route, out.requestId);
+    };
+
+    if (!hasBody) return dispatch(Buffer.alloc(0));
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let refused = false;
+    res.onData((ab, isLast) => {
+      if (refused) return;
+      received += ab.byteLength;
+      if (received > limit) {
+        refused = true;
+        return fail(errors.bodyTooLarge(limit), prepared.route?.spec.path);
+      }
+      // uWS reuses the ArrayBuffer after this callback returns: copy it.
+      chunks.push(Buffer.from(ab.slice(0)));
+      if (isLast) dispatch(Buffer.concat(chunks, received));
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    server.listen(opts.host, opts.port, (token: us_listen_socket | false) => {
+      if (!token) return reject(new Error(`cannot listen on ${formatHostPort(opts.host, opts.port)} (address in use or not available)`));
+      const port = uws.us_socket_local_port(token as unknown as Parameters<UwsModule['us_socket_local_port']>[0]);
+      resolve({
+        port,
+        engine,
+        inFlight: () => inFlight,
+        close: (drainMs = 10_000) => {
+          draining = true;
+          uws.us_listen_socket_close(token);
+          if (inFlight === 0) return Promise.resolve();
+          return new Promise<void>((r) => {
+            const t = setTimeout(r, drainMs);
+            drained = () => {
+              clearTimeout(t);
+              r();
+            };
+          });
+        },
+      });
+    });
+  });
+}
+
+function writeWhole(res: UwsResponse, status: number, headers: Record<string, string>, body: Uint8Array | string, closeConnection: boolean): number {
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    for (const k in headers) res.writeHeader(k, headers[k] as string);
+    res.end(body, closeConnection);
+  });
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
+interface StreamState {
+  aborted(): boolean;
+  /** resolved when the client goes away */
+  waiters: Set<() => void>;
+}
+
+async function writeStream(res: UwsResponse, out: HttpResponse, state: StreamState, count: (n: number) => void): Promise<void> {
+  const isAborted = state.aborted;
+  // This uWS build keeps the first onWritable handler of a response and ignores later ones,
+  // so one handler is registered per stream and it wakes whoever waits for the current drain.
+  let waiting: (() => void) | undefined;
+  res.onWritable(() => {
+    const wake = waiting;
+    waiting = undefined;
+    wake?.();
+    return true;
+  });
+  const drain = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (isAborted()) return resolve();
+      const wake = () => {
+        state.waiters.delete(wake);
+        waiting = undefined;
+        resolve();
+      };
+      state.waiters.add(wake);
+      waiting = wake;
+    });
+  const iterator = (out.stream as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+  res.cork(() => {
+    res.writeStatus(statusLine(out.status));
+    for (const k in out.headers) res.writeHeader(k, out.headers[k] as string);
+  });
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (isAborted()) break;
+      if (next.done) {
+        res.end();
+        return;
+      }
+      const chunk = next.value;
+      count(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength);
+      // Not corked on purpose: in this uWS build a corked write() under backpressure corrupts the
+      // chunked framing (test/http/uws-adapter.test.ts catches it). Producers hand over large
+      // chunks (export pages), so one send per chunk costs nothing measurable.
+      const ok = res.write(chunk);
+      if (!ok) await drain();
+      if (isAborted()) break;
+    }
+  } catch {
+    // Headers are gone already: cut the connection so the client sees a truncated stream,
+    // never a short body that looks complete (exports end with an explicit terminator line).
+    if (!isAborted()) res.close();
+  } finally {
+    if (isAborted()) await iterator.return?.();
+  }
+}
+
+/** The fallback engine's getQuery() throws on some URLs; a query we cannot read is treated as empty. */
+function readQuery(req: UwsRequest): string {
+  try {
+    return req.getQuery() ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Percent-decoding happens per segment in the router; here we only refuse what cannot be a path. */
+function normalisePath(url: string): string | undefined {
+  if (!url.startsWith('/') || url.length > 8192) return undefined;
+  const path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
+  return path;
+}
+
+export function formatHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
