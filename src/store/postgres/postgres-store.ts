@@ -1,0 +1,134 @@
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
+import type { Database, MigrationDatabase } from '../schema.js';
+import type { Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
+import { StoreError } from '../store-error.js';
+import { assertTenantId } from '../tenant-id.js';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { ensureAppRole, grantAppRole, resolveAppRole, verifyIsolation } from './postgres-roles.js';
+
+const CAPABILITIES: StoreCapabilities = Object.freeze({
+  supportsRls: true,
+  supportsConcurrentWriters: true,
+  supportsAdvisoryLocks: true,
+  supportsReturning: true,
+});
+
+// Advisory-lock key of the migration runner: the bytes of "svc_mig" as a bigint. Advisory locks
+// are scoped to the current database, which is exactly the scope of a schema.
+const MIGRATION_LOCK_KEY = '32499791496571239';
+
+/** Postgres store: pg pool, migrations as the DSN's user, every transaction as the non-owner app role. */
+class PostgresStore implements Store {
+  readonly backend = 'postgres' as const;
+  readonly capabilities = CAPABILITIES;
+  #closed = false;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly appRole: string,
+    private readonly log: StoreLog,
+  ) {}
+
+  #open(): void {
+    if (this.#closed) throw new StoreError('store_closed', 'store is closed');
+  }
+
+  async migrate(): Promise<MigrationResult> {
+    this.#open();
+    const role = this.appRole;
+    const mdb = this.db as unknown as Kysely<MigrationDatabase>;
+    const me = await sql<{ user: string; super: boolean }>`
+      select current_user as user, rolsuper as super from pg_catalog.pg_roles where rolname = current_user`.execute(mdb);
+    if (me.rows[0]?.super) {
+      // RLS holds for the app role either way, but a superuser session can SET ROLE back, so a SQL
+      // injection would not be confined by the database; a non-superuser owner removes that path.
+      this.log.warn({ user: me.rows[0].user, app_role: role }, 'store connects as a PostgreSQL superuser; use a non-superuser owner role (docs/storage.md)');
+    }
+    const result = await runMigrations(mdb, POSTGRES_MIGRATIONS, {
+      lock: async (tx) => {
+        await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(tx);
+      },
+      finish: async (tx) => {
+        await ensureAppRole(tx, role);
+        await grantAppRole(tx, role);
+        await verifyIsolation(tx, role);
+      },
+    });
+    if (result.applied.length > 0) this.log.info({ applied: result.applied, current: result.current }, 'store migrations applied');
+    return result;
+  }
+
+  async readiness(): Promise<StoreReadiness> {
+    const expected = latestVersion(POSTGRES_MIGRATIONS);
+    if (this.#closed) return { ok: false, reachable: false, migrations: { current: 0, expected }, error: 'store is closed' };
+    try {
+      const present = await sql<{ present: boolean }>`select to_regclass('schema_migrations') is not null as present`.execute(this.db);
+      let current = 0;
+      if (present.rows[0]?.present) {
+        const row = await sql<{ v: number | null }>`select max(version) as v from schema_migrations`.execute(this.db);
+        current = Number(row.rows[0]?.v ?? 0);
+      }
+      return readinessOf(current, expected);
+    } catch (err) {
+      return { ok: false, reachable: false, migrations: { current: 0, expected }, error: errorText(err) };
+    }
+  }
+
+  async transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    this.#open();
+    return this.db.transaction().execute(async (tx) => {
+      // set_config(…, true) is SET LOCAL: undone at commit/rollback, so a pooled connection never
+      // carries a role or tenant into the next transaction. The tenant is reset to '' explicitly so
+      // a stray session-level SET cannot leak in: '' is not a uuid, so a tenant-table row errors.
+      await sql`select set_config('role', ${this.appRole}, true), set_config('app.tenant_id', '', true)`.execute(tx);
+      return fn(tx);
+    });
+  }
+
+  async withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    assertTenantId(tenantId);
+    this.#open();
+    return this.db.transaction().execute(async (tx) => {
+      await sql`select set_config('role', ${this.appRole}, true), set_config('app.tenant_id', ${tenantId}, true)`.execute(tx);
+      return fn(tx);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.db.destroy();
+  }
+}
+
+/** The DSN without its password, for logs. */
+export function redactDsn(dsn: string): string {
+  try {
+    const url = new URL(dsn);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return '(unparsed dsn)';
+  }
+}
+
+/** Opens a pool on `config.dsn`; connections are made lazily, so an unreachable server surfaces in `migrate`/`readiness`. */
+export async function openPostgresStore(config: StoreConfig, log: StoreLog): Promise<Store> {
+  if (!config.dsn) throw new StoreError('invalid_config', 'the postgres store needs a DSN (--dsn or SERVICE_DSN)');
+  const appRole = resolveAppRole(config.pgAppRole);
+  const poolSize = config.poolSize ?? 10;
+  if (!Number.isInteger(poolSize) || poolSize < 1) throw new StoreError('invalid_config', `postgres pool size must be a positive integer, got ${poolSize}`);
+  const pool = new pg.Pool({
+    connectionString: config.dsn,
+    max: poolSize,
+    connectionTimeoutMillis: config.busyTimeoutMs ?? 5000,
+    application_name: 'svc',
+  });
+  // An idle client whose server went away emits 'error' on the pool; unhandled it would kill the process.
+  pool.on('error', (err) => log.warn({ err: err.message }, 'idle postgres connection failed'));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  log.info({ store: 'postgres', dsn: redactDsn(config.dsn), pool_size: poolSize, app_role: appRole }, 'store opened');
+  return new PostgresStore(db, appRole, log);
+}

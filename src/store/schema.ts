@@ -1,0 +1,55 @@
+/** Kysely table types of the service database, shared by the SQLite and Postgres backends. */
+
+/** Lifecycle of a tenant; a suspended tenant keeps reads but refuses mutations (DECISIONS.md). */
+export type TenantStatus = 'active' | 'suspended';
+
+/** `tenants`: a global table (no tenant_id, no row-level security). */
+export interface TenantsTable {
+  /** lowercase UUID (v7 by convention) */
+  id: string;
+  name: string;
+  region: string;
+  status: TenantStatus;
+  /** RFC 3339 UTC with exactly 9 fractional digits, e.g. `2026-06-02T10:00:00.000000000Z` */
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/** `agents`: a tenant table; on Postgres every row is confined by the `tenant_isolation` policy. */
+export interface AgentsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  kind: string;
+  /** `''` when the agent has no external identity; unique per tenant otherwise */
+  external_id: string;
+  status: string;
+  /** optimistic-concurrency counter, starts at 1 */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every table the application code may touch; `schema_migrations` is deliberately absent. */
+export interface Database {
+  tenants: TenantsTable;
+  agents: AgentsTable;
+}
+
+/** Tables that carry a `tenant_id` column and must be isolated per tenant (RLS on Postgres). */
+export const TENANT_TABLES = ['agents'] as const satisfies readonly (keyof Database)[];
+
+/** Tables shared by all tenants, reachable from an unbound `transaction()`. */
+export const GLOBAL_TABLES = ['tenants'] as const satisfies readonly (keyof Database)[];
+
+/** Bookkeeping of applied migrations; only the migration runner reads it, as the connecting user. */
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: string;
+}
+
+/** The migration runner's view of the database. */
+export interface MigrationDatabase {
+  schema_migrations: SchemaMigrationsTable;
+}

@@ -1,0 +1,20 @@
+/** Errors raised by the store layer itself (not by the database driver). */
+
+/** Stable codes so callers can branch without parsing messages. */
+export type StoreErrorCode =
+  | 'invalid_config'
+  | 'invalid_tenant_id'
+  | 'schema_too_new'
+  | 'isolation_broken'
+  | 'store_closed';
+
+/** An error of the store layer with a stable `code`. */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,81 @@
+import type { Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
+import { StoreError } from './store-error.js';
+
+/** Which database engine backs a store. */
+export type StoreBackend = 'sqlite' | 'postgres';
+
+/** Named differences between backends; callers branch on these, never on `backend` (STYLE rule 4). */
+export interface StoreCapabilities {
+  /** tenant rows are confined by the database itself (row-level security), not only by query filters */
+  supportsRls: boolean;
+  /** more than one transaction can write at the same time (SQLite: one writer connection) */
+  supportsConcurrentWriters: boolean;
+  /** `pg_advisory_xact_lock` and friends, e.g. one ledger-chain writer across replicas */
+  supportsAdvisoryLocks: boolean;
+  /** `INSERT … RETURNING` / `UPDATE … RETURNING` */
+  supportsReturning: boolean;
+}
+
+/** Result of a readiness probe; `/readyz` reports it. */
+export interface StoreReadiness {
+  ok: boolean;
+  reachable: boolean;
+  migrations: { current: number; expected: number };
+  error?: string;
+}
+
+/** The asynchronous storage contract both backends implement (ARCHITECTURE.md "Storage"). */
+export interface Store {
+  readonly backend: StoreBackend;
+  readonly capabilities: StoreCapabilities;
+  /** applies pending migrations; refuses (`schema_too_new`) a database migrated by a newer binary */
+  migrate(): Promise<{ applied: number[]; current: number }>;
+  /** readiness: reachable and every known migration applied; never throws */
+  readiness(): Promise<StoreReadiness>;
+  /** a transaction over global (non-tenant) tables only; tenant tables fail closed on Postgres */
+  transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** a transaction bound to one tenant: on Postgres sets app.tenant_id (transaction-local) and the non-owner app role, so RLS confines every statement */
+  withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** releases the database; idempotent; later calls reject with `store_closed` */
+  close(): Promise<void>;
+}
+
+/** Minimal structured logger (pino-compatible). */
+export interface StoreLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+/** How to open a store; the serve layer fills it from flags > `SERVICE_*` env > defaults. */
+export interface StoreConfig {
+  backend: StoreBackend;
+  /** SQLite keeps `<dataDir>/svc.db` here (created 0700 if missing) */
+  dataDir: string;
+  /** Postgres connection string, required for `postgres` */
+  dsn?: string;
+  /** Postgres pool size (default 10) */
+  poolSize?: number;
+  /** Postgres role the service switches to per transaction (default `SERVICE_PG_APP_ROLE` or `svc_app`) */
+  pgAppRole?: string;
+  /** SQLite `synchronous` pragma (default `full`: an acknowledged commit survives power loss) */
+  sqliteSynchronous?: 'full' | 'normal';
+  /** how long a writer waits on a locked SQLite file or a Postgres connection (default 5000 ms) */
+  busyTimeoutMs?: number;
+}
+
+const silentLog: StoreLog = { info() {}, warn() {} };
+
+/** Opens the configured backend; call `migrate()` before serving. */
+export async function openStore(config: StoreConfig, log: StoreLog = silentLog): Promise<Store> {
+  switch (config.backend) {
+    case 'sqlite':
+      return openSqliteStore(config, log);
+    case 'postgres':
+      return openPostgresStore(config, log);
+    default:
+      throw new StoreError('invalid_config', `unknown store backend ${JSON.stringify(config.backend)} (sqlite|postgres)`);
+  }
+}

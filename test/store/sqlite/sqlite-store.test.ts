@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/sqlite-store.js';
+import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
+import { addTenant } from '../store-fixtures.js';
+
+const skip = selectedBackends().has('sqlite') ? false : `SVC_TEST_STORES=${process.env['SVC_TEST_STORES']} excludes sqlite`;
+const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}.js`, import.meta.url));
+
+async function withStore(overrides: Parameters<typeof createSqliteTestStore>[0], fn: (h: TestStore) => Promise<void>): Promise<void> {
+  const h = await createSqliteTestStore(overrides);
+  try {
+    await fn(h);
+  } finally {
+    await h.dispose();
+  }
+}
+
+/** Spawns a compiled fixture: `line` resolves with its first stdout line, `done` with all stdout once it exits 0. */
+function runFixture(name: string, args: string[]): { line: Promise<string>; done: Promise<string> } {
+  const child = spawn(process.execPath, [fixture(name), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let resolveLine!: (l: string) => void;
+  const line = new Promise<string>((r) => (resolveLine = r));
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.includes('\n')) resolveLine(out.split('\n')[0] as string);
+  });
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const done = new Promise<string>((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${err}`)))),
+  );
+  return { line, done };
+}
+
+describe('sqlite: embedded store specifics', { skip }, () => {
+  it('keeps <dataDir>/svc.db at mode 0600 inside a data dir created 0700', async () => {
+    await withStore({}, async (h) => {
+      const nested = join(h.config.dataDir, 'a', 'b');
+      const store = await h.reopen({ dataDir: nested });
+      await store.migrate();
+      await addTenant(store);
+      assert.equal(statSync(nested).mode & 0o777, 0o700);
+      for (const f of [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`]) {
+        assert.equal(statSync(join(nested, f)).mode & 0o077, 0, `${f} is readable by group or others`);
+      }
+    });
+  });
+
+  it('runs WAL, synchronous FULL by default, foreign keys and a busy timeout', async () => {
+    await withStore({}, async ({ store }) => {
+      const pragma = async (name: string) =>
+        Object.values((await store.transaction((tx) => sql<Record<string, unknown>>`${sql.raw(`pragma ${name}`)}`.execute(tx))).rows[0] ?? {})[0];
+      assert.equal(String(await pragma('journal_mode')), 'wal');
+      assert.equal(Number(await pragma('synchronous')), 2);
+      assert.equal(Number(await pragma('foreign_keys')), 1);
+      assert.equal(Number(await pragma('busy_timeout')), 5000);
+    });
+    await withStore({ sqliteSynchronous: 'normal', busyTimeoutMs: 1234 }, async ({ store }) => {
+      const rows = await store.transaction((tx) => sql<{ synchronous: number }>`pragma synchronous`.execute(tx));
+      assert.equal(Number(rows.rows[0]?.synchronous), 1);
+      const busy = await store.transaction((tx) => sql<{ timeout: number }>`pragma busy_timeout`.execute(tx));
+      assert.equal(Number(Object.values(busy.rows[0] ?? {})[0]), 1234);
+    });
+  });
+
+  it('a read-then-write transaction waits for another process holding the write lock', async () => {
+    await withStore({}, async (h) => {
+      await h.store.migrate();
+      const holder = runFixture('sqlite-lock-holder', [join(h.config.dataDir, SQLITE_FILE_NAME), '400']);
+      const otherId = (await holder.line).split(' ')[1];
+      // With a deferred BEGIN the read would take a snapshot and the write would fail at once
+      // with SQLITE_BUSY; BEGIN IMMEDIATE waits (busy_timeout) for the lock, then sees the commit.
+      const seen = await h.store.transaction(async (tx) => {
+        const before = await tx.selectFrom('tenants').select('id').execute();
+        await tx.insertInto('tenants').values({ id: crypto.randomUUID(), name: 'mine', region: 'eu', status: 'active', created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null }).execute();
+        return before.map((r) => r.id);
+      });
+      await holder.done;
+      assert.deepEqual(seen, [otherId]);
+    });
+  });
+
+  it('migrators in two processes at once apply each step exactly once', async () => {
+    await withStore({}, async (h) => {
+      const runs = [runFixture('sqlite-migrate', [h.config.dataDir]), runFixture('sqlite-migrate', [h.config.dataDir])];
+      const results = (await Promise.all(runs.map((r) => r.done))).map((o) => JSON.parse(o) as { applied: number[]; current: number });
+      const current = results[0]?.current ?? 0;
+      assert.ok(current >= 1);
+      assert.deepEqual(results.flatMap((r) => r.applied).sort((a, b) => a - b), Array.from({ length: current }, (_, i) => i + 1));
+      assert.deepEqual(await h.store.readiness(), { ok: true, reachable: true, migrations: { current, expected: current } });
+    });
+  });
+});
