@@ -1,0 +1,145 @@
+/**
+ * Health and contract routes (spec: Endpoints → health). All public and exempt from the setup
+ * gate (DECISIONS.md). `/livez` and `/healthz` check nothing but the process; `/readyz` checks
+ * the store; `/pod-readyz` also turns 503 while the server drains on shutdown.
+ */
+import Type from 'typebox';
+import { ApiError } from '../../contract/errors.js';
+import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
+import { reply } from '../../http/reply.js';
+import { buildOpenApiDocument } from '../../contract/openapi.js';
+
+const Alive = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
+
+const Ready = Type.Object(
+  {
+    status: Type.Literal('ready'),
+    checks: Type.Object({
+      store: Type.Object({ ok: Type.Boolean(), backend: Type.String(), migrations: Type.Object({ current: Type.Integer(), expected: Type.Integer() }) }),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const ServerInfo = Type.Object(
+  {
+    version: Type.String(),
+    api_version: Type.Literal('v1'),
+    engine: Type.Object({ http: Type.Union([Type.Literal('uws-native'), Type.Literal('uws-fallback')]), store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]) }),
+    setup_required: Type.Boolean(),
+    tls: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+const ComponentStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]);
+const StatusDoc = Type.Object(
+  {
+    status: ComponentStatus,
+    version: Type.String(),
+    uptime_seconds: Type.Integer(),
+    components: Type.Object({
+      http: Type.Object({ status: ComponentStatus, engine: Type.String() }),
+      store: Type.Object({ status: ComponentStatus, backend: Type.String() }),
+      grpc: Type.Object({ status: ComponentStatus }),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const common = { stability: 'stable' as const, permission: PUBLIC, setupExempt: true, tags: ['health'] };
+
+async function readiness(ctx: { services: import('../../serve/services.js').Services }) {
+  const store = await ctx.services.storeReadiness();
+  if (!store.ok) throw new ApiError('unavailable', `not ready: store ${store.reachable ? `migrations at ${store.migrations.current} of ${store.migrations.expected}` : 'unreachable'}`);
+  return { status: 'ready' as const, checks: { store: { ok: true, backend: ctx.services.store.backend, migrations: store.migrations } } };
+}
+
+export const healthRoutes: AnyRoute[] = [
+  route({ ...common, method: 'GET', path: '/healthz', operationId: 'healthz', summary: 'Process is up and serving HTTP (no dependency checks)', response: Alive, handler: () => ({ status: 'ok' as const }) }),
+  route({ ...common, method: 'GET', path: '/livez', operationId: 'livez', summary: 'Liveness: the event loop answers (no dependency checks)', response: Alive, handler: () => ({ status: 'ok' as const }) }),
+  route({ ...common, method: 'GET', path: '/readyz', operationId: 'readyz', summary: 'Readiness: store reachable and every migration applied; 503 otherwise', response: Ready, timeoutMs: 5_000, handler: readiness }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/pod-readyz',
+    operationId: 'podReadyz',
+    summary: 'Readiness for a load balancer: as /readyz, and 503 once shutdown has begun',
+    response: Ready,
+    timeoutMs: 5_000,
+    handler: async (ctx) => {
+      if (ctx.services.draining()) throw new ApiError('unavailable', 'not ready: shutting down');
+      return readiness(ctx);
+    },
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/status',
+    operationId: 'status',
+    summary: 'Public status document: overall and per-component state',
+    response: StatusDoc,
+    timeoutMs: 5_000,
+    handler: async (ctx) => {
+      const s = ctx.services;
+      const store = await s.storeReadiness();
+      const storeStatus = store.ok ? 'ok' : store.reachable ? 'degraded' : 'down';
+      const httpStatus = s.engine.http === 'uws-native' ? 'ok' : 'degraded';
+      const grpcStatus = s.grpc.listening ? 'ok' : 'down';
+      const all = [storeStatus, httpStatus, grpcStatus];
+      const overall = all.includes('down') ? (storeStatus === 'down' ? 'down' : 'degraded') : all.includes('degraded') ? 'degraded' : 'ok';
+      return {
+        status: overall as 'ok' | 'degraded' | 'down',
+        version: s.build.version,
+        uptime_seconds: Math.floor((Date.now() - s.startedAt) / 1000),
+        components: {
+          http: { status: httpStatus as 'ok' | 'degraded', engine: s.engine.http },
+          store: { status: storeStatus as 'ok' | 'degraded' | 'down', backend: s.store.backend },
+          grpc: { status: grpcStatus as 'ok' | 'down' },
+        },
+      };
+    },
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/v1/server-info',
+    operationId: 'getServerInfo',
+    summary: 'Build version, engines and whether setup is still pending',
+    tags: ['system'],
+    response: ServerInfo,
+    handler: (ctx) => ({
+      version: ctx.services.build.version,
+      api_version: 'v1' as const,
+      engine: { http: ctx.services.engine.http, store: ctx.services.store.backend },
+      setup_required: ctx.services.setupRequired(),
+      tls: ctx.services.tls,
+    }),
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus text metrics',
+    produces: 'text/plain; version=0.0.4; charset=utf-8',
+    handler: async (ctx) => reply.text(await ctx.services.metrics.render(), ctx.services.metrics.contentType),
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'openapiStable',
+    summary: 'The stable core contract (OpenAPI 3.1)',
+    handler: () => reply.json(buildOpenApiDocument('stable')),
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/openapi.beta.json',
+    unlisted: true,
+    operationId: 'openapiBeta',
+    summary: 'The beta module-route contract (OpenAPI 3.1)',
+    handler: () => reply.json(buildOpenApiDocument('beta')),
+  }),
+];

@@ -1,0 +1,47 @@
+/** Prometheus metrics (prom-client) on a private registry: HTTP traffic, engine, process. */
+import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
+import type { HttpObserver, HttpEngine } from '../http/uws-adapter.js';
+
+export interface Metrics {
+  registry: Registry;
+  http: HttpObserver;
+  setEngine(engine: HttpEngine): void;
+  render(): Promise<string>;
+  contentType: string;
+}
+
+/** Create the registry and its collectors. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  const requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['method', 'route', 'status'] as const, registers: [registry] });
+  const duration = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'Time from request to the last byte written, by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const inFlight = new Gauge({ name: 'svc_http_requests_in_flight', help: 'HTTP requests being handled now.', registers: [registry] });
+  const aborted = new Counter({ name: 'svc_http_requests_aborted_total', help: 'HTTP requests whose client went away before the answer was complete.', registers: [registry] });
+  const engineInfo = new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine serving requests (uws-native, or uws-fallback: the slow pure-Node engine).', labelNames: ['engine'] as const, registers: [registry] });
+  return {
+    registry,
+    contentType: registry.contentType,
+    setEngine: (engine) => {
+      engineInfo.reset();
+      engineInfo.set({ engine }, 1);
+    },
+    render: () => registry.metrics(),
+    http: {
+      started: () => inFlight.inc(),
+      finished: (e) => {
+        inFlight.dec();
+        const labels = { method: e.method, route: e.route, status: String(e.status) };
+        requests.inc(labels);
+        duration.observe(labels, e.durationMs / 1000);
+        if (e.aborted) aborted.inc();
+      },
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Composition root of `svc serve`: TLS material, store, HTTP app, listeners, signals.
+ * Everything is built here once and handed down; nothing below reaches for globals.
+ */
+import { mkdir, chmod } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { buildInfo } from '../build-info.js';
+import { App } from '../http/app.js';
+import { listenHttp, loadUws, formatHostPort, type RunningHttp } from '../http/uws-adapter.js';
+import { startGrpc, type RunningGrpc } from '../grpc/server.js';
+import { allRoutes } from '../routes.js';
+import { openStore, type Store, type StoreReadiness } from '../store/store.js';
+import type { ServeConfig } from './config.js';
+import { createMetrics } from './metrics.js';
+import type { Services } from './services.js';
+import { loadOrCreateTls, type TlsMaterial } from './tls.js';
+
+export interface RunningServer {
+  httpPort: number;
+  grpcPort: number;
+  url: string;
+  tls?: TlsMaterial;
+  services: Services;
+  /** drain and stop; idempotent */
+  shutdown(reason: string): Promise<void>;
+}
+
+/** Start everything or throw; on a throw, whatever was started is stopped again. */
+export async function startServer(config: ServeConfig, log: Logger): Promise<RunningServer> {
+  const build = buildInfo();
+  const { engine } = loadUws();
+  log.info({ version: build.version, commit: build.commit, node: build.node, fips: build.fips }, 'starting svc serve');
+  log.info({ engine }, engine === 'uws-native' ? 'http engine: native uWebSockets.js' : 'http engine: uws-fallback (slow pure-Node engine; the native binary did not load)');
+  if (engine !== 'uws-native') log.warn({ engine }, 'the native uWebSockets.js binary did not load: performance is degraded and TLS is unavailable');
+
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await chmod(config.dataDir, 0o700);
+
+  let tls: TlsMaterial | undefined;
+  if (!config.insecure) {
+    tls = await loadOrCreateTls({ dataDir: config.dataDir, certFile: config.tlsCert, keyFile: config.tlsKey, hosts: [config.listen.host, config.grpcListen.host] });
+    for (const w of tls.warnings) log.warn({ cert: tls.certPath }, w);
+    log.info(
+      { cert: tls.certPath, action: tls.action, reason: tls.reason, self_signed: tls.selfSigned, not_after: tls.notAfter, fingerprint_sha256: tls.fingerprintSha256, pin_sha256: tls.pinSha256, san: tls.subjectAltNames },
+      'tls certificate',
+    );
+  } else {
+    log.warn({ listen: config.listen, grpc_listen: config.grpcListen }, 'running with --insecure: plaintext HTTP and gRPC on loopback only; never use this beyond development');
+  }
+
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log.error({ err }, 'error while stopping'));
+  };
+  try {
+    const store: Store = await openStore({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn }, log);
+    stops.push(() => store.close());
+    const migrated = await store.migrate();
+    log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');
+
+    const metrics = createMetrics();
+    metrics.setEngine(engine);
+    let draining = false;
+    const grpcState: Services['grpc'] = { listening: false };
+    const services: Services = {
+      build,
+      engine: { http: engine },
+      store,
+      metrics,
+      log,
+      startedAt: Date.now(),
+      tls: Boolean(tls),
+      // The users table arrives with identity; until an administrator exists, setup is pending.
+      setupRequired: () => true,
+      draining: () => draining,
+      storeReadiness: cachedReadiness(store),
+      grpc: grpcState,
+    };
+    const app = new App({ routes: allRoutes(), services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired });
+    const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;
+
+    const http: RunningHttp = await listenHttp(app, {
+      host: config.listen.host,
+      port: config.listen.port,
+      tls: tls ? { certFile: tls.certPath, keyFile: tls.keyPath } : undefined,
+      observer,
+    });
+    stops.push(() => http.close(config.drainMs));
+    const url = `${tls ? 'https' : 'http'}://${formatHostPort(config.listen.host, http.port)}`;
+    log.info({ url, port: http.port, engine, tls: Boolean(tls), pin_sha256: tls?.pinSha256 }, 'http listening');
+
+    const grpc: RunningGrpc = await startGrpc({ host: config.grpcListen.host, port: config.grpcListen.port, tls: tls ? { certPem: tls.certPem, keyPem: tls.keyPem } : null, log });
+    stops.push(() => grpc.close());
+    grpcState.listening = true;
+    grpcState.port = grpc.port;
+    log.info({ address: formatHostPort(config.grpcListen.host, grpc.port), port: grpc.port, tls: Boolean(tls), services: ['grpc.health.v1.Health'] }, 'grpc listening');
+
+    let stopping: Promise<void> | undefined;
+    return {
+      httpPort: http.port,
+      grpcPort: grpc.port,
+      url,
+      tls,
+      services,
+      shutdown: (reason) => {
+        stopping ??= (async () => {
+          draining = true;
+          grpcState.listening = false;
+          log.info({ reason, in_flight: http.inFlight() }, 'shutting down: draining in-flight requests');
+          await stopAll();
+          log.info({ reason }, 'stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** Probes may come every second from several balancers: answer from a 1 s cache. */
+function cachedReadiness(store: Store): () => Promise<StoreReadiness> {
+  let last: { at: number; value: Promise<StoreReadiness> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at > 1000) last = { at: now, value: store.readiness() };
+    return last.value;
+  };
+}
+
+/** Access log: one line per request; never bodies, never the Authorization header (DECISIONS.md). */
+function withAccessLog(inner: Services['metrics']['http'], log: Logger): Services['metrics']['http'] {
+  const access = log.child({ log: 'access' });
+  return {
+    started: () => inner.started(),
+    finished: (e) => {
+      inner.finished(e);
+      access.info({ method: e.method, route: e.route, status: e.status, duration_ms: Math.round(e.durationMs * 100) / 100, bytes: e.bytes, request_id: e.requestId, remote: e.remoteAddress, aborted: e.aborted || undefined }, 'request');
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/** The service container handlers reach through `ctx.services`; built once by the composition root. */
+import type { Logger } from 'pino';
+import type { BuildInfo } from '../build-info.js';
+import type { HttpEngine } from '../http/uws-adapter.js';
+import type { Store, StoreReadiness } from '../store/store.js';
+import type { Metrics } from './metrics.js';
+
+export interface Services {
+  build: BuildInfo;
+  engine: { http: HttpEngine };
+  store: Store;
+  metrics: Metrics;
+  log: Logger;
+  startedAt: number;
+  tls: boolean;
+  /** true until the first user exists (DECISIONS.md setup gate) */
+  setupRequired(): boolean;
+  /** true once shutdown began: /pod-readyz turns 503 so load balancers move away */
+  draining(): boolean;
+  /** store readiness, cached briefly so probes cannot hammer the database */
+  storeReadiness(): Promise<StoreReadiness>;
+  /** gRPC listener state for /status */
+  grpc: { listening: boolean; port?: number };
+}
