@@ -1,0 +1,105 @@
+/** `svc serve`: the control-plane engine (HTTPS REST + gRPC + web UI). */
+import { Command, Option } from 'clipanion';
+import { ConfigError, resolveServeConfig, DEFAULTS } from '../../serve/config.js';
+
+export class ServeCommand extends Command {
+  static override paths = [['serve']];
+
+  static override usage = Command.Usage({
+    category: 'Server',
+    description: 'run the control-plane engine: HTTPS REST API, gRPC and the web UI',
+    details: `
+      Starts the engine on its embedded SQLite store (or Postgres with \`--store postgres --dsn …\`).
+
+      TLS is on by default. Without \`--tls-cert\`/\`--tls-key\`, a self-signed ECDSA P-256 certificate is
+      generated once into \`<data-dir>/tls/\` and reused; its SHA-256 fingerprint and its SPKI pin
+      (\`pin_sha256\`) are logged so clients can trust it (\`curl --cacert\`, \`curl --pinnedpubkey sha256//<pin>\`,
+      \`svc --pin-sha256 <pin>\`).
+
+      Both listeners bind 127.0.0.1 by default. \`--insecure\` (plaintext HTTP and gRPC) and \`--seed-demo\`
+      (a demo administrator with a public password) are refused on any non-loopback bind.
+
+      Every flag has a \`SERVICE_*\` environment variable; a flag wins over the variable. Logs are JSON lines
+      on stderr. SIGINT/SIGTERM drain in-flight requests, then close the store.
+
+      Exit codes: 0 after a clean shutdown, 2 when the configuration is refused, 1 on any other startup failure.
+    `,
+    examples: [
+      ['Start on the defaults (SQLite, TLS, loopback)', '$0 serve'],
+      ['Start on Postgres', '$0 serve --store postgres --dsn postgres://svc@127.0.0.1:5432/svc'],
+      ['Bring your own certificate', '$0 serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem'],
+    ],
+  });
+
+  listen = Option.String('--listen', { description: `HTTP bind host:port (SERVICE_LISTEN; default ${DEFAULTS.listen}); https:// or http:// may prefix it` });
+  grpcListen = Option.String('--grpc-listen', { description: `gRPC bind host:port (SERVICE_GRPC_LISTEN; default ${DEFAULTS.grpcListen}); grpcs:// or grpc:// may prefix it` });
+  dataDir = Option.String('--data-dir', { description: 'data directory: database, keys, certificates (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
+  tlsCert = Option.String('--tls-cert', { description: 'PEM certificate (chain) to serve (SERVICE_TLS_CERT); needs --tls-key' });
+  tlsKey = Option.String('--tls-key', { description: 'PEM private key of --tls-cert, mode 0600 (SERVICE_TLS_KEY)' });
+  insecure = Option.Boolean('--insecure', { description: 'plaintext HTTP and gRPC, loopback binds only (SERVICE_INSECURE)' });
+  seedDemo = Option.Boolean('--seed-demo', { description: 'provision a synthetic estate and a demo administrator with a public password; loopback binds only (SERVICE_SEED_DEMO)' });
+  store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
+  dsn = Option.String('--dsn', { description: 'Postgres connection string for --store postgres (SERVICE_DSN)' });
+  logLevel = Option.String('--log-level', { description: 'fatal|error|warn|info|debug|trace|silent (SERVICE_LOG_LEVEL; default info)' });
+
+  override async execute(): Promise<number> {
+    let config;
+    try {
+      config = resolveServeConfig({
+        listen: this.listen,
+        grpcListen: this.grpcListen,
+        dataDir: this.dataDir,
+        tlsCert: this.tlsCert,
+        tlsKey: this.tlsKey,
+        insecure: this.insecure,
+        seedDemo: this.seedDemo,
+        store: this.store,
+        dsn: this.dsn,
+        logLevel: this.logLevel,
+      });
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        this.context.stderr.write(`svc serve: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    }
+    // Loaded here, not at the top: every other command would pay for the server's imports.
+    const [{ createLogger }, { startServer }] = await Promise.all([import('../../serve/logger.js'), import('../../serve/server.js')]);
+    const { log, flush } = createLogger(config.logLevel);
+    let server;
+    try {
+      server = await startServer(config, log);
+      flush();
+    } catch (err) {
+      log.fatal({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, `startup failed: ${(err as Error).message}`);
+      flush();
+      return 1;
+    }
+    return new Promise<number>((resolve) => {
+      let signals = 0;
+      const onSignal = (signal: NodeJS.Signals) => {
+        signals++;
+        if (signals > 1) {
+          log.warn({ signal }, 'second signal: exiting without waiting for the drain');
+          flush();
+          process.exit(1);
+        }
+        // Exit explicitly once drained: idle keep-alive sockets must not keep the process alive.
+        server
+          .shutdown(signal)
+          .then(() => 0, (err: unknown) => {
+            log.error({ err }, 'shutdown failed');
+            return 1;
+          })
+          .then((code) => {
+            flush();
+            resolve(code);
+            process.exit(code);
+          });
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    });
+  }
+}

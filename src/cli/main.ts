@@ -1,0 +1,72 @@
+import { Builtins, Cli } from 'clipanion';
+import type { BaseContext } from 'clipanion';
+import { buildInfo } from '../build-info.js';
+import { errorDocument } from './client/base-command.js';
+import { CliUsageError } from './client/errors.js';
+import { ExitCode } from './client/exit-codes.js';
+import { commands } from './commands/index.js';
+
+/** Builds the `svc` clipanion root with every command and the help/definitions built-ins. */
+export function buildCli(): Cli<BaseContext> {
+  const cli = new Cli<BaseContext>({
+    binaryName: 'svc',
+    binaryLabel: 'svc: self-hosted control plane for enterprise AI agents',
+    binaryVersion: buildInfo().version,
+    enableCapture: false,
+    // Explicit, because clipanion formats some help text from its default context, which reports
+    // colours for any stream on a colour-capable TERM, pipes included.
+    enableColors: colorDepth() > 1,
+  });
+  for (const command of commands) cli.register(command);
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
+  // `svc --clipanion=definitions` dumps every command's metadata as JSON (source of docs/cli.md).
+  cli.register(Builtins.DefinitionsCommand);
+  return cli;
+}
+
+/**
+ * Entry point called by `bin/svc.js`: parses `argv` (without node and script), runs the command
+ * and sets `process.exitCode`. A command line that does not parse (unknown command, unknown or
+ * malformed flag, bad `-o` value) exits 2 (Usage), never clipanion's default 1.
+ */
+export async function main(argv: string[]): Promise<void> {
+  const cli = buildCli();
+  const context: BaseContext = { ...Cli.defaultContext, colorDepth: colorDepth() };
+  if (argv.length === 0) {
+    context.stderr.write(cli.usage(null, { colored: context.colorDepth > 1 }));
+    process.exitCode = ExitCode.Usage;
+    return;
+  }
+  let command;
+  try {
+    command = cli.process(argv, context);
+  } catch (err) {
+    const failure = new CliUsageError(`${describeParseError(err)}; run "svc --help" for usage`);
+    context.stderr.write(`svc: ${failure.code}: ${failure.message}\n`);
+    if (wantsJson(argv)) context.stdout.write(`${JSON.stringify(errorDocument(failure))}\n`);
+    process.exitCode = ExitCode.Usage;
+    return;
+  }
+  process.exitCode = await cli.run(command, context);
+}
+
+/** Colours only for a terminal, and never with NO_COLOR (https://no-color.org); clipanion alone ignores isTTY. */
+function colorDepth(): number {
+  if (process.env.NO_COLOR || !process.stdout.isTTY) return 1;
+  return process.stdout.getColorDepth();
+}
+
+/** Turns clipanion's multi-line parse errors into one line. */
+function describeParseError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'UnknownSyntaxError' && /Command not found/.test(message)) return 'unknown command';
+  const first = message.split('\n').find((line) => line.trim() !== '') ?? message;
+  return first.replace(/\s+/g, ' ').trim().replace(/[.:;]$/, '');
+}
+
+/** Whether `-o json` appears on a command line that did not parse, so the error goes out as JSON too. */
+function wantsJson(argv: readonly string[]): boolean {
+  return argv.some((arg, i) => ((arg === '-o' || arg === '--output') && argv[i + 1] === 'json') || arg === '-ojson' || arg === '--output=json');
+}
