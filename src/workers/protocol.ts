@@ -1,0 +1,63 @@
+/**
+ * The typed boundary between the main thread and the ledger worker: one request and one result type
+ * per job. Both sides import these; payloads are structured-clone-safe (no functions, no KeyObjects).
+ */
+import type { AuditRecord } from '../ledger/record.js';
+import type { KeySpec } from '../ledger/keyset.js';
+import type { SignatureAlgorithm } from '../ledger/signers.js';
+import type { ChainAnchor, ChunkReport } from '../ledger/verify-chunk.js';
+
+/** Private key material handed to every worker once, at pool start (workerData). */
+export interface SigningKeyMaterial {
+  key_id: string;
+  algorithm: SignatureAlgorithm;
+  /** PKCS#8 PEM */
+  pem: string;
+}
+
+/** What each ledger worker receives as workerData. */
+export interface LedgerWorkerData {
+  signingKeys: SigningKeyMaterial[];
+}
+
+/** Sign the event preimages of a hashed batch (see ledger/chain.ts `hashBatch`). */
+export interface SignBatchRequest {
+  kind: 'sign-batch';
+  keyId: string;
+  tenant: string;
+  firstSeq: number;
+  /** 32 bytes per record, in seq order */
+  hashes: Uint8Array;
+}
+
+/** Signatures back to back, `sigLength` bytes each, in the order of the request's hashes. */
+export interface SignBatchResult {
+  kind: 'sign-batch';
+  sigLength: number;
+  sigs: Uint8Array;
+}
+
+/** Verify one contiguous chunk of a chain (see ledger/verify-chunk.ts). */
+export interface VerifyChunkRequest {
+  kind: 'verify-chunk';
+  records: AuditRecord[];
+  tenant: string;
+  firstSeq: number;
+  anchor: ChainAnchor | null;
+  head: ChainAnchor | null;
+  signatures: boolean;
+  keys: KeySpec[];
+}
+
+/** The chunk's report, merged in order by ledger/verify.ts `mergeChunks`. */
+export interface VerifyChunkResult {
+  kind: 'verify-chunk';
+  report: ChunkReport;
+}
+
+/** Any ledger job. */
+export type LedgerRequest = SignBatchRequest | VerifyChunkRequest;
+/** Any ledger result. */
+export type LedgerResult = SignBatchResult | VerifyChunkResult;
+/** The result type of a given request type. */
+export type ResultOf<R extends LedgerRequest> = R extends SignBatchRequest ? SignBatchResult : VerifyChunkResult;
