@@ -14,6 +14,7 @@ import type { ServeConfig } from './config.js';
 import { createMetrics } from './metrics.js';
 import type { Services } from './services.js';
 import { loadOrCreateTls, type TlsMaterial } from './tls.js';
+import { RecordingAuditSink } from '../ledger/audit-sink.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -66,6 +67,9 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       build,
       engine: { http: engine },
       store,
+      // Replaced by the durable ledger pipeline (issue 4); the recorder keeps the seam honest meanwhile.
+      audit: new RecordingAuditSink(),
+      dataDir: config.dataDir,
       metrics,
       log,
       startedAt: Date.now(),

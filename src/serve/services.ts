@@ -1,6 +1,7 @@
 /** The service container handlers reach through `ctx.services`; built once by the composition root. */
 import type { Logger } from 'pino';
 import type { BuildInfo } from '../build-info.js';
+import type { AuditSink } from '../ledger/audit-sink.js';
 import type { HttpEngine } from '../http/uws-adapter.js';
 import type { Store, StoreReadiness } from '../store/store.js';
 import type { Metrics } from './metrics.js';
@@ -9,6 +10,10 @@ export interface Services {
   build: BuildInfo;
   engine: { http: HttpEngine };
   store: Store;
+  /** the ledger's append seam: every mutation and privileged read goes through it */
+  audit: AuditSink;
+  /** the server's data directory (keys, certificates, SQLite file) */
+  dataDir: string;
   metrics: Metrics;
   log: Logger;
   startedAt: number;

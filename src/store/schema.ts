@@ -1,4 +1,6 @@
 /** Kysely table types of the service database, shared by the SQLite and Postgres backends. */
+import { IDENTITY_GLOBAL_TABLES, IDENTITY_TENANT_TABLES, type IdentityTables } from './schema-identity.js';
+import { LEDGER_GLOBAL_TABLES, LEDGER_TENANT_TABLES, type LedgerTables } from './schema-ledger.js';
 
 /** Lifecycle of a tenant; a suspended tenant keeps reads but refuses mutations (DECISIONS.md). */
 export type TenantStatus = 'active' | 'suspended';
@@ -31,16 +33,16 @@ export interface AgentsTable {
 }
 
 /** Every table the application code may touch; `schema_migrations` is deliberately absent. */
-export interface Database {
+export interface Database extends IdentityTables, LedgerTables {
   tenants: TenantsTable;
   agents: AgentsTable;
 }
 
 /** Tables that carry a `tenant_id` column and must be isolated per tenant (RLS on Postgres). */
-export const TENANT_TABLES = ['agents'] as const satisfies readonly (keyof Database)[];
+export const TENANT_TABLES = ['agents', ...IDENTITY_TENANT_TABLES, ...LEDGER_TENANT_TABLES] as const satisfies readonly (keyof Database)[];
 
 /** Tables shared by all tenants, reachable from an unbound `transaction()`. */
-export const GLOBAL_TABLES = ['tenants'] as const satisfies readonly (keyof Database)[];
+export const GLOBAL_TABLES = ['tenants', ...IDENTITY_GLOBAL_TABLES, ...LEDGER_GLOBAL_TABLES] as const satisfies readonly (keyof Database)[];
 
 /** Bookkeeping of applied migrations; only the migration runner reads it, as the connecting user. */
 export interface SchemaMigrationsTable {

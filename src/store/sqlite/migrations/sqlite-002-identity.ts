@@ -1,0 +1,5 @@
+/** Migration 2 (identity) for sqlite; mirror of the other backend's file with the same number. */
+import type { Migration } from '../../migrations.js';
+
+/** Empty until the identity area lands its tables; an empty list adds no schema version. */
+export const SQLITE_MIGRATION_002_IDENTITY: readonly Migration[] = [];
