@@ -1,0 +1,142 @@
+/**
+ * CEF:0 (ArcSight "Implementing ArcSight CEF", version 27): mapping of ledger records and egress
+ * events to one CEF line. Values first pass the `pct-c0-v1` layer, then CEF escaping
+ * (DECISIONS.md "Encoders"); only header fields are ever truncated (spec: CEF rules).
+ */
+import type { EgressEvent, EncodeOptions, Encoder } from './encoder.js';
+import type { AuditRecord } from '../ledger/record.js';
+import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
+import { epochMillis, ledgerSeverity } from './ledger-fields.js';
+import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
+import { SEVERITY } from './severity.js';
+import { truncateUnits } from './truncate.js';
+
+/** Header field maxima (spec: CEF rule 1; CEF v27 "Header Information" field lengths). */
+export const CEF_HEADER_MAX = Object.freeze({
+  vendor: 63,
+  product: 63,
+  version: 31,
+  signatureId: 1023,
+  name: 512,
+});
+
+/** The seven CEF prefix fields before the extension (CEF v27 "CEF Header"). */
+export interface CefHeader {
+  vendor: string;
+  product: string;
+  version: string;
+  signatureId: string;
+  name: string;
+  /** 0..10 (CEF v27 "Severity"); 0 = Unknown for an undetermined severity */
+  severity: number;
+}
+
+/** Header escaping (CEF v27 "Character Encoding"): `\` → `\\`, `|` → `\|`. */
+export function cefEscapeHeader(s: string): string {
+  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, (c) => '\\' + c) : s;
+}
+
+/**
+ * Extension value escaping (CEF v27 "Character Encoding"): `\` → `\\`, `=` → `\=`, CR → `\r`,
+ * LF → `\n`. `|` is not escaped in the extension. After `pct-c0-v1` no CR/LF remain; the rule is
+ * kept so the function is correct on its own.
+ */
+export function cefEscapeValue(s: string): string {
+  if (!/[\\=\r\n]/.test(s)) return s;
+  return s.replace(/[\\=\r\n]/g, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : '\\' + c));
+}
+
+// One test for both layers: most values (ids, hashes) need neither, and skip both passes.
+const VALUE_WORK = /[\x00-\x1F\x7F%\\=\uD800-\uDFFF]/;
+const cefValue = (v: string): string => (VALUE_WORK.test(v) ? cefEscapeValue(pctC0Encode(v)) : v);
+
+/** A header field: pct-c0 layer, then truncated to its maximum, then escaped (so no escape is split). */
+function headerField(value: string, max: number): string {
+  return cefEscapeHeader(truncateUnits(pctC0Encode(value), max));
+}
+
+/** Assembles a CEF:0 line from a header and already-keyed extension pairs (values raw, not yet encoded). */
+export function cefLine(h: CefHeader, ext: ReadonlyArray<readonly [string, string]>): string {
+  let line =
+    'CEF:0|' +
+    headerField(h.vendor, CEF_HEADER_MAX.vendor) + '|' +
+    headerField(h.product, CEF_HEADER_MAX.product) + '|' +
+    headerField(h.version, CEF_HEADER_MAX.version) + '|' +
+    headerField(h.signatureId, CEF_HEADER_MAX.signatureId) + '|' +
+    headerField(h.name, CEF_HEADER_MAX.name) + '|' +
+    String(h.severity) + '|';
+  let first = true;
+  for (const [k, v] of ext) {
+    line += (first ? '' : ' ') + k + '=' + cefValue(v);
+    first = false;
+  }
+  return line;
+}
+
+/** Extension pairs of a ledger record, in the documented order (DECISIONS.md "Encoders", docs/formats.md). */
+export function cefRecordExtension(r: AuditRecord): Array<[string, string]> {
+  const ext: Array<[string, string]> = [];
+  const rt = epochMillis(r.occurred_at);
+  // `rt` is decimal epoch milliseconds (spec: CEF rule 4); omitted rather than invented.
+  if (rt !== null) ext.push(['rt', String(rt)]);
+  ext.push(
+    ['externalId', r.id],
+    ['suser', r.actor],
+    ['act', r.action],
+    ['olvOccurredAt', r.occurred_at],
+    ['olvSeq', String(r.seq)],
+    ['olvTenant', r.tenant],
+    ['olvActorKind', r.actor_kind],
+    ['olvTargetKind', r.target_kind],
+    ['olvTargetId', r.target_id],
+  );
+  if (r.meta !== null) ext.push(['olvMeta', r.meta]);
+  ext.push(['olvMetaCommitment', r.meta_commitment]);
+  // A null payload hash is absent (hashed as 32 zero bytes), never an invented value.
+  if (r.payload_hash !== null) ext.push(['olvPayloadHash', r.payload_hash]);
+  ext.push(['olvPrevHash', r.prev_hash], ['olvHash', r.hash], ['olvSig', r.sig], ['olvKeyId', r.key_id]);
+  // Always last: a fixed non-empty trailer, so no parser sees an empty or space-ended final value.
+  ext.push(['olvWireEnc', WIRE_ENC]);
+  return ext;
+}
+
+/** Keys the event encoder emits itself; `start`/`end` too, since CEF rule 4 fixes their meaning. */
+const CEF_EVENT_POLICY: KeyPolicy = {
+  sanitize: sanitizeKvKey,
+  reserved: new Set(['rt', 'start', 'end', 'externalid', 'cat', 'msg', 'olvwireenc', 'olvtenant']),
+};
+
+/** Extension pairs of an egress event: fixed keys, then the event's own fields re-keyed on collision. */
+export function cefEventExtension(e: EgressEvent): Array<[string, string]> {
+  const ext: Array<[string, string]> = [];
+  const rt = e.time === undefined ? null : epochMillis(e.time);
+  if (rt !== null) ext.push(['rt', String(rt)]);
+  ext.push(['externalId', e.id], ['cat', e.type], ['msg', e.title]);
+  if (e.tenant !== undefined) ext.push(['olvTenant', e.tenant]);
+  const used = new Set<string>([...CEF_EVENT_POLICY.reserved]);
+  // The fixed trailer goes last (see cefRecordExtension): lognormalizer 2.0.6 rejects an empty final value.
+  return ext.concat(assignFieldKeys(e.fields, CEF_EVENT_POLICY, used), [['olvWireEnc', WIRE_ENC]]);
+}
+
+/** CEF:0 line for a ledger record; signature id and name are the action (full value also in `act`). */
+export function encodeCefRecord(r: AuditRecord, opts: EncodeOptions): string {
+  const { vendor, product, version } = opts.device;
+  const severity = SEVERITY[ledgerSeverity(r)].cef;
+  return cefLine({ vendor, product, version, signatureId: r.action, name: r.action, severity }, cefRecordExtension(r));
+}
+
+/** CEF:0 line for an egress event; signature id = type, name = title (full values in `cat`, `msg`). */
+export function encodeCefEvent(e: EgressEvent, opts: EncodeOptions): string {
+  const { vendor, product, version } = opts.device;
+  const severity = SEVERITY[e.severity].cef;
+  return cefLine({ vendor, product, version, signatureId: e.type, name: e.title, severity }, cefEventExtension(e));
+}
+
+/** The `cef` format. */
+export const cefEncoder: Encoder = Object.freeze({
+  token: 'cef',
+  contentType: 'text/plain; charset=utf-8',
+  json: false,
+  encodeRecord: encodeCefRecord,
+  encodeEvent: encodeCefEvent,
+});
