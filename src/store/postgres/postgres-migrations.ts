@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Migration } from '../migrations.js';
 import { POSTGRES_MIGRATION_002_IDENTITY } from './migrations/postgres-002-identity.js';
 import { POSTGRES_MIGRATION_003_LEDGER } from './migrations/postgres-003-ledger.js';
+import { POSTGRES_MIGRATION_005_ACCESSMAP } from './migrations/postgres-005-accessmap.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -51,4 +52,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // One file per area and number, so areas can add tables without touching each other.
   ...POSTGRES_MIGRATION_002_IDENTITY,
   ...POSTGRES_MIGRATION_003_LEDGER,
+  ...POSTGRES_MIGRATION_005_ACCESSMAP,
 ];
