@@ -67,7 +67,8 @@ export const DEFAULTS = {
 
 /** Default data directory: `$XDG_DATA_HOME/svc`, else `~/.local/share/svc`. */
 export function defaultDataDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homedir(), '.local', 'share');
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : homedir();
+  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
   return path.join(base, 'svc');
 }
 

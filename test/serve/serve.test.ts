@@ -1,0 +1,200 @@
+/** `svc serve` as a user runs it: real binary, real HTTPS on loopback, real SQLite, real tools. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { startServer, runServeExpectingExit, call, SVC_BIN, tempDir, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  if (server) await server.stop();
+});
+
+function curl(args: string[]): { code: number; out: string } {
+  const r = spawnSync('curl', ['-sS', '--max-time', '10', ...args], { encoding: 'utf8' });
+  return { code: r.status ?? -1, out: r.stdout + r.stderr };
+}
+
+test('serve: curl reaches /healthz trusting the generated certificate (--cacert) or its pin (--pinnedpubkey)', () => {
+  const certFile = path.join(server.dataDir, 'tls', 'cert.pem');
+  const byCa = curl(['--cacert', certFile, `https://localhost:${server.port}/healthz`]);
+  assert.equal(byCa.code, 0, byCa.out);
+  assert.equal(byCa.out, '{"status":"ok"}');
+  const byPin = curl(['-k', '--pinnedpubkey', `sha256//${server.pinSha256}`, `https://127.0.0.1:${server.port}/healthz`]);
+  assert.equal(byPin.code, 0, byPin.out);
+  const wrongPin = curl(['-k', '--pinnedpubkey', 'sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', `https://127.0.0.1:${server.port}/healthz`]);
+  assert.notEqual(wrongPin.code, 0, 'a wrong pin is refused');
+  const untrusted = curl([`https://127.0.0.1:${server.port}/healthz`]);
+  assert.notEqual(untrusted.code, 0, 'an untrusted self-signed certificate is refused');
+});
+
+test('serve: the logged fingerprint and pin match openssl on the served certificate, and differ', () => {
+  // Take the certificate off the wire, not from the file, so we check what clients actually see.
+  const served = execFileSync('sh', ['-c', `openssl s_client -connect 127.0.0.1:${server.port} -servername localhost </dev/null 2>/dev/null | openssl x509`], { encoding: 'utf8' });
+  const fp = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: served, encoding: 'utf8' }).trim().split('=')[1];
+  assert.equal(server.fingerprintSha256, fp);
+  const pin = execFileSync('sh', ['-c', 'openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64'], { input: served, encoding: 'utf8' }).trim();
+  assert.equal(server.pinSha256, pin);
+  assert.notEqual(Buffer.from(fp!.replace(/:/g, ''), 'hex').toString('base64'), pin, 'fingerprint and pin are different digests');
+  const keyType = execFileSync('openssl', ['x509', '-noout', '-text'], { input: served, encoding: 'utf8' });
+  assert.match(keyType, /ASN1 OID: prime256v1/);
+  assert.match(keyType, /DNS:localhost/);
+  assert.match(keyType, /IP Address:127\.0\.0\.1/);
+  assert.match(keyType, /IP Address:0:0:0:0:0:0:0:1/);
+});
+
+test('serve: the HTTP engine is reported in the log, /v1/server-info and /metrics', async () => {
+  const line = server.logs().find((l) => l.msg === 'http listening');
+  assert.equal(line?.engine, 'uws-native');
+  const info = await call(server, 'GET', '/v1/server-info');
+  assert.equal(info.status, 200);
+  assert.deepEqual(info.json(), { version: 'dev', api_version: 'v1', engine: { http: 'uws-native', store: 'sqlite' }, setup_required: true, tls: true });
+  const metrics = await call(server, 'GET', '/metrics');
+  assert.match(metrics.text, /^svc_http_engine_info\{engine="uws-native"\} 1$/m);
+});
+
+test('serve: /metrics is valid Prometheus text (promtool) with request counts, latency and process metrics', async (t) => {
+  await call(server, 'GET', '/healthz');
+  await call(server, 'GET', '/nope');
+  const res = await call(server, 'GET', '/metrics');
+  assert.equal(res.status, 200);
+  assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  assert.match(res.text, /svc_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  assert.match(res.text, /svc_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
+  assert.match(res.text, /svc_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/healthz",status="200"\}/);
+  assert.match(res.text, /^svc_http_requests_in_flight \d+/m);
+  assert.match(res.text, /^svc_process_resident_memory_bytes \d+/m);
+  const promtool = spawnSync('promtool', ['check', 'metrics'], { input: res.text, encoding: 'utf8' });
+  if (promtool.error) {
+    if (process.env.SVC_TEST_REQUIRE_TOOLS) assert.fail('promtool is required (Debian package prometheus)');
+    return t.skip('promtool not installed (Debian package prometheus)');
+  }
+  assert.equal(promtool.status, 0, `promtool check metrics: ${promtool.stdout}${promtool.stderr}`);
+});
+
+test('serve: health endpoints answer without setup; readiness reports the store', async () => {
+  for (const p of ['/healthz', '/livez']) assert.deepEqual((await call(server, 'GET', p)).json(), { status: 'ok' });
+  for (const p of ['/readyz', '/pod-readyz']) {
+    const r = await call(server, 'GET', p);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json(), { status: 'ready', checks: { store: { ok: true, backend: 'sqlite', migrations: r.json().checks.store.migrations } } });
+    assert.equal(r.json().checks.store.migrations.current, r.json().checks.store.migrations.expected);
+  }
+  const status = (await call(server, 'GET', '/status')).json();
+  assert.equal(status.status, 'ok');
+  assert.deepEqual(status.components, { http: { status: 'ok', engine: 'uws-native' }, store: { status: 'ok', backend: 'sqlite' }, grpc: { status: 'ok' } });
+});
+
+test('serve: bad input over the wire gets the envelope, and the server stays healthy', async () => {
+  const expectEnvelope = (r: { status: number; json: () => any; headers: Record<string, unknown> }, status: number, code: string) => {
+    assert.equal(r.status, status);
+    assert.equal(r.json().error.code, code);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    assert.ok(r.headers['x-request-id']);
+  };
+  expectEnvelope(await call(server, 'GET', '/v1/does-not-exist'), 404, 'not_found');
+  expectEnvelope(await call(server, 'DELETE', '/healthz'), 405, 'method_not_allowed');
+  expectEnvelope(await call(server, 'POST', '/healthz', { body: Buffer.alloc(2 * 1024 * 1024, 'a'), headers: { 'content-type': 'application/json' } }), 413, 'request_body_too_large');
+  expectEnvelope(await call(server, 'GET', '/healthz?verbose=1'), 400, 'bad_request');
+  expectEnvelope(await call(server, 'GET', '/v1/%ZZ'), 404, 'not_found');
+  expectEnvelope(await call(server, 'GET', `/${'a'.repeat(9000)}`), 400, 'bad_request');
+  const unicode = await call(server, 'GET', '/v1/agents/%F0%9F%98%80');
+  assert.ok([404, 409].includes(unicode.status), `unicode path answered ${unicode.status}`);
+  const echoed = await call(server, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
+  assert.equal(echoed.headers['x-request-id'], 'trace-42');
+  assert.equal((await call(server, 'GET', '/healthz')).status, 200);
+});
+
+test('serve: /openapi.json and /openapi.beta.json pass two third-party OpenAPI 3.1 validators and equal `svc openapi`', async () => {
+  for (const [p, flag] of [['/openapi.json', []], ['/openapi.beta.json', ['--beta']]] as const) {
+    const served = (await call(server, 'GET', p)).json();
+    assert.equal(served.openapi, '3.1.0');
+    await SwaggerParser.validate(structuredClone(served));
+    const result = await new Validator().validate(structuredClone(served));
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    const printed = JSON.parse(execFileSync(process.execPath, [SVC_BIN, 'openapi', ...flag], { encoding: 'utf8' }));
+    assert.deepEqual(printed, served, `svc openapi ${flag.join(' ')} prints the served document`);
+  }
+  const stable = (await call(server, 'GET', '/openapi.json')).json();
+  for (const p of Object.keys(stable.paths)) assert.ok(!p.startsWith('/v1/m/'), `${p} is a module route in the stable document`);
+  assert.ok(!('/openapi.beta.json' in stable.paths), 'the beta document is not one of the 53 core paths');
+  const beta = (await call(server, 'GET', '/openapi.beta.json')).json();
+  for (const [p, item] of Object.entries(beta.paths as Record<string, Record<string, any>>)) {
+    assert.ok(p.startsWith('/v1/m/'), p);
+    for (const op of Object.values(item)) assert.equal(op['x-stability'], 'beta');
+  }
+});
+
+test('serve: refusals — --seed-demo on a non-loopback bind, plaintext gRPC without --insecure, --insecure off loopback', async () => {
+  const dir = tempDir();
+  try {
+    const demo = await runServeExpectingExit(['--data-dir', dir, '--listen', '0.0.0.0:8443', '--seed-demo']);
+    assert.equal(demo.code, 2);
+    assert.match(demo.stderr, /refusing to start: --seed-demo .* loopback .* --listen is 0\.0\.0\.0:8443/);
+    const grpcPlain = await runServeExpectingExit(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', 'grpc://127.0.0.1:0']);
+    assert.equal(grpcPlain.code, 2);
+    assert.match(grpcPlain.stderr, /gRPC server refuses to start in plaintext/);
+    const insecure = await runServeExpectingExit(['--data-dir', dir, '--insecure', '--listen', '0.0.0.0:0']);
+    assert.equal(insecure.code, 2);
+    assert.match(insecure.stderr, /--insecure serves plaintext and is only allowed on loopback/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('serve: a port already in use fails startup with exit 1 and a clear log line', async () => {
+  const dir = tempDir();
+  try {
+    const r = await runServeExpectingExit(['--data-dir', dir, '--listen', `127.0.0.1:${server.port}`, '--grpc-listen', '127.0.0.1:0']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot listen on 127\.0\.0\.1:\d+/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('serve: --insecure on loopback serves plain HTTP without HSTS; SIGTERM drains and exits 0', async () => {
+  const plain = await startServer({ insecure: true });
+  try {
+    assert.match(plain.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const r = await call(plain, 'GET', '/healthz');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['strict-transport-security'], undefined);
+    assert.ok(plain.logs().some((l) => l.level === 'warn' && /--insecure/.test(l.msg)));
+  } finally {
+    assert.equal(await plain.stop('SIGTERM'), 0);
+  }
+  assert.ok(plain.logs().some((l) => l.msg === 'stopped'), 'shutdown is logged');
+});
+
+test('serve: the certificate is generated once and reused on the next start', async () => {
+  const dir = tempDir();
+  try {
+    const first = await startServer({ dataDir: dir });
+    const fp = first.fingerprintSha256;
+    assert.equal(first.logs().find((l) => l.msg === 'tls certificate')?.action, 'created');
+    await first.stop();
+    const second = await startServer({ dataDir: dir });
+    assert.equal(second.fingerprintSha256, fp);
+    assert.equal(second.logs().find((l) => l.msg === 'tls certificate')?.action, 'reused');
+    await second.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('serve: nothing secret and no default credential in the logs', () => {
+  const text = server.logs().map((l) => JSON.stringify(l)).join('\n');
+  assert.doesNotMatch(text, /BEGIN (EC )?PRIVATE KEY/);
+  assert.doesNotMatch(text, /svcst_|svcs_|svck_/);
+  assert.doesNotMatch(text, /password/i);
+  writeFileSync(path.join(server.dataDir, 'probe'), 'x');
+});
