@@ -21,9 +21,6 @@ type Privilege = 'select' | 'insert' | 'update' | 'delete';
 export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege[]>> = {
   tenants: ['select', 'insert', 'update'],
   agents: ['select', 'insert', 'update', 'delete'],
-  // Append-only ledger: no UPDATE/DELETE on records (triggers block them too); heads only move forward.
-  audit_records: ['select', 'insert'],
-  audit_heads: ['select', 'insert', 'update'],
 };
 
 /** The app role from config, then `SERVICE_PG_APP_ROLE`, then `svc_app`; refuses names that need quoting. */
