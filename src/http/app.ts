@@ -72,7 +72,8 @@ export interface Prepared {
   early?: ApiError & { allow?: string[] };
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** An incoming X-Request-ID is echoed only when it is this tame; otherwise a fresh one is made. */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Invalid UTF-8 is refused rather than silently replaced with U+FFFD (RFC 8259 §8.1).
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;

@@ -5,8 +5,9 @@
  * through `onWritable`.
  */
 import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import type { App, HttpResponse } from './app.js';
+import { REQUEST_ID, type App, type HttpResponse } from './app.js';
 import { ApiError, errors } from '../contract/errors.js';
 import { securityHeaders } from './headers.js';
 import { statusLine } from './status-text.js';
@@ -97,8 +98,9 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     const path = normalisePath(rawUrl);
     const prepared = path === undefined ? undefined : app.prepare(method, path);
     const fail = (err: ApiError, route = 'unmatched') => {
-      const requestId = String(headers['x-request-id'] ?? '');
-      const hdrs = { ...securityHeaders(tls), 'content-type': 'application/json' };
+      const incoming = headers['x-request-id'];
+      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      const hdrs = { ...securityHeaders(tls), 'content-type': 'application/json', 'x-request-id': requestId };
       if (!aborted) bytesOut = writeWhole(res, err.status, hdrs, JSON.stringify(err.toEnvelope()), true);
       done(err.status, route, requestId);
     };

@@ -14,6 +14,9 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  // prom-client names three gauges `*_total`, which Prometheus reserves for counters (promtool
+  // lints it). The per-type gauges `svc_nodejs_active_{handles,requests,resources}` carry the same counts.
+  for (const name of ['svc_nodejs_active_handles_total', 'svc_nodejs_active_requests_total', 'svc_nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['method', 'route', 'status'] as const, registers: [registry] });
   const duration = new Histogram({
     name: 'svc_http_request_duration_seconds',
