@@ -71,6 +71,7 @@ export class ServeCommand extends Command {
     try {
       server = await startServer(config, log);
       flush();
+      this.context.stdout.write(readyBanner(server));
     } catch (err) {
       log.fatal({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, `startup failed: ${(err as Error).message}`);
       flush();
@@ -102,4 +103,16 @@ export class ServeCommand extends Command {
       process.on('SIGTERM', onSignal);
     });
   }
+}
+
+/** A few lines on stdout for the human who just started the server (logs stay JSON on stderr). */
+function readyBanner(server: { url: string; grpcPort: number; tls?: { certPath: string; pinSha256: string } }): string {
+  const url = new URL(server.url);
+  const lines = [`svc serve is ready: ${server.url} (gRPC on port ${server.grpcPort})`];
+  if (server.tls) {
+    const named = `https://localhost:${url.port}`;
+    lines.push(`  trust the certificate:  curl --cacert ${server.tls.certPath} ${named}/healthz`);
+    lines.push(`  or pin its public key:  curl -k --pinnedpubkey sha256//${server.tls.pinSha256} ${server.url}/healthz`);
+  }
+  return lines.join('\n') + '\n';
 }
