@@ -154,6 +154,8 @@ export class App {
     const onClientAbort = () => controller.abort(new ApiError('request_timeout', 'client went away'));
     req.signal?.addEventListener('abort', onClientAbort, { once: true });
     const responseHeaders: Record<string, string> = {};
+    const baseLog = this.opts.log;
+    let childLog: Logger | undefined;
     const ctx: RequestContext = {
       method: req.method,
       path: req.path,
@@ -165,7 +167,10 @@ export class App {
       requestId,
       remoteAddress: req.remoteAddress,
       signal: controller.signal,
-      log: this.opts.log.child({ request_id: requestId }),
+      // A pino child per request costs more than most handlers: made on first use only.
+      get log() {
+        return (childLog ??= baseLog.child({ request_id: requestId }));
+      },
       services: this.opts.services,
       responseHeaders,
     };

@@ -10,6 +10,8 @@ export interface Metrics {
   contentType: string;
 }
 
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /** Create the registry and its collectors. */
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -28,6 +30,7 @@ export function createMetrics(): Metrics {
   const inFlight = new Gauge({ name: 'svc_http_requests_in_flight', help: 'HTTP requests being handled now.', registers: [registry] });
   const aborted = new Counter({ name: 'svc_http_requests_aborted_total', help: 'HTTP requests whose client went away before the answer was complete.', registers: [registry] });
   const engineInfo = new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine serving requests (uws-native, or uws-fallback: the slow pure-Node engine).', labelNames: ['engine'] as const, registers: [registry] });
+  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
   return {
     registry,
     contentType: registry.contentType,
@@ -40,9 +43,19 @@ export function createMetrics(): Metrics {
       started: () => inFlight.inc(),
       finished: (e) => {
         inFlight.dec();
-        const labels = { method: e.method, route: e.route, status: String(e.status) };
-        requests.inc(labels);
-        duration.observe(labels, e.durationMs / 1000);
+        // Label sets are bounded (route templates × methods × statuses): cache the bound children
+        // so the hot path skips prom-client's label hashing.
+        // A client picks the method: anything unusual becomes OTHER so it cannot mint label sets.
+        const method = METHODS.has(e.method) ? e.method : 'OTHER';
+        const key = `${method} ${e.route} ${e.status}`;
+        let bound = children.get(key);
+        if (!bound) {
+          const labels = { method, route: e.route, status: String(e.status) };
+          bound = { count: requests.labels(labels), time: duration.labels(labels) };
+          children.set(key, bound);
+        }
+        bound.count.inc();
+        bound.time.observe(e.durationMs / 1000);
         if (e.aborted) aborted.inc();
       },
     },
