@@ -6,7 +6,7 @@
 import type { EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { epochMillis, ledgerSeverity } from './ledger-fields.js';
+import { epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 import { truncateUnits } from './truncate.js';
@@ -79,24 +79,7 @@ export function cefRecordExtension(r: AuditRecord): Array<[string, string]> {
   const rt = epochMillis(r.occurred_at);
   // `rt` is decimal epoch milliseconds (spec: CEF rule 4); omitted rather than invented.
   if (rt !== null) ext.push(['rt', String(rt)]);
-  ext.push(
-    ['externalId', r.id],
-    ['suser', r.actor],
-    ['act', r.action],
-    ['olvOccurredAt', r.occurred_at],
-    ['olvSeq', String(r.seq)],
-    ['olvTenant', r.tenant],
-    ['olvActorKind', r.actor_kind],
-    ['olvTargetKind', r.target_kind],
-    ['olvTargetId', r.target_id],
-  );
-  if (r.meta !== null) ext.push(['olvMeta', r.meta]);
-  ext.push(['olvMetaCommitment', r.meta_commitment]);
-  // A null payload hash is absent (hashed as 32 zero bytes), never an invented value.
-  if (r.payload_hash !== null) ext.push(['olvPayloadHash', r.payload_hash]);
-  ext.push(['olvPrevHash', r.prev_hash], ['olvHash', r.hash], ['olvSig', r.sig], ['olvKeyId', r.key_id]);
-  // Always last: a fixed non-empty trailer, so no parser sees an empty or space-ended final value.
-  ext.push(['olvWireEnc', WIRE_ENC]);
+  ext.push(['externalId', r.id], ['suser', r.actor], ['act', r.action], ...olvRecordPairs(r));
   return ext;
 }
 

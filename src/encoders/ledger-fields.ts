@@ -5,6 +5,7 @@
  */
 import type { DeviceIdentity, Severity } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
+import { WIRE_ENC } from './pct-c0.js';
 
 /** The integrity field names, in the order every format emits them (DECISIONS.md "Encoders"). */
 export const INTEGRITY_FIELD_NAMES = [
@@ -114,4 +115,25 @@ export function epochMillis(rfc3339: string): number | null {
   }
   const ms = Number((frac + '000').slice(0, 3));
   return base + ms - offset;
+}
+
+/**
+ * The `olv*` key/value pairs CEF and LEEF both carry for a ledger record (DECISIONS.md Encoders),
+ * in wire order. `olvWireEnc` is always last: a fixed non-empty trailer, so no parser sees an empty
+ * or space-ended final value. A null payload hash is absent (hashed as 32 zero bytes), never invented.
+ */
+export function olvRecordPairs(r: AuditRecord): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [
+    ['olvOccurredAt', r.occurred_at],
+    ['olvSeq', String(r.seq)],
+    ['olvTenant', r.tenant],
+    ['olvActorKind', r.actor_kind],
+    ['olvTargetKind', r.target_kind],
+    ['olvTargetId', r.target_id],
+  ];
+  if (r.meta !== null) pairs.push(['olvMeta', r.meta]);
+  pairs.push(['olvMetaCommitment', r.meta_commitment]);
+  if (r.payload_hash !== null) pairs.push(['olvPayloadHash', r.payload_hash]);
+  pairs.push(['olvPrevHash', r.prev_hash], ['olvHash', r.hash], ['olvSig', r.sig], ['olvKeyId', r.key_id], ['olvWireEnc', WIRE_ENC]);
+  return pairs;
 }

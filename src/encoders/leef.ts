@@ -6,7 +6,7 @@
 import type { EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { epochMillis, ledgerSeverity } from './ledger-fields.js';
+import { epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 
@@ -60,23 +60,7 @@ export function leefRecordAttributes(r: AuditRecord): Array<[string, string]> {
   const attrs: Array<[string, string]> = [['sev', String(SEVERITY[ledgerSeverity(r)].leef)]];
   const devTime = leefDevTime(r.occurred_at);
   if (devTime !== null) attrs.push(['devTime', devTime]);
-  attrs.push(
-    ['cat', r.action],
-    ['usrName', r.actor],
-    ['externalId', r.id],
-    ['olvOccurredAt', r.occurred_at],
-    ['olvSeq', String(r.seq)],
-    ['olvTenant', r.tenant],
-    ['olvActorKind', r.actor_kind],
-    ['olvTargetKind', r.target_kind],
-    ['olvTargetId', r.target_id],
-  );
-  if (r.meta !== null) attrs.push(['olvMeta', r.meta]);
-  attrs.push(['olvMetaCommitment', r.meta_commitment]);
-  if (r.payload_hash !== null) attrs.push(['olvPayloadHash', r.payload_hash]);
-  attrs.push(['olvPrevHash', r.prev_hash], ['olvHash', r.hash], ['olvSig', r.sig], ['olvKeyId', r.key_id]);
-  // Always last, as in CEF: a fixed non-empty trailer.
-  attrs.push(['olvWireEnc', WIRE_ENC]);
+  attrs.push(['cat', r.action], ['usrName', r.actor], ['externalId', r.id], ...olvRecordPairs(r));
   return attrs;
 }
 
