@@ -181,6 +181,9 @@ function writeWhole(res: UwsResponse, status: number, headers: Record<string, st
   return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 }
 
+/** Largest body slice written under one cork (uWS's cork buffer is 16 KiB, framing included). */
+const CORKED_SLICE = 15 * 1024;
+
 interface StreamState {
   aborted(): boolean;
   /** resolved when the client goes away */
@@ -219,16 +222,22 @@ async function writeStream(res: UwsResponse, out: HttpResponse, state: StreamSta
       const next = await iterator.next();
       if (isAborted()) break;
       if (next.done) {
-        res.end();
+        res.cork(() => res.end());
         return;
       }
-      const chunk = next.value;
-      count(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength);
-      // Not corked on purpose: in this uWS build a corked write() under backpressure corrupts the
-      // chunked framing (test/http/uws-adapter.test.ts catches it). Producers hand over large
-      // chunks (export pages), so one send per chunk costs nothing measurable.
-      const ok = res.write(chunk);
-      if (!ok) await drain();
+      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      count(chunk.byteLength);
+      // Corked, in slices below uWS's 16 KiB cork buffer: in this build a corked write() of 16 KiB
+      // or more corrupts the chunked framing under backpressure, and an uncorked write() prints a
+      // plain-text warning into our JSON log (test/http/uws-adapter.test.ts guards both).
+      for (let off = 0; off < chunk.byteLength && !isAborted(); off += CORKED_SLICE) {
+        const slice = chunk.subarray(off, Math.min(off + CORKED_SLICE, chunk.byteLength));
+        let ok = true;
+        res.cork(() => {
+          ok = res.write(slice);
+        });
+        if (!ok) await drain();
+      }
       if (isAborted()) break;
     }
   } catch {

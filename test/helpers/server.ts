@@ -114,7 +114,8 @@ export function runServeExpectingExit(args: string[], env: Record<string, string
       child.kill('SIGKILL');
       reject(new Error(`svc serve ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr:\n${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close' (not 'exit'): stdout and stderr are fully read by then.
+    child.on('close', (code) => {
       clearTimeout(t);
       resolve({ code, stdout, stderr });
     });

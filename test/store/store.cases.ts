@@ -104,7 +104,9 @@ export function runStoreCases(options: StoreCaseOptions): void {
       const read = await store.withTenant(tenant, (tx) =>
         tx.selectFrom('agents').selectAll().where('tenant_id', '=', tenant).where('id', '=', row.id).executeTakeFirst(),
       );
-      assert.deepEqual(read, row);
+      // Compare the columns this test wrote: later migrations may add columns with defaults.
+      const written = Object.fromEntries(Object.keys(row).map((k) => [k, (read as Record<string, unknown> | undefined)?.[k]]));
+      assert.deepEqual(written, row);
     });
 
     test('insert … returning gives the stored row back', async ({ store }) => {
