@@ -1,0 +1,40 @@
+/**
+ * Password login with lockout (DECISIONS.md): 5 failures per 15 minutes per account and per
+ * client IP → 429 `locked_out` with `Retry-After`, and the right password is refused meanwhile.
+ * Unknown e-mail, wrong password and disabled account cost the same scrypt work and get the same
+ * generic answer, so neither timing nor text tells which accounts exist.
+ */
+import { ApiError } from '../../contract/errors.js';
+import type { RequestContext } from '../../http/context.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
+import { identityOf } from '../../auth/runtime.js';
+import { findUserByEmail, normalizeEmail } from '../../auth/identity-store.js';
+import { dummyPasswordHash, verifyPassword } from '../../auth/passwords.js';
+import { createSession, type IssuedSession } from '../../auth/sessions.js';
+import { draftByUser } from '../../auth/audit.js';
+
+/** Handle `POST /v1/auth/login`. */
+export async function login(ctx: RequestContext<unknown, unknown, { email: string; password: string }>): Promise<IssuedSession> {
+  const runtime = identityOf(ctx.services);
+  const email = normalizeEmail(ctx.body.email);
+  const keys = [`account:${email}`, `ip:${ctx.remoteAddress}`];
+  const meta = { email, ip: ctx.remoteAddress, request_id: ctx.requestId };
+  const wait = runtime.lockout.retryAfter(keys);
+  if (wait > 0) {
+    await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(undefined, 'auth.login_failed', 'user', '', { ...meta, reason: 'locked_out' }));
+    throw new ApiError('locked_out', undefined, { 'retry-after': String(wait) });
+  }
+  const user = await runtime.store.transaction((tx) => findUserByEmail(tx, email));
+  const stored = user?.password_hash ?? (await dummyPasswordHash(runtime.passwordParams));
+  const passwordOk = await verifyPassword(ctx.body.password, stored);
+  if (!user || !passwordOk || user.status !== 'active') {
+    runtime.lockout.fail(keys);
+    const reason = !user ? 'unknown_user' : !passwordOk ? 'wrong_password' : 'disabled';
+    await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user?.id, 'auth.login_failed', 'user', user?.id ?? '', { ...meta, reason }));
+    throw new ApiError('unauthenticated', 'invalid e-mail or password');
+  }
+  runtime.lockout.clear(keys[0] as string);
+  const session = await runtime.store.transaction((tx) => createSession(tx, user.id));
+  await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user.id, 'auth.login', 'session', session.session_id, { ip: ctx.remoteAddress, amr: ['pwd'] }));
+  return session;
+}

@@ -1,0 +1,174 @@
+/** `/v1/tokens`: API keys (spec Authentication 6; DECISIONS.md role ceiling and concealment). */
+import Type from 'typebox';
+import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { ApiError, errors } from '../../contract/errors.js';
+import { route, type AnyRoute } from '../../contract/route.js';
+import { reply } from '../../http/reply.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
+import { nowTimestamp } from '../../ledger/time.js';
+import { identityOf } from '../../auth/runtime.js';
+import { draftBy } from '../../auth/audit.js';
+import { roleIn } from '../../auth/authenticator.js';
+import type { Principal } from '../../auth/principal.js';
+import { isRole, type Role } from '../../auth/roles.js';
+import { RoleName } from '../users/schemas.js';
+import { assertCeiling, canManage, highestRole, insertToken, manageableToken, revokeToken, tokenView, type IssuedToken, type TokenSpec, type TokenView } from './token-service.js';
+
+const TokenFields = {
+  id: Uuid,
+  name: Type.String(),
+  user_id: Uuid,
+  role: RoleName,
+  tenant: Type.Union([Uuid, Type.Null()]),
+  superadmin: Type.Boolean(),
+  created_at: Timestamp,
+  expires_at: Type.Union([Timestamp, Type.Null()]),
+  rotated_from: Type.Union([Uuid, Type.Null()]),
+};
+const TokenSchema = Type.Object(TokenFields, { additionalProperties: false });
+const IssuedSchema = Type.Object({ ...TokenFields, token: Type.String({ description: 'svck_… secret; shown once, never again' }) }, { additionalProperties: false });
+const TokenPage = Type.Object({ items: Type.Array(TokenSchema), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Uuid) }, { additionalProperties: false });
+const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+const IssueBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+    role: Type.Optional(RoleName),
+    tenant: Type.Optional(Uuid),
+    superadmin: Type.Optional(Type.Boolean()),
+    expires_at: Type.Optional(Timestamp),
+  },
+  { additionalProperties: false },
+);
+
+const common = { stability: 'stable' as const, tags: ['tokens'] };
+
+function principalOf(ctx: { principal?: Principal }): Principal {
+  if (!ctx.principal) throw errors.unauthenticated();
+  return ctx.principal;
+}
+
+export const tokenRoutes: AnyRoute[] = [
+  route({
+    ...common,
+    method: 'GET',
+    path: '/v1/tokens',
+    operationId: 'listTokens',
+    summary: 'API keys the caller may manage: its own, and those bound to tenants it administers (all, for a superadmin)',
+    permission: 'token:read',
+    query: ListQuery,
+    response: TokenPage,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const limit = ctx.query.limit ?? 50;
+      const runtime = identityOf(ctx.services);
+      const byHeader = ctx.headers['x-service-tenant'] !== undefined ? ctx.tenant : undefined;
+      const now = nowTimestamp();
+      // Filtered here rather than in SQL so one rule (canManage) decides list, revoke and rotate alike.
+      const visible = await runtime.store.transaction(async (tx) => {
+        const out: TokenView[] = [];
+        let after = ctx.query.cursor;
+        for (;;) {
+          let q = tx.selectFrom('api_tokens').selectAll().where('revoked_at', 'is', null).orderBy('id').limit(500);
+          if (after !== undefined) q = q.where('id', '>', after);
+          if (byHeader !== undefined) q = q.where('org_id', '=', byHeader);
+          const rows = await q.execute();
+          for (const r of rows) if ((r.expires_at === null || r.expires_at > now) && canManage(p, r)) out.push(tokenView(r));
+          if (rows.length < 500 || out.length > limit) return out;
+          after = rows[rows.length - 1]?.id;
+        }
+      });
+      const items = visible.slice(0, limit);
+      const hasMore = visible.length > limit;
+      const last = hasMore ? items[items.length - 1]?.id : undefined;
+      return { items, has_more: hasMore, ...(last ? { cursor: last } : {}) };
+    },
+  }),
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/tokens',
+    operationId: 'createToken',
+    summary: 'Issue an API key; the secret is in this answer only',
+    permission: 'token:write',
+    audit: 'token.create',
+    body: IssueBody,
+    response: IssuedSchema,
+    status: 201,
+    bodyLimit: 8 * 1024,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const runtime = identityOf(ctx.services);
+      const superadmin = ctx.body.superadmin ?? false;
+      if (superadmin && ctx.body.tenant !== undefined) throw errors.badRequest('a superadmin token is not bound to a tenant');
+      if (p.boundTenant !== null && ctx.body.tenant !== undefined && ctx.body.tenant !== p.boundTenant) throw errors.forbidden('this API key is bound to another tenant');
+      const tenant = superadmin ? null : (ctx.body.tenant ?? ctx.tenant ?? null);
+      let ceiling: Role | undefined;
+      if (tenant !== null) {
+        ceiling = await roleIn(runtime, p, tenant);
+        const info = await runtime.tenant(tenant);
+        if (info?.status === 'suspended') throw new ApiError('tenant_suspended');
+      } else ceiling = highestRole(p);
+      const role = ctx.body.role ?? ceiling ?? 'viewer';
+      if (!isRole(role)) throw errors.badRequest('unknown role');
+      const expiresAt = ctx.body.expires_at ?? null;
+      if (expiresAt !== null && expiresAt <= nowTimestamp()) throw errors.badRequest('expires_at must be in the future');
+      const spec: TokenSpec = { userId: p.userId, name: ctx.body.name, role, tenant, superadmin, expiresAt };
+      assertCeiling(p, spec);
+      const issued = await runtime.store.transaction((tx) => insertToken(tx, spec));
+      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.create', 'token', issued.id, { name: issued.name, role, tenant, superadmin, owner: p.userId }));
+      return reply.json(issued, 201);
+    },
+  }),
+  route({
+    ...common,
+    method: 'DELETE',
+    path: '/v1/tokens/{id}',
+    operationId: 'revokeToken',
+    summary: 'Revoke an API key at once',
+    permission: 'token:write',
+    audit: 'token.revoke',
+    params: IdParams,
+    status: 204,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const runtime = identityOf(ctx.services);
+      const row = await runtime.store.transaction(async (tx) => {
+        const found = await manageableToken(tx, p, ctx.params.id);
+        if (!(await revokeToken(tx, found.id))) throw errors.notFound('token');
+        return found;
+      });
+      runtime.invalidate();
+      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.revoke', 'token', row.id, { owner: row.user_id, tenant: row.org_id }));
+      return reply.empty(204);
+    },
+  }),
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/tokens/{id}/rotate',
+    operationId: 'rotateToken',
+    summary: 'Replace an API key with a new one of the same specification; the old one is revoked in the same transaction',
+    permission: 'token:write',
+    audit: 'token.rotate',
+    params: IdParams,
+    response: IssuedSchema,
+    status: 201,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const runtime = identityOf(ctx.services);
+      const result = await runtime.store.transaction(async (tx): Promise<{ old: string; issued: IssuedToken }> => {
+        const old = await manageableToken(tx, p, ctx.params.id);
+        const role = isRole(old.role) ? old.role : 'viewer';
+        // Rotating someone else's key hands its secret to the caller: the ceiling applies as at issue.
+        if (old.user_id !== p.userId) assertCeiling(p, { role, tenant: old.org_id, superadmin: old.superadmin === 1 });
+        if (!(await revokeToken(tx, old.id))) throw errors.notFound('token');
+        const issued = await insertToken(tx, { userId: old.user_id, name: old.name, role, tenant: old.org_id, superadmin: old.superadmin === 1, expiresAt: old.expires_at, rotatedFrom: old.id });
+        return { old: old.id, issued };
+      });
+      runtime.invalidate();
+      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.rotate', 'token', result.issued.id, { previous_token: result.old, tenant: result.issued.tenant }));
+      return reply.json(result.issued, 201);
+    },
+  }),
+];

@@ -1,0 +1,116 @@
+/**
+ * API keys (`svck_…`): issue, list, revoke, rotate. Who may manage a key: its owner; a superadmin;
+ * an admin (or owner) of the tenant a key is bound to. Anyone else gets 404 for it, never 403
+ * (DECISIONS.md: no existence oracle). An API key bound to a tenant manages only keys of that
+ * tenant, so a narrow key cannot reach its owner's other keys.
+ */
+import type { Transaction } from 'kysely';
+import { ApiError, errors } from '../../contract/errors.js';
+import { nowTimestamp } from '../../ledger/time.js';
+import { uuid7 } from '../../ledger/uuid7.js';
+import type { Database } from '../../store/schema.js';
+import type { ApiTokensTable } from '../../store/schema-identity.js';
+import { mintToken } from '../../auth/opaque-token.js';
+import { grantIn, type Principal } from '../../auth/principal.js';
+import { isRole, roleAtLeast, type Role } from '../../auth/roles.js';
+
+/** An API key as listed (no secret). */
+export interface TokenView {
+  id: string;
+  name: string;
+  user_id: string;
+  role: Role;
+  tenant: string | null;
+  superadmin: boolean;
+  created_at: string;
+  expires_at: string | null;
+  rotated_from: string | null;
+}
+
+/** An API key just issued: the only time its secret is shown. */
+export interface IssuedToken extends TokenView {
+  token: string;
+}
+
+/** What a new key is made of (also what rotation copies). */
+export interface TokenSpec {
+  userId: string;
+  name: string;
+  role: Role;
+  tenant: string | null;
+  superadmin: boolean;
+  expiresAt: string | null;
+  rotatedFrom?: string | null;
+}
+
+/** Strip a row to the listed view. */
+export function tokenView(row: ApiTokensTable): TokenView {
+  return { id: row.id, name: row.name, user_id: row.user_id, role: isRole(row.role) ? row.role : 'viewer', tenant: row.org_id, superadmin: row.superadmin === 1, created_at: row.created_at, expires_at: row.expires_at, rotated_from: row.rotated_from };
+}
+
+/** Insert a key; the returned text is the only copy of the secret. */
+export async function insertToken(tx: Transaction<Database>, spec: TokenSpec): Promise<IssuedToken> {
+  const minted = mintToken('api_key');
+  const row: ApiTokensTable = {
+    id: uuid7(),
+    selector: minted.selector,
+    secret_hash: minted.secretHash,
+    user_id: spec.userId,
+    name: spec.name,
+    role: spec.role,
+    org_id: spec.tenant,
+    superadmin: spec.superadmin ? 1 : 0,
+    created_at: nowTimestamp(),
+    expires_at: spec.expiresAt,
+    revoked_at: null,
+    rotated_from: spec.rotatedFrom ?? null,
+  };
+  await tx.insertInto('api_tokens').values(row).execute();
+  return { ...tokenView(row), token: minted.token };
+}
+
+/** The caller's role in a tenant, as the role ceiling sees it (superadmin: owner anywhere). */
+function ceilingIn(p: Principal, tenant: string): Role | undefined {
+  const grant = grantIn(p, tenant);
+  if (grant) return grant.role;
+  return p.superadmin && p.boundTenant === null ? 'owner' : undefined;
+}
+
+/** The highest role the caller holds anywhere (ceiling of an unbound key). */
+export function highestRole(p: Principal): Role | undefined {
+  if (p.superadmin && p.boundTenant === null) return 'owner';
+  let best: Role | undefined;
+  for (const g of p.grants) if (!best || roleAtLeast(g.role, best)) best = g.role;
+  return best;
+}
+
+/** Throws 403 `role_ceiling` unless the caller may mint a key of this spec. */
+export function assertCeiling(p: Principal, spec: Pick<TokenSpec, 'role' | 'tenant' | 'superadmin'>): void {
+  if (spec.superadmin && !p.superadmin) throw new ApiError('role_ceiling', 'only superadmins mint superadmin tokens');
+  const ceiling = spec.tenant !== null ? ceilingIn(p, spec.tenant) : highestRole(p);
+  if (ceiling === undefined) throw new ApiError('forbidden', 'no access to this tenant');
+  if (!roleAtLeast(ceiling, spec.role)) throw new ApiError('role_ceiling', `cannot mint a ${spec.role} token above your own role (${ceiling})`);
+}
+
+/** True when the caller may see, revoke and rotate this key (else it is concealed as 404). */
+export function canManage(p: Principal, row: Pick<ApiTokensTable, 'user_id' | 'org_id'>): boolean {
+  if (p.boundTenant !== null && row.org_id !== p.boundTenant) return false;
+  if (row.user_id === p.userId) return true;
+  if (p.superadmin && p.boundTenant === null) return true;
+  if (row.org_id === null) return false;
+  const role = grantIn(p, row.org_id)?.role;
+  return role !== undefined && roleAtLeast(role, 'admin');
+}
+
+/** A live (not revoked, not expired) key the caller may manage, or 404. */
+export async function manageableToken(tx: Transaction<Database>, p: Principal, id: string): Promise<ApiTokensTable> {
+  const row = await tx.selectFrom('api_tokens').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  if (!row || (row.expires_at !== null && row.expires_at <= nowTimestamp()) || !canManage(p, row)) throw errors.notFound('token');
+  return row;
+}
+
+/** Revoke a live key; false when a concurrent revoke/rotate got there first. */
+export async function revokeToken(tx: Transaction<Database>, id: string): Promise<boolean> {
+  const r = await tx.updateTable('api_tokens').set({ revoked_at: nowTimestamp() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

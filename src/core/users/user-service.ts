@@ -1,0 +1,45 @@
+/** Users: creation within a tenant, disable/enable with the last-superadmin guard. */
+import type { Transaction } from 'kysely';
+import { ApiError, errors } from '../../contract/errors.js';
+import { nowTimestamp } from '../../ledger/time.js';
+import { uuid7 } from '../../ledger/uuid7.js';
+import type { Database } from '../../store/schema.js';
+import type { StoreCapabilities } from '../../store/store.js';
+import { findUser, findUserByEmail, normalizeEmail, revokeAllCredentials, userView, type UserView } from '../../auth/identity-store.js';
+import type { Role } from '../../auth/roles.js';
+
+/** Insert a user and its membership in `tenant`; 409 when the e-mail is taken. */
+export async function insertUser(tx: Transaction<Database>, input: { email: string; passwordHash: string; superadmin: boolean; tenant: string; role: Role }): Promise<UserView> {
+  const email = normalizeEmail(input.email);
+  if (await findUserByEmail(tx, email)) throw errors.conflict('a user with this e-mail already exists; add it to the tenant with POST /v1/memberships');
+  const at = nowTimestamp();
+  const row = { id: uuid7(), email, password_hash: input.passwordHash, superadmin: input.superadmin ? (1 as const) : (0 as const), status: 'active' as const, created_at: at, updated_at: at };
+  await tx.insertInto('users').values(row).execute();
+  await tx.insertInto('memberships').values({ user_id: row.id, org_id: input.tenant, role: input.role, created_at: at, updated_at: at }).execute();
+  return userView(row);
+}
+
+/**
+ * Set a user's status. Disabling revokes every session and API key in the same transaction, and
+ * refuses (409 `last_superadmin`) to disable the last active superadmin. The active superadmin
+ * rows are locked first where the backend has concurrent writers, so two concurrent disables of
+ * the last two superadmins cannot both pass the count.
+ */
+export async function setUserStatus(tx: Transaction<Database>, caps: StoreCapabilities, id: string, status: 'active' | 'disabled'): Promise<{ user: UserView; changed: boolean; revoked?: { sessions: number; tokens: number } }> {
+  const current = await findUser(tx, id);
+  if (!current) throw errors.notFound('user');
+  if (current.status === status) return { user: userView(current), changed: false };
+  let revoked: { sessions: number; tokens: number } | undefined;
+  if (status === 'disabled') {
+    if (current.superadmin === 1) {
+      let q = tx.selectFrom('users').select('id').where('superadmin', '=', 1).where('status', '=', 'active');
+      if (caps.supportsConcurrentWriters) q = q.forUpdate();
+      const active = await q.execute();
+      if (active.length <= 1) throw new ApiError('last_superadmin');
+    }
+    revoked = await revokeAllCredentials(tx, id, nowTimestamp());
+  }
+  const at = nowTimestamp();
+  await tx.updateTable('users').set({ status, updated_at: at }).where('id', '=', id).execute();
+  return { user: userView({ ...current, status, updated_at: at }), changed: true, revoked };
+}
