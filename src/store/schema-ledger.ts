@@ -1,11 +1,55 @@
 /** Kysely table types of the ledger area (migration 3); merged into `Database` in schema.ts. */
+import type { ColumnType } from 'kysely';
 
-/** Tables of the ledger area; filled in by migration 3. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface LedgerTables {}
+/**
+ * Hashes, blinds, signatures, key ids and record ids are stored as raw bytes (BLOB / bytea), not hex
+ * or base64 text: half the bytes per record (the ≤ 400 B/record target, bench ledger-append). The
+ * ledger store converts them to the hex/base64 the wire and the preimages use.
+ */
+type Bytes = Buffer;
+/** bigint on Postgres comes back as a string; written as a number. */
+type SeqColumn = ColumnType<number | string, number, never>;
+
+/** `audit_records`: one row per chained, signed record; append-only (triggers + grants). */
+export interface AuditRecordsTable {
+  tenant_id: string;
+  seq: SeqColumn;
+  /** 16 bytes of the UUIDv7 */
+  id: Bytes;
+  occurred_at: string;
+  actor: string;
+  actor_kind: string;
+  action: string;
+  target_kind: string;
+  target_id: string;
+  /** canonical JSON text; null once erased */
+  meta: string | null;
+  /** 32 bytes; null once erased */
+  meta_blind: Bytes | null;
+  meta_commitment: Bytes;
+  payload_hash: Bytes | null;
+  prev_hash: Bytes;
+  hash: Bytes;
+  sig: Bytes;
+  /** 16 bytes (key ids are 32 hex digits) */
+  key_id: Bytes;
+}
+
+/** `audit_heads`: each chain's tip, so truncation of the tail is detected. */
+export interface AuditHeadsTable {
+  tenant_id: string;
+  seq: ColumnType<number | string, number, number>;
+  hash: Bytes;
+}
+
+/** Tables of the ledger area. */
+export interface LedgerTables {
+  audit_records: AuditRecordsTable;
+  audit_heads: AuditHeadsTable;
+}
 
 /** ledger tables with a `tenant_id` column (RLS on Postgres). */
-export const LEDGER_TENANT_TABLES = [] as const;
+export const LEDGER_TENANT_TABLES = ['audit_records', 'audit_heads'] as const;
 
 /** ledger tables shared by all tenants. */
 export const LEDGER_GLOBAL_TABLES = [] as const;

@@ -41,6 +41,18 @@ export interface Store {
   withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** releases the database; idempotent; later calls reject with `store_closed` */
   close(): Promise<void>;
+  /**
+   * SQLite only (absent on Postgres): run `fn` synchronously on the writer connection inside one
+   * `BEGIN IMMEDIATE` transaction (rolled back if it throws), serialised with every other
+   * transaction. Narrow on purpose: the ledger's batch commit, where per-row query building costs
+   * more than the insert itself (bench ledger-append).
+   */
+  sqliteTransaction?<T>(fn: (db: SqliteHandle) => T): Promise<T>;
+}
+
+/** The few better-sqlite3 calls `sqliteTransaction` callers use (prepared statements). */
+export interface SqliteHandle {
+  prepare(source: string): { run(...params: unknown[]): { changes: number }; get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
 }
 
 /** Minimal structured logger (pino-compatible). */

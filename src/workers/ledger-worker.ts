@@ -5,7 +5,13 @@ import { keySetFromSpecs } from '../ledger/keyset.js';
 import { createSigner, type Signer } from '../ledger/signers.js';
 import { verifyChunk } from '../ledger/verify-chunk.js';
 import { WorkerErrors } from './errors.js';
-import type { LedgerRequest, LedgerResult, LedgerWorkerData, SignBatchRequest, VerifyChunkRequest, SignBatchResult, VerifyChunkResult } from './protocol.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { sqliteRangeReader } from '../ledger/ledger-store.js';
+import type { AuditRecord } from '../ledger/record.js';
+import { openReader, sourceKey, type LedgerReader } from './export-source.js';
+import type { KeySpec } from '../ledger/keyset.js';
+import type { KeySet } from '../ledger/keyset.js';
+import type { LedgerRequest, LedgerResult, LedgerWorkerData, SignBatchRequest, VerifyChunkRequest, VerifyRangeRequest, SignBatchResult, VerifyChunkResult } from './protocol.js';
 
 // Key material arrives once per worker (workerData), and KeyObjects are built once, not per task.
 const signers = new Map<string, Signer>();
@@ -32,12 +38,62 @@ function verify(req: VerifyChunkRequest): VerifyChunkResult {
   return { kind: 'verify-chunk', report };
 }
 
+// One reader per source and one key set per key list, kept for the worker's life.
+const readers = new Map<string, LedgerReader>();
+let keyCache: { specs: string; keys: KeySet } | undefined;
+
+function keysOf(specs: KeySpec[]): KeySet {
+  const id = specs.map((s) => `${s.key_id}:${s.first_seq ?? ''}:${s.last_seq ?? ''}`).join(',');
+  if (keyCache?.specs !== id) keyCache = { specs: id, keys: keySetFromSpecs(specs) };
+  return keyCache.keys;
+}
+
+// SQLite: a raw read-only handle per file, rows decoded from arrays (the read is most of the cost).
+const sqliteRanges = new Map<string, (tenant: string, fromSeq: number, toSeq: number) => AuditRecord[]>();
+
+async function readRangeOf(req: VerifyRangeRequest, lo: number): Promise<AuditRecord[]> {
+  if (req.source.kind === 'sqlite') {
+    let read = sqliteRanges.get(req.source.file);
+    if (read === undefined) {
+      read = sqliteRangeReader(new BetterSqlite3(req.source.file, { readonly: true, fileMustExist: true, timeout: 5000 }));
+      sqliteRanges.set(req.source.file, read);
+    }
+    return read(req.tenant, lo, req.toSeq);
+  }
+  const key = sourceKey(req.source);
+  let reader = readers.get(key);
+  if (reader === undefined) {
+    reader = openReader(req.source);
+    readers.set(key, reader);
+  }
+  return reader.read(req.tenant, lo, req.toSeq, {});
+}
+
+async function verifyRange(req: VerifyRangeRequest): Promise<VerifyChunkResult> {
+  const lo = Math.max(1, req.fromSeq - 1);
+  const rows = await readRangeOf(req, lo);
+  const first = rows[0];
+  const anchorRow = req.fromSeq > 1 && first !== undefined && first.seq === req.fromSeq - 1 ? first : undefined;
+  const records = anchorRow === undefined ? rows : rows.slice(1);
+  const report = verifyChunk(records, {
+    tenant: req.tenant,
+    firstSeq: req.fromSeq,
+    anchor: anchorRow === undefined ? null : { seq: anchorRow.seq, hash: anchorRow.hash },
+    head: req.head,
+    signatures: req.signatures,
+    keys: keysOf(req.keys),
+  });
+  return { kind: 'verify-chunk', report };
+}
+
 /** The task handler Piscina calls (selected by name, so no default export is needed). */
-export function handle(req: LedgerRequest): LedgerResult {
+export function handle(req: LedgerRequest): LedgerResult | Promise<LedgerResult> {
   switch (req.kind) {
     case 'sign-batch':
       return signBatch(req);
     case 'verify-chunk':
       return verify(req);
+    case 'verify-range':
+      return verifyRange(req);
   }
 }

@@ -12,6 +12,7 @@ import type {
   SigningKeyMaterial,
   VerifyChunkRequest,
   VerifyChunkResult,
+  VerifyRangeRequest,
 } from './protocol.js';
 
 /** Options of a generic task pool. */
@@ -92,6 +93,8 @@ export interface LedgerPool {
   readonly threads: number;
   signBatch(req: Omit<SignBatchRequest, 'kind'>, signal?: AbortSignal): Promise<SignBatchResult>;
   verifyChunk(req: Omit<VerifyChunkRequest, 'kind'>, signal?: AbortSignal): Promise<VerifyChunkResult>;
+  /** Verify a stored seq range the worker reads itself (ledger/chain-verifier.ts). */
+  verifyRange(req: Omit<VerifyRangeRequest, 'kind'>, signal?: AbortSignal): Promise<VerifyChunkResult>;
   close(opts?: { force?: boolean }): Promise<void>;
 }
 
@@ -109,6 +112,7 @@ export function createWorkerPool(opts: WorkerPoolOptions = {}): LedgerPool {
     threads: pool.threads,
     signBatch: async (req, signal) => (await pool.run({ kind: 'sign-batch', ...req }, signal)) as SignBatchResult,
     verifyChunk: async (req, signal) => (await pool.run({ kind: 'verify-chunk', ...req }, signal)) as VerifyChunkResult,
+    verifyRange: async (req, signal) => (await pool.run({ kind: 'verify-range', ...req }, signal)) as VerifyChunkResult,
     close: (o) => pool.close(o),
   };
 }

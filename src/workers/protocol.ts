@@ -6,6 +6,7 @@ import type { AuditRecord } from '../ledger/record.js';
 import type { KeySpec } from '../ledger/keyset.js';
 import type { SignatureAlgorithm } from '../ledger/signers.js';
 import type { ChainAnchor, ChunkReport } from '../ledger/verify-chunk.js';
+import type { ExportSource } from './export-protocol.js';
 
 /** Private key material handed to every worker once, at pool start (workerData). */
 export interface SigningKeyMaterial {
@@ -55,8 +56,24 @@ export interface VerifyChunkResult {
   report: ChunkReport;
 }
 
+/**
+ * Verify the stored records with seq in [fromSeq, toSeq], read by the worker on its own read-only
+ * connection (copying records to a worker costs about as much as verifying them). The anchor is
+ * read there too: the stored hash of seq fromSeq - 1.
+ */
+export interface VerifyRangeRequest {
+  kind: 'verify-range';
+  source: ExportSource;
+  tenant: string;
+  fromSeq: number;
+  toSeq: number;
+  head: ChainAnchor | null;
+  signatures: boolean;
+  keys: KeySpec[];
+}
+
 /** Any ledger job. */
-export type LedgerRequest = SignBatchRequest | VerifyChunkRequest;
+export type LedgerRequest = SignBatchRequest | VerifyChunkRequest | VerifyRangeRequest;
 /** Any ledger result. */
 export type LedgerResult = SignBatchResult | VerifyChunkResult;
 /** The result type of a given request type. */

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, type Transaction } from 'kysely';
 import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
 import type { Database, MigrationDatabase } from '../schema.js';
-import type { Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
+import type { SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
@@ -30,6 +30,7 @@ class SqliteStore implements Store {
   constructor(
     readonly db: Kysely<Database>,
     private readonly log: StoreLog,
+    private readonly sqlite: BetterSqlite3.Database,
   ) {}
 
   #open(): void {
@@ -74,6 +75,12 @@ class SqliteStore implements Store {
     return this.db.transaction().execute(fn);
   }
 
+  async sqliteTransaction<T>(fn: (db: SqliteHandle) => T): Promise<T> {
+    this.#open();
+    // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
+    return this.db.connection().execute(async () => this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate());
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -111,5 +118,5 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   }
   const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }) });
   log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous }, 'store opened');
-  return new SqliteStore(db, log);
+  return new SqliteStore(db, log, sqlite);
 }

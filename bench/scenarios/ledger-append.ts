@@ -1,0 +1,172 @@
+/**
+ * Scenario `ledger-append` (issue 4, Performance): the append pipeline's own capacity. 64 concurrent
+ * in-process appenders on one chain, SQLite (synchronous=FULL) and Postgres (if 127.0.0.1:5432
+ * answers): durable signed appends/s and p50/p99 append latency; in the same run, the raw
+ * node:crypto Ed25519 sign rate of the same worker pool (2 threads, batches of 512, no I/O); and
+ * the bytes each record takes in the SQLite file.
+ */
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { hashBatch, signHashes } from '../../src/ledger/chain.js';
+import { Keyring } from '../../src/ledger/keyring.js';
+import { LedgerPipeline } from '../../src/ledger/pipeline.js';
+import type { AuditDraft } from '../../src/ledger/record.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
+import { createWorkerPool, type LedgerPool } from '../../src/workers/pool.js';
+import { createTempDatabase, pgTestDsn } from '../../test/helpers/pg.js';
+import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
+
+const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
+const APPENDERS = 64;
+
+function draft(i: number): AuditDraft {
+  return {
+    actor: `user:0197${(i % 97).toString(16).padStart(4, '0')}-aaaa-7bbb-8ccc-ddddeeeeffff`,
+    actor_kind: 'user',
+    action: i % 3 === 0 ? 'agent.update' : 'agent.create',
+    target_kind: 'agent',
+    target_id: `0197aaaa-bbbb-7ccc-8ddd-${(i % 1e12).toString(16).padStart(12, '0')}`,
+    meta: { name: `agent-${i}`, status: 'active' },
+  };
+}
+
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+/** 64 appenders for `seconds`; latency of every append. */
+async function drive(pipeline: LedgerPipeline, seconds: number): Promise<{ count: number; rate: number; p50: number; p99: number; maxMs: number }> {
+  const lat: number[] = [];
+  let stop = false;
+  let i = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (!stop) {
+      const t0 = performance.now();
+      await pipeline.append(TENANT, draft(i++));
+      lat.push(performance.now() - t0);
+    }
+  };
+  const timer = setTimeout(() => (stop = true), seconds * 1000);
+  await Promise.all(Array.from({ length: APPENDERS }, worker));
+  clearTimeout(timer);
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = Float64Array.from(lat).sort();
+  return { count: lat.length, rate: lat.length / elapsed, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), maxMs: sorted[sorted.length - 1] ?? 0 };
+}
+
+/** Raw sign rate of the pool: 2 callers keep both threads busy with batches of 512 (no I/O, no hashing). */
+async function rawSignRate(pool: LedgerPool, keyId: string, seconds: number): Promise<number> {
+  const hashes = Buffer.alloc(32 * 512, 7);
+  let signed = 0;
+  let stop = false;
+  const started = performance.now();
+  const caller = async (): Promise<void> => {
+    let seq = 1;
+    while (!stop) {
+      await pool.signBatch({ keyId, tenant: TENANT, firstSeq: seq, hashes });
+      seq += 512;
+      signed += 512;
+    }
+  };
+  const timer = setTimeout(() => (stop = true), seconds * 1000);
+  await Promise.all(Array.from({ length: pool.threads * 2 }, caller));
+  clearTimeout(timer);
+  return signed / ((performance.now() - started) / 1000);
+}
+
+async function measureBackend(ctx: BenchContext, name: string, store: Store, pool: LedgerPool, keyring: Keyring): Promise<Measurement & { extra: Record<string, number> }> {
+  await store.migrate();
+  const pipeline = new LedgerPipeline({ store, signer: () => keyring.active, pool });
+  ctx.log(`${name}: warm-up ${ctx.options.warmup} s …`);
+  await drive(pipeline, ctx.options.warmup);
+  ctx.log(`${name}: measuring ${ctx.options.duration} s with ${APPENDERS} appenders …`);
+  const r = await drive(pipeline, ctx.options.duration);
+  await pipeline.close();
+  return {
+    target: `svc-ledger-${name}`,
+    path: 'append',
+    requestsPerSec: Math.round(r.rate),
+    p50Ms: Number(r.p50.toFixed(3)),
+    p99Ms: Number(r.p99.toFixed(3)),
+    detail: { appends: r.count, max_ms: Number(r.maxMs.toFixed(2)), appenders: APPENDERS },
+    extra: {},
+  };
+}
+
+async function run(ctx: BenchContext): Promise<ScenarioResult> {
+  const dataDir = join(ctx.tmpDir, 'ledger-data');
+  const keyring = await Keyring.open({ dataDir, env: {} });
+  const pool = createWorkerPool({ threads: 2, signingKeys: [keyring.signingKey()] });
+  const raw: Measurement[] = [];
+  const baselines: Measurement[] = [];
+  const ratios: Ratio[] = [];
+  const notes: string[] = [];
+  const subject: Record<string, unknown> = { algorithm: keyring.active.algorithm, worker_threads: pool.threads, sqlite_synchronous: 'full' };
+  try {
+    // Raw sign rate with the same pool, measured first so the figure is not lowered by leftover I/O.
+    ctx.log('raw Ed25519 sign rate on the pool …');
+    await rawSignRate(pool, keyring.active.keyId, 1);
+    const signRate = await rawSignRate(pool, keyring.active.keyId, ctx.options.duration);
+    baselines.push({ target: 'node-crypto-ed25519-sign', path: `${pool.threads} threads`, requestsPerSec: Math.round(signRate), p50Ms: 0, p99Ms: 0, detail: { batch: 512 } });
+    // In-thread hashing cost (what the main thread does per record besides I/O).
+    const drafts = Array.from({ length: 512 }, (_, i) => draft(i));
+    let hashed = 0;
+    const h0 = performance.now();
+    while (performance.now() - h0 < 1000) {
+      hashBatch(null, TENANT, drafts, keyring.active);
+      hashed += 512;
+    }
+    subject['main_thread_hash_rate'] = Math.round(hashed / ((performance.now() - h0) / 1000));
+    void signHashes;
+
+    const sqlite = await openStore({ backend: 'sqlite', dataDir });
+    try {
+      const m = await measureBackend(ctx, 'sqlite', sqlite, pool, keyring);
+      raw.push(m);
+      ratios.push({ name: 'sqlite-append/raw-sign', path: 'append', requestsPerSec: Number((m.requestsPerSec / signRate).toFixed(3)), p50: 0, p99: 0 });
+    } finally {
+      await sqlite.close();
+    }
+    // Bytes per record: the whole file after a checkpoint of the WAL, over the record count.
+    const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
+    try {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = Number(db.pragma('page_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+      const n = Number((db.prepare('select count(*) as n from audit_records').get() as { n: number }).n);
+      const free = Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+      subject['sqlite_bytes_per_record'] = Math.round((pages - free) / n);
+      subject['sqlite_records'] = n;
+    } finally {
+      db.close();
+    }
+
+    const pg = await pgTestDsn();
+    if (pg.dsn !== undefined) {
+      const temp = await createTempDatabase(pg.dsn);
+      const store = await openStore({ backend: 'postgres', dataDir, dsn: temp.dsn, poolSize: 8 });
+      try {
+        const m = await measureBackend(ctx, 'postgres', store, pool, keyring);
+        raw.push(m);
+        ratios.push({ name: 'postgres-append/raw-sign', path: 'append', requestsPerSec: Number((m.requestsPerSec / signRate).toFixed(3)), p50: 0, p99: 0 });
+      } finally {
+        await store.close();
+        await temp.drop();
+      }
+    } else {
+      notes.push(`postgres skipped: ${pg.skip}`);
+    }
+  } finally {
+    await pool.close();
+  }
+  notes.push('targets (issue 4): ≥ 30,000 appends/s on SQLite, ≥ 40% of the raw two-core sign rate, p99 ≤ 10 ms; ≤ 400 B/record');
+  return { raw, baselines, ratios, subject, notes };
+}
+
+export const scenario: Scenario = {
+  name: 'ledger-append',
+  description: 'append pipeline: 64 in-process appenders on one chain, SQLite and Postgres, vs the raw Ed25519 sign rate',
+  run,
+};

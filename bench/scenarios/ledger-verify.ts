@@ -1,0 +1,133 @@
+/**
+ * Scenario `ledger-verify` (issue 4, Performance): verification of a stored chain of
+ * `BENCH_LEDGER_RECORDS` records (default 1,000,000, a checkpoint every 1,000) on SQLite, as
+ * `GET /v1/audit/verify` runs it: seq ranges read and verified by the worker pool on their own
+ * read-only connections. Two modes: chain + checkpoints (no event signatures) and full (every
+ * signature). In the same run: the raw node:crypto Ed25519 verify rate on the same number of
+ * threads, and the main thread's event-loop delay p99 during verification (what a `/healthz`
+ * answered meanwhile would wait at most, besides its own work).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import { hashBatch, applySignatures, type ChainTail } from '../../src/ledger/chain.js';
+import { checkpointDraft } from '../../src/ledger/checkpoint.js';
+import { verifyStoredChain } from '../../src/ledger/chain-verifier.js';
+import { Keyring } from '../../src/ledger/keyring.js';
+import { sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
+import type { AuditDraft } from '../../src/ledger/record.js';
+import { openStore } from '../../src/store/store.js';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
+import { createWorkerPool } from '../../src/workers/pool.js';
+import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
+
+const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
+const THREADS = 2;
+
+function draft(i: number): AuditDraft {
+  return { actor: 'user:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000', actor_kind: 'user', action: 'agent.update', target_kind: 'agent', target_id: `0197aaaa-bbbb-7ccc-8ddd-${i.toString(16).padStart(12, '0')}`, meta: { status: 'active', n: i } };
+}
+
+/** Raw Ed25519 verifies/s on `threads` worker threads for `seconds` (one fixed message and signature). */
+async function rawVerifyRate(threads: number, seconds: number): Promise<number> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { generateKeyPairSync, sign, verify } = require('node:crypto');
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const msg = Buffer.alloc(80, 1);
+    const sig = sign(null, msg, privateKey);
+    const end = Date.now() + workerData * 1000;
+    let n = 0;
+    while (Date.now() < end) { for (let i = 0; i < 256; i++) verify(null, msg, publicKey, sig); n += 256; }
+    parentPort.postMessage(n);`;
+  const started = performance.now();
+  const counts = await Promise.all(
+    Array.from({ length: threads }, () => new Promise<number>((resolve, reject) => {
+      const w = new Worker(code, { eval: true, workerData: seconds });
+      w.once('message', (n: number) => resolve(n));
+      w.once('error', reject);
+    })),
+  );
+  return counts.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
+}
+
+async function run(ctx: BenchContext): Promise<ScenarioResult> {
+  const total = Number(process.env['BENCH_LEDGER_RECORDS'] ?? 1_000_000);
+  const dataDir = join(ctx.tmpDir, 'ledger-data');
+  const keyring = await Keyring.open({ dataDir, env: {} });
+  const pool = createWorkerPool({ threads: THREADS, signingKeys: [keyring.signingKey()] });
+  const store = await openStore({ backend: 'sqlite', dataDir, sqliteSynchronous: 'normal' });
+  const raw: Measurement[] = [];
+  const baselines: Measurement[] = [];
+  const ratios: Ratio[] = [];
+  const subject: Record<string, unknown> = { records: total, threads: THREADS, algorithm: keyring.active.algorithm, checkpoint_every: 1000 };
+  try {
+    await store.migrate();
+    ctx.log(`generating a ${total.toLocaleString('en')}-record chain …`);
+    const g0 = performance.now();
+    let tail: ChainTail | null = null;
+    const BATCH = 4096;
+    let pendingCommit: Promise<void> = Promise.resolve();
+    for (let seq = 1; seq <= total; seq += BATCH) {
+      const n = Math.min(BATCH, total - seq + 1);
+      const drafts = Array.from({ length: n }, (_, i) => ((seq + i) % 1000 === 0 ? checkpointDraft() : draft(seq + i)));
+      const hashed = hashBatch(tail, TENANT, drafts, keyring.active);
+      const prev = tail;
+      tail = hashed.tail;
+      const signed = pool.signBatch({ keyId: keyring.active.keyId, tenant: TENANT, firstSeq: hashed.firstSeq, hashes: hashed.hashes });
+      await pendingCommit;
+      pendingCommit = signed.then(async (s) => {
+        const records = applySignatures(hashed, { sigLength: s.sigLength, sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength) });
+        await store.sqliteTransaction!((db) => sqliteInsertRecords(db, TENANT, records, prev));
+      });
+    }
+    await pendingCommit;
+    subject['generate_seconds'] = Number(((performance.now() - g0) / 1000).toFixed(1));
+
+    const source = { kind: 'sqlite' as const, file: join(dataDir, SQLITE_FILE_NAME) };
+    const keys = keyring.keySet(TENANT);
+    const measure = async (signatures: boolean): Promise<Measurement> => {
+      const lag = monitorEventLoopDelay({ resolution: 1 });
+      lag.enable();
+      const t0 = performance.now();
+      const report = await verifyStoredChain(store, TENANT, { keys, pool, source, signatures });
+      const seconds = (performance.now() - t0) / 1000;
+      lag.disable();
+      if (!report.ok || report.chain.checked !== total) throw new Error(`verification failed: ${JSON.stringify(report)}`);
+      return {
+        target: signatures ? 'verify-full' : 'verify-chain+checkpoints',
+        path: `${total} records`,
+        requestsPerSec: Math.round(total / seconds),
+        p50Ms: Number((lag.percentile(50) / 1e6).toFixed(2)),
+        p99Ms: Number((lag.percentile(99) / 1e6).toFixed(2)),
+        detail: { seconds: Number(seconds.toFixed(2)), checkpoints: report.checkpoints.count, event_loop_delay_max_ms: Number((lag.max / 1e6).toFixed(2)), note: 'p50/p99 are event-loop delay during verification' },
+      };
+    };
+    ctx.log('verifying: chain + checkpoints …');
+    await measure(false); // warm-up: worker connections, page cache
+    raw.push(await measure(false));
+    ctx.log('verifying: full, every signature …');
+    raw.push(await measure(true));
+    ctx.log('raw Ed25519 verify rate …');
+    const rawRate = await rawVerifyRate(THREADS, Math.max(2, ctx.options.duration));
+    baselines.push({ target: 'node-crypto-ed25519-verify', path: `${THREADS} threads`, requestsPerSec: Math.round(rawRate), p50Ms: 0, p99Ms: 0, detail: {} });
+    const full = raw[1] as Measurement;
+    ratios.push({ name: 'verify-full/raw-verify', path: `${total} records`, requestsPerSec: Number((full.requestsPerSec / rawRate).toFixed(3)), p50: 0, p99: 0 });
+  } finally {
+    await store.close();
+    await pool.close();
+  }
+  return {
+    raw,
+    baselines,
+    ratios,
+    subject,
+    notes: ['targets (issue 4): chain+checkpoints ≥ 500k records/s; full ≥ 25k/s and ≥ 85% of the raw verify rate; /healthz p99 < 10 ms meanwhile (p50/p99 columns: event-loop delay)'],
+  };
+}
+
+export const scenario: Scenario = {
+  name: 'ledger-verify',
+  description: 'stored-chain verification (SQLite, worker ranges): chain+checkpoints and full, vs the raw Ed25519 verify rate',
+  run,
+};

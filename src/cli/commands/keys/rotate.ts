@@ -1,0 +1,55 @@
+import { Option } from 'clipanion';
+import * as t from 'typanion';
+import { BaseCommand, yesOption } from '../../client/base-command.js';
+import { CliUsageError } from '../../client/errors.js';
+import { ExitCode } from '../../client/exit-codes.js';
+import { defaultDataDir } from '../../../serve/config.js';
+import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm } from '../../../ledger/signers.js';
+
+/** `svc keys rotate`: offline rotation of the audit signing key on the server's data directory. */
+export class KeysRotateCommand extends BaseCommand {
+  static override paths = [['keys', 'rotate']];
+
+  static override usage = BaseCommand.Usage({
+    category: 'Audit',
+    description: 'Rotate the audit ledger signing key (offline: stop svc serve first)',
+    details: `
+      Runs on the server's data directory and store, with \`svc serve\` stopped (a running server would
+      keep signing with the retired key). Mints a new key (algorithm of the current key unless
+      \`--algorithm\`), retires the old one at each chain's current head (it stays published by
+      \`GET /v1/audit/pubkey\` with that \`last_seq\`), and appends an \`audit.key.rotate\` record, signed
+      by the new key, to every chain that has records. Start the server again afterwards.
+    `,
+    examples: [['Rotate to a new Ed25519 key', '$0 keys rotate --data-dir /var/lib/svc --yes']],
+  });
+
+  dataDir = Option.String('--data-dir', { description: 'data directory of the server (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
+  store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
+  dsn = Option.String('--dsn', { description: 'Postgres connection string for --store postgres (SERVICE_DSN)' });
+  algorithm = Option.String('--algorithm', { description: `algorithm of the new key: ${SIGNATURE_ALGORITHMS.join(', ')}`, validator: t.isEnum(SIGNATURE_ALGORITHMS) });
+  yes = yesOption();
+
+  async execute(): Promise<number> {
+    const env = this.context.env;
+    const dataDir = this.dataDir ?? (env.SERVICE_DATA_DIR || defaultDataDir(env));
+    const backend = this.store ?? (env.SERVICE_STORE || 'sqlite');
+    if (backend !== 'sqlite' && backend !== 'postgres') throw new CliUsageError(`--store must be sqlite or postgres, got ${JSON.stringify(backend)}`);
+    const dsn = this.dsn ?? (env.SERVICE_DSN || undefined);
+    await this.requireYes(this.yes, 'rotate the audit signing key (svc serve must be stopped)');
+    const { openStore } = await import('../../../store/store.js');
+    const { Keyring } = await import('../../../ledger/keyring.js');
+    const { rotateSigningKey } = await import('../../../ledger/rotation.js');
+    const store = await openStore({ backend, dataDir, ...(dsn ? { dsn } : {}) });
+    try {
+      await store.migrate();
+      const keyring = await Keyring.open({ dataDir, env });
+      const result = await rotateSigningKey(store, keyring, this.algorithm as SignatureAlgorithm | undefined);
+      this.emit(result, (r) =>
+        [`rotated ${r.old_key_id} → ${r.new_key_id} (${r.algorithm})`, ...r.chains.map((c) => `  ${c.tenant}: old key ends at seq ${c.last_seq_old_key}, rotate record at seq ${c.rotate_seq}`)].join('\n'),
+      );
+      return ExitCode.OK;
+    } finally {
+      await store.close();
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The durable ledger as `svc serve` runs it: keyring in the data dir, worker pool holding the active
+ * key, append pipeline, checkpointer, and stored-chain verification. Built once by the composition
+ * root; routes reach it as `services.ledger`.
+ */
+import type { Store } from '../store/store.js';
+import type { ExportSource } from '../workers/export-protocol.js';
+import { createWorkerPool, type LedgerPool } from '../workers/pool.js';
+import { verifyStoredChain } from './chain-verifier.js';
+import { Checkpointer, type CheckpointResult } from './checkpointer.js';
+import { Keyring, type KeyringOptions, type PublishedKey } from './keyring.js';
+import { LedgerAuditSink } from './ledger-sink.js';
+import { readHead, readRecords, type RecordFilter } from './ledger-store.js';
+import { LedgerPipeline } from './pipeline.js';
+import { chainHeads } from './rotation.js';
+import type { AuditRecord } from './record.js';
+import type { VerifyReport } from './verify.js';
+
+/** How to open the ledger. */
+export interface LedgerServiceOptions {
+  store: Store;
+  dataDir: string;
+  /** Worker threads (default all cores); 0 signs and verifies on the main thread. */
+  threads?: number;
+  /** Checkpoint interval in ms; 0 disables the timer (default `SERVICE_AUDIT_CHECKPOINT_INTERVAL` seconds, else 60 s). */
+  checkpointIntervalMs?: number;
+  env?: Record<string, string | undefined>;
+  keyring?: Omit<KeyringOptions, 'dataDir' | 'env'>;
+  /** Largest append batch (default 512). */
+  maxBatch?: number;
+  /** Interval checkpoint failures go here (default: ignored). */
+  onError?: (err: unknown) => void;
+  /** Read-only source for verification workers (default: none, records are read on this thread). */
+  source?: ExportSource;
+}
+
+/** A page of `GET /v1/audit`. */
+export interface AuditPage {
+  items: AuditRecord[];
+  has_more: boolean;
+  head_seq: number;
+  cursor?: string;
+}
+
+/** The checkpoint interval from `SERVICE_AUDIT_CHECKPOINT_INTERVAL` (seconds; default 60; 0 disables). */
+export function checkpointIntervalMs(env: Record<string, string | undefined>): number {
+  const raw = env['SERVICE_AUDIT_CHECKPOINT_INTERVAL'];
+  if (raw === undefined || raw.trim() === '') return 60_000;
+  const s = Number(raw);
+  if (!Number.isFinite(s) || s < 0) throw new RangeError(`SERVICE_AUDIT_CHECKPOINT_INTERVAL must be a number of seconds ≥ 0, got ${JSON.stringify(raw)}`);
+  return Math.round(s * 1000);
+}
+
+/** The running ledger. */
+export class LedgerService {
+  readonly sink: LedgerAuditSink;
+
+  private constructor(
+    readonly store: Store,
+    readonly keyring: Keyring,
+    readonly pool: LedgerPool | null,
+    readonly pipeline: LedgerPipeline,
+    readonly checkpointer: Checkpointer,
+    private readonly source: ExportSource | undefined,
+  ) {
+    this.sink = new LedgerAuditSink(pipeline);
+  }
+
+  /** Open the keyring (minting a key on first start), start the pool and the checkpoint timer. */
+  static async open(opts: LedgerServiceOptions): Promise<LedgerService> {
+    const env = opts.env ?? process.env;
+    // A supplied key file that differs from the recorded active key retires the old one at the chain heads.
+    const keyring = await Keyring.open({ chainHeads: () => chainHeads(opts.store), ...opts.keyring, dataDir: opts.dataDir, env });
+    const threads = opts.threads;
+    const pool = threads === 0 ? null : createWorkerPool({ ...(threads === undefined ? {} : { threads }), signingKeys: [keyring.signingKey()] });
+    let checkpointer: Checkpointer | undefined;
+    const pipeline = new LedgerPipeline({
+      store: opts.store,
+      signer: () => keyring.active,
+      pool,
+      ...(opts.maxBatch === undefined ? {} : { maxBatch: opts.maxBatch }),
+      onCommit: (t, tail, recs) => checkpointer?.onCommit(t, tail, recs),
+    });
+    checkpointer = new Checkpointer(opts.store, pipeline);
+    const svc = new LedgerService(opts.store, keyring, pool, pipeline, checkpointer, opts.source);
+    checkpointer.start(opts.checkpointIntervalMs ?? checkpointIntervalMs(env), opts.onError ?? (() => {}));
+    return svc;
+  }
+
+  /** Append one record; resolves once durable. */
+  append: LedgerAuditSink['append'] = (tenant, draft) => this.pipeline.append(tenant, draft);
+
+  /** A page of one chain from seq `from` (ascending), with the chain's head seq. */
+  async read(tenant: string, from: number, limit: number, filter: RecordFilter = {}): Promise<AuditPage> {
+    const { rows, head } = await this.store.withTenant(tenant, async (tx) => ({
+      rows: await readRecords(tx, tenant, from, limit + 1, filter),
+      head: await readHead(tx, tenant),
+    }));
+    const has_more = rows.length > limit;
+    const items = has_more ? rows.slice(0, limit) : rows;
+    const page: AuditPage = { items, has_more, head_seq: head?.seq ?? 0 };
+    const last = items[items.length - 1];
+    if (has_more && last !== undefined) page.cursor = String(last.seq + 1);
+    return page;
+  }
+
+  /** Verify a stored chain against the keyring's published keys (seq ranges included). */
+  verify(tenant: string, from = 1, signatures = true): Promise<VerifyReport> {
+    return verifyStoredChain(this.store, tenant, { from, keys: this.keyring.keySet(tenant), signatures, pool: this.pool, ...(this.source ? { source: this.source } : {}) });
+  }
+
+  /** `GET /v1/audit/pubkey`. */
+  publishedKeys(tenant: string): { keys: PublishedKey[] } {
+    return this.keyring.publishedKeys(tenant);
+  }
+
+  /** On demand: checkpoint every chain. */
+  checkpointAll(): Promise<CheckpointResult[]> {
+    return this.checkpointer.checkpointAll();
+  }
+
+  /** Stop the timer, settle accepted appends, stop the pool. */
+  async close(): Promise<void> {
+    await this.checkpointer.stop();
+    await this.pipeline.close();
+    await this.pool?.close();
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The append pipeline (issue 4): per-chain queue, group commit, signing in the worker pool.
+ *
+ * For each chain, appends queue up; a batch (up to `maxBatch` drafts) is linked and hashed on this
+ * thread from the chain's tail (`hashBatch`), signed in the pool (`signHashes`), then committed with
+ * the new head in one transaction, and only then are its appends resolved. Batching adapts by
+ * itself: a lone append starts a batch at once (next microtask); while batches are signing or
+ * committing, new appends pile up and the next batch takes them all. Up to `maxInFlight` batches of
+ * a chain overlap (one commits while the next is being signed), each hashed on the optimistic tail
+ * of the one before.
+ *
+ * Honesty: the commit transaction takes the chain lock (Postgres: `pg_advisory_xact_lock`; SQLite:
+ * the database's single writer via BEGIN IMMEDIATE) and re-reads the head; if another process moved
+ * it (or an earlier batch failed), the batch is re-sealed on the real head inside the lock. The
+ * primary key (tenant_id, seq) is the backstop. A failed commit rejects every append of its batch;
+ * nothing is resolved before its transaction committed.
+ */
+import { sql } from 'kysely';
+import type { Store } from '../store/store.js';
+import type { LedgerPool } from '../workers/pool.js';
+import { applySignatures, hashBatch, signHashes, type ChainTail, type HashedBatch } from './chain.js';
+import { insertRecords, readHead, sqliteInsertRecords, sqliteReadHead } from './ledger-store.js';
+import type { AuditDraft, AuditRecord } from './record.js';
+import type { Signer } from './signers.js';
+
+/** How the pipeline runs. */
+export interface PipelineOptions {
+  store: Store;
+  /** The active signer (the keyring's); read per batch. */
+  signer: () => Signer;
+  /** Pool whose workers hold the active key; null signs on this thread. */
+  pool: LedgerPool | null;
+  /** Largest batch (default 512). */
+  maxBatch?: number;
+  /** Batches of one chain in flight at once (default 3). */
+  maxInFlight?: number;
+  /** Called after each commit with the chain's new tail (checkpointer bookkeeping). */
+  onCommit?: (tenant: string, tail: ChainTail, records: readonly AuditRecord[]) => void;
+}
+
+interface Pending {
+  draft: AuditDraft;
+  resolve: (r: AuditRecord) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Batch {
+  pending: Pending[];
+  prev: ChainTail | null;
+  hashed: HashedBatch;
+  signed: Promise<AuditRecord[]>;
+}
+
+interface Chain {
+  tenant: string;
+  queue: Pending[];
+  /** optimistic tail after the last hashed batch; undefined until read from the heads table */
+  tail: ChainTail | null | undefined;
+  loading: boolean;
+  inflight: Batch[];
+  committing: boolean;
+  idle: Array<() => void>;
+}
+
+/** Thrown to appends once the pipeline is closed. */
+export class PipelineClosedError extends Error {
+  override readonly name = 'PipelineClosedError';
+  constructor() {
+    super('audit pipeline is closed');
+  }
+}
+
+/** The durable append path of the ledger. */
+export class LedgerPipeline {
+  readonly #chains = new Map<string, Chain>();
+  readonly #maxBatch: number;
+  readonly #maxInFlight: number;
+  #closed = false;
+
+  constructor(private readonly opts: PipelineOptions) {
+    this.#maxBatch = Math.max(1, opts.maxBatch ?? 512);
+    this.#maxInFlight = Math.max(1, opts.maxInFlight ?? 3);
+  }
+
+  /** Append one draft to `tenant`'s chain; resolves with the record once it is committed. */
+  append(tenant: string, draft: AuditDraft): Promise<AuditRecord> {
+    if (this.#closed) return Promise.reject(new PipelineClosedError());
+    return new Promise<AuditRecord>((resolve, reject) => {
+      const chain = this.#chain(tenant);
+      chain.queue.push({ draft, resolve, reject });
+      // Start on the next microtask, so appends issued in the same tick share a batch.
+      if (chain.queue.length === 1) queueMicrotask(() => this.#pump(chain));
+    });
+  }
+
+  /** Resolves once every append accepted so far has settled. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#chains.values()].map((c) => this.#whenIdle(c)));
+  }
+
+  /** Stop accepting appends and wait for the accepted ones to settle. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+  }
+
+  /** Chains this pipeline has appended to (tenant ids). */
+  chains(): string[] {
+    return [...this.#chains.keys()];
+  }
+
+  #chain(tenant: string): Chain {
+    let c = this.#chains.get(tenant);
+    if (c === undefined) {
+      c = { tenant, queue: [], tail: undefined, loading: false, inflight: [], committing: false, idle: [] };
+      this.#chains.set(tenant, c);
+    }
+    return c;
+  }
+
+  #whenIdle(c: Chain): Promise<void> {
+    if (c.queue.length === 0 && c.inflight.length === 0 && !c.loading) return Promise.resolve();
+    return new Promise((resolve) => c.idle.push(resolve));
+  }
+
+  #settleIdle(c: Chain): void {
+    if (c.queue.length === 0 && c.inflight.length === 0 && !c.loading) {
+      const waiters = c.idle.splice(0);
+      for (const w of waiters) w();
+    }
+  }
+
+  #pump(c: Chain): void {
+    if (c.tail === undefined) {
+      if (!c.loading && c.queue.length > 0) void this.#loadTail(c);
+      return;
+    }
+    while (c.queue.length > 0 && c.inflight.length < this.#maxInFlight) {
+      const pending = c.queue.splice(0, this.#maxBatch);
+      const prev = c.tail;
+      let hashed: HashedBatch;
+      try {
+        hashed = hashBatch(prev, c.tenant, pending.map((p) => p.draft), this.opts.signer());
+      } catch (err) {
+        // A malformed draft fails its own batch only; split so one bad draft does not fail the others.
+        this.#rejectMalformed(c, pending, err);
+        continue;
+      }
+      c.tail = hashed.tail;
+      const batch: Batch = { pending, prev, hashed, signed: this.#sign(hashed) };
+      // Errors are handled at commit; keep an early rejection from being reported as unhandled.
+      batch.signed.catch(() => {});
+      c.inflight.push(batch);
+    }
+    void this.#commitNext(c);
+  }
+
+  /** Reject the drafts that cannot be sealed; re-queue the others at the front, in order. */
+  #rejectMalformed(c: Chain, pending: Pending[], err: unknown): void {
+    if (pending.length === 1) {
+      (pending[0] as Pending).reject(err);
+      return;
+    }
+    const signer = this.opts.signer();
+    const good: Pending[] = [];
+    // Dry-run each draft at the position it would take (a checkpoint needs a record before it).
+    let tail = c.tail ?? null;
+    for (const p of pending) {
+      try {
+        tail = hashBatch(tail, c.tenant, [p.draft], signer).tail;
+        good.push(p);
+      } catch (e) {
+        p.reject(e);
+      }
+    }
+    // Every draft passing alone cannot happen (same checks); refuse rather than loop.
+    if (good.length === pending.length) {
+      for (const p of good) p.reject(err);
+      return;
+    }
+    c.queue.unshift(...good);
+  }
+
+  async #sign(b: HashedBatch): Promise<AuditRecord[]> {
+    const signer = this.opts.signer();
+    if (this.opts.pool === null) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
+    const res = await this.opts.pool.signBatch({ keyId: signer.keyId, tenant: b.tenant, firstSeq: b.firstSeq, hashes: b.hashes });
+    // Structured clone hands back a plain Uint8Array; applySignatures needs Buffer's base64 slicing.
+    return applySignatures(b, { sigLength: res.sigLength, sigs: Buffer.from(res.sigs.buffer, res.sigs.byteOffset, res.sigs.byteLength) });
+  }
+
+  async #loadTail(c: Chain): Promise<void> {
+    c.loading = true;
+    try {
+      c.tail = await this.opts.store.withTenant(c.tenant, (tx) => readHead(tx, c.tenant));
+    } catch (err) {
+      for (const p of c.queue.splice(0)) p.reject(err);
+    } finally {
+      c.loading = false;
+    }
+    if (c.tail !== undefined) this.#pump(c);
+    this.#settleIdle(c);
+  }
+
+  async #commitNext(c: Chain): Promise<void> {
+    if (c.committing) return;
+    c.committing = true;
+    try {
+      while (c.inflight.length > 0) {
+        const b = c.inflight[0] as Batch;
+        let records: AuditRecord[];
+        let tail: ChainTail;
+        try {
+          records = await b.signed;
+          ({ records, tail } = await this.#commit(c.tenant, b, records));
+        } catch (err) {
+          c.inflight.shift();
+          for (const p of b.pending) p.reject(err);
+          // Later batches were hashed on this one; the head check re-seals them on the real head.
+          if (c.inflight.length === 0) c.tail = undefined;
+          continue;
+        }
+        c.inflight.shift();
+        if (c.inflight.length === 0) c.tail = tail;
+        for (let i = 0; i < b.pending.length; i++) (b.pending[i] as Pending).resolve(records[i] as AuditRecord);
+        this.opts.onCommit?.(c.tenant, tail, records);
+        // Room for another batch in flight: take what queued up meanwhile.
+        if (c.queue.length > 0) this.#pump(c);
+      }
+    } finally {
+      c.committing = false;
+    }
+    if (c.queue.length > 0) this.#pump(c);
+    this.#settleIdle(c);
+  }
+
+  /** One transaction: lock the chain, check the head, re-seal if it moved, insert, move the head. */
+  async #commit(tenant: string, b: Batch, signed: AuditRecord[]): Promise<{ records: AuditRecord[]; tail: ChainTail }> {
+    const store = this.opts.store;
+    if (store.sqliteTransaction !== undefined) {
+      // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
+      return store.sqliteTransaction((db) => {
+        const head = sqliteReadHead(db, tenant);
+        const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
+        sqliteInsertRecords(db, tenant, sealed.records, head);
+        return sealed;
+      });
+    }
+    return store.withTenant(tenant, async (tx) => {
+      if (store.capabilities.supportsAdvisoryLocks) {
+        // One writer per chain across every process on this database (two replicas never fork a chain).
+        await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
+      }
+      const head = await readHead(tx, tenant);
+      const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
+      await insertRecords(tx, tenant, sealed.records, head);
+      return sealed;
+    });
+  }
+
+  /** Sealed on a stale tail (another writer, or a failed batch before): seal again on the real head, keeping each draft's time. */
+  #reseal(tenant: string, b: Batch, signed: AuditRecord[], head: ChainTail | null): { records: AuditRecord[]; tail: ChainTail } {
+    const drafts = b.pending.map((p, i) => ({ ...p.draft, occurred_at: (signed[i] as AuditRecord).occurred_at }));
+    const signer = this.opts.signer();
+    const again = hashBatch(head, tenant, drafts, signer);
+    return { records: applySignatures(again, signHashes(signer, tenant, again.firstSeq, again.hashes)), tail: again.tail };
+  }
+}
+
+function sameTail(a: ChainTail | null, b: ChainTail | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.seq === b.seq && a.hash === b.hash;
+}

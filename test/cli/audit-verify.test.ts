@@ -1,0 +1,107 @@
+/**
+ * `svc audit verify --file`: the built binary checks NDJSON files of records (as `GET /v1/audit`
+ * serves them) with keys the auditor pins; tampered files give the right reason, seq and exit code.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AuditRecord } from '../../src/ledger/record.js';
+import { eventSigPreimage } from '../../src/ledger/preimage.js';
+import { publicKeyBytes, type Signer } from '../../src/ledger/signers.js';
+import { buildChain, headOf, newSigner, TENANT } from '../ledger/fixtures.js';
+import { jsonOut, runSvc, tempDir } from './harness.js';
+
+const dir = tempDir('svc-audit-verify-');
+const ed = newSigner('ed25519');
+const chain = buildChain(ed, 60, { checkpointEvery: 20 });
+const bare = (s: Signer): string => publicKeyBytes(s.algorithm, s.publicKey).toString('base64');
+
+function file(name: string, records: readonly AuditRecord[], trailer?: object): string {
+  const path = join(dir, name);
+  const lines = records.map((r) => JSON.stringify(r));
+  if (trailer) lines.push(JSON.stringify(trailer));
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+function edited(i: number, patch: Partial<AuditRecord>): AuditRecord[] {
+  return chain.map((r, k) => (k === i ? { ...r, ...patch } : r));
+}
+
+async function verify(path: string, ...extra: string[]) {
+  const run = await runSvc(['audit', 'verify', '--file', path, '-o', 'json', ...extra]);
+  return { code: run.code, report: jsonOut(run), stderr: run.stderr };
+}
+
+test('an intact file verifies with a bare pinned Ed25519 key; --strict still exits 0', async () => {
+  const path = file('ok.ndjson', chain, { export_complete: true, count: 60, last_seq: 60 });
+  const r = await verify(path, '--pubkey', bare(ed), '--strict');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.report.ok, true);
+  assert.equal(r.report.chain.checked, 60);
+  assert.equal(r.report.checkpoints.status, 'ok');
+  assert.equal(r.report.checkpoints.count, 3); // seq 20, 40, 60
+  assert.equal(r.report.signatures.checked, 60);
+  const text = await runSvc(['audit', 'verify', '--file', path, '--pubkey', `ed25519:${bare(ed)}`]);
+  assert.equal(text.code, 0);
+  assert.match(text.stdout, /verdict:\s+ok/);
+});
+
+test('a changed field is hash-mismatch at its seq: exit 0 with the report, 7 with --strict', async () => {
+  const path = file('edited.ndjson', edited(14, { actor: 'user:mallory' }));
+  const lax = await verify(path, '--pubkey', bare(ed));
+  assert.equal(lax.code, 0);
+  assert.equal(lax.report.ok, false);
+  assert.deepEqual([lax.report.chain.reason, lax.report.chain.break_at], ['hash-mismatch', 15]);
+  const strict = await verify(path, '--pubkey', bare(ed), '--strict');
+  assert.equal(strict.code, 7);
+});
+
+test('a deleted line is seq-gap; a cut tail is tail-truncated against the export terminator', async () => {
+  const gap = await verify(file('gap.ndjson', chain.filter((r) => r.seq !== 30)), '--pubkey', bare(ed), '--strict');
+  assert.equal(gap.code, 7);
+  assert.deepEqual([gap.report.chain.reason, gap.report.chain.break_at], ['seq-gap', 30]);
+  const cut = await verify(file('cut.ndjson', chain.slice(0, 50), { export_complete: true, count: 60, last_seq: 60 }), '--pubkey', bare(ed), '--strict');
+  assert.equal(cut.code, 7);
+  assert.deepEqual([cut.report.chain.reason, cut.report.chain.break_at], ['tail-truncated', 51]);
+});
+
+test('a swapped signature is sig-invalid; a record signed by an unsupplied key gives exit 8', async () => {
+  const swapped = await verify(file('sig.ndjson', edited(9, { sig: (chain[10] as AuditRecord).sig })), '--pubkey', bare(ed));
+  assert.equal(swapped.code, 0);
+  assert.deepEqual([swapped.report.signatures.reason, swapped.report.signatures.first_bad_seq], ['sig-invalid', 10]);
+  const other = newSigner('ed25519');
+  const rec = chain[39] as AuditRecord;
+  const foreign = edited(39, { key_id: other.keyId, sig: other.sign(eventSigPreimage(TENANT, rec.seq, rec.hash)).toString('base64') });
+  const r = await verify(file('foreign.ndjson', foreign), '--pubkey', bare(ed));
+  assert.equal(r.code, 8);
+  assert.deepEqual([r.report.signatures.reason, r.report.signatures.first_bad_seq], ['unknown-key', 40]);
+  // The whole chain under a key the auditor did not pin: no verdict either.
+  const wrongKey = await verify(file('ok2.ndjson', chain), '--pubkey', bare(other), '--strict');
+  assert.equal(wrongKey.code, 8);
+});
+
+test('several keys in <alg>:<base64> form verify a chain signed across a key change', async () => {
+  const ec = newSigner('ecdsa-p256-sha256');
+  const tail = buildChain(ec, 15, { tail: headOf(chain) });
+  const both = [...chain, ...tail];
+  const spec = (s: Signer): string => `${s.algorithm}:${publicKeyBytes(s.algorithm, s.publicKey).toString('base64')}`;
+  const r = await verify(file('two-keys.ndjson', both), '--pubkey', spec(ed), '--pubkey', spec(ec), '--strict');
+  assert.equal(r.code, 0, JSON.stringify(r.report));
+  assert.equal(r.report.signatures.checked, 75);
+  const onlyEd = await verify(file('two-keys-b.ndjson', both), '--pubkey', spec(ed));
+  assert.equal(onlyEd.code, 8);
+});
+
+test('--from verifies a suffix anchored on the record before it; no --pubkey is a usage error', async () => {
+  const path = file('from.ndjson', chain);
+  const r = await verify(path, '--pubkey', bare(ed), '--from', '41', '--strict');
+  assert.equal(r.code, 0, JSON.stringify(r.report));
+  assert.equal(r.report.chain.checked, 20);
+  const bad = await verify(file('from-bad.ndjson', edited(40, { prev_hash: 'ab'.repeat(32) })), '--pubkey', bare(ed), '--from', '41');
+  assert.deepEqual([bad.report.chain.reason, bad.report.chain.break_at], ['prev-mismatch', 41]);
+  const usage = await runSvc(['audit', 'verify', '--file', path]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /--pubkey/);
+});

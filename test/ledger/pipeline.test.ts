@@ -1,0 +1,189 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkpointDraft } from '../../src/ledger/checkpoint.js';
+import { Keyring } from '../../src/ledger/keyring.js';
+import { LedgerService } from '../../src/ledger/ledger-service.js';
+import { readHead, readRange } from '../../src/ledger/ledger-store.js';
+import { LedgerPipeline, PipelineClosedError } from '../../src/ledger/pipeline.js';
+import { SYSTEM_TENANT, type AuditRecord } from '../../src/ledger/record.js';
+import { verifyRecords } from '../../src/ledger/verify.js';
+import { createWorkerPool } from '../../src/workers/pool.js';
+import { testStores, type TestStore } from '../helpers/stores.js';
+import { OTHER_TENANT, TENANT, draft } from './fixtures.js';
+
+async function setup(ts: TestStore, opts: { pool?: boolean; maxBatch?: number } = {}) {
+  await ts.store.migrate();
+  const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+  const pool = opts.pool ? createWorkerPool({ threads: 2, signingKeys: [keyring.signingKey()] }) : null;
+  const pipeline = new LedgerPipeline({ store: ts.store, signer: () => keyring.active, pool, maxBatch: opts.maxBatch ?? 512 });
+  return {
+    keyring,
+    pipeline,
+    async close() {
+      await pipeline.close();
+      await pool?.close();
+    },
+  };
+}
+
+async function stored(ts: TestStore, tenant: string): Promise<AuditRecord[]> {
+  return ts.store.withTenant(tenant, (tx) => readRange(tx, tenant, 1, 1_000_000));
+}
+
+for (const b of await testStores()) {
+  describe(`${b.backend}: ledger pipeline`, { skip: b.skip }, () => {
+    test('concurrent appends commit as one contiguous, signed chain and resolve with their stored records', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts, { pool: true, maxBatch: 64 });
+      t.after(() => l.close());
+      const n = 700;
+      const results = await Promise.all(Array.from({ length: n }, (_, i) => l.pipeline.append(TENANT, draft(i))));
+      assert.deepEqual(results.map((r) => r.seq).sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i + 1));
+      // Each append's promise carries its own draft's record.
+      results.forEach((r, i) => assert.equal(r.target_id, `agent-${i}`));
+      const rows = await stored(ts, TENANT);
+      assert.equal(rows.length, n);
+      assert.deepEqual(rows, [...results].sort((a, b) => a.seq - b.seq), 'stored rows equal what the appends resolved with');
+      const head = await ts.store.withTenant(TENANT, (tx) => readHead(tx, TENANT));
+      assert.deepEqual(head, { seq: n, hash: rows[n - 1]?.hash });
+      const report = verifyRecords(rows, { keys: l.keyring.keySet(TENANT), head });
+      assert.equal(report.ok, true, JSON.stringify(report));
+      assert.equal(report.signatures.checked, n);
+    });
+
+    test('chains are independent; a lone append is not held back waiting for a batch', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts, { pool: true });
+      t.after(() => l.close());
+      await l.pipeline.append(SYSTEM_TENANT, draft(0)); // warm-up: tail read, worker JIT
+      const started = performance.now();
+      const r = await l.pipeline.append(SYSTEM_TENANT, draft(1));
+      const elapsed = performance.now() - started;
+      assert.equal(r.seq, 2);
+      assert.ok(elapsed < 250, `a lone append took ${elapsed.toFixed(1)} ms`);
+      const [a, c] = await Promise.all([l.pipeline.append(TENANT, draft(2)), l.pipeline.append(OTHER_TENANT, draft(3))]);
+      assert.equal(a.seq, 1);
+      assert.equal(c.seq, 1);
+      assert.equal((await stored(ts, OTHER_TENANT)).length, 1);
+    });
+
+    test('a malformed draft is rejected alone; the rest of its batch commits', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts);
+      t.after(() => l.close());
+      const bad = { ...draft(1), payload_hash: 'NOT-HEX' };
+      const settled = await Promise.allSettled([l.pipeline.append(TENANT, draft(0)), l.pipeline.append(TENANT, bad), l.pipeline.append(TENANT, draft(2))]);
+      assert.equal(settled[0].status, 'fulfilled');
+      assert.equal(settled[1].status, 'rejected');
+      assert.equal(settled[2].status, 'fulfilled');
+      const rows = await stored(ts, TENANT);
+      assert.deepEqual(rows.map((r) => r.target_id), ['agent-0', 'agent-2']);
+      // A checkpoint first in an empty chain has nothing to attest: refused alone, the rest commits.
+      const fresh = await Promise.allSettled([l.pipeline.append(OTHER_TENANT, checkpointDraft()), l.pipeline.append(OTHER_TENANT, draft(5))]);
+      assert.deepEqual(fresh.map((s) => s.status), ['rejected', 'fulfilled']);
+      assert.equal((await stored(ts, OTHER_TENANT)).length, 1);
+      assert.equal(verifyRecords(rows, { keys: l.keyring.keySet(TENANT) }).ok, true);
+    });
+
+    test('a batch whose commit fails rejects every append of it and nothing of it is stored', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts);
+      t.after(() => l.close());
+      await l.pipeline.append(TENANT, draft(0));
+      // Occupy seq 2 behind the ledger's back (as the owner): the next batch collides on (tenant, seq).
+      const [first] = await stored(ts, TENANT);
+      const row = ts.backend === 'sqlite'
+        ? `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, prev_hash, hash, sig, key_id from audit_records where seq = 1`
+        : `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, prev_hash, hash, sig, key_id from audit_records where seq = 1`;
+      if (ts.backend === 'postgres') {
+        await ts.admin.query(`begin; set local app.tenant_id = '${TENANT}'; ${row}; commit;`);
+      } else {
+        await ts.admin.query(row);
+      }
+      const settled = await Promise.allSettled([l.pipeline.append(TENANT, draft(1)), l.pipeline.append(TENANT, draft(2))]);
+      assert.deepEqual(settled.map((s) => s.status), ['rejected', 'rejected']);
+      const rows = await stored(ts, TENANT);
+      assert.equal(rows.length, 2);
+      assert.equal(rows[0]?.hash, first?.hash);
+      const head = await ts.store.withTenant(TENANT, (tx) => readHead(tx, TENANT));
+      assert.equal(head?.seq, 1, 'the head did not move');
+    });
+
+    test('checkpoint drafts seal into verifiable checkpoints; appends after close are refused', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts, { pool: true });
+      for (let i = 0; i < 5; i++) await l.pipeline.append(TENANT, draft(i));
+      const cp = await l.pipeline.append(TENANT, checkpointDraft());
+      assert.equal(cp.seq, 6);
+      assert.equal(JSON.parse(cp.meta ?? 'null').attested_seq, 5);
+      await l.close();
+      await assert.rejects(l.pipeline.append(TENANT, draft(9)), PipelineClosedError);
+      const report = verifyRecords(await stored(ts, TENANT), { keys: l.keyring.keySet(TENANT) });
+      assert.equal(report.ok, true);
+      assert.equal(report.checkpoints.status, 'ok');
+      assert.equal(report.checkpoints.latest_attested_seq, 5);
+    });
+
+    test('the checkpoint timer checkpoints chains that moved, and only those', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      await ts.store.migrate();
+      const ledger = await LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 0, checkpointIntervalMs: 100, env: {} });
+      t.after(() => ledger.close());
+      await ledger.append(TENANT, draft(0));
+      await ledger.append(TENANT, draft(1));
+      const waitFor = async (pred: () => Promise<boolean>): Promise<void> => {
+        for (let i = 0; i < 100 && !(await pred()); i++) await new Promise((r) => setTimeout(r, 50));
+      };
+      await waitFor(async () => (await ledger.read(TENANT, 1, 10)).head_seq >= 3);
+      const rows = (await ledger.read(TENANT, 1, 10)).items;
+      assert.deepEqual(rows.map((r) => r.action), [draft(0).action, draft(1).action, 'audit.checkpoint']);
+      assert.equal(JSON.parse(rows[2]?.meta ?? '{}').attested_seq, 2);
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal((await ledger.read(TENANT, 1, 10)).head_seq, 3, 'an unmoved chain gets no further checkpoint');
+      assert.equal((await ledger.read(OTHER_TENANT, 1, 10)).head_seq, 0, 'an empty chain gets none');
+      assert.equal((await ledger.verify(TENANT)).checkpoints.status, 'ok');
+    });
+
+    test('the store refuses UPDATE and DELETE of audit records', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts);
+      t.after(() => l.close());
+      await l.pipeline.append(TENANT, draft(0));
+      await assert.rejects(ts.store.withTenant(TENANT, (tx) => tx.updateTable('audit_records').set({ actor: 'x' }).execute()));
+      await assert.rejects(ts.store.withTenant(TENANT, (tx) => tx.deleteFrom('audit_records').execute()));
+      await assert.rejects(ts.admin.query(`delete from audit_records`), /append-only/);
+      await assert.rejects(ts.admin.query(`update audit_records set actor = 'x'`), /append-only/);
+      assert.equal((await stored(ts, TENANT)).length, 1);
+    });
+  });
+}
+
+describe('postgres: two pipelines on one database never fork a chain', async () => {
+  const [, pg] = await testStores();
+  test('interleaved appends from two processes-worth of stores form one chain', { skip: pg?.skip }, async (t) => {
+    if (pg === undefined) return;
+    const ts = await pg.create();
+    t.after(() => ts.dispose());
+    await ts.store.migrate();
+    const other = await ts.reopen();
+    const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+    const p1 = new LedgerPipeline({ store: ts.store, signer: () => keyring.active, pool: null, maxBatch: 16 });
+    const p2 = new LedgerPipeline({ store: other, signer: () => keyring.active, pool: null, maxBatch: 16 });
+    const all: Promise<AuditRecord>[] = [];
+    for (let i = 0; i < 200; i++) all.push((i % 2 === 0 ? p1 : p2).append(TENANT, draft(i)));
+    const results = await Promise.all(all);
+    await p1.close();
+    await p2.close();
+    assert.deepEqual(results.map((r) => r.seq).sort((a, b) => a - b), Array.from({ length: 200 }, (_, i) => i + 1));
+    const rows = await stored(ts, TENANT);
+    assert.equal(rows.length, 200);
+    assert.equal(verifyRecords(rows, { keys: keyring.keySet(TENANT) }).ok, true);
+  });
+});
