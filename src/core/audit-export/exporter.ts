@@ -1,0 +1,64 @@
+/**
+ * The audit export service on `ctx.services.auditExport`: where workers read from, the device
+ * identity stamped on lines, and the export pool, started on the first export (a server that never
+ * exports spawns no export threads) and closed at shutdown.
+ */
+import { join } from 'node:path';
+import { ledgerDevice } from '../../encoders/ledger-fields.js';
+import { SQLITE_FILE_NAME } from '../../store/sqlite/sqlite-store.js';
+import type { StoreConfig } from '../../store/store.js';
+import { createExportPool, type ExportPool } from '../../workers/export-pool.js';
+import type { ExportSource } from '../../workers/export-protocol.js';
+import type { ExportRunner } from './export-stream.js';
+
+/** Options of {@link AuditExporter}. */
+export interface AuditExporterOptions {
+  source: ExportSource;
+  /** the build's version (device version on every line) */
+  version: string;
+  /** export threads (default: every core) */
+  threads?: number;
+  pageSize?: number;
+  maxInFlight?: number;
+}
+
+/** The source the export workers read: the same database the store was opened on. */
+export function exportSourceFor(config: Pick<StoreConfig, 'backend' | 'dataDir' | 'dsn' | 'pgAppRole'>): ExportSource {
+  if (config.backend === 'sqlite') return { kind: 'sqlite', file: join(config.dataDir, SQLITE_FILE_NAME) };
+  if (!config.dsn) throw new Error('a postgres export source needs the store DSN');
+  return { kind: 'postgres', dsn: config.dsn, ...(config.pgAppRole !== undefined ? { appRole: config.pgAppRole } : {}) };
+}
+
+/** Runs exports on a lazily started worker pool. */
+export class AuditExporter {
+  readonly #opts: AuditExporterOptions;
+  #pool: ExportPool | undefined;
+  #closed = false;
+
+  constructor(opts: AuditExporterOptions) {
+    this.#opts = opts;
+  }
+
+  /** The runner of one export (starts the pool on first use). */
+  runner(): ExportRunner {
+    if (this.#closed) throw new Error('the audit exporter is closed');
+    const pool = (this.#pool ??= createExportPool(this.#opts.threads !== undefined ? { threads: this.#opts.threads } : {}));
+    const runner: ExportRunner = {
+      encodePage: (req) => pool.run(req, req.buffer !== undefined ? [req.buffer] : undefined),
+      source: this.#opts.source,
+      device: ledgerDevice(this.#opts.version),
+      // Two pages per thread: one encoding, one waiting to be written, so threads never idle on the writer.
+      maxInFlight: this.#opts.maxInFlight ?? pool.threads * 2,
+    };
+    if (this.#opts.pageSize !== undefined) runner.pageSize = this.#opts.pageSize;
+    return runner;
+  }
+
+  /** Stops the pool; running pages are cancelled (their exports end without a terminator). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (pool) await pool.close({ force: true });
+  }
+}

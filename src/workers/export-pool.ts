@@ -1,0 +1,65 @@
+/** The worker pool of the audit export: threads that read and encode seq ranges (export-worker.ts). */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { WorkerErrors } from './errors.js';
+import type { EncodePageRequest, EncodePageResult } from './export-protocol.js';
+
+/** A pool running `encode-page` jobs (same contract as pool.ts `TaskPool`). */
+export interface ExportPool {
+  readonly threads: number;
+  /** runs one page; `transferList` moves buffers (the request's output buffer) instead of copying them */
+  run(task: EncodePageRequest, transferList?: ArrayBuffer[]): Promise<EncodePageResult>;
+  close(opts?: { force?: boolean }): Promise<void>;
+}
+
+/** Options of {@link createExportPool}. */
+export interface ExportPoolOptions {
+  /** default: every core */
+  threads?: number;
+  /**
+   * V8 heap limits per worker, in MB. An export thread allocates a page of strings per task and
+   * keeps nothing: a small nursery and a modest old space make collections frequent and cheap, so
+   * garbage never piles up into tens of MB per thread (peak RSS stays flat; bench export). A page
+   * must fit in the old space: 512 records of ~100 KB each would not (the page then fails and the
+   * export ends without its terminator, the server stays up).
+   */
+  youngGenerationMb?: number;
+  oldGenerationMb?: number;
+}
+
+// The compiled entry sits beside this file in dist/src/workers/.
+const EXPORT_WORKER = fileURLToPath(new URL('./export-worker.js', import.meta.url));
+
+/**
+ * Starts the export pool. Built on Piscina directly rather than pool.ts `createTaskPool` because it
+ * needs per-worker `resourceLimits`; the error mapping is the same.
+ */
+export function createExportPool(opts: ExportPoolOptions = {}): ExportPool {
+  const threads = Math.max(1, opts.threads ?? availableParallelism());
+  const piscina = new Piscina<EncodePageRequest, EncodePageResult>({
+    filename: EXPORT_WORKER,
+    name: 'handle',
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Infinity,
+    resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? 4, maxOldGenerationSizeMb: opts.oldGenerationMb ?? 64 },
+  });
+  let closed = false;
+  return {
+    threads,
+    async run(task, transferList) {
+      if (closed) throw WorkerErrors.poolClosed();
+      try {
+        return await piscina.run(task, transferList ? { transferList } : {});
+      } catch (err) {
+        if (closed && err instanceof Error && /Terminating worker thread|cancel/i.test(err.message)) throw WorkerErrors.poolClosed(err);
+        throw err;
+      }
+    },
+    async close(closeOpts) {
+      closed = true;
+      await piscina.close({ force: closeOpts?.force ?? false });
+    },
+  };
+}

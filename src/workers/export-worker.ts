@@ -1,0 +1,76 @@
+/**
+ * Piscina entry of the audit export: read one seq range on this worker's own read-only connection,
+ * encode it with the pure encoders and transfer the bytes back (no row is ever structured-cloned).
+ */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { encoderFor } from '../encoders/registry.js';
+import type { EncodePageRequest, EncodePageResult, ExportSource } from './export-protocol.js';
+import { openReader, sourceKey, type LedgerReader } from './export-source.js';
+
+// An idle connection is closed after this long: a finished export must not pin a Postgres backend
+// (or a test's temporary database) for the lifetime of the pool.
+const IDLE_CLOSE_MS = 10_000;
+
+interface CachedReader {
+  reader: LedgerReader;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const readers = new Map<string, CachedReader>();
+
+function readerFor(source: ExportSource): CachedReader {
+  const key = sourceKey(source);
+  let entry = readers.get(key);
+  if (entry === undefined) {
+    entry = { reader: openReader(source), timer: undefined };
+    readers.set(key, entry);
+  }
+  if (entry.timer !== undefined) clearTimeout(entry.timer);
+  const current = entry;
+  current.timer = setTimeout(() => {
+    readers.delete(key);
+    void current.reader.close().catch(() => undefined);
+  }, IDLE_CLOSE_MS);
+  // unref: an idle reader never keeps a worker (or the process) alive.
+  current.timer.unref();
+  return current;
+}
+
+/** First output buffer of a worker that was handed none: fits a page of 512 OCSF records. */
+const INITIAL_BUFFER = 1024 * 1024;
+
+/** A buffer of at least `need` bytes holding the first `used` bytes of `buf`. */
+function grow(buf: Buffer, used: number, need: number): Buffer {
+  // allocUnsafeSlow: an ArrayBuffer of its own (never a slice of the shared pool slab), so it can be transferred.
+  const next = Buffer.allocUnsafeSlow(Math.max(need, buf.length * 2));
+  buf.copy(next, 0, 0, used);
+  return next;
+}
+
+/** Reads and encodes one page into the request's buffer (or a new one); the buffer is transferred back. */
+export async function encodePage(req: EncodePageRequest): Promise<EncodePageResult> {
+  const enc = encoderFor('ledger_export', req.format);
+  const records = await readerFor(req.source).reader.read(req.tenant, req.fromSeq, req.toSeq, req.filter);
+  const opts = { device: req.device };
+  let buf: Buffer = req.buffer !== undefined ? Buffer.from(req.buffer) : Buffer.allocUnsafeSlow(INITIAL_BUFFER);
+  let off = 0;
+  for (const r of records) {
+    const line = enc.encodeRecord(r, opts);
+    // 3 bytes per UTF-16 unit bounds the UTF-8 size; count exactly only when that bound does not fit.
+    if (off + line.length * 3 + 1 > buf.length) {
+      const need = off + Buffer.byteLength(line) + 1;
+      if (need > buf.length) buf = grow(buf, off, need);
+    }
+    off += buf.write(line, off, 'utf8');
+    buf[off++] = 0x0a;
+  }
+  const last = records[records.length - 1];
+  return { kind: 'encode-page', bytes: buf.buffer as ArrayBuffer, length: off, count: records.length, lastSeq: last === undefined ? null : last.seq };
+}
+
+/** The handler Piscina calls: the result is marked movable so its ArrayBuffer is transferred, not copied. */
+export async function handle(req: EncodePageRequest): Promise<EncodePageResult> {
+  const result = await encodePage(req);
+  const movable = { [transferableSymbol]: result.bytes, [valueSymbol]: result };
+  return move(movable as never) as unknown as EncodePageResult;
+}
