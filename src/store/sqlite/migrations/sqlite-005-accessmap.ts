@@ -1,5 +1,79 @@
 /** Migration 5 (accessmap) for sqlite; mirror of the other backend's file with the same number. */
+import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
-/** Empty until the accessmap area lands its tables; an empty list adds no schema version. */
-export const SQLITE_MIGRATION_005_ACCESSMAP: readonly Migration[] = [];
+const HEX = '[0-9a-f]';
+const D = '[0-9]';
+const UUID_GLOB = `${HEX.repeat(8)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(12)}`;
+const TS_GLOB = `${D.repeat(4)}-${D.repeat(2)}-${D.repeat(2)}T${D.repeat(2)}:${D.repeat(2)}:${D.repeat(2)}.${D.repeat(9)}Z`;
+const uuid = (col: string): string => `${col} glob '${UUID_GLOB}'`;
+const ts = (col: string): string => `${col} glob '${TS_GLOB}'`;
+
+/**
+ * Workspaces, graph nodes (sessions, identities, resources) and access edges; agents gain labels.
+ * Edges are keyed by (tenant, origin, resource, mode) so an observation and a grant of the same
+ * access meet in one row; pages walk `(tenant_id, id)` with UUIDv7 ids (keyset, docs/accessmap.md).
+ */
+export const SQLITE_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
+  {
+    version: 5,
+    name: 'accessmap',
+    async up(tx) {
+      const statements = [
+        `alter table agents add column labels text not null default '{}'`,
+        `create table workspaces (
+          id text primary key check (${uuid('id')}),
+          tenant_id text not null references tenants (id) check (${uuid('tenant_id')}),
+          display_name text not null,
+          root_path text not null,
+          mount_mode text not null default 'rw' check (mount_mode in ('rw', 'ro')),
+          dlp_posture text not null default 'label' check (dlp_posture in ('label', 'deny', 'off')),
+          read_cap_bytes integer not null default 0 check (read_cap_bytes >= 0),
+          restricted_subpaths text not null default '[]',
+          mount_target text not null default '/workspace',
+          version integer not null default 1 check (version >= 1),
+          created_at text not null check (${ts('created_at')}),
+          updated_at text not null check (${ts('updated_at')})
+        ) strict`,
+        `create index workspaces_tenant_id_idx on workspaces (tenant_id, id)`,
+        `create table access_nodes (
+          id text primary key check (${uuid('id')}),
+          tenant_id text not null references tenants (id) check (${uuid('tenant_id')}),
+          kind text not null check (kind in ('session', 'identity', 'resource')),
+          ref text not null,
+          name text not null,
+          class text not null default '' check (class in ('', 'data', 'config', 'code', 'credential')),
+          parent_id text check (parent_id is null or ${uuid('parent_id')}),
+          created_at text not null check (${ts('created_at')})
+        ) strict`,
+        `create unique index access_nodes_ref_key on access_nodes (tenant_id, kind, ref)`,
+        `create index access_nodes_tenant_id_idx on access_nodes (tenant_id, id)`,
+        `create index access_nodes_parent_idx on access_nodes (tenant_id, parent_id) where parent_id is not null`,
+        `create table access_edges (
+          id text primary key check (${uuid('id')}),
+          tenant_id text not null references tenants (id) check (${uuid('tenant_id')}),
+          origin_kind text not null check (origin_kind in ('agent', 'session', 'identity')),
+          origin_id text not null check (${uuid('origin_id')}),
+          resource_id text not null check (${uuid('resource_id')}),
+          mode text not null check (mode in ('r', 'rw')),
+          permitted integer not null default 0 check (permitted in (0, 1)),
+          grant_source text not null default '',
+          observed_count integer not null default 0 check (observed_count >= 0),
+          first_seen text check (first_seen is null or ${ts('first_seen')}),
+          last_seen text check (last_seen is null or ${ts('last_seen')}),
+          confidence text not null default '' check (confidence in ('', 'high', 'medium', 'low')),
+          signal_source text not null default '',
+          created_at text not null check (${ts('created_at')}),
+          updated_at text not null check (${ts('updated_at')}),
+          check (permitted = 1 or observed_count > 0)
+        ) strict`,
+        `create unique index access_edges_key on access_edges (tenant_id, origin_id, resource_id, mode)`,
+        `create index access_edges_tenant_id_idx on access_edges (tenant_id, id)`,
+        `create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)`,
+        // Neighbour pages filter on one side and walk ids: without this the planner walks (tenant_id, id) instead.
+        `create index access_edges_origin_idx on access_edges (tenant_id, origin_id, id)`,
+      ];
+      for (const s of statements) await sql.raw(s).execute(tx);
+    },
+  },
+];

@@ -1,0 +1,63 @@
+/** Shared pieces of `svc accessmap`: the filter flags of graph and drift, edge tables, path lines. */
+import { Option } from 'clipanion';
+import { ClientCommand } from '../../client/base-command.js';
+import { table } from '../auth/support.js';
+
+export type EdgeView = {
+  id: string;
+  origin_kind: string;
+  origin_id: string;
+  origin_name: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  mode: string;
+  permitted: boolean;
+  observed: boolean;
+  observed_count: number;
+  last_seen: string | null;
+  confidence: string | null;
+  signal_source: string;
+};
+
+export type HopView = { from: { kind: string; name: string | null; id: string }; to: { kind: string; name: string | null; id: string }; via: string; mode: string | null; basis: string };
+export type PathView = { length: number; confidence: string; hops: HopView[] };
+
+/** Base of `graph` and `drift`: the filter flags of the spec's client inputs, as inherited fields. */
+export abstract class EdgeFilterCommand extends ClientCommand {
+  confidence = Option.String('--confidence', { description: 'Only this attribution confidence or stronger: high, medium, low' });
+  cursor = Option.String('--cursor', { description: 'Continue after this cursor (from the previous page)' });
+  limit = Option.String('--limit', { description: 'Page size 1..1000; 0 (default) means the engine default' });
+  mode = Option.String('--mode', { description: 'Only this access mode: r or rw' });
+  originId = Option.String('--origin-id', { description: 'Only edges from this agent, session or identity id' });
+  originKind = Option.String('--origin-kind', { description: 'Only edges from this kind of origin: agent, session, identity' });
+  resourceId = Option.String('--resource-id', { description: 'Only edges to this resource id' });
+  signalSource = Option.String('--signal-source', { description: 'Only edges whose signal source is this' });
+
+  /** The query from the parsed flags (absent flags are not sent). */
+  protected filterQuery(): Record<string, string | undefined> {
+    return { confidence: this.confidence, cursor: this.cursor, limit: this.limit, mode: this.mode, origin_id: this.originId, origin_kind: this.originKind, resource_id: this.resourceId, signal_source: this.signalSource };
+  }
+}
+
+const nameOf = (n: { name: string | null; id: string }) => n.name ?? n.id;
+
+/** Text rendering of edges. */
+export function edgeTable<T extends EdgeView>(items: T[], extra: ReadonlyArray<[string, (e: T) => unknown]> = []): string {
+  return table<T>(items, [
+    ['origin', (e) => `${e.origin_kind}:${e.origin_name ?? e.origin_id}`],
+    ['resource', (e) => e.resource_name ?? e.resource_id],
+    ['mode', (e) => e.mode],
+    ['permitted', (e) => e.permitted],
+    ['observed', (e) => (e.observed ? e.observed_count : 'no')],
+    ['confidence', (e) => e.confidence],
+    ['source', (e) => e.signal_source || '-'],
+    ...extra,
+  ]);
+}
+
+/** One line per path: `A =writes(rw)=> B =credential=> svc =access(rw)=> db`. */
+export function pathLine(p: PathView): string {
+  const first = p.hops[0];
+  if (!first) return '(empty path)';
+  return `${nameOf(first.from)} ${p.hops.map((h) => `=${h.via}${h.mode ? `(${h.mode})` : ''}${h.basis === 'observed' ? '?' : ''}=> ${nameOf(h.to)}`).join(' ')}`;
+}

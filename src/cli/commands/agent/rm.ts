@@ -1,0 +1,26 @@
+import { Option } from 'clipanion';
+import { BaseCommand, ClientCommand, yesOption } from '../../client/base-command.js';
+import { idSegment } from '../auth/support.js';
+
+/** `svc agent rm <id>`: delete an agent and its access edges. */
+export class AgentRmCommand extends ClientCommand {
+  static override paths = [['agent', 'rm']];
+
+  static override usage = BaseCommand.Usage({
+    category: 'Agents',
+    description: 'Delete an agent and its access edges (DELETE /v1/agents/{id})',
+    details: 'Destructive: needs `-y` when stdin is not a terminal. `--version` makes the delete fail (409, exit 5) if the agent changed.',
+    examples: [['Delete without prompting', '$0 agent rm <id> -y']],
+  });
+
+  id = Option.String({ name: 'id', required: true });
+  version = Option.String('--version', { description: 'Only delete if the agent is still at this version' });
+  yes = yesOption();
+
+  async execute(): Promise<number> {
+    await this.requireYes(this.yes, `delete agent ${this.id} and its access edges`);
+    await this.withClient((c) => c.request('DELETE', `/v1/agents/${idSegment(this.id)}`, { query: { version: this.version } }));
+    this.emit({ deleted: this.id }, (d) => `deleted agent ${d.deleted}`);
+    return 0;
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Reading the access graph: the `graph` page (edges under filters) and the `drift` page. Both
+ * are keyset pages on the edge id (UUIDv7), so a page walk survives concurrent ingest.
+ *
+ * Drift (docs/accessmap.md "Drift"): `unexpected` = observed but no grant covers it (a grant in
+ * `rw` covers an observed `r`); `unused` = granted but never observed in a covering mode (an
+ * observed `rw` uses an `r` grant). Confidence is stated, never assumed: an unexpected access
+ * carries the attribution confidence of its observations; an unused grant is at most `medium`
+ * (absence of a signal is never proof), and `low` when nothing at all was ever observed from its
+ * origin (we may simply not see that origin).
+ */
+import { sql, type RawBuilder, type Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
+import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
+import { chunks } from './node-store.js';
+
+/** Filters of `graph` and `drift` (spec client inputs). */
+export interface EdgeFilter {
+  confidence?: Confidence;
+  mode?: Mode;
+  origin_id?: string;
+  origin_kind?: OriginKind;
+  resource_id?: string;
+  signal_source?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export type DriftKind = 'unexpected' | 'unused';
+
+/** A drift finding: the edge, which kind of drift, and how sure we are. */
+export interface DriftItem extends AccessEdge {
+  drift: DriftKind;
+  drift_confidence: Confidence;
+  /** why the confidence is what it is, in words */
+  basis: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  has_more: boolean;
+  cursor?: string;
+}
+
+type EdgeRow = {
+  id: string;
+  origin_kind: string;
+  origin_id: string;
+  resource_id: string;
+  mode: string;
+  permitted: number;
+  grant_source: string;
+  observed_count: number | string;
+  first_seen: string | null;
+  last_seen: string | null;
+  confidence: string;
+  signal_source: string;
+  updated_at: string;
+};
+
+const COVERED = sql`exists (select 1 from access_edges p where p.tenant_id = e.tenant_id and p.origin_id = e.origin_id and p.resource_id = e.resource_id and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw'))`;
+const USED = sql`exists (select 1 from access_edges o where o.tenant_id = e.tenant_id and o.origin_id = e.origin_id and o.resource_id = e.resource_id and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw'))`;
+const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.tenant_id = e.tenant_id and s.origin_id = e.origin_id and s.observed_count > 0)`;
+const DRIFT_KIND = sql`case when e.observed_count > 0 and not ${COVERED} then 'unexpected' when e.permitted = 1 and not ${USED} then 'unused' end`;
+const DRIFT_CONF = sql`case when e.observed_count > 0 then e.confidence when ${ORIGIN_SEEN} then 'medium' else 'low' end`;
+const EDGE_COLUMNS = sql`e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at`;
+
+function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
+  const where: RawBuilder<unknown>[] = [sql`e.tenant_id = ${tenant}`];
+  if (f.cursor) where.push(sql`e.id > ${decodeCursor(f.cursor)}`);
+  if (f.mode) where.push(sql`e.mode = ${f.mode}`);
+  if (f.origin_id) where.push(sql`e.origin_id = ${f.origin_id}`);
+  if (f.origin_kind) where.push(sql`e.origin_kind = ${f.origin_kind}`);
+  if (f.resource_id) where.push(sql`e.resource_id = ${f.resource_id}`);
+  if (f.signal_source) where.push(sql`e.signal_source = ${f.signal_source}`);
+  return where;
+}
+
+function inList(values: readonly string[]): RawBuilder<unknown> {
+  return sql`(${sql.join(values.map((v) => sql`${v}`))})`;
+}
+
+/** Attaches display names of origins and resources (one lookup per page, not per row). */
+async function withNames(tx: Transaction<Database>, tenant: string, rows: EdgeRow[]): Promise<AccessEdge[]> {
+  const names = new Map<string, string>();
+  const agentIds = [...new Set(rows.filter((r) => r.origin_kind === 'agent').map((r) => r.origin_id))];
+  const nodeIds = [...new Set(rows.flatMap((r) => (r.origin_kind === 'agent' ? [r.resource_id] : [r.origin_id, r.resource_id])))];
+  for (const c of chunks(agentIds, 500)) for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) names.set(a.id, a.name);
+  for (const c of chunks(nodeIds, 500)) for (const n of await tx.selectFrom('access_nodes').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) names.set(n.id, n.name);
+  return rows.map((r) => toEdge(r, names));
+}
+
+/** Serves a stored edge row. */
+export function toEdge(r: EdgeRow, names: Map<string, string> = new Map()): AccessEdge {
+  const count = Number(r.observed_count);
+  return {
+    id: r.id,
+    origin_kind: r.origin_kind as OriginKind,
+    origin_id: r.origin_id,
+    origin_name: names.get(r.origin_id) ?? null,
+    resource_id: r.resource_id,
+    resource_name: names.get(r.resource_id) ?? null,
+    mode: r.mode as Mode,
+    permitted: Number(r.permitted) === 1,
+    grant_source: r.grant_source,
+    observed: count > 0,
+    observed_count: count,
+    first_seen: r.first_seen,
+    last_seen: r.last_seen,
+    confidence: r.confidence === '' ? null : (r.confidence as Confidence),
+    signal_source: r.signal_source,
+    updated_at: r.updated_at,
+  };
+}
+
+function pageFrom<T extends { id: string }>(items: T[], limit: number): Page<T> {
+  const more = items.length > limit;
+  const kept = more ? items.slice(0, limit) : items;
+  const last = kept[kept.length - 1];
+  return more && last ? { items: kept, has_more: true, cursor: encodeCursor(last.id) } : { items: kept, has_more: false };
+}
+
+/** One page of the graph's edges under the filters; `confidence` is a floor and matches observed edges only. */
+export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Promise<Page<AccessEdge>> {
+  const where = conditions(tenant, f);
+  if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
+  return store.withTenant(tenant, async (tx) => {
+    const res = await sql<EdgeRow>`select ${EDGE_COLUMNS} from access_edges e where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
+    return pageFrom(await withNames(tx, tenant, res.rows), f.limit);
+  });
+}
+
+/** One page of drift findings under the filters (plus `drift` to pick one kind). */
+export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { drift?: DriftKind }): Promise<Page<DriftItem>> {
+  const where = conditions(tenant, f);
+  const outer: RawBuilder<unknown>[] = [sql`d.drift is not null`];
+  if (f.drift) outer.push(sql`d.drift = ${f.drift}`);
+  if (f.confidence) outer.push(sql`d.drift_confidence in ${inList(confidencesAtLeast(f.confidence))}`);
+  return store.withTenant(tenant, async (tx) => {
+    const res = await sql<EdgeRow & { drift: DriftKind; drift_confidence: Confidence; origin_seen: number | boolean }>`
+      select * from (
+        select ${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence
+        from access_edges e where ${sql.join(where, sql` and `)}
+      ) d where ${sql.join(outer, sql` and `)} order by d.id limit ${f.limit + 1}`.execute(tx);
+    const edges = await withNames(tx, tenant, res.rows);
+    const items = edges.map((edge, i) => {
+      const r = res.rows[i] as (typeof res.rows)[number];
+      return { ...edge, drift: r.drift, drift_confidence: r.drift_confidence, basis: basisOf(edge, r.drift, r.drift_confidence) };
+    });
+    return pageFrom(items, f.limit);
+  });
+}
+
+function basisOf(edge: AccessEdge, drift: DriftKind, conf: Confidence): string {
+  if (drift === 'unexpected') {
+    const who = edge.origin_kind === 'identity' ? 'attributed to an identity only; which agent or person used it is not known' : `attributed to this ${edge.origin_kind}`;
+    return `observed ${edge.observed_count} time(s) via ${edge.signal_source || 'an unnamed source'} without a covering grant; ${who}; attribution confidence ${conf}`;
+  }
+  return conf === 'medium'
+    ? 'granted, and this origin is observed elsewhere, but never in a mode that uses this grant; absence of a signal is not proof'
+    : 'granted, and nothing was ever observed from this origin: the grant may be unused, or its use may be invisible to the connected sources';
+}

@@ -1,0 +1,198 @@
+/**
+ * Access edges: observations (collector ingest and the REST write path) and grants meet in one
+ * row per (origin, resource, mode). Observations add to `observed_count`, widen first/last seen
+ * and keep the strongest attribution confidence; grants set `permitted`.
+ */
+import { sql, type Transaction } from 'kysely';
+import { nowTimestamp } from '../../ledger/time.js';
+import { newId } from '../../core/agents/ids.js';
+import type { Database } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import { assertTenantWritable } from '../../core/agents/scope.js';
+import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
+import { chunks, resolveNodes, type NodeSpec } from './node-store.js';
+
+type Tx = Transaction<Database>;
+
+/** One observed access, as a collector or an integration reports it. */
+export interface Observation {
+  origin: NodeSpec & { kind: OriginKind };
+  resource: NodeSpec;
+  mode: Mode;
+  confidence: Confidence;
+  /** how the source tied the access to the origin (default `direct`); caps `confidence` */
+  attribution?: Attribution;
+  signal_source: string;
+  /** default now */
+  observed_at?: string;
+  /** occurrences summarised by this observation (default 1) */
+  count?: number;
+}
+
+/** One permitted access (from a grant: IAM policy, ACL, token scope…). */
+export interface GrantInput {
+  origin: NodeSpec & { kind: OriginKind };
+  resource: NodeSpec;
+  mode: Mode;
+  /** where the grant was read from, e.g. `iam`, `acl` */
+  source: string;
+}
+
+interface Pending {
+  origin_kind: OriginKind;
+  origin_id: string;
+  resource_id: string;
+  mode: Mode;
+  count: number;
+  first: string;
+  last: string;
+  confidence: Confidence;
+  signal_source: string;
+}
+
+const CONF_RANK = sql`case access_edges.confidence when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end`;
+
+/** Resolves origin and resource specs of a batch to ids (origins grouped by kind). */
+async function resolveEnds(tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: string; resource: string }>> {
+  const origin: string[] = new Array(items.length);
+  for (const kind of ['agent', 'session', 'identity'] as const) {
+    const idx = items.map((it, i) => (it.origin.kind === kind ? i : -1)).filter((i) => i >= 0);
+    if (idx.length === 0) continue;
+    const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin));
+    idx.forEach((i, j) => (origin[i] = ids[j] as string));
+  }
+  const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource));
+  return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string }));
+}
+
+/**
+ * Records a batch of observations in one transaction; the service function the collector ingest
+ * calls. Duplicates inside the batch are folded first (Postgres refuses to update one row twice in
+ * one `ON CONFLICT` statement). Returns how many edges were touched.
+ */
+export async function ingestObservations(store: Store, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number }> {
+  if (observations.length === 0) return { accepted: 0, edges: 0 };
+  return store.withTenant(tenant, async (tx) => {
+    await assertTenantWritable(tx, tenant);
+    const ends = await resolveEnds(tx, tenant, observations);
+    const now = nowTimestamp();
+    const folded = new Map<string, Pending>();
+    observations.forEach((o, i) => {
+      const e = ends[i] as { origin: string; resource: string };
+      const at = o.observed_at ?? now;
+      const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
+      const key = `${e.origin}|${e.resource}|${o.mode}`;
+      const p = folded.get(key);
+      if (!p) {
+        folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin, resource_id: e.resource, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
+        return;
+      }
+      p.count += o.count ?? 1;
+      if (at < p.first) p.first = at;
+      if (at >= p.last) {
+        p.last = at;
+        p.signal_source = o.signal_source;
+      }
+      p.confidence = strongerConfidence(p.confidence, conf);
+    });
+    const rows = [...folded.values()].map((p) => ({
+      id: newId(),
+      tenant_id: tenant,
+      origin_kind: p.origin_kind,
+      origin_id: p.origin_id,
+      resource_id: p.resource_id,
+      mode: p.mode,
+      permitted: 0,
+      grant_source: '',
+      observed_count: p.count,
+      first_seen: p.first,
+      last_seen: p.last,
+      confidence: p.confidence,
+      signal_source: p.signal_source,
+      created_at: now,
+      updated_at: now,
+    }));
+    for (const chunk of chunks(rows, 1000)) {
+      await tx
+        .insertInto('access_edges')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'origin_id', 'resource_id', 'mode']).doUpdateSet({
+            observed_count: sql`access_edges.observed_count + excluded.observed_count`,
+            first_seen: sql`case when access_edges.first_seen is null or excluded.first_seen < access_edges.first_seen then excluded.first_seen else access_edges.first_seen end`,
+            last_seen: sql`case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.last_seen else access_edges.last_seen end`,
+            signal_source: sql`case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.signal_source else access_edges.signal_source end`,
+            confidence: sql`case when (case excluded.confidence when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end) > (${CONF_RANK}) then excluded.confidence else access_edges.confidence end`,
+            updated_at: sql`excluded.updated_at`,
+          }),
+        )
+        .execute();
+    }
+    return { accepted: observations.length, edges: rows.length };
+  });
+}
+
+/** Marks accesses as permitted (grants); an existing observed edge keeps its observations. */
+export async function upsertGrants(store: Store, tenant: string, grants: GrantInput[]): Promise<{ edges: number }> {
+  if (grants.length === 0) return { edges: 0 };
+  return store.withTenant(tenant, async (tx) => {
+    await assertTenantWritable(tx, tenant);
+    const ends = await resolveEnds(tx, tenant, grants);
+    const now = nowTimestamp();
+    const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; resource_id: string; mode: Mode; source: string }>();
+    grants.forEach((g, i) => {
+      const e = ends[i] as { origin: string; resource: string };
+      folded.set(`${e.origin}|${e.resource}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin, resource_id: e.resource, mode: g.mode, source: g.source });
+    });
+    const rows = [...folded.values()].map((g) => ({
+      id: newId(),
+      tenant_id: tenant,
+      origin_kind: g.origin_kind,
+      origin_id: g.origin_id,
+      resource_id: g.resource_id,
+      mode: g.mode,
+      permitted: 1,
+      grant_source: g.source,
+      observed_count: 0,
+      first_seen: null,
+      last_seen: null,
+      confidence: '',
+      signal_source: g.source,
+      created_at: now,
+      updated_at: now,
+    }));
+    for (const chunk of chunks(rows, 1000)) {
+      await tx
+        .insertInto('access_edges')
+        .values(chunk)
+        .onConflict((oc) => oc.columns(['tenant_id', 'origin_id', 'resource_id', 'mode']).doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }))
+        .execute();
+    }
+    return { edges: rows.length };
+  });
+}
+
+/** Withdraws grants: the edge stays only while it has observations. */
+export async function revokeGrants(store: Store, tenant: string, grants: Array<Omit<GrantInput, 'source'>>): Promise<{ edges: number }> {
+  return store.withTenant(tenant, async (tx) => {
+    await assertTenantWritable(tx, tenant);
+    const ends = await resolveEnds(tx, tenant, grants);
+    let n = 0;
+    for (let i = 0; i < grants.length; i++) {
+      const e = ends[i] as { origin: string; resource: string };
+      const mode = (grants[i] as { mode: Mode }).mode;
+      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_id', '=', e.origin).where('resource_id', '=', e.resource).where('mode', '=', mode).where('observed_count', '=', 0).executeTakeFirst();
+      n += Number(gone.numDeletedRows);
+      const res = await tx
+        .updateTable('access_edges')
+        .set({ permitted: 0, grant_source: '', updated_at: nowTimestamp() })
+        .where('tenant_id', '=', tenant)
+        .where('origin_id', '=', e.origin)
+        .where('resource_id', '=', e.resource)
+        .where('mode', '=', mode)
+        .executeTakeFirst();
+      n += Number(res.numUpdatedRows);
+    }
+    return { edges: n };
+  });
+}

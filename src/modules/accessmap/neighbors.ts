@@ -1,0 +1,94 @@
+/**
+ * Neighbours of one node: its access edges (a principal's outgoing, a resource's incoming), paged
+ * by edge id, plus on the first page its structural links (an agent's sessions, a session's agent,
+ * a credential's identity, an identity's credentials).
+ */
+import { sql } from 'kysely';
+import { errors } from '../../contract/errors.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
+import { toEdge, type Page } from './edge-query.js';
+import type { AccessEdge, NodeKind } from './model.js';
+import { toView, type GraphNodeView } from './node-store.js';
+
+export type Direction = 'outgoing' | 'incoming' | 'both';
+
+export interface StructuralLink {
+  relation: 'runs' | 'authenticates_as';
+  direction: 'outgoing' | 'incoming';
+  node: GraphNodeView;
+}
+
+export interface NeighborsResult extends Page<AccessEdge> {
+  node: GraphNodeView;
+  links: StructuralLink[];
+}
+
+/** Finds a node by id (and kind, when given); 400 when the id names nodes of two kinds and no kind was given. */
+export async function findNode(store: Store, tenant: string, id: string, kind?: NodeKind): Promise<GraphNodeView> {
+  return store.withTenant(tenant, async (tx) => {
+    const found: GraphNodeView[] = [];
+    if (!kind || kind === 'agent') {
+      const a = await tx.selectFrom('agents').select(['id', 'name', 'external_id']).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
+      if (a) found.push({ id: a.id, kind: 'agent', ref: a.external_id, name: a.name, class: null, parent_id: null });
+    }
+    if (kind !== 'agent') {
+      let q = tx.selectFrom('access_nodes').select(['id', 'kind', 'ref', 'name', 'class', 'parent_id']).where('tenant_id', '=', tenant).where('id', '=', id);
+      if (kind) q = q.where('kind', '=', kind);
+      for (const n of await q.execute()) found.push(toView(n));
+    }
+    if (found.length === 0) throw errors.notFound(kind ?? 'node');
+    if (found.length > 1) throw errors.badRequest(`id ${id} names nodes of kinds ${found.map((n) => n.kind).join(', ')}; pass kind`);
+    return found[0] as GraphNodeView;
+  });
+}
+
+/** One page of a node's neighbours. */
+export async function neighbors(store: Store, tenant: string, q: { id: string; kind?: NodeKind; direction: Direction; limit: number; cursor?: string }): Promise<NeighborsResult> {
+  const node = await findNode(store, tenant, q.id, q.kind);
+  const out = q.direction !== 'incoming';
+  const inc = q.direction !== 'outgoing';
+  return store.withTenant(tenant, async (tx) => {
+    // One keyset query per side (each walks its own index) merged by id: an OR across the two
+    // columns would make the database scan the tenant's edges in id order.
+    const after = q.cursor ? sql` and e.id > ${decodeCursor(q.cursor)}` : sql``;
+    const side = (col: 'origin_id' | 'resource_id') =>
+      sql<Parameters<typeof toEdge>[0]>`
+        select e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at
+        from access_edges e where e.tenant_id = ${tenant} and e.${sql.raw(col)} = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
+    const parts = [...(out ? [await side('origin_id')] : []), ...(inc ? [await side('resource_id')] : [])];
+    const merged = new Map<string, Parameters<typeof toEdge>[0]>();
+    for (const p of parts) for (const r of p.rows) merged.set(r.id, r);
+    const res = { rows: [...merged.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, q.limit + 1) };
+    const ids = [...new Set(res.rows.flatMap((r) => [r.origin_id, r.resource_id]))];
+    const names = new Map<string, string>();
+    if (ids.length > 0) {
+      for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', ids).execute()) names.set(a.id, a.name);
+      for (const n of await tx.selectFrom('access_nodes').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', ids).execute()) names.set(n.id, n.name);
+    }
+    const edges = res.rows.map((r) => toEdge(r, names));
+    const more = edges.length > q.limit;
+    const items = more ? edges.slice(0, q.limit) : edges;
+    const links: StructuralLink[] = [];
+    if (!q.cursor) {
+      const cols = ['id', 'kind', 'ref', 'name', 'class', 'parent_id'] as const;
+      const childrenWanted = (node.kind === 'agent' && out) || (node.kind === 'identity' && inc);
+      if (childrenWanted) {
+        const relation = node.kind === 'agent' ? 'runs' : 'authenticates_as';
+        for (const c of await tx.selectFrom('access_nodes').select(cols).where('tenant_id', '=', tenant).where('parent_id', '=', node.id).orderBy('id').limit(1000).execute()) {
+          // An agent runs its sessions (outgoing); an identity's credentials point at it (incoming).
+          links.push({ relation, direction: relation === 'runs' ? 'outgoing' : 'incoming', node: toView(c) });
+        }
+      }
+      const parentWanted = (node.kind === 'session' && inc) || (node.kind === 'resource' && out);
+      if (node.parent_id && parentWanted) {
+        const p = node.kind === 'session'
+          ? await tx.selectFrom('agents').select(['id', 'name', 'external_id']).where('tenant_id', '=', tenant).where('id', '=', node.parent_id).executeTakeFirst().then((a) => (a ? { id: a.id, kind: 'agent' as const, ref: a.external_id, name: a.name, class: null, parent_id: null } : undefined))
+          : await tx.selectFrom('access_nodes').select(cols).where('tenant_id', '=', tenant).where('id', '=', node.parent_id).executeTakeFirst().then((n) => (n ? toView(n) : undefined));
+        if (p) links.push({ relation: node.kind === 'session' ? 'runs' : 'authenticates_as', direction: node.kind === 'session' ? 'incoming' : 'outgoing', node: p });
+      }
+    }
+    const last = items[items.length - 1];
+    return { node, links, items, has_more: more, ...(more && last ? { cursor: encodeCursor(last.id) } : {}) };
+  });
+}

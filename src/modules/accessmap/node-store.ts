@@ -1,0 +1,157 @@
+/**
+ * Graph nodes: agents live in `agents`; sessions, identities and resources in `access_nodes`,
+ * addressed by UUIDv7 id or by the source's natural key (`ref`, unique per tenant and kind).
+ */
+import type { Transaction } from 'kysely';
+import { errors } from '../../contract/errors.js';
+import { nowTimestamp } from '../../ledger/time.js';
+import { newId } from '../../core/agents/ids.js';
+import type { Database } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import { assertTenantWritable } from '../../core/agents/scope.js';
+import type { NodeKind, ResourceClass } from './model.js';
+
+/** A node reference in a write: an id, or a natural key (created on first sight). */
+export interface NodeSpec {
+  id?: string;
+  ref?: string;
+  name?: string;
+  /** resources: what the resource is to its readers; default `data` */
+  class?: ResourceClass;
+  /** sessions: the agent running it; credential resources: the identity it authenticates as */
+  parent_id?: string | null;
+}
+
+/** A node as served. */
+export interface GraphNodeView {
+  id: string;
+  kind: NodeKind;
+  ref: string;
+  name: string;
+  class: ResourceClass | null;
+  parent_id: string | null;
+}
+
+type Tx = Transaction<Database>;
+
+/**
+ * Resolves node specs of one kind to ids, creating unknown refs in bulk; agents resolve by id or
+ * by `external_id` and are never created here. Returns ids in input order.
+ */
+export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[]): Promise<string[]> {
+  if (kind === 'agent') return resolveAgents(tx, tenant, specs);
+  const out: string[] = new Array(specs.length);
+  const byRef = new Map<string, number[]>();
+  const byId: Array<[string, number]> = [];
+  specs.forEach((s, i) => {
+    if (s.id) byId.push([s.id, i]);
+    else if (s.ref) byRef.set(s.ref, [...(byRef.get(s.ref) ?? []), i]);
+    else throw errors.badRequest(`a ${kind} needs an id or a ref`);
+  });
+  if (byId.length > 0) {
+    const ids = [...new Set(byId.map(([id]) => id))];
+    const found = new Set<string>();
+    for (const chunk of chunks(ids, 500)) {
+      const rows = await tx.selectFrom('access_nodes').select('id').where('tenant_id', '=', tenant).where('kind', '=', kind).where('id', 'in', chunk).execute();
+      for (const r of rows) found.add(r.id);
+    }
+    for (const [id, i] of byId) {
+      if (!found.has(id)) throw errors.notFound(`${kind} ${id}`);
+      out[i] = id;
+    }
+  }
+  if (byRef.size > 0) {
+    const refs = [...byRef.keys()];
+    const known = new Map<string, string>();
+    for (const chunk of chunks(refs, 500)) {
+      const rows = await tx.selectFrom('access_nodes').select(['id', 'ref']).where('tenant_id', '=', tenant).where('kind', '=', kind).where('ref', 'in', chunk).execute();
+      for (const r of rows) known.set(r.ref, r.id);
+    }
+    const now = nowTimestamp();
+    const fresh = refs.filter((r) => !known.has(r)).map((ref) => {
+      const spec = specs[(byRef.get(ref) as number[])[0] as number] as NodeSpec;
+      const row = { id: newId(), tenant_id: tenant, kind, ref, name: spec.name ?? ref, class: kind === 'resource' ? (spec.class ?? 'data') : '', parent_id: spec.parent_id ?? null, created_at: now };
+      known.set(ref, row.id);
+      return row;
+    });
+    for (const chunk of chunks(fresh, 400)) await tx.insertInto('access_nodes').values(chunk).execute();
+    for (const [ref, idx] of byRef) for (const i of idx) out[i] = known.get(ref) as string;
+  }
+  return out;
+}
+
+async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[]): Promise<string[]> {
+  const ids = [...new Set(specs.filter((s) => s.id).map((s) => s.id as string))];
+  const refs = [...new Set(specs.filter((s) => !s.id && s.ref).map((s) => s.ref as string))];
+  const found = new Set<string>();
+  const byExternal = new Map<string, string>();
+  for (const chunk of chunks(ids, 500)) for (const r of await tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', 'in', chunk).execute()) found.add(r.id);
+  for (const chunk of chunks(refs, 500)) {
+    for (const r of await tx.selectFrom('agents').select(['id', 'external_id']).where('tenant_id', '=', tenant).where('external_id', 'in', chunk).execute()) byExternal.set(r.external_id, r.id);
+  }
+  return specs.map((s) => {
+    const id = s.id ? (found.has(s.id) ? s.id : undefined) : s.ref ? byExternal.get(s.ref) : undefined;
+    // Agents are registered through /v1/agents; an observation cannot invent one.
+    if (!id) throw errors.notFound(`agent ${s.id ?? s.ref ?? '(no id or ref)'}`);
+    return id;
+  });
+}
+
+/** Creates or updates nodes by natural key: name, class and parent follow the latest write. */
+export async function upsertNodes(tx: Tx, tenant: string, kind: Exclude<NodeKind, 'agent'>, specs: Array<NodeSpec & { ref: string }>): Promise<GraphNodeView[]> {
+  const ids = await resolveNodes(tx, tenant, kind, specs.map((s) => ({ ref: s.ref, name: s.name, class: s.class, parent_id: s.parent_id })));
+  const out: GraphNodeView[] = [];
+  for (let i = 0; i < specs.length; i++) {
+    const s = specs[i] as NodeSpec & { ref: string };
+    const id = ids[i] as string;
+    const set: { name?: string; class?: string; parent_id?: string | null } = {};
+    if (s.name !== undefined) set.name = s.name;
+    if (kind === 'resource' && s.class !== undefined) set.class = s.class;
+    if (s.parent_id !== undefined) set.parent_id = s.parent_id;
+    if (Object.keys(set).length > 0) await tx.updateTable('access_nodes').set(set).where('tenant_id', '=', tenant).where('id', '=', id).execute();
+  }
+  for (const chunk of chunks(ids, 500)) {
+    const rows = await tx.selectFrom('access_nodes').select(['id', 'kind', 'ref', 'name', 'class', 'parent_id']).where('tenant_id', '=', tenant).where('id', 'in', chunk).execute();
+    for (const r of rows) out.push(toView(r));
+  }
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return out.sort((a, b) => (order.get(a.id) as number) - (order.get(b.id) as number));
+}
+
+/** Serves a stored node row. */
+export function toView(r: { id: string; kind: string; ref: string; name: string; class: string; parent_id: string | null }): GraphNodeView {
+  return { id: r.id, kind: r.kind as NodeKind, ref: r.ref, name: r.name, class: r.class === '' ? null : (r.class as ResourceClass), parent_id: r.parent_id };
+}
+
+/** Splits a list into slices of at most `size` (bound parameters per statement). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Upserts nodes of any kind from one request, checking each parent: a session's is an agent, a credential's an identity. */
+export async function writeNodes(store: Store, tenant: string, nodes: Array<NodeSpec & { kind: Exclude<NodeKind, 'agent'>; ref: string }>): Promise<GraphNodeView[]> {
+  return store.withTenant(tenant, async (tx) => {
+    await assertTenantWritable(tx, tenant);
+    for (const n of nodes) {
+      if (!n.parent_id) continue;
+      if (n.kind === 'session') {
+        const a = await tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', '=', n.parent_id).executeTakeFirst();
+        if (!a) throw errors.notFound(`agent ${n.parent_id} (parent of session ${n.ref})`);
+      } else if (n.kind === 'resource' && (n.class === 'credential' || n.class === undefined)) {
+        const i = await tx.selectFrom('access_nodes').select('id').where('tenant_id', '=', tenant).where('kind', '=', 'identity').where('id', '=', n.parent_id).executeTakeFirst();
+        if (!i) throw errors.notFound(`identity ${n.parent_id} (parent of credential ${n.ref})`);
+      } else {
+        throw errors.badRequest(`only sessions (their agent) and credential resources (their identity) have a parent; ${n.kind} ${n.ref} cannot`);
+      }
+    }
+    const out: GraphNodeView[] = [];
+    // One kind at a time: resolution and upsert are batched per kind.
+    for (const kind of ['identity', 'session', 'resource'] as const) {
+      const mine = nodes.filter((n) => n.kind === kind);
+      if (mine.length > 0) out.push(...(await upsertNodes(tx, tenant, kind, mine)));
+    }
+    return out;
+  });
+}
