@@ -1,6 +1,7 @@
 /** The plain request object handlers see: no uWS types leak past src/http/uws-adapter.ts. */
 import type { Logger } from 'pino';
 import type { Services } from '../serve/services.js';
+import type { Principal } from '../auth/principal.js';
 
 export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {
   readonly method: string;
@@ -21,4 +22,8 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   readonly services: Services;
   /** response headers a handler or middleware adds to a successful answer */
   readonly responseHeaders: Record<string, string>;
+  /** the authenticated caller; set by the authenticator on every non-public route (src/auth) */
+  readonly principal?: Principal;
+  /** the tenant the request acts in, resolved per DECISIONS.md "Tenant resolution" (tenant-scoped routes) */
+  readonly tenant?: string;
 }

@@ -21,6 +21,8 @@ export interface ServeConfig {
   dataDir: string;
   tlsCert?: string;
   tlsKey?: string;
+  /** PEM CA bundle: gRPC clients must present a certificate chaining to it (mutual TLS) */
+  grpcClientCa?: string;
   insecure: boolean;
   seedDemo: boolean;
   store: StoreBackend;
@@ -42,6 +44,7 @@ export interface ServeFlags {
   dataDir?: string;
   tlsCert?: string;
   tlsKey?: string;
+  grpcClientCa?: string;
   insecure?: boolean;
   seedDemo?: boolean;
   store?: string;
@@ -85,12 +88,15 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
   const tlsCert = pick(flags.tlsCert, 'TLS_CERT');
   const tlsKey = pick(flags.tlsKey, 'TLS_KEY');
   if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ConfigError('--tls-cert and --tls-key go together: give both or neither');
+  const grpcClientCa = pick(flags.grpcClientCa, 'GRPC_CLIENT_CA');
+  if (grpcClientCa && insecure) throw new ConfigError('contradictory flags: --grpc-client-ca (mutual TLS) with --insecure');
   const config: ServeConfig = {
     listen: parseListen(pick(flags.listen, 'LISTEN') ?? DEFAULTS.listen, '--listen', ['https', 'http']),
     grpcListen: parseListen(pick(flags.grpcListen, 'GRPC_LISTEN') ?? DEFAULTS.grpcListen, '--grpc-listen', ['grpcs', 'grpc']),
     dataDir: path.resolve(pick(flags.dataDir, 'DATA_DIR') ?? defaultDataDir(env)),
     tlsCert,
     tlsKey,
+    grpcClientCa,
     insecure,
     seedDemo,
     store,

@@ -2,7 +2,7 @@
  * Composition root of `svc serve`: TLS material, store, HTTP app, listeners, signals.
  * Everything is built here once and handed down; nothing below reaches for globals.
  */
-import { mkdir, chmod } from 'node:fs/promises';
+import { mkdir, chmod, readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { buildInfo } from '../build-info.js';
 import { App } from '../http/app.js';
@@ -13,8 +13,14 @@ import { openStore, type Store, type StoreReadiness } from '../store/store.js';
 import type { ServeConfig } from './config.js';
 import { createMetrics } from './metrics.js';
 import type { Services } from './services.js';
+import { IdentityRuntime, rateLimitFromEnv } from '../auth/runtime.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import { pdpConfigFromEnv, selectPdp } from '../auth/pdp-select.js';
+import { startIdentity } from '../core/setup/startup.js';
+import { webauthnSettings } from '../core/webauthn/routes.js';
 import { loadOrCreateTls, type TlsMaterial } from './tls.js';
-import { RecordingAuditSink } from '../ledger/audit-sink.js';
+import { LedgerService } from '../ledger/ledger-service.js';
+import { AuditExporter, exportSourceFor } from '../core/audit-export/exporter.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -58,29 +64,52 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     stops.push(() => store.close());
     const migrated = await store.migrate();
     log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');
+    // The durable ledger: keyring in the data dir, signing pool, group-commit pipeline, checkpoint timer.
+    const ledger = await LedgerService.open({
+      store,
+      dataDir: config.dataDir,
+      // Verification workers read their seq ranges on their own read-only connections.
+      source: exportSourceFor({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn }),
+      onError: (err) => log.error({ err }, 'audit checkpoint failed'),
+    });
+    stops.push(() => ledger.close());
+    log.info({ key_id: ledger.keyring.active.keyId, algorithm: ledger.keyring.active.algorithm, threads: ledger.pool?.threads ?? 0 }, 'audit ledger ready');
 
+    const auditExport = new AuditExporter({ source: exportSourceFor({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn }), version: build.version });
+    stops.push(() => auditExport.close());
     const metrics = createMetrics();
     metrics.setEngine(engine);
     let draining = false;
     const grpcState: Services['grpc'] = { listening: false };
+    const routes = allRoutes();
+    // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
+    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env) });
+    // WebAuthn relying-party settings (SERVICE_WEBAUTHN_*): a bad RP ID or origin refuses startup, not the first step-up.
+    log.info({ webauthn: webauthnSettings() }, 'webauthn relying party');
     const services: Services = {
       build,
       engine: { http: engine },
       store,
-      // Replaced by the durable ledger pipeline (issue 4); the recorder keeps the seam honest meanwhile.
-      audit: new RecordingAuditSink(),
+      audit: ledger.sink,
+      ledger,
+      auditExport,
       dataDir: config.dataDir,
       metrics,
       log,
       startedAt: Date.now(),
       tls: Boolean(tls),
-      // The users table arrives with identity; until an administrator exists, setup is pending.
-      setupRequired: () => true,
+      // Until the first user exists (cached; flipped by POST /v1/setup or --seed-demo).
+      setupRequired: () => identity.setupRequired(),
+      identity,
       draining: () => draining,
       storeReadiness: cachedReadiness(store),
       grpc: grpcState,
     };
-    const app = new App({ routes: allRoutes(), services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired });
+    await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
+    // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
+    if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);
+    const authenticate = createAuthenticator();
+    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, authenticate });
     const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;
 
     const http: RunningHttp = await listenHttp(app, {
@@ -93,11 +122,13 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const url = `${tls ? 'https' : 'http'}://${formatHostPort(config.listen.host, http.port)}`;
     log.info({ url, port: http.port, engine, tls: Boolean(tls), pin_sha256: tls?.pinSha256 }, 'http listening');
 
-    const grpc: RunningGrpc = await startGrpc({ host: config.grpcListen.host, port: config.grpcListen.port, tls: tls ? { certPem: tls.certPem, keyPem: tls.keyPem } : null, log });
+    // ControlPlane runs through the same App (and so the same rules) as REST; Ingest through the same authenticator.
+    const clientCaPem = config.grpcClientCa ? await readFile(config.grpcClientCa, 'utf8') : null;
+    const grpc: RunningGrpc = await startGrpc({ host: config.grpcListen.host, port: config.grpcListen.port, tls: tls ? { certPem: tls.certPem, keyPem: tls.keyPem } : null, clientCaPem, log, app, services, authenticate });
     stops.push(() => grpc.close());
     grpcState.listening = true;
     grpcState.port = grpc.port;
-    log.info({ address: formatHostPort(config.grpcListen.host, grpc.port), port: grpc.port, tls: Boolean(tls), services: ['grpc.health.v1.Health'] }, 'grpc listening');
+    log.info({ address: formatHostPort(config.grpcListen.host, grpc.port), port: grpc.port, tls: Boolean(tls), mtls: Boolean(clientCaPem), services: grpc.services }, 'grpc listening');
 
     let stopping: Promise<void> | undefined;
     return {

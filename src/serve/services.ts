@@ -2,9 +2,12 @@
 import type { Logger } from 'pino';
 import type { BuildInfo } from '../build-info.js';
 import type { AuditSink } from '../ledger/audit-sink.js';
+import type { LedgerService } from '../ledger/ledger-service.js';
+import type { AuditExporter } from '../core/audit-export/exporter.js';
 import type { HttpEngine } from '../http/uws-adapter.js';
 import type { Store, StoreReadiness } from '../store/store.js';
 import type { Metrics } from './metrics.js';
+import type { IdentityRuntime } from '../auth/runtime.js';
 
 export interface Services {
   build: BuildInfo;
@@ -12,6 +15,10 @@ export interface Services {
   store: Store;
   /** the ledger's append seam: every mutation and privileged read goes through it */
   audit: AuditSink;
+  /** the durable ledger (reads, verify, keys, checkpoints); absent: the audit routes answer 501 */
+  ledger?: LedgerService;
+  /** streaming audit export (its worker pool starts on first use); absent: the export answers 501 */
+  auditExport?: AuditExporter;
   /** the server's data directory (keys, certificates, SQLite file) */
   dataDir: string;
   metrics: Metrics;
@@ -26,4 +33,6 @@ export interface Services {
   storeReadiness(): Promise<StoreReadiness>;
   /** gRPC listener state for /status */
   grpc: { listening: boolean; port?: number };
+  /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
+  identity?: IdentityRuntime;
 }

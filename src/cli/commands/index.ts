@@ -1,7 +1,33 @@
 import type { CommandClass } from 'clipanion';
+import { accessmapCommands } from './accessmap/commands.js';
+import { AuditCheckpointCommand } from './audit/checkpoint.js';
+import { AuditExportCommand } from './audit/export.js';
+import { AuditVerifyCommand } from './audit/verify.js';
+import { AuthBootstrapCommand } from './auth/bootstrap.js';
+import { AuthLoginCommand } from './auth/login.js';
+import { AuthLogoutCommand } from './auth/logout.js';
+import { AuthWhoamiCommand } from './auth/whoami.js';
+import { CollectorCommand } from './collector.js';
 import { HealthCommand } from './health.js';
+import { KeysRotateCommand } from './keys/rotate.js';
 import { OpenapiCommand } from './openapi.js';
 import { StatusCommand } from './status.js';
+import { SuperadminDisableCommand } from './superadmin/disable.js';
+import { SuperadminEnableCommand } from './superadmin/enable.js';
+import { SuperadminLsCommand } from './superadmin/ls.js';
+import { TenantsCreateCommand } from './tenants/create.js';
+import { TenantsLsCommand } from './tenants/ls.js';
+import { TenantsRmCommand } from './tenants/rm.js';
+import { TenantsSetRegionCommand } from './tenants/set-region.js';
+import { TenantsSetStatusCommand } from './tenants/set-status.js';
+import { TokensIssueCommand } from './tokens/issue.js';
+import { TokensLsCommand } from './tokens/ls.js';
+import { TokensRevokeCommand } from './tokens/revoke.js';
+import { TokensRotateCommand } from './tokens/rotate.js';
+import { UsersCreateCommand } from './users/create.js';
+import { UsersDisableCommand } from './users/disable.js';
+import { UsersEnableCommand } from './users/enable.js';
+import { UsersLsCommand } from './users/ls.js';
 import { VersionCommand } from './version.js';
 // `svc serve` is written by the serve area (src/serve); its class lives at the command path.
 import { ServeCommand } from './serve.js';
@@ -10,4 +36,32 @@ import { ServeCommand } from './serve.js';
  * Every `svc` command, listed explicitly (STYLE rule 6: the file path is the command path, e.g.
  * `commands/audit/verify.ts` is `svc audit verify`). Add new commands here, sorted by path.
  */
-export const commands: CommandClass[] = [HealthCommand, OpenapiCommand, ServeCommand, StatusCommand, VersionCommand];
+export const commands: CommandClass[] = [
+  ...accessmapCommands,
+  AuditCheckpointCommand,
+  AuditExportCommand,
+  AuditVerifyCommand,
+  AuthBootstrapCommand,
+  AuthLoginCommand,
+  AuthLogoutCommand,
+  AuthWhoamiCommand,
+  CollectorCommand,
+  HealthCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
+  SuperadminDisableCommand,
+  SuperadminEnableCommand,
+  SuperadminLsCommand,
+  TenantsCreateCommand,
+  TenantsLsCommand,
+  TenantsRmCommand,
+  TenantsSetRegionCommand,
+  TenantsSetStatusCommand,
+  TokensIssueCommand,
+  TokensLsCommand,
+  TokensRevokeCommand,
+  TokensRotateCommand,
+  UsersCreateCommand,
+  UsersDisableCommand,
+  UsersEnableCommand,
+  UsersLsCommand,
+  VersionCommand,
+];

@@ -1,4 +1,5 @@
 /** `svc serve`: the control-plane engine (HTTPS REST + gRPC + web UI). */
+import { writeSync } from 'node:fs';
 import { Command, Option } from 'clipanion';
 import { ConfigError, resolveServeConfig, DEFAULTS } from '../../serve/config.js';
 
@@ -36,6 +37,7 @@ export class ServeCommand extends Command {
   dataDir = Option.String('--data-dir', { description: 'data directory: database, keys, certificates (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
   tlsCert = Option.String('--tls-cert', { description: 'PEM certificate (chain) to serve (SERVICE_TLS_CERT); needs --tls-key' });
   tlsKey = Option.String('--tls-key', { description: 'PEM private key of --tls-cert, mode 0600 (SERVICE_TLS_KEY)' });
+  grpcClientCa = Option.String('--grpc-client-ca', { description: 'PEM CA bundle; gRPC clients must present a certificate it signed (mutual TLS) (SERVICE_GRPC_CLIENT_CA)' });
   insecure = Option.Boolean('--insecure', { description: 'plaintext HTTP and gRPC, loopback binds only (SERVICE_INSECURE)' });
   seedDemo = Option.Boolean('--seed-demo', { description: 'provision a synthetic estate and a demo administrator with a public password; loopback binds only (SERVICE_SEED_DEMO)' });
   store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
@@ -51,6 +53,7 @@ export class ServeCommand extends Command {
         dataDir: this.dataDir,
         tlsCert: this.tlsCert,
         tlsKey: this.tlsKey,
+        grpcClientCa: this.grpcClientCa,
         insecure: this.insecure,
         seedDemo: this.seedDemo,
         store: this.store,
@@ -75,6 +78,8 @@ export class ServeCommand extends Command {
     } catch (err) {
       log.fatal({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, `startup failed: ${(err as Error).message}`);
       flush();
+      // The reason must reach the operator even if the async log stream could not flush in time.
+      writeSync(2, `svc serve: startup failed: ${(err as Error).message}\n`);
       return 1;
     }
     return new Promise<number>((resolve) => {

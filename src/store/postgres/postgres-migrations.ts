@@ -2,7 +2,9 @@ import { sql, type Transaction } from 'kysely';
 import type { Migration } from '../migrations.js';
 import { POSTGRES_MIGRATION_002_IDENTITY } from './migrations/postgres-002-identity.js';
 import { POSTGRES_MIGRATION_003_LEDGER } from './migrations/postgres-003-ledger.js';
+import { POSTGRES_MIGRATION_004_WEBAUTHN } from './migrations/postgres-004-webauthn.js';
 import { POSTGRES_MIGRATION_005_ACCESSMAP } from './migrations/postgres-005-accessmap.js';
+import { POSTGRES_MIGRATION_006_INGEST } from './migrations/postgres-006-ingest.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -52,5 +54,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // One file per area and number, so areas can add tables without touching each other.
   ...POSTGRES_MIGRATION_002_IDENTITY,
   ...POSTGRES_MIGRATION_003_LEDGER,
+  ...POSTGRES_MIGRATION_004_WEBAUTHN,
   ...POSTGRES_MIGRATION_005_ACCESSMAP,
+  ...POSTGRES_MIGRATION_006_INGEST,
 ];

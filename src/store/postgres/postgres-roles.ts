@@ -1,6 +1,10 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database, MigrationDatabase } from '../schema.js';
 import { StoreError } from '../store-error.js';
+import { IDENTITY_APP_ROLE_GRANTS } from '../schema-identity.js';
+import { ACCESSMAP_APP_ROLE_GRANTS } from '../schema-accessmap.js';
+import { WEBAUTHN_APP_ROLE_GRANTS } from '../schema-webauthn.js';
+import { INGEST_APP_ROLE_GRANTS } from '../schema-ingest.js';
 
 /** Role the service switches to in every transaction unless `SERVICE_PG_APP_ROLE` names another. */
 export const DEFAULT_APP_ROLE = 'svc_app';
@@ -21,6 +25,14 @@ type Privilege = 'select' | 'insert' | 'update' | 'delete';
 export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege[]>> = {
   tenants: ['select', 'insert', 'update'],
   agents: ['select', 'insert', 'update', 'delete'],
+  // Append-only ledger: no UPDATE/DELETE on records (triggers block them too); heads only move forward.
+  audit_records: ['select', 'insert'],
+  audit_heads: ['select', 'insert', 'update'],
+  // Identity tables are global (credentials resolve before a tenant is bound): schema-identity.ts.
+  ...IDENTITY_APP_ROLE_GRANTS,
+  ...ACCESSMAP_APP_ROLE_GRANTS,
+  ...WEBAUTHN_APP_ROLE_GRANTS,
+  ...INGEST_APP_ROLE_GRANTS,
 };
 
 /** The app role from config, then `SERVICE_PG_APP_ROLE`, then `svc_app`; refuses names that need quoting. */

@@ -2,7 +2,9 @@ import { sql, type Transaction } from 'kysely';
 import type { Migration } from '../migrations.js';
 import { SQLITE_MIGRATION_002_IDENTITY } from './migrations/sqlite-002-identity.js';
 import { SQLITE_MIGRATION_003_LEDGER } from './migrations/sqlite-003-ledger.js';
+import { SQLITE_MIGRATION_004_WEBAUTHN } from './migrations/sqlite-004-webauthn.js';
 import { SQLITE_MIGRATION_005_ACCESSMAP } from './migrations/sqlite-005-accessmap.js';
+import { SQLITE_MIGRATION_006_INGEST } from './migrations/sqlite-006-ingest.js';
 import type { MigrationDatabase } from '../schema.js';
 
 // SQLite has no uuid or timestamp type, so CHECKs give the columns the same guarantees Postgres
@@ -52,5 +54,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   // One file per area and number, so areas can add tables without touching each other.
   ...SQLITE_MIGRATION_002_IDENTITY,
   ...SQLITE_MIGRATION_003_LEDGER,
+  ...SQLITE_MIGRATION_004_WEBAUTHN,
   ...SQLITE_MIGRATION_005_ACCESSMAP,
+  ...SQLITE_MIGRATION_006_INGEST,
 ];
