@@ -5,13 +5,13 @@
  */
 import Type from 'typebox';
 import { ApiError, errors } from '../../contract/errors.js';
-import { Timestamp } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { encoderFor, FormatTokenError, parseFormatToken } from '../../encoders/registry.js';
 import type { RequestContext } from '../../http/context.js';
 import { reply, type Reply } from '../../http/reply.js';
 import { readHead } from '../../ledger/ledger-store.js';
 import type { ExportFilter } from '../../workers/export-protocol.js';
+import { AuditFilterFields } from '../audit/schemas.js';
 import { exportChunks, type ExportOutcome, type ExportPlan } from './export-stream.js';
 
 /** Response headers: the snapshot range, so a client can show progress and an ETA before the end. */
@@ -24,12 +24,7 @@ export const ExportQuery = Type.Object(
     format: Type.Optional(Type.String({ description: 'cef (default), leef, syslog, otlp, otlp_envelope, otlp_log_record, ocsf' })),
     from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1); resume with the previous last_seq + 1' })),
     to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'last seq (inclusive, default: the head at the start of the export)' })),
-    action: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'action prefix, e.g. agent.' })),
-    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-    target_kind: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    target_id: Type.Optional(Type.String({ maxLength: 300 })),
-    since: Type.Optional(Timestamp),
-    until: Type.Optional(Timestamp),
+    ...AuditFilterFields,
   },
   { additionalProperties: false },
 );

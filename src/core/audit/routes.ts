@@ -5,13 +5,13 @@
  */
 import Type from 'typebox';
 import { ApiError, errors } from '../../contract/errors.js';
-import { Limit, Timestamp } from '../../contract/common.js';
+import { Limit } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
 import type { LedgerService } from '../../ledger/ledger-service.js';
 import type { RecordFilter } from '../../ledger/ledger-store.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { AuditPageSchema, CheckpointResultSchema, PubkeysSchema, VerifyReportSchema } from './schemas.js';
+import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSchema, VerifyReportSchema } from './schemas.js';
 
 
 const ReadQuery = Type.Object(
@@ -19,12 +19,7 @@ const ReadQuery = Type.Object(
     from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1)' })),
     cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the previous page’s cursor (a seq); overrides from' })),
     limit: Type.Optional(Limit),
-    action: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'action prefix, e.g. agent.' })),
-    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-    target_kind: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    target_id: Type.Optional(Type.String({ maxLength: 300 })),
-    since: Type.Optional(Timestamp),
-    until: Type.Optional(Timestamp),
+    ...AuditFilterFields,
   },
   { additionalProperties: false },
 );

@@ -89,3 +89,13 @@ export const CheckpointResultSchema = Type.Object(
   { tenant: Type.String(), seq: Type.Integer(), attested_seq: Type.Integer() },
   { additionalProperties: false },
 );
+
+/** The record filters shared by `GET /v1/audit`, `/v1/audit/system` and `/v1/audit/export`. */
+export const AuditFilterFields = {
+    action: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'action prefix, e.g. agent.' })),
+    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    target_kind: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    target_id: Type.Optional(Type.String({ maxLength: 300 })),
+    since: Type.Optional(Timestamp),
+    until: Type.Optional(Timestamp),
+};

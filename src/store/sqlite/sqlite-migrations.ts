@@ -6,15 +6,8 @@ import { SQLITE_MIGRATION_004_WEBAUTHN } from './migrations/sqlite-004-webauthn.
 import { SQLITE_MIGRATION_005_ACCESSMAP } from './migrations/sqlite-005-accessmap.js';
 import { SQLITE_MIGRATION_006_INGEST } from './migrations/sqlite-006-ingest.js';
 import type { MigrationDatabase } from '../schema.js';
+import { uuid, ts } from './sqlite-checks.js';
 
-// SQLite has no uuid or timestamp type, so CHECKs give the columns the same guarantees Postgres
-// gets from `uuid` and the regex CHECK: lowercase canonical UUIDs and 9-digit RFC 3339 UTC text.
-const HEX = '[0-9a-f]';
-const D = '[0-9]';
-const UUID_GLOB = `${HEX.repeat(8)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(12)}`;
-const TS_GLOB = `${D.repeat(4)}-${D.repeat(2)}-${D.repeat(2)}T${D.repeat(2)}:${D.repeat(2)}:${D.repeat(2)}.${D.repeat(9)}Z`;
-const uuid = (col: string): string => `${col} glob '${UUID_GLOB}'`;
-const ts = (col: string): string => `${col} glob '${TS_GLOB}'`;
 
 async function exec(tx: Transaction<MigrationDatabase>, statements: readonly string[]): Promise<void> {
   for (const statement of statements) await sql.raw(statement).execute(tx);

@@ -1,11 +1,7 @@
 /** Migration 3 (ledger) for sqlite; mirror of the other backend's file with the same number. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
-
-const HEX = '[0-9a-f]';
-const D = '[0-9]';
-const UUID_GLOB = `${HEX.repeat(8)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(12)}`;
-const TS_GLOB = `${D.repeat(4)}-${D.repeat(2)}-${D.repeat(2)}T${D.repeat(2)}:${D.repeat(2)}:${D.repeat(2)}.${D.repeat(9)}Z`;
+import { ts, uuid } from '../sqlite-checks.js';
 
 /**
  * The audit ledger tables. `audit_records` is WITHOUT ROWID with the primary key (tenant_id, seq):
@@ -22,10 +18,10 @@ export const SQLITE_MIGRATION_003_LEDGER: readonly Migration[] = [
     async up(tx) {
       const statements = [
         `create table audit_records (
-          tenant_id text not null check (tenant_id glob '${UUID_GLOB}'),
+          tenant_id text not null check (${uuid('tenant_id')}),
           seq integer not null check (seq >= 1),
           id blob not null check (length(id) = 16),
-          occurred_at text not null check (occurred_at glob '${TS_GLOB}'),
+          occurred_at text not null check (${ts('occurred_at')}),
           actor text not null,
           actor_kind text not null,
           action text not null,
@@ -42,7 +38,7 @@ export const SQLITE_MIGRATION_003_LEDGER: readonly Migration[] = [
           primary key (tenant_id, seq)
         ) strict, without rowid`,
         `create table audit_heads (
-          tenant_id text primary key check (tenant_id glob '${UUID_GLOB}'),
+          tenant_id text primary key check (${uuid('tenant_id')}),
           seq integer not null check (seq >= 1),
           hash blob not null check (length(hash) = 32)
         ) strict`,

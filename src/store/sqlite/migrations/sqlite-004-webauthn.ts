@@ -1,13 +1,8 @@
 /** Migration 4 (WebAuthn step-up) for sqlite; mirror of the other backend's file with the same number. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
+import { uuid, ts } from '../sqlite-checks.js';
 
-const HEX = '[0-9a-f]';
-const D = '[0-9]';
-const UUID_GLOB = `${HEX.repeat(8)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(4)}-${HEX.repeat(12)}`;
-const TS_GLOB = `${D.repeat(4)}-${D.repeat(2)}-${D.repeat(2)}T${D.repeat(2)}:${D.repeat(2)}:${D.repeat(2)}.${D.repeat(9)}Z`;
-const uuid = (col: string): string => `${col} glob '${UUID_GLOB}'`;
-const ts = (col: string): string => `${col} glob '${TS_GLOB}'`;
 
 /** WebAuthn credentials and outstanding challenges; global tables (schema-webauthn.ts). */
 export const SQLITE_MIGRATION_004_WEBAUTHN: readonly Migration[] = [
