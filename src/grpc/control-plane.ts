@@ -47,9 +47,11 @@ async function forward<T>(app: AppHandle, call: ServerUnaryCall<unknown, unknown
     body = Buffer.from(JSON.stringify(rest.body));
     headers['content-type'] = 'application/json';
   }
-  const controller = new AbortController();
-  call.on('cancelled', () => controller.abort());
-  const res = await app.handle({ method: rest.method, path: rest.path, query: queryString(rest.query), headers, body, remoteAddress: peerAddress(call.getPeer()), signal: controller.signal });
+  const onClientAbort = (cb: () => void) => {
+    if (call.cancelled) cb();
+    else call.once('cancelled', cb);
+  };
+  const res = await app.handle({ method: rest.method, path: rest.path, query: queryString(rest.query), headers, body, remoteAddress: peerAddress(call.getPeer()), onClientAbort });
   const text = typeof res.body === 'string' ? res.body : res.body ? Buffer.from(res.body).toString('utf8') : '';
   if (res.status >= 200 && res.status < 300) return { ok: true, value: JSON.parse(text) as T };
   let code = 'internal';

@@ -76,13 +76,13 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
     });
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
-    const abort = new AbortController();
     let aborted = false;
+    let onClientAbort: (() => void) | undefined;
     // uWS keeps one onAborted handler per response: every waiter hangs off this one.
     const state: StreamState = { aborted: () => aborted, waiters: new Set() };
     res.onAborted(() => {
       aborted = true;
-      abort.abort();
+      onClientAbort?.();
       for (const w of state.waiters) w();
       state.waiters.clear();
     });
@@ -116,7 +116,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
 
     const dispatch = (body: Buffer) => {
       app
-        .handle({ method, path, query, headers, body, remoteAddress, signal: abort.signal }, prepared)
+        .handle({ method, path, query, headers, body, remoteAddress, onClientAbort: (cb) => (aborted ? cb() : (onClientAbort = cb)) }, prepared)
         .then((out) => write(out))
         .catch((err: unknown) => fail(err instanceof ApiError ? err : errors.internal()));
     };
