@@ -11,6 +11,7 @@ import { newId } from '../agents/ids.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, pageOf } from '../agents/cursor.js';
 import { assertTenantWritable } from '../agents/scope.js';
+import type { WorkspacesTable } from '../../store/schema-accessmap.js';
 
 /** Spec "Limits": a per-read cap of 0 means 5 MiB. */
 export const DEFAULT_READ_CAP_BYTES = 5 * 1024 * 1024;
@@ -44,20 +45,8 @@ export interface WorkspaceInput {
 
 export type WorkspacePatch = Partial<WorkspaceInput> & { version: number };
 
-type Row = {
-  id: string;
-  tenant_id: string;
-  display_name: string;
-  root_path: string;
-  mount_mode: string;
-  dlp_posture: string;
-  read_cap_bytes: number;
-  restricted_subpaths: string;
-  mount_target: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-};
+/** A stored workspace row: the schema's own table type, not a second copy of it. */
+type Row = WorkspacesTable;
 
 const COLUMNS = ['id', 'tenant_id', 'display_name', 'root_path', 'mount_mode', 'dlp_posture', 'read_cap_bytes', 'restricted_subpaths', 'mount_target', 'version', 'created_at', 'updated_at'] as const;
 
