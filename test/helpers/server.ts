@@ -132,3 +132,15 @@ export async function call(server: TestServer, method: string, pathAndQuery: str
 export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
+
+/** Redeem the setup token the server printed on stdout, then log in: the bootstrap every e2e test needs. */
+export async function setupAndLogin(server: TestServer, admin: { email: string; password: string }, organization = 'Acme'): Promise<{ tenant: string; token: string }> {
+  const setupToken = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
+  if (!setupToken) throw new Error(`no setup token on stdout: ${server.stdout()}`);
+  const json = { 'content-type': 'application/json' };
+  const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token: setupToken, ...admin, organization }), headers: json });
+  if (setup.status !== 201) throw new Error(`setup answered ${setup.status}: ${setup.text}`);
+  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(admin), headers: json });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${login.text}`);
+  return { tenant: setup.json().organization.id, token: login.json().token };
+}

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, startServer, type TestServer } from '../../helpers/server.js';
+import { call, startServer, type TestServer, setupAndLogin } from '../../helpers/server.js';
 import { jsonOut, runSvc } from '../../cli/harness.js';
 
 const ADMIN = { email: 'export@example.test', password: 'correct horse battery staple' };
@@ -19,14 +19,7 @@ describe('audit export through svc serve', () => {
 
   before(async () => {
     server = await startServer();
-    const setupToken = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
-    assert.ok(setupToken, `no setup token on stdout: ${server.stdout()}`);
-    const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }), headers: { 'content-type': 'application/json' } });
-    assert.equal(setup.status, 201, setup.text);
-    tenant = setup.json().organization.id;
-    const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } });
-    assert.equal(login.status, 200, login.text);
-    token = login.json().token;
+    ({ tenant, token } = await setupAndLogin(server, ADMIN));
   });
 
   after(async () => {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, startServer, type TestServer } from '../../helpers/server.js';
+import { call, startServer, type TestServer, setupAndLogin } from '../../helpers/server.js';
 import { jsonOut, runSvc } from '../../cli/harness.js';
 
 const ADMIN = { email: 'root@example.test', password: 'correct horse battery staple' };
@@ -20,14 +20,7 @@ describe('audit ledger through svc serve', () => {
 
   before(async () => {
     server = await startServer({ env: { SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0' } });
-    const setupToken = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
-    assert.ok(setupToken, `no setup token on stdout: ${server.stdout()}`);
-    const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }), headers: { 'content-type': 'application/json' } });
-    assert.equal(setup.status, 201, setup.text);
-    tenant = setup.json().organization.id;
-    const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } });
-    assert.equal(login.status, 200, login.text);
-    token = login.json().token;
+    ({ tenant, token } = await setupAndLogin(server, ADMIN));
   });
   after(async () => {
     await server?.stop();
