@@ -1,22 +1,39 @@
 /**
- * Rows of `audit_records` / `audit_heads` ↔ {@link AuditRecord}. Hashes, blinds, signatures, key ids
- * and record ids are stored as raw bytes (schema-ledger.ts) and served as the hex / base64 text
- * DECISIONS.md fixes. Every function runs inside a caller's transaction: tenant-bound
- * (`store.withTenant`) so Postgres RLS confines it.
+ * The SQL of the ledger tables, and rows ↔ {@link AuditRecord}. Every statement that touches
+ * `audit_records` lives here (the verification and export workers read through this file too).
+ *
+ * Stored once, derived on read (bytes per record, issue 4): `prev_hash` is not a column (it is the
+ * previous row's `hash`, read with the row or carried along a range), and `meta_commitment` is stored
+ * only once a record's meta has been erased (blind destroyed); while the blind exists it is
+ * recomputed from blind + meta. A tampered meta or blind therefore shows up as `hash-mismatch` of its
+ * record, and a deleted row as `seq-gap`. Hashes, blinds, signatures, key ids and record ids are raw
+ * bytes, served as the hex / base64 text DECISIONS.md fixes.
+ *
+ * SQLite layout (migration 3): `audit_records` is a rowid table keyed by `pos = chain << 40 | seq`,
+ * where `chain` is the small number `audit_heads` assigns to each tenant on its first append. Appends
+ * land at the right edge of the table's b-tree, which SQLite packs full, and no tenant text or
+ * separate key is stored per row. Postgres keeps `(tenant_id, seq)` (RLS needs tenant_id per row).
+ * Every function runs inside a caller's transaction, tenant-bound (`store.withTenant`) so Postgres RLS
+ * confines it.
  */
-import type { Insertable, Transaction } from 'kysely';
+import { SqliteAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { SqliteHandle } from '../store/store.js';
 import type { AuditRecordsTable } from '../store/schema-ledger.js';
 import type { AuditRecord } from './record.js';
 import type { ChainTail } from './chain.js';
+import { ZERO_HASH, metaCommitment } from './preimage.js';
 
-type Tx = Transaction<Database>;
+/** A transaction (or, for read-only worker connections, a Kysely instance). */
+type Tx = Kysely<Database>;
 
-/** A stored row as read back (seq may be a string on Postgres). */
-type RecordRow = { [K in keyof AuditRecordsTable]: K extends 'seq' ? number | string : AuditRecordsTable[K] };
+/** Seq bits of an SQLite `pos`: a chain holds at most 2^40 - 1 records. */
+export const SEQ_BITS = 40;
+const SEQ_SPAN = 2 ** SEQ_BITS;
+/** Largest seq a chain can reach on SQLite (about 1.1 × 10^12). */
+export const MAX_SEQ = SEQ_SPAN - 1;
 
-/** Filters of `GET /v1/audit` (all optional, combined with AND). */
+/** Filters of `GET /v1/audit` and the export (all optional, combined with AND). */
 export interface RecordFilter {
   /** action prefix, e.g. `agent.` or `agent.create` */
   action?: string;
@@ -27,6 +44,33 @@ export interface RecordFilter {
   since?: string;
   /** occurred_at < until */
   until?: string;
+  /** seq ≤ toSeq (export pages; without it a selective filter scans to the chain's end) */
+  toSeq?: number;
+}
+
+/** A stored row as both backends return it (seq may be a string on Postgres). */
+export interface StoredRow {
+  seq: number | string;
+  id: Uint8Array;
+  occurred_at: string;
+  actor: string;
+  actor_kind: string;
+  action: string;
+  target_kind: string;
+  target_id: string;
+  meta: string | null;
+  meta_blind: Uint8Array | null;
+  meta_commitment: Uint8Array | null;
+  payload_hash: Uint8Array | null;
+  hash: Uint8Array;
+  sig: Uint8Array;
+  key_id: Uint8Array;
+  /** the previous row's hash, when the query selected it (null at seq 1 or when that row is gone) */
+  prev_hash?: Uint8Array | null;
+}
+
+function buf(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
 function uuidBytes(id: string): Buffer {
@@ -34,15 +78,70 @@ function uuidBytes(id: string): Buffer {
 }
 
 function uuidText(b: Uint8Array): string {
-  const h = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+  const h = buf(b).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+/** The stored commitment: only when there is no blind to recompute it from (erased meta). */
+function storedCommitment(r: AuditRecord): Buffer | null {
+  return r.meta_blind === null ? Buffer.from(r.meta_commitment, 'hex') : null;
 }
 
-/** The insert row of a sealed record. */
+/** The served commitment of a row: recomputed from blind + meta, or the one stored at erasure. */
+function commitmentHex(row: Pick<StoredRow, 'meta' | 'meta_blind' | 'meta_commitment'>): string {
+  if (row.meta_blind !== null) return metaCommitment(row.meta_blind, row.meta ?? '').toString('hex');
+  return row.meta_commitment === null ? '' : buf(row.meta_commitment).toString('hex');
+}
+
+/**
+ * The served record of a stored row. `prev` is the previous record's hash (null: 32 zeros, as at
+ * seq 1, or unknown because that row is missing — verification then reports the gap by seq).
+ */
+export function rowRecord(tenant: string, row: StoredRow, prev: Uint8Array | null): AuditRecord {
+  return {
+    id: uuidText(row.id),
+    tenant,
+    seq: Number(row.seq),
+    occurred_at: row.occurred_at,
+    actor: row.actor,
+    actor_kind: row.actor_kind,
+    action: row.action,
+    target_kind: row.target_kind,
+    target_id: row.target_id,
+    meta: row.meta,
+    meta_blind: row.meta_blind === null ? null : buf(row.meta_blind).toString('hex'),
+    meta_commitment: commitmentHex(row),
+    payload_hash: row.payload_hash === null ? null : buf(row.payload_hash).toString('hex'),
+    prev_hash: buf(prev ?? ZERO_HASH).toString('hex'),
+    hash: buf(row.hash).toString('hex'),
+    sig: buf(row.sig).toString('base64'),
+    key_id: buf(row.key_id).toString('hex'),
+  };
+}
+
+/** Records of contiguous rows: each row's prev is the row before it; the first row's is `prev0`. */
+function chainRecords(tenant: string, rows: readonly StoredRow[], prev0: Uint8Array | null): AuditRecord[] {
+  const out = new Array<AuditRecord>(rows.length);
+  let prev = prev0;
+  let prevSeq = rows.length > 0 ? Number((rows[0] as StoredRow).seq) - 1 : 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as StoredRow;
+    const seq = Number(row.seq);
+    // A missing row in between: the stored predecessor is unknown, serve zeros (verify reports the gap).
+    out[i] = rowRecord(tenant, row, seq === prevSeq + 1 ? prev : null);
+    prev = row.hash;
+    prevSeq = seq;
+  }
+  return out;
+}
+
+function isSqlite(tx: Tx): boolean {
+  return tx.getExecutor().adapter instanceof SqliteAdapter;
+}
+
+// ---- Postgres (and any Kysely dialect keyed by tenant_id, seq) ----
+
+/** The insert row of a sealed record (Postgres). */
 export function recordRow(r: AuditRecord): Insertable<AuditRecordsTable> {
   return {
     tenant_id: r.tenant,
@@ -56,56 +155,93 @@ export function recordRow(r: AuditRecord): Insertable<AuditRecordsTable> {
     target_id: r.target_id,
     meta: r.meta,
     meta_blind: r.meta_blind === null ? null : Buffer.from(r.meta_blind, 'hex'),
-    meta_commitment: Buffer.from(r.meta_commitment, 'hex'),
+    meta_commitment: storedCommitment(r),
     payload_hash: r.payload_hash === null ? null : Buffer.from(r.payload_hash, 'hex'),
-    prev_hash: Buffer.from(r.prev_hash, 'hex'),
     hash: Buffer.from(r.hash, 'hex'),
     sig: Buffer.from(r.sig, 'base64'),
     key_id: Buffer.from(r.key_id, 'hex'),
   };
 }
 
-/** A served record from a stored row. */
-export function rowRecord(row: RecordRow): AuditRecord {
-  return {
-    id: uuidText(row.id),
-    tenant: row.tenant_id,
-    seq: Number(row.seq),
-    occurred_at: row.occurred_at,
-    actor: row.actor,
-    actor_kind: row.actor_kind,
-    action: row.action,
-    target_kind: row.target_kind,
-    target_id: row.target_id,
-    meta: row.meta,
-    meta_blind: row.meta_blind === null ? null : hex(row.meta_blind),
-    meta_commitment: hex(row.meta_commitment),
-    payload_hash: row.payload_hash === null ? null : hex(row.payload_hash),
-    prev_hash: hex(row.prev_hash),
-    hash: hex(row.hash),
-    sig: Buffer.from(row.sig.buffer, row.sig.byteOffset, row.sig.byteLength).toString('base64'),
-    key_id: hex(row.key_id),
-  };
+const PG_COLUMNS = sql.raw('r.seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash, r.sig, r.key_id');
+
+/** The filter predicates shared by both backends' SQL (column names are the same). */
+function filterSql(filter: RecordFilter): RawBuilder<unknown>[] {
+  const out: RawBuilder<unknown>[] = [];
+  if (filter.action !== undefined && filter.action !== '') {
+    // A prefix range instead of LIKE: no wildcard escaping, and the comparison is byte-wise on both backends.
+    out.push(sql`r.action >= ${filter.action}`, sql`r.action < ${`${filter.action}\u{10FFFF}`}`);
+  }
+  if (filter.actor !== undefined) out.push(sql`r.actor = ${filter.actor}`);
+  if (filter.target_kind !== undefined) out.push(sql`r.target_kind = ${filter.target_kind}`);
+  if (filter.target_id !== undefined) out.push(sql`r.target_id = ${filter.target_id}`);
+  if (filter.since !== undefined) out.push(sql`r.occurred_at >= ${filter.since}`);
+  if (filter.until !== undefined) out.push(sql`r.occurred_at < ${filter.until}`);
+  return out;
+}
+
+function hasRowFilter(filter: RecordFilter): boolean {
+  return filterSql(filter).length > 0;
+}
+
+/** Rows of one chain with seq in [fromSeq, toSeq], ascending; `withPrev` adds each row's predecessor hash. */
+async function selectRows(tx: Tx, tenant: string, fromSeq: number, toSeq: number, filter: RecordFilter, limit: number | null, withPrev: boolean): Promise<StoredRow[]> {
+  const conds = filterSql(filter);
+  const limitSql = limit === null ? sql`` : sql` limit ${limit}`;
+  if (isSqlite(tx)) {
+    const base = sql`(select chain * ${SEQ_SPAN} from audit_heads where tenant_id = ${tenant})`;
+    const prev = withPrev ? sql`, (select p.hash from audit_records p where p.pos = r.pos - 1) as prev_hash` : sql``;
+    const where = [sql`r.pos between ${base} + ${fromSeq} and ${base} + ${Math.min(toSeq, MAX_SEQ)}`, ...conds];
+    const q = sql<StoredRow>`select ${sql.raw(SQLITE_SELECT)}${prev} from audit_records r where ${sql.join(where, sql` and `)} order by r.pos${limitSql}`;
+    return (await q.execute(tx)).rows;
+  }
+  const prev = withPrev ? sql`, (select p.hash from audit_records p where p.tenant_id = r.tenant_id and p.seq = r.seq - 1) as prev_hash` : sql``;
+  const where = [sql`r.tenant_id = ${tenant}`, sql`r.seq >= ${fromSeq}`, sql`r.seq <= ${toSeq}`, ...conds];
+  const q = sql<StoredRow>`select ${PG_COLUMNS}${prev} from audit_records r where ${sql.join(where, sql` and `)} order by r.seq${limitSql}`;
+  return (await q.execute(tx)).rows;
 }
 
 /** The chain's head from the heads table, or null for a chain never appended to. */
 export async function readHead(tx: Tx, tenant: string): Promise<ChainTail | null> {
   const row = await tx.selectFrom('audit_heads').select(['seq', 'hash']).where('tenant_id', '=', tenant).executeTakeFirst();
-  return row === undefined ? null : { seq: Number(row.seq), hash: hex(row.hash) };
+  return row === undefined ? null : { seq: Number(row.seq), hash: buf(row.hash).toString('hex') };
 }
 
-// 17 columns per row: 60 rows stay under every driver's bound-parameter limit with room to spare
-// and keep the statement text (compiled per call) small.
+// 16 columns per row: 60 rows stay under every driver's bound-parameter limit with room to spare.
 const INSERT_CHUNK = 60;
 
-/** Insert sealed records (contiguous, after `prev`) and move the head to the last one. */
+/**
+ * Insert sealed records (contiguous, after `prev`) and move the head to the last one. The append
+ * pipeline on SQLite uses {@link sqliteInsertRecords} (prepared statements); this is the path of
+ * Postgres and of callers that hold only a Kysely transaction.
+ */
 export async function insertRecords(tx: Tx, tenant: string, records: readonly AuditRecord[], prev: ChainTail | null): Promise<void> {
   if (records.length === 0) return;
+  const last = records[records.length - 1] as AuditRecord;
+  const hash = Buffer.from(last.hash, 'hex');
+  if (isSqlite(tx)) {
+    // The head first: a new chain's number is assigned there and keys every row.
+    if (prev === null) {
+      await sql`insert into audit_heads (tenant_id, chain, seq, hash) values (${tenant}, (select coalesce(max(chain), 0) + 1 from audit_heads), ${last.seq}, ${hash})`.execute(tx);
+    } else {
+      const res = await sql`update audit_heads set seq = ${last.seq}, hash = ${hash} where tenant_id = ${tenant} and seq = ${prev.seq}`.execute(tx);
+      if (Number(res.numAffectedRows) !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
+    }
+    const chain = (await sql<{ chain: number }>`select chain from audit_heads where tenant_id = ${tenant}`.execute(tx)).rows[0]?.chain as number;
+    const base = BigInt(chain) << BigInt(SEQ_BITS);
+    for (let off = 0; off < records.length; off += INSERT_CHUNK) {
+      const rows = records.slice(off, off + INSERT_CHUNK).map((r) => {
+        const params: unknown[] = [];
+        pushRow(params, base, r);
+        return sql`(${sql.join(params)})`;
+      });
+      await sql`insert into audit_records (${sql.raw(INSERT_COLUMNS.join(', '))}) values ${sql.join(rows)}`.execute(tx);
+    }
+    return;
+  }
   for (let off = 0; off < records.length; off += INSERT_CHUNK) {
     await tx.insertInto('audit_records').values(records.slice(off, off + INSERT_CHUNK).map(recordRow)).execute();
   }
-  const last = records[records.length - 1] as AuditRecord;
-  const hash = Buffer.from(last.hash, 'hex');
   if (prev === null) {
     await tx.insertInto('audit_heads').values({ tenant_id: tenant, seq: last.seq, hash }).execute();
   } else {
@@ -117,43 +253,36 @@ export async function insertRecords(tx: Tx, tenant: string, records: readonly Au
 
 /** Records of one chain from `fromSeq` ascending, at most `limit`, optionally filtered. */
 export async function readRecords(tx: Tx, tenant: string, fromSeq: number, limit: number, filter: RecordFilter = {}): Promise<AuditRecord[]> {
-  let q = tx.selectFrom('audit_records').selectAll().where('tenant_id', '=', tenant).where('seq', '>=', fromSeq);
-  if (filter.action !== undefined && filter.action !== '') {
-    // A prefix range instead of LIKE: no wildcard escaping, and the comparison is byte-wise on both backends.
-    q = q.where('action', '>=', filter.action).where('action', '<', `${filter.action}\u{10FFFF}`);
-  }
-  if (filter.actor !== undefined) q = q.where('actor', '=', filter.actor);
-  if (filter.target_kind !== undefined) q = q.where('target_kind', '=', filter.target_kind);
-  if (filter.target_id !== undefined) q = q.where('target_id', '=', filter.target_id);
-  if (filter.since !== undefined) q = q.where('occurred_at', '>=', filter.since);
-  if (filter.until !== undefined) q = q.where('occurred_at', '<', filter.until);
-  const rows = await q.orderBy('seq', 'asc').limit(limit).execute();
-  return rows.map((r) => rowRecord(r as RecordRow));
+  const toSeq = filter.toSeq ?? MAX_SEQ;
+  if (!hasRowFilter(filter)) return readRange(tx, tenant, fromSeq, toSeq, limit);
+  // Filtered rows are not contiguous: each brings its predecessor's hash along.
+  const rows = await selectRows(tx, tenant, fromSeq, toSeq, filter, limit, true);
+  return rows.map((r) => rowRecord(tenant, r, r.prev_hash ?? null));
 }
 
-/** Records with seq in [fromSeq, toSeq] ascending, unfiltered (verification reads). */
-export async function readRange(tx: Tx, tenant: string, fromSeq: number, toSeq: number): Promise<AuditRecord[]> {
-  const rows = await tx
-    .selectFrom('audit_records')
-    .selectAll()
-    .where('tenant_id', '=', tenant)
-    .where('seq', '>=', fromSeq)
-    .where('seq', '<=', toSeq)
-    .orderBy('seq', 'asc')
-    .execute();
-  return rows.map((r) => rowRecord(r as RecordRow));
+/** Records with seq in [fromSeq, toSeq] ascending (at most `limit`), unfiltered. */
+export async function readRange(tx: Tx, tenant: string, fromSeq: number, toSeq: number, limit: number | null = null): Promise<AuditRecord[]> {
+  // The row before the range gives the first record its prev_hash.
+  const lo = Math.max(1, fromSeq - 1);
+  const rows = await selectRows(tx, tenant, lo, toSeq, {}, limit === null ? null : limit + (lo < fromSeq ? 1 : 0), false);
+  const first = rows[0];
+  if (lo < fromSeq && first !== undefined && Number(first.seq) === lo) return chainRecords(tenant, rows.slice(1), first.hash);
+  return chainRecords(tenant, rows, null);
 }
 
 /** The stored hash of one record, or null. */
 export async function readHashAt(tx: Tx, tenant: string, seq: number): Promise<string | null> {
-  const row = await tx.selectFrom('audit_records').select('hash').where('tenant_id', '=', tenant).where('seq', '=', seq).executeTakeFirst();
-  return row === undefined ? null : hex(row.hash);
+  const rows = await selectRows(tx, tenant, seq, seq, {}, 1, false);
+  const row = rows[0];
+  return row === undefined ? null : buf(row.hash).toString('hex');
 }
 
-// ---- SQLite fast path (Store.sqliteTransaction): prepared statements, prepared once per connection ----
+// ---- SQLite fast path (Store.sqliteTransaction and read-only worker handles): prepared statements ----
 
-const COLUMNS = ['tenant_id', 'seq', 'id', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'prev_hash', 'hash', 'sig', 'key_id'] as const;
-// Rows per multi-row INSERT: fewer statement executions per batch (17 × 32 parameters, well under SQLite's limit).
+/** Select list of a record row on SQLite, in {@link StoredRow} order. */
+const SQLITE_SELECT = `(r.pos & ${SEQ_SPAN - 1}) as seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash, r.sig, r.key_id`;
+const INSERT_COLUMNS = ['pos', 'id', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'hash', 'sig', 'key_id'] as const;
+// Rows per multi-row INSERT: fewer statement executions per batch (15 × 32 parameters, well under SQLite's limit).
 const MULTI = 32;
 
 interface SqliteStatements {
@@ -169,13 +298,14 @@ const statements = new WeakMap<SqliteHandle, SqliteStatements>();
 function prepared(db: SqliteHandle): SqliteStatements {
   let s = statements.get(db);
   if (s === undefined) {
-    const row = `(${COLUMNS.map(() => '?').join(', ')})`;
-    const insert = `insert into audit_records (${COLUMNS.join(', ')}) values `;
+    const row = `(${INSERT_COLUMNS.map(() => '?').join(', ')})`;
+    const insert = `insert into audit_records (${INSERT_COLUMNS.join(', ')}) values `;
     s = {
-      head: db.prepare('select seq, hash from audit_heads where tenant_id = ?'),
+      head: db.prepare('select seq, hash, chain from audit_heads where tenant_id = ?'),
       one: db.prepare(insert + row),
       many: db.prepare(insert + Array.from({ length: MULTI }, () => row).join(', ')),
-      insertHead: db.prepare('insert into audit_heads (tenant_id, seq, hash) values (?, ?, ?)'),
+      // A new chain takes the next free number; BEGIN IMMEDIATE makes max()+1 race-free.
+      insertHead: db.prepare('insert into audit_heads (tenant_id, chain, seq, hash) values (?, (select coalesce(max(chain), 0) + 1 from audit_heads), ?, ?) returning chain'),
       updateHead: db.prepare('update audit_heads set seq = ?, hash = ? where tenant_id = ? and seq = ?'),
     };
     statements.set(db, s);
@@ -183,10 +313,10 @@ function prepared(db: SqliteHandle): SqliteStatements {
   return s;
 }
 
-function pushRow(out: unknown[], r: AuditRecord): void {
+function pushRow(out: unknown[], chainBase: bigint, r: AuditRecord): void {
+  if (r.seq > MAX_SEQ) throw new RangeError(`audit chain ${r.tenant} is full (seq ${r.seq} > ${MAX_SEQ})`);
   out.push(
-    r.tenant,
-    r.seq,
+    chainBase | BigInt(r.seq),
     uuidBytes(r.id),
     r.occurred_at,
     r.actor,
@@ -196,9 +326,8 @@ function pushRow(out: unknown[], r: AuditRecord): void {
     r.target_id,
     r.meta,
     r.meta_blind === null ? null : Buffer.from(r.meta_blind, 'hex'),
-    Buffer.from(r.meta_commitment, 'hex'),
+    storedCommitment(r),
     r.payload_hash === null ? null : Buffer.from(r.payload_hash, 'hex'),
-    Buffer.from(r.prev_hash, 'hex'),
     Buffer.from(r.hash, 'hex'),
     Buffer.from(r.sig, 'base64'),
     Buffer.from(r.key_id, 'hex'),
@@ -208,65 +337,120 @@ function pushRow(out: unknown[], r: AuditRecord): void {
 /** {@link readHead} on a raw SQLite connection inside `Store.sqliteTransaction`. */
 export function sqliteReadHead(db: SqliteHandle, tenant: string): ChainTail | null {
   const row = prepared(db).head.get(tenant) as { seq: number; hash: Buffer } | undefined;
-  return row === undefined ? null : { seq: Number(row.seq), hash: hex(row.hash) };
+  return row === undefined ? null : { seq: Number(row.seq), hash: row.hash.toString('hex') };
 }
 
 /** {@link insertRecords} on a raw SQLite connection inside `Store.sqliteTransaction`. */
 export function sqliteInsertRecords(db: SqliteHandle, tenant: string, records: readonly AuditRecord[], prev: ChainTail | null): void {
   if (records.length === 0) return;
   const s = prepared(db);
+  const last = records[records.length - 1] as AuditRecord;
+  const hash = Buffer.from(last.hash, 'hex');
+  let chain: number;
+  if (prev === null) {
+    chain = (s.insertHead.get(tenant, last.seq, hash) as { chain: number }).chain;
+  } else {
+    const head = s.head.get(tenant) as { seq: number; chain: number } | undefined;
+    if (head === undefined || s.updateHead.run(last.seq, hash, tenant, prev.seq).changes !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
+    chain = head.chain;
+  }
+  const base = BigInt(chain) << BigInt(SEQ_BITS);
   let i = 0;
   const params: unknown[] = [];
   for (; i + MULTI <= records.length; i += MULTI) {
     params.length = 0;
-    for (let j = i; j < i + MULTI; j++) pushRow(params, records[j] as AuditRecord);
+    for (let j = i; j < i + MULTI; j++) pushRow(params, base, records[j] as AuditRecord);
     s.many.run(...params);
   }
   for (; i < records.length; i++) {
     params.length = 0;
-    pushRow(params, records[i] as AuditRecord);
+    pushRow(params, base, records[i] as AuditRecord);
     s.one.run(...params);
   }
-  const last = records[records.length - 1] as AuditRecord;
-  const hash = Buffer.from(last.hash, 'hex');
-  if (prev === null) s.insertHead.run(tenant, last.seq, hash);
-  else if (s.updateHead.run(last.seq, hash, tenant, prev.seq).changes !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
 }
 
-/** `select` list of {@link sqliteRangeReader}, in {@link COLUMNS} order. */
-const RANGE_SQL = `select ${COLUMNS.join(', ')} from audit_records where tenant_id = ? and seq between ? and ? order by seq`;
+/** The part of a read-only better-sqlite3 handle the range readers use. */
+export interface SqliteReadHandle {
+  prepare(source: string): { raw(on: boolean): { all(...params: unknown[]): unknown[] } };
+}
+
+/** Raw columns of {@link sqliteRawRangeReader}, by index. */
+export const RAW = { seq: 0, occurred_at: 1, actor: 2, actor_kind: 3, action: 4, target_kind: 5, target_id: 6, meta: 7, meta_blind: 8, meta_commitment: 9, payload_hash: 10, hash: 11, key_id: 12, sig: 13, id: 14 } as const;
+
+/** One raw row of {@link sqliteRawRangeReader} (indices in {@link RAW}; `sig`, `key_id` only when asked for). */
+export type RawRow = [number, string, string, string, string, string, string, string | null, Buffer | null, Buffer | null, Buffer | null, Buffer, Buffer?, Buffer?, Buffer?];
 
 /**
- * A reader of seq ranges on a raw SQLite handle (a verification worker's own read-only connection):
- * rows come back as arrays (no per-row objects from the driver) and are decoded straight into records.
+ * Rows of seq [fromSeq, toSeq] of a chain on a raw SQLite handle as arrays, no per-row objects (the
+ * verification worker's path). `columns: 'chain'` leaves out the signature, key id and record id.
  */
-export function sqliteRangeReader(db: { prepare(source: string): { raw(on: boolean): { all(...params: unknown[]): unknown[] } } }): (tenant: string, fromSeq: number, toSeq: number) => AuditRecord[] {
-  const stmt = db.prepare(RANGE_SQL).raw(true);
-  return (tenant, fromSeq, toSeq) => {
-    const rows = stmt.all(tenant, fromSeq, toSeq) as unknown[][];
-    const out = new Array<AuditRecord>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i] as [string, number, Buffer, string, string, string, string, string, string, string | null, Buffer | null, Buffer, Buffer | null, Buffer, Buffer, Buffer, Buffer];
-      out[i] = {
-        id: uuidText(r[2]),
-        tenant: r[0],
-        seq: Number(r[1]),
-        occurred_at: r[3],
-        actor: r[4],
-        actor_kind: r[5],
-        action: r[6],
-        target_kind: r[7],
-        target_id: r[8],
-        meta: r[9],
-        meta_blind: r[10] === null ? null : r[10].toString('hex'),
-        meta_commitment: r[11].toString('hex'),
-        payload_hash: r[12] === null ? null : r[12].toString('hex'),
-        prev_hash: r[13].toString('hex'),
-        hash: r[14].toString('hex'),
-        sig: r[15].toString('base64'),
-        key_id: r[16].toString('hex'),
-      };
+export function sqliteRawRangeReader(db: SqliteReadHandle, columns: 'chain' | 'full'): (tenant: string, fromSeq: number, toSeq: number) => RawRow[] {
+  const extra = columns === 'full' ? ', r.key_id, r.sig, r.id' : '';
+  const stmt = db
+    .prepare(
+      `select (r.pos & ${SEQ_SPAN - 1}), r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash${extra}` +
+        ` from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? order by r.pos`,
+    )
+    .raw(true);
+  return (tenant, fromSeq, toSeq) => stmt.all(tenant, fromSeq, Math.min(toSeq, MAX_SEQ)) as RawRow[];
+}
+
+/**
+ * A reader of records on a raw read-only SQLite handle (workers): unfiltered ranges come back as
+ * contiguous rows with the predecessor read along; filtered pages bring each predecessor's hash.
+ */
+export function sqliteRecordReader(db: SqliteReadHandle): (tenant: string, fromSeq: number, toSeq: number, filter?: RecordFilter) => AuditRecord[] {
+  const cols = SQLITE_SELECT;
+  const range = db.prepare(`select ${cols} from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? order by r.pos`).raw(true);
+  const filtered = new Map<string, { all(...params: unknown[]): unknown[] }>();
+  return (tenant, fromSeq, toSeq, filter = {}) => {
+    const to = Math.min(toSeq, MAX_SEQ);
+    if (!hasRowFilter(filter)) {
+      const lo = Math.max(1, fromSeq - 1);
+      const rows = (range.all(tenant, lo, to) as unknown[][]).map(arrayRow);
+      const first = rows[0];
+      if (lo < fromSeq && first !== undefined && Number(first.seq) === lo) return chainRecords(tenant, rows.slice(1), first.hash);
+      return chainRecords(tenant, rows, null);
     }
-    return out;
+    // Filters as SQL text with positional parameters, one prepared statement per filter shape.
+    const parts: string[] = [];
+    const params: unknown[] = [];
+    if (filter.action !== undefined && filter.action !== '') parts.push('r.action >= ?', 'r.action < ?'), params.push(filter.action, `${filter.action}\u{10FFFF}`);
+    for (const k of ['actor', 'target_kind', 'target_id'] as const) if (filter[k] !== undefined) parts.push(`r.${k} = ?`), params.push(filter[k]);
+    if (filter.since !== undefined) parts.push('r.occurred_at >= ?'), params.push(filter.since);
+    if (filter.until !== undefined) parts.push('r.occurred_at < ?'), params.push(filter.until);
+    const key = parts.join(' and ');
+    let stmt = filtered.get(key);
+    if (stmt === undefined) {
+      stmt = db
+        .prepare(`select ${cols}, (select p.hash from audit_records p where p.pos = r.pos - 1) from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? and ${key} order by r.pos`)
+        .raw(true);
+      filtered.set(key, stmt);
+    }
+    return (stmt.all(tenant, fromSeq, to, ...params) as unknown[][]).map((a) => {
+      const row = arrayRow(a);
+      return rowRecord(tenant, row, (a[15] as Buffer | null) ?? null);
+    });
+  };
+}
+
+/** A {@link SQLITE_SELECT} array as a {@link StoredRow}. */
+function arrayRow(a: unknown[]): StoredRow {
+  return {
+    seq: a[0] as number,
+    id: a[1] as Buffer,
+    occurred_at: a[2] as string,
+    actor: a[3] as string,
+    actor_kind: a[4] as string,
+    action: a[5] as string,
+    target_kind: a[6] as string,
+    target_id: a[7] as string,
+    meta: a[8] as string | null,
+    meta_blind: a[9] as Buffer | null,
+    meta_commitment: a[10] as Buffer | null,
+    payload_hash: a[11] as Buffer | null,
+    hash: a[12] as Buffer,
+    sig: a[13] as Buffer,
+    key_id: a[14] as Buffer,
   };
 }

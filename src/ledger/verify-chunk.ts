@@ -63,7 +63,7 @@ export interface ChunkReport {
 }
 
 /** True when `text` is the canonical base64 of some bytes (Buffer.from ignores stray characters, so a tampered sig could otherwise decode unchanged). */
-function decodeCanonicalBase64(text: string): Buffer | null {
+export function decodeCanonicalBase64(text: string): Buffer | null {
   const b = Buffer.from(text, 'base64');
   return b.toString('base64') === text ? b : null;
 }
@@ -108,13 +108,12 @@ export function verifyChunk(records: readonly AuditRecord[], ctx: ChunkContext):
     if (r.action !== CHECKPOINT_ACTION) continue;
     cpCount++;
     const seq = firstSeq + j;
-    const why = checkCheckpoint(r, seq, records, ctx, deferred);
-    if (why !== null) {
+    const why = checkCheckpoint(r.meta, seq, (idx) => (records[idx] as AuditRecord).hash, ctx, deferred);
+    if (typeof why === 'string') {
       cpBad = seq;
       cpReason = why;
-    } else {
-      const attested = (parseCheckpointMeta(r.meta) as { attested_seq: number }).attested_seq;
-      if (latest === null || attested > latest) latest = attested;
+    } else if (latest === null || why.attested > latest) {
+      latest = why.attested;
     }
   }
 
@@ -181,14 +180,19 @@ function recordIntact(r: AuditRecord, tenant: string): boolean {
   return h !== null && h === r.hash;
 }
 
-function checkCheckpoint(
-  r: AuditRecord,
+/**
+ * Check the checkpoint record at `seq` (its meta text) against the chunk: `hashAt(idx)` is the hex
+ * hash of the chunk's record at index idx. Returns the failure, or the attested seq when it holds;
+ * a link to a record before the chunk and its anchor is deferred to the merge.
+ */
+export function checkCheckpoint(
+  meta: string | null,
   seq: number,
-  records: readonly AuditRecord[],
-  ctx: ChunkContext,
+  hashAt: (idx: number) => string,
+  ctx: Pick<ChunkContext, 'tenant' | 'firstSeq' | 'keys' | 'anchor'>,
   deferred: DeferredLink[],
-): CheckpointReason | null {
-  const m = parseCheckpointMeta(r.meta);
+): CheckpointReason | { attested: number } {
+  const m = parseCheckpointMeta(meta);
   if (m === null || m.attested_seq >= seq) return 'checkpoint-link-mismatch';
   const k = keyFor(ctx.keys, m.key_id, seq);
   if (k === 'unknown') return 'unknown-key';
@@ -197,13 +201,13 @@ function checkCheckpoint(
   if (k === 'out-of-range' || sig === null || view === null || !k.verify(view, sig)) return 'checkpoint-sig-invalid';
   const idx = m.attested_seq - ctx.firstSeq;
   if (idx >= 0) {
-    if ((records[idx] as AuditRecord).hash !== m.head_hash) return 'checkpoint-link-mismatch';
+    if (hashAt(idx) !== m.head_hash) return 'checkpoint-link-mismatch';
   } else if (ctx.anchor !== null && m.attested_seq === ctx.anchor.seq) {
     if (ctx.anchor.hash !== m.head_hash) return 'checkpoint-link-mismatch';
   } else {
     deferred.push({ seq, attested_seq: m.attested_seq, head_hash: m.head_hash });
   }
-  return null;
+  return { attested: m.attested_seq };
 }
 
 function checkEventSig(r: AuditRecord, tenant: string, keys: KeySet): SignatureReason | null {

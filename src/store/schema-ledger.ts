@@ -10,7 +10,11 @@ type Bytes = Buffer;
 /** bigint on Postgres comes back as a string; written as a number. */
 type SeqColumn = ColumnType<number | string, number, never>;
 
-/** `audit_records`: one row per chained, signed record; append-only (triggers + grants). */
+/**
+ * `audit_records` as on Postgres: one row per chained, signed record; append-only (triggers + grants).
+ * `prev_hash` is not a column: it is the previous row's hash. On SQLite the table is keyed by
+ * `pos = chain << 40 | seq` instead of (tenant_id, seq) and only ledger-store.ts touches it, in SQL.
+ */
 export interface AuditRecordsTable {
   tenant_id: string;
   seq: SeqColumn;
@@ -26,9 +30,9 @@ export interface AuditRecordsTable {
   meta: string | null;
   /** 32 bytes; null once erased */
   meta_blind: Bytes | null;
-  meta_commitment: Bytes;
+  /** stored only once meta is erased (otherwise recomputed from blind + meta) */
+  meta_commitment: Bytes | null;
   payload_hash: Bytes | null;
-  prev_hash: Bytes;
   hash: Bytes;
   sig: Bytes;
   /** 16 bytes (key ids are 32 hex digits) */

@@ -6,8 +6,8 @@ import { createSigner, type Signer } from '../ledger/signers.js';
 import { verifyChunk } from '../ledger/verify-chunk.js';
 import { WorkerErrors } from './errors.js';
 import BetterSqlite3 from 'better-sqlite3';
-import { sqliteRangeReader } from '../ledger/ledger-store.js';
-import type { AuditRecord } from '../ledger/record.js';
+import { RAW, sqliteRawRangeReader, type RawRow } from '../ledger/ledger-store.js';
+import { verifyRawChunk } from '../ledger/verify-raw.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
 import type { KeySpec } from '../ledger/keyset.js';
 import type { KeySet } from '../ledger/keyset.js';
@@ -48,17 +48,35 @@ function keysOf(specs: KeySpec[]): KeySet {
   return keyCache.keys;
 }
 
-// SQLite: a raw read-only handle per file, rows decoded from arrays (the read is most of the cost).
-const sqliteRanges = new Map<string, (tenant: string, fromSeq: number, toSeq: number) => AuditRecord[]>();
+// SQLite: a raw read-only handle per file and raw row arrays, verified as bytes (verify-raw.ts).
+const sqliteHandles = new Map<string, BetterSqlite3.Database>();
+const sqliteReaders = new Map<string, (tenant: string, fromSeq: number, toSeq: number) => RawRow[]>();
 
-async function readRangeOf(req: VerifyRangeRequest, lo: number): Promise<AuditRecord[]> {
-  if (req.source.kind === 'sqlite') {
-    let read = sqliteRanges.get(req.source.file);
-    if (read === undefined) {
-      read = sqliteRangeReader(new BetterSqlite3(req.source.file, { readonly: true, fileMustExist: true, timeout: 5000 }));
-      sqliteRanges.set(req.source.file, read);
+function sqliteRows(file: string, signatures: boolean, tenant: string, lo: number, hi: number): RawRow[] {
+  const key = `${signatures ? 'full' : 'chain'}:${file}`;
+  let read = sqliteReaders.get(key);
+  if (read === undefined) {
+    let db = sqliteHandles.get(file);
+    if (db === undefined) {
+      db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 5000 });
+      sqliteHandles.set(file, db);
     }
-    return read(req.tenant, lo, req.toSeq);
+    read = sqliteRawRangeReader(db, signatures ? 'full' : 'chain');
+    sqliteReaders.set(key, read);
+  }
+  return read(tenant, lo, hi);
+}
+
+async function verifyRange(req: VerifyRangeRequest): Promise<VerifyChunkResult> {
+  // The record before the range is read along: it anchors the range's first link.
+  const lo = Math.max(1, req.fromSeq - 1);
+  const ctx = { tenant: req.tenant, firstSeq: req.fromSeq, head: req.head, signatures: req.signatures, keys: keysOf(req.keys) };
+  if (req.source.kind === 'sqlite') {
+    const rows = sqliteRows(req.source.file, req.signatures, req.tenant, lo, req.toSeq);
+    const first = rows[0];
+    const anchored = req.fromSeq > 1 && first !== undefined && first[RAW.seq] === lo;
+    const report = verifyRawChunk(anchored ? rows.slice(1) : rows, { ...ctx, anchor: anchored ? { seq: lo, hash: first[RAW.hash].toString('hex') } : null });
+    return { kind: 'verify-chunk', report };
   }
   const key = sourceKey(req.source);
   let reader = readers.get(key);
@@ -66,23 +84,10 @@ async function readRangeOf(req: VerifyRangeRequest, lo: number): Promise<AuditRe
     reader = openReader(req.source);
     readers.set(key, reader);
   }
-  return reader.read(req.tenant, lo, req.toSeq, {});
-}
-
-async function verifyRange(req: VerifyRangeRequest): Promise<VerifyChunkResult> {
-  const lo = Math.max(1, req.fromSeq - 1);
-  const rows = await readRangeOf(req, lo);
+  const rows = await reader.read(req.tenant, lo, req.toSeq, {});
   const first = rows[0];
-  const anchorRow = req.fromSeq > 1 && first !== undefined && first.seq === req.fromSeq - 1 ? first : undefined;
-  const records = anchorRow === undefined ? rows : rows.slice(1);
-  const report = verifyChunk(records, {
-    tenant: req.tenant,
-    firstSeq: req.fromSeq,
-    anchor: anchorRow === undefined ? null : { seq: anchorRow.seq, hash: anchorRow.hash },
-    head: req.head,
-    signatures: req.signatures,
-    keys: keysOf(req.keys),
-  });
+  const anchorRow = req.fromSeq > 1 && first !== undefined && first.seq === lo ? first : undefined;
+  const report = verifyChunk(anchorRow === undefined ? rows : rows.slice(1), { ...ctx, anchor: anchorRow === undefined ? null : { seq: anchorRow.seq, hash: anchorRow.hash } });
   return { kind: 'verify-chunk', report };
 }
 

@@ -97,8 +97,8 @@ for (const b of await testStores()) {
       // Occupy seq 2 behind the ledger's back (as the owner): the next batch collides on (tenant, seq).
       const [first] = await stored(ts, TENANT);
       const row = ts.backend === 'sqlite'
-        ? `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, prev_hash, hash, sig, key_id from audit_records where seq = 1`
-        : `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, prev_hash, hash, sig, key_id from audit_records where seq = 1`;
+        ? `insert into audit_records select pos + 1, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, hash, sig, key_id from audit_records where (pos & 1099511627775) = 1`
+        : `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, hash, sig, key_id from audit_records where seq = 1`;
       if (ts.backend === 'postgres') {
         await ts.admin.query(`begin; set local app.tenant_id = '${TENANT}'; ${row}; commit;`);
       } else {

@@ -6,7 +6,8 @@ import { tenantIsolationDdl } from '../postgres-roles.js';
 const TS = `'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{9}Z$'`;
 
 /**
- * The audit ledger tables, both under row-level security. Append-only twice over: the app role is
+ * The audit ledger tables, both under row-level security. As on SQLite, `prev_hash` is not stored
+ * (the previous row's hash) and `meta_commitment` only once meta is erased (src/ledger/ledger-store.ts). Append-only twice over: the app role is
  * granted only SELECT, INSERT on `audit_records` (postgres-roles.ts), and triggers reject UPDATE,
  * DELETE and TRUNCATE for everyone, the owner included. Erasure of meta (DECISIONS.md: blind
  * destroyed, commitment kept) will be a SECURITY DEFINER function owned by the table owner that
@@ -30,12 +31,12 @@ export const POSTGRES_MIGRATION_003_LEDGER: readonly Migration[] = [
           target_id text not null,
           meta text,
           meta_blind bytea check (meta_blind is null or length(meta_blind) = 32),
-          meta_commitment bytea not null check (length(meta_commitment) = 32),
+          meta_commitment bytea check (meta_commitment is null or length(meta_commitment) = 32),
           payload_hash bytea check (payload_hash is null or length(payload_hash) = 32),
-          prev_hash bytea not null check (length(prev_hash) = 32),
           hash bytea not null check (length(hash) = 32),
           sig bytea not null,
           key_id bytea not null check (length(key_id) = 16),
+          check ((meta_blind is null) <> (meta_commitment is null)),
           primary key (tenant_id, seq)
         )`,
         `create table audit_heads (
