@@ -38,6 +38,9 @@ export interface PipelineOptions {
   onCommit?: (tenant: string, tail: ChainTail, records: readonly AuditRecord[]) => void;
 }
 
+/** Smallest slice of a batch sent to one signing thread (smaller is not worth a message round trip). */
+const SPLIT_MIN = 8;
+
 interface Pending {
   draft: AuditDraft;
   resolve: (r: AuditRecord) => void;
@@ -183,10 +186,24 @@ export class LedgerPipeline {
 
   async #sign(b: HashedBatch): Promise<AuditRecord[]> {
     const signer = this.opts.signer();
-    if (this.opts.pool === null) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
-    const res = await this.opts.pool.signBatch({ keyId: signer.keyId, tenant: b.tenant, firstSeq: b.firstSeq, hashes: b.hashes });
-    // Structured clone hands back a plain Uint8Array; applySignatures needs Buffer's base64 slicing.
-    return applySignatures(b, { sigLength: res.sigLength, sigs: Buffer.from(res.sigs.buffer, res.sigs.byteOffset, res.sigs.byteLength) });
+    const pool = this.opts.pool;
+    if (pool === null) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
+    // A batch is split across the pool's threads: its latency (what every append of it waits) is
+    // the slice's, not the whole batch's signing time on one core.
+    const n = b.hashes.length / 32;
+    const parts = n >= SPLIT_MIN * 2 ? Math.min(pool.threads, Math.floor(n / SPLIT_MIN)) : 1;
+    const per = Math.ceil(n / parts);
+    const slices: Array<Promise<{ sigLength: number; sigs: Uint8Array }>> = [];
+    for (let i = 0; i < n; i += per) {
+      const end = Math.min(n, i + per);
+      slices.push(pool.signBatch({ keyId: signer.keyId, tenant: b.tenant, firstSeq: b.firstSeq + i, hashes: b.hashes.subarray(32 * i, 32 * end) }));
+    }
+    const res = await Promise.all(slices);
+    const sigLength = res[0]?.sigLength ?? 0;
+    if (res.some((r) => r.sigLength !== sigLength)) throw new Error('signature length changed within a batch');
+    // Structured clone hands back plain Uint8Arrays; applySignatures needs Buffer's base64 slicing.
+    const sigs = Buffer.concat(res.map((r) => r.sigs));
+    return applySignatures(b, { sigLength, sigs });
   }
 
   async #loadTail(c: Chain): Promise<void> {
