@@ -14,7 +14,6 @@
  *    the crash) and appends it only when absent: the ledger also holds each batch once.
  * The batch is acked once both 1 and 2 have committed.
  */
-import { createHash } from 'node:crypto';
 import type { Insertable, Transaction } from 'kysely';
 import { isUniqueViolation } from '../core/agents/scope.js';
 import { canonicalMeta } from '../ledger/canonical-json.js';
@@ -29,6 +28,7 @@ import type { IngestItemsTable } from '../store/schema-ingest.js';
 import type { Store } from '../store/store.js';
 import type { CallIdentity } from './call-auth.js';
 import { StoreGroups } from './ingest-group.js';
+import { payloadHash } from './ingest-hash.js';
 import { UUID, validateBatch, type BatchMessage, type Rejection, type ValidatedBatch, type ValidEdge } from './ingest-items.js';
 
 type Tx = Transaction<Database>;
@@ -156,9 +156,7 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
     for (const { index: _i, ...f } of valid.findings) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'finding', body: canonicalMeta(f), observed_at: f.observed_at });
     for (const { index: _i, ...c } of valid.costs) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'cost', body: canonicalMeta(c), observed_at: c.observed_at });
     rejected.sort((a, b) => (a.kind === b.kind ? a.index - b.index : a.kind < b.kind ? -1 : 1));
-    const payload_hash = createHash('sha256')
-      .update(canonicalMeta({ batch_id: batchId, edges: edges.map(({ index: _i, ...e }) => e), findings: valid.findings.map(({ index: _i, ...f }) => f), costs: valid.costs.map(({ index: _i, ...c }) => c) }))
-      .digest('hex');
+    const payload_hash = payloadHash(batchId, edges, valid.findings, valid.costs);
     prepared.push({ accepted: edges.length + valid.findings.length + valid.costs.length, rejected: JSON.stringify(rejected), payload_hash, collector: job.collector });
   }
   // accessmap's service function opens its own transaction through `store.withTenant`; this view
