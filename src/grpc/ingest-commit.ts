@@ -5,15 +5,16 @@
  *    through accessmap's `ingestObservations` (run inside this transaction), findings and cost
  *    samples, and the `ingest_batches` row keyed by (tenant, batch_id) with the chain's head seq.
  *    The primary key makes "seen" and "stored" one fact: a re-sent batch finds its row and adds
- *    nothing.
+ *    nothing. Batches of all streams that queue up meanwhile share that transaction
+ *    (ingest-group.ts), each with its own row and answer.
  * 2. The ledger record `ingest.batch` (payload_hash = SHA-256 of the canonical accepted items);
- *    then the row's `ledger_seq` is set. If the process died between 1 and 2, the re-sent batch
- *    finds `ledger_seq` null, looks for its record above `head_seq` (it may have committed just
- *    before the crash) and appends it only when absent: the ledger also holds each batch once.
- * Only then is the batch acked.
+ *    the ledger pipeline group-commits the records of a group. The row's `ledger_seq` is noted by
+ *    a later transaction. If the process died before that note, the re-sent batch finds
+ *    `ledger_seq` null, looks for its record above `head_seq` (it may have committed just before
+ *    the crash) and appends it only when absent: the ledger also holds each batch once.
+ * The batch is acked once both 1 and 2 have committed.
  */
-import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import { isUniqueViolation } from '../core/agents/scope.js';
 import { canonicalMeta } from '../ledger/canonical-json.js';
 import { readHead, readRecords } from '../ledger/ledger-store.js';
@@ -23,8 +24,11 @@ import { ingestObservations, type Observation } from '../modules/accessmap/edge-
 import { chunks } from '../modules/accessmap/node-store.js';
 import type { Services } from '../serve/services.js';
 import type { Database } from '../store/schema.js';
+import type { IngestItemsTable } from '../store/schema-ingest.js';
 import type { Store } from '../store/store.js';
 import type { CallIdentity } from './call-auth.js';
+import { StoreGroups } from './ingest-group.js';
+import { payloadHash } from './ingest-hash.js';
 import { UUID, validateBatch, type BatchMessage, type Rejection, type ValidatedBatch, type ValidEdge } from './ingest-items.js';
 
 type Tx = Transaction<Database>;
@@ -77,70 +81,97 @@ export async function commitBatch(services: Services, who: CallIdentity, batch: 
   if (batch.collector.length > 128) return reject('collector is longer than 128 characters');
   return serialised(`${who.tenant}|${batchId}`, async () => {
     const now = nowTimestamp();
-    const valid = validateBatch(batch, now);
-    let row: BatchRow;
-    let seen = false;
+    const groups = groupsOf(services.store);
+    let stored: Stored;
     try {
-      // One transaction: the "seen?" check and the writes (a seen batch writes nothing).
-      row = await services.store.withTenant(who.tenant, async (tx) => {
-        const existing = await selectBatch(tx, who.tenant, batchId);
-        if (existing) {
-          seen = true;
-          return existing;
-        }
-        return storeBatch(services.store, tx, who.tenant, batchId, batch.collector, valid, now);
-      });
+      stored = await groups.submit(who.tenant, { batchId, collector: batch.collector, valid: validateBatch(batch, now), now });
     } catch (err) {
       // Another process committed the same batch id meanwhile: answer as for any duplicate.
       if (!isUniqueViolation(err)) throw err;
       const other = await readBatch(services.store, who.tenant, batchId);
       if (!other) throw err;
-      return finishLedger(services, who, batchId, other, 'DUPLICATE');
+      stored = { row: other, seen: true };
     }
-    return finishLedger(services, who, batchId, row, seen ? 'DUPLICATE' : 'ACCEPTED');
+    return finishLedger(services, groups, who, batchId, stored);
   });
 }
 
-function selectBatch(tx: Tx, tenant: string, batchId: string): Promise<BatchRow | undefined> {
-  return tx.selectFrom('ingest_batches').select(['accepted', 'rejected', 'payload_hash', 'head_seq', 'ledger_seq', 'collector']).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).executeTakeFirst();
+/** One batch waiting for its group's transaction. */
+interface Job {
+  batchId: string;
+  collector: string;
+  valid: ValidatedBatch;
+  now: string;
+}
+
+/** A batch's row after its group committed; `seen`: it was there before (a re-send). */
+interface Stored {
+  row: BatchRow;
+  seen: boolean;
+}
+
+const groupsByStore = new WeakMap<Store, StoreGroups<Job, Stored>>();
+
+/** The group committer of a store (one per store, shared by every stream). */
+function groupsOf(store: Store): StoreGroups<Job, Stored> {
+  let g = groupsByStore.get(store);
+  if (!g) {
+    g = new StoreGroups<Job, Stored>(
+      (tenant, jobs, notes) => (jobs.length === 0 && notes.size === 0 ? Promise.resolve([]) : store.withTenant(tenant, (tx) => storeGroup(store, tx, tenant, jobs, notes))),
+      (job) => job.valid.edges.length + job.valid.findings.length + job.valid.costs.length,
+    );
+    groupsByStore.set(store, g);
+  }
+  return g;
+}
+
+function selectBatches(tx: Tx, tenant: string, batchIds: string[]): Promise<Array<BatchRow & { batch_id: string }>> {
+  return tx.selectFrom('ingest_batches').select(['batch_id', 'accepted', 'rejected', 'payload_hash', 'head_seq', 'ledger_seq', 'collector']).where('tenant_id', '=', tenant).where('batch_id', 'in', batchIds).execute();
 }
 
 async function readBatch(store: Store, tenant: string, batchId: string): Promise<BatchRow | undefined> {
-  return store.withTenant(tenant, (tx) => selectBatch(tx, tenant, batchId));
+  return store.withTenant(tenant, async (tx) => (await selectBatches(tx, tenant, [batchId]))[0]);
 }
 
-/** The store half: everything of the batch in one transaction. */
-async function storeBatch(store: Store, tx: Tx, tenant: string, batchId: string, collector: string, valid: ValidatedBatch, now: string): Promise<BatchRow> {
-  const rejected = [...valid.rejected];
-  const edges = await knownEnds(tx, tenant, valid.edges, rejected);
-  // accessmap's service function, run inside this transaction (it opens its own through
-  // `store.withTenant`; this view of the store hands it ours), so edges and the batch row commit together.
+/**
+ * The store half of a group in one transaction: the pending `ledger_seq` notes, the "seen?" check
+ * of every batch (a seen batch writes nothing), then each new batch's existence checks and
+ * rejections, the access edges of all new batches through accessmap's `ingestObservations` (run
+ * inside this transaction), findings and cost samples, and one `ingest_batches` row per new batch.
+ */
+async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<Stored[]> {
+  for (const [batchId, seq] of notes) await tx.updateTable('ingest_batches').set({ ledger_seq: seq }).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).execute();
+  if (jobs.length === 0) return [];
+  const existing = new Map<string, BatchRow>();
+  for (const c of chunks(jobs.map((j) => j.batchId), 500)) for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
+  const fresh = jobs.filter((j) => !existing.has(j.batchId));
+  const observations: Observation[] = [];
+  const items: Array<Insertable<IngestItemsTable>> = [];
+  const prepared: Array<Omit<BatchRow, 'head_seq' | 'ledger_seq'>> = [];
+  for (const job of fresh) {
+    const { valid, batchId, now } = job;
+    const rejected = [...valid.rejected];
+    const edges = await knownEnds(tx, tenant, valid.edges, rejected);
+    for (const e of edges) observations.push({ origin: e.origin, resource: e.resource, mode: e.mode, confidence: e.confidence, attribution: e.attribution, signal_source: e.signal_source, observed_at: e.observed_at, count: e.count });
+    for (const { index: _i, ...f } of valid.findings) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'finding', body: canonicalMeta(f), observed_at: f.observed_at });
+    for (const { index: _i, ...c } of valid.costs) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'cost', body: canonicalMeta(c), observed_at: c.observed_at });
+    rejected.sort((a, b) => (a.kind === b.kind ? a.index - b.index : a.kind < b.kind ? -1 : 1));
+    const payload_hash = payloadHash(batchId, edges, valid.findings, valid.costs);
+    prepared.push({ accepted: edges.length + valid.findings.length + valid.costs.length, rejected: JSON.stringify(rejected), payload_hash, collector: job.collector });
+  }
+  // accessmap's service function opens its own transaction through `store.withTenant`; this view
+  // of the store hands it ours, so the edges and the batch rows commit together.
   const inTx = Object.assign(Object.create(store) as Store, { withTenant: <T>(t: string, fn: (tx: Tx) => Promise<T>) => (t === tenant ? fn(tx) : Promise.reject(new Error('tenant mismatch'))) });
-  const observations: Observation[] = edges.map((e) => ({
-    origin: e.origin,
-    resource: e.resource,
-    mode: e.mode,
-    confidence: e.confidence,
-    attribution: e.attribution,
-    signal_source: e.signal_source,
-    observed_at: e.observed_at,
-    count: e.count,
-  }));
   await ingestObservations(inTx, tenant, observations);
-  const items = [
-    ...valid.findings.map(({ index: _i, ...f }) => ({ kind: 'finding', body: canonicalMeta(f), observed_at: f.observed_at })),
-    ...valid.costs.map(({ index: _i, ...c }) => ({ kind: 'cost', body: canonicalMeta(c), observed_at: c.observed_at })),
-  ].map((it) => ({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, ...it }));
   for (const chunk of chunks(items, 200)) await tx.insertInto('ingest_items').values(chunk).execute();
-  const accepted = edges.length + valid.findings.length + valid.costs.length;
-  rejected.sort((a, b) => (a.kind === b.kind ? a.index - b.index : a.kind < b.kind ? -1 : 1));
-  const payload_hash = createHash('sha256')
-    .update(canonicalMeta({ batch_id: batchId, edges: edges.map(({ index: _i, ...e }) => e), findings: valid.findings.map(({ index: _i, ...f }) => f), costs: valid.costs.map(({ index: _i, ...c }) => c) }))
-    .digest('hex');
-  const head = await readHead(tx, tenant);
-  const row = { accepted, rejected: JSON.stringify(rejected), payload_hash, head_seq: head?.seq ?? 0, ledger_seq: null, collector };
-  await tx.insertInto('ingest_batches').values({ tenant_id: tenant, batch_id: batchId, created_at: now, ...row }).execute();
-  return row;
+  const head_seq = (await readHead(tx, tenant))?.seq ?? 0;
+  const rows = fresh.map((job, i) => ({ ...(prepared[i] as (typeof prepared)[number]), head_seq, ledger_seq: null }));
+  for (const chunk of chunks(rows.map((r, i) => ({ tenant_id: tenant, batch_id: (fresh[i] as Job).batchId, created_at: (fresh[i] as Job).now, ...r })), 100)) await tx.insertInto('ingest_batches').values(chunk).execute();
+  const stored = new Map(fresh.map((j, i) => [j.batchId, rows[i] as BatchRow]));
+  return jobs.map((j) => {
+    const seen = existing.get(j.batchId);
+    return seen ? { row: seen, seen: true } : { row: stored.get(j.batchId) as BatchRow, seen: false };
+  });
 }
 
 /** Drops (as rejections) edges whose agent, or node given by id, does not exist in the tenant. */
@@ -170,11 +201,17 @@ async function knownEnds(tx: Tx, tenant: string, edges: ValidEdge[], rejected: R
   });
 }
 
-/** The ledger half: append the batch's record unless it is already there, then ack. */
-async function finishLedger(services: Services, who: CallIdentity, batchId: string, row: BatchRow, status: 'ACCEPTED' | 'DUPLICATE'): Promise<Ack> {
+/**
+ * The ledger half: append the batch's record unless it is already there, then ack. Where the
+ * record is gets noted on the batch row by a later group transaction (StoreGroups `note`): the
+ * ack does not wait for that third commit, because the note is only a cache. A re-send that finds
+ * no note looks for the record above `head_seq`, which is also what repairs a crash between the
+ * store commit and the ledger record.
+ */
+async function finishLedger(services: Services, groups: StoreGroups<Job, Stored>, who: CallIdentity, batchId: string, { row, seen }: Stored): Promise<Ack> {
   let seq = row.ledger_seq === null ? null : Number(row.ledger_seq);
   if (seq === null) {
-    if (status === 'DUPLICATE') {
+    if (seen) {
       const found = await services.store.withTenant(who.tenant, (tx) => readRecords(tx, who.tenant, Number(row.head_seq) + 1, 1, { action: LEDGER_ACTION, target_kind: 'ingest_batch', target_id: batchId }));
       seq = found[0]?.seq ?? null;
     }
@@ -191,8 +228,7 @@ async function finishLedger(services: Services, who: CallIdentity, batchId: stri
       });
       seq = rec.seq;
     }
-    const ledgerSeq = seq;
-    await services.store.withTenant(who.tenant, (tx) => tx.updateTable('ingest_batches').set({ ledger_seq: ledgerSeq }).where('tenant_id', '=', who.tenant).where('batch_id', '=', batchId).execute());
+    groups.note(who.tenant, batchId, seq);
   }
-  return { batch_id: batchId, status, accepted: row.accepted, rejected: JSON.parse(row.rejected) as Rejection[], ledger_seq: seq, error: '' };
+  return { batch_id: batchId, status: seen ? 'DUPLICATE' : 'ACCEPTED', accepted: row.accepted, rejected: JSON.parse(row.rejected) as Rejection[], ledger_seq: seq, error: '' };
 }

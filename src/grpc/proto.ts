@@ -4,8 +4,9 @@
  * and the collector's client, so the wire shapes have a single source.
  */
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
+import { loadSync, type Options, type PackageDefinition, type ProtobufTypeDefinition } from '@grpc/proto-loader';
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
 
 /** `proto/` at the repository root: src/grpc → ../../proto, dist/src/grpc → ../../../proto. */
@@ -15,6 +16,8 @@ function protoRoot(): string {
   const fromSrc = path.resolve(here, '../../proto');
   return here.split(path.sep).includes('dist') ? fromDist : fromSrc;
 }
+
+const require = createRequire(import.meta.url);
 
 export const PROTO_FILES = ['olivares/api/v1/control_plane.proto', 'olivares/api/v1/ingest.proto'] as const;
 
@@ -30,6 +33,55 @@ export function protos(): { definition: PackageDefinition; grpc: GrpcObject } {
   const definition = loadSync([...PROTO_FILES], { ...OPTIONS, includeDirs: [protoRoot()] });
   cached = { definition, grpc: loadPackageDefinition(definition) };
   return cached;
+}
+
+let health: PackageDefinition | undefined;
+
+/**
+ * The definitions server reflection describes: ours and `grpc.health.v1` (the health.proto that
+ * grpc-health-check ships and serves), so generic clients can list and call every service the
+ * server offers. Loaded with the same options, as a set of its own: each set's file descriptors
+ * name their own files, so nothing is described twice.
+ */
+export function reflectedDefinitions(): PackageDefinition {
+  if (!health) {
+    health = loadSync('health/v1/health.proto', { ...OPTIONS, includeDirs: [path.join(path.dirname(require.resolve('grpc-health-check/package.json')), 'proto')] });
+    for (const d of Object.values(health)) if ('format' in d) (d as ProtobufTypeDefinition).fileDescriptorProtos = (d as ProtobufTypeDefinition).fileDescriptorProtos.map(protocMapEntries);
+  }
+  return { ...protos().definition, ...health };
+}
+
+interface MessageDescriptor {
+  name: string;
+  field: Array<{ name: string; typeName?: string }>;
+  nestedType: MessageDescriptor[];
+  options?: { mapEntry?: boolean } | null;
+}
+
+/**
+ * protobufjs names a map field's entry message after the field (`Statuses`, in health.proto's
+ * `List`); protoc, and the descriptor validation `buf curl` runs, require `<Field>Entry`
+ * (`StatusesEntry`) and reject the whole file otherwise. Renames the entries and their
+ * references in one file descriptor. The decoder is the one @grpc/reflection itself reads the
+ * descriptors with.
+ */
+function protocMapEntries(bin: Buffer): Buffer {
+  const { FileDescriptorProto } = createRequire(require.resolve('@grpc/reflection'))('protobufjs/ext/descriptor') as {
+    FileDescriptorProto: { decode(b: Uint8Array): { messageType: MessageDescriptor[] }; encode(f: unknown): { finish(): Uint8Array } };
+  };
+  const file = FileDescriptorProto.decode(bin);
+  const visit = (m: MessageDescriptor): void => {
+    for (const nested of m.nestedType) {
+      if (!nested.options?.mapEntry) continue;
+      const field = m.field.find((f) => f.typeName === nested.name);
+      if (!field) continue;
+      nested.name = `${field.name.replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}Entry`;
+      field.typeName = nested.name;
+    }
+    m.nestedType.forEach(visit);
+  };
+  file.messageType.forEach(visit);
+  return Buffer.from(FileDescriptorProto.encode(file).finish());
 }
 
 /** A service of package olivares.api.v1 by name: its client constructor (with `.service`). */

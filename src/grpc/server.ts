@@ -13,7 +13,7 @@ import type { Authenticator } from '../http/app.js';
 import type { Services } from '../serve/services.js';
 import { controlPlaneService, type AppHandle } from './control-plane.js';
 import { ingestService } from './ingest-service.js';
-import { protos, serviceDefinition } from './proto.js';
+import { reflectedDefinitions, serviceDefinition } from './proto.js';
 
 /** Largest message either way; a bigger one ends its stream with RESOURCE_EXHAUSTED. */
 export const GRPC_MAX_MESSAGE = 4 * 1024 * 1024;
@@ -54,10 +54,7 @@ export async function startGrpc(opts: GrpcOptions): Promise<RunningGrpc> {
     names.push('olivares.api.v1.ControlPlane', 'olivares.api.v1.Ingest');
     for (const n of names) health.setStatus(n, 'SERVING');
   }
-  // Reflection describes olivares.api.v1 only: with grpc-health-check's health.proto in the same
-  // definition, @grpc/reflection 1.0.4 answers a descriptor `buf curl` cannot resolve. Health is
-  // served all the same (grpc_health_probe and friends know its schema).
-  new ReflectionService(protos().definition).addToServer(server);
+  new ReflectionService(reflectedDefinitions()).addToServer(server);
   names.push('grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection');
   const creds = opts.tls
     ? ServerCredentials.createSsl(

@@ -103,14 +103,19 @@ describe('ControlPlane over gRPC', () => {
     assert.ok(Number(r.value.checked) <= rest.chain.checked);
   });
 
-  test('buf curl lists the services by reflection and calls GetServerInfo over TLS', async () => {
+  test('buf curl lists every service by reflection (Health included) and calls Health/Check and GetServerInfo over TLS', async () => {
     const ca = path.join(core.server.dataDir, 'grpc-ca.pem');
     writeFileSync(ca, core.server.certPem as string);
     const buf = path.join(REPO_ROOT, 'node_modules', '.bin', 'buf');
     const url = `https://127.0.0.1:${core.server.grpcPort}`;
     const list = await run(buf, ['curl', '--protocol', 'grpc', '--list-methods', '--cacert', ca, url], { timeout: 60_000 });
     const methods = list.stdout.trim().split('\n');
-    for (const m of ['olivares.api.v1.ControlPlane/GetServerInfo', 'olivares.api.v1.ControlPlane/VerifyAudit', 'olivares.api.v1.Ingest/Push', 'olivares.api.v1.ControlPlane/CreateAgent']) assert.ok(methods.includes(m), list.stdout);
+    for (const m of ['grpc.health.v1.Health/Check', 'grpc.health.v1.Health/List', 'olivares.api.v1.ControlPlane/GetServerInfo', 'olivares.api.v1.ControlPlane/VerifyAudit', 'olivares.api.v1.Ingest/Push', 'olivares.api.v1.ControlPlane/CreateAgent']) assert.ok(methods.includes(m), list.stdout);
+    const services = (await run(buf, ['curl', '--protocol', 'grpc', '--list-services', '--cacert', ca, url], { timeout: 60_000 })).stdout.trim().split('\n');
+    for (const name of ['grpc.health.v1.Health', 'olivares.api.v1.ControlPlane', 'olivares.api.v1.Ingest']) assert.ok(services.includes(name), services.join('\n'));
+    // Health's descriptor resolves too: buf curl can build the call from reflection alone.
+    const health = await run(buf, ['curl', '--protocol', 'grpc', '--cacert', ca, '-d', '{"service":"olivares.api.v1.Ingest"}', `${url}/grpc.health.v1.Health/Check`], { timeout: 60_000 });
+    assert.equal(JSON.parse(health.stdout).status, 'SERVING');
     const info = await run(buf, ['curl', '--protocol', 'grpc', '--cacert', ca, `${url}/olivares.api.v1.ControlPlane/GetServerInfo`], { timeout: 60_000 });
     const body = JSON.parse(info.stdout);
     assert.equal(body.engine, (await core.rest('GET', '/v1/server-info')).json().engine.http);

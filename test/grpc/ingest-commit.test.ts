@@ -15,6 +15,7 @@ import type { Principal } from '../../src/auth/principal.js';
 import type { Services } from '../../src/serve/services.js';
 import { commitBatch, LEDGER_ACTION } from '../../src/grpc/ingest-commit.js';
 import type { CallIdentity } from '../../src/grpc/call-auth.js';
+import { NOTE_FLUSH_MS } from '../../src/grpc/ingest-group.js';
 import type { BatchMessage } from '../../src/grpc/ingest-items.js';
 import { testStores, type TestStore } from '../helpers/stores.js';
 
@@ -75,6 +76,13 @@ for (const b of await testStores()) {
     test('died after the ledger record but before noting it: the re-send finds the record, appends none', async () => {
       const id = randomUUID();
       const first = await commitBatch(services, who, batch(id, ['c']));
+      // The note lands with a later transaction (at most NOTE_FLUSH_MS after an idle ack); wait for it, then undo it.
+      const noted = () => services.store.withTenant(tenant, (tx) => tx.selectFrom('ingest_batches').select('ledger_seq').where('tenant_id', '=', tenant).where('batch_id', '=', id).executeTakeFirst());
+      for (let i = 0; (await noted())?.ledger_seq === null; i++) {
+        assert.ok(i < 100, 'ledger_seq is noted on the batch row');
+        await new Promise((r) => setTimeout(r, NOTE_FLUSH_MS));
+      }
+      assert.equal(Number((await noted())?.ledger_seq), first.ledger_seq);
       await services.store.withTenant(tenant, (tx) => tx.updateTable('ingest_batches').set({ ledger_seq: null }).where('tenant_id', '=', tenant).where('batch_id', '=', id).execute());
       const again = await commitBatch(services, who, batch(id, ['c']));
       assert.equal(again.status, 'DUPLICATE');
@@ -100,6 +108,26 @@ for (const b of await testStores()) {
       const third = await commitBatch(services, who, batch(id, ['d']));
       assert.equal(third.ledger_seq, again.ledger_seq);
       assert.equal((await ledgerRecords(id)).length, 1);
+    });
+
+    test('batches of many streams share a transaction: each answered on its own, re-sends among them DUPLICATE, every record once', async () => {
+      const old = randomUUID();
+      const first = await commitBatch(services, who, batch(old, ['g0']));
+      const ids = Array.from({ length: 40 }, () => randomUUID());
+      const acks = await Promise.all([commitBatch(services, who, batch(old, ['g0'])), ...ids.map((id, i) => commitBatch(services, who, batch(id, [`g${i % 4}`, 'g-all'])))]);
+      assert.equal(acks[0]?.status, 'DUPLICATE');
+      assert.equal(acks[0]?.ledger_seq, first.ledger_seq);
+      for (const [i, a] of acks.slice(1).entries()) {
+        assert.equal(a.status, 'ACCEPTED');
+        assert.equal(a.batch_id, ids[i]);
+        assert.equal(a.accepted, 2);
+      }
+      assert.equal(new Set(acks.map((a) => a.ledger_seq)).size, acks.length, 'one ledger record per batch');
+      assert.equal(await count('g-all'), 40);
+      assert.equal(await count('g0'), 1 + 10);
+      for (const id of [old, ...ids]) assert.equal((await ledgerRecords(id)).length, 1);
+      const v = await ledger.verify(tenant);
+      assert.equal(v.chain.ok, true);
     });
 
     test('concurrent sends of one batch id: one ACCEPTED, the others DUPLICATE, counted once', async () => {
