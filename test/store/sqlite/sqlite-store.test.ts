@@ -97,4 +97,48 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       assert.deepEqual(await h.store.readiness(), { ok: true, reachable: true, migrations: { current, expected: current } });
     });
   });
+
+  it('group commit: concurrent transactions share one COMMIT; one that throws is rolled back alone', async () => {
+    await withStore({}, async (h) => {
+      await h.store.migrate();
+      const file = join(h.config.dataDir, SQLITE_FILE_NAME);
+      const tenant = (i: number) => ({ id: crypto.randomUUID(), name: `t${i}`, region: 'eu', status: 'active' as const, created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null });
+      // What another connection sees: only committed rows.
+      const committedTenants = async (): Promise<number> => {
+        const reader = spawn(process.execPath, ['-e', `const D=require(${JSON.stringify(fileURLToPath(new URL('../../../../node_modules/better-sqlite3', import.meta.url)))});const d=new D(${JSON.stringify(file)},{readonly:true});console.log(d.prepare('select count(*) n from tenants').get().n)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        await new Promise((r) => reader.on('exit', r));
+        return Number(out.trim());
+      };
+      const settled = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) =>
+          h.store.transaction(async (tx) => {
+            await tx.insertInto('tenants').values(tenant(i)).execute();
+            // Every 7th member fails after its write: only its own write must disappear.
+            if (i % 7 === 3) throw new Error(`member ${i} fails`);
+            return i;
+          }),
+        ),
+      );
+      const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [i] : []));
+      assert.deepEqual(failed, [3, 10, 17, 24, 31, 38, 45]);
+      for (const i of failed) assert.match(String((settled[i] as PromiseRejectedResult).reason), new RegExp(`member ${i} fails`));
+      assert.deepEqual(settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value), Array.from({ length: 50 }, (_, i) => i).filter((i) => i % 7 !== 3));
+      // Visible to another connection: every fulfilled member was committed before it settled.
+      assert.equal(await committedTenants(), 43);
+    });
+  });
+
+  it('group commit: a member sees the writes of earlier members of its group', async () => {
+    await withStore({}, async (h) => {
+      await h.store.migrate();
+      const id = crypto.randomUUID();
+      const [, seen] = await Promise.all([
+        h.store.transaction((tx) => tx.insertInto('tenants').values({ id, name: 'first', region: 'eu', status: 'active', created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null }).execute()),
+        h.store.transaction(async (tx) => (await tx.selectFrom('tenants').select('name').where('id', '=', id).executeTakeFirst())?.name),
+      ]);
+      assert.equal(seen, 'first');
+    });
+  });
 });
