@@ -21,6 +21,9 @@ const CAPABILITIES: StoreCapabilities = Object.freeze({
   supportsReturning: true,
 });
 
+/** Transactions a SqliteStore opened and has not finished: `sqliteHandle` answers only for these. */
+const openTransactions = new WeakSet<Transaction<Database>>();
+
 /** The embedded single-node store: `<dataDir>/svc.db`, WAL, one writer connection. */
 class SqliteStore implements Store {
   readonly backend = 'sqlite' as const;
@@ -65,14 +68,19 @@ class SqliteStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     this.#open();
-    return this.db.transaction().execute(fn);
+    return this.db.transaction().execute((tx) => tracked(tx, fn));
   }
 
   async withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     assertTenantId(tenantId);
     this.#open();
     // No RLS in SQLite (capabilities.supportsRls = false): confinement rests on the queries' filters.
-    return this.db.transaction().execute(fn);
+    return this.db.transaction().execute((tx) => tracked(tx, fn));
+  }
+
+  // No private fields here: callers may hand on a view of the store (`Object.create(store)`).
+  sqliteHandle(tx: Transaction<Database>): SqliteHandle | undefined {
+    return openTransactions.has(tx) ? (this.sqlite as unknown as SqliteHandle) : undefined;
   }
 
   async sqliteTransaction<T>(fn: (db: SqliteHandle) => T): Promise<T> {
@@ -85,6 +93,15 @@ class SqliteStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     await this.db.destroy();
+  }
+}
+
+async function tracked<T>(tx: Transaction<Database>, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+  openTransactions.add(tx);
+  try {
+    return await fn(tx);
+  } finally {
+    openTransactions.delete(tx);
   }
 }
 
