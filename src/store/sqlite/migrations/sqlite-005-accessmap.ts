@@ -62,10 +62,13 @@ export const SQLITE_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
           updated_at text not null check (${ts('updated_at')}),
           check (permitted = 1 or observed_count > 0)
         ) strict`,
-        `create unique index access_edges_key on access_edges (tenant_id, origin_id, resource_id, mode)`,
+        // Every index an edge lands in at a random place costs ingest a page write per edge, so there are
+        // two: the key, resource first, also serves a resource's edges (path searches, incoming
+        // neighbours: a resource has few); the origin index walks a principal's edges in id order
+        // (outgoing neighbour pages: an identity may have very many). Without it the planner walks
+        // (tenant_id, id) instead. The other two grow at their end (UUIDv7 ids).
+        `create unique index access_edges_key on access_edges (tenant_id, resource_id, origin_id, mode)`,
         `create index access_edges_tenant_id_idx on access_edges (tenant_id, id)`,
-        `create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)`,
-        // Neighbour pages filter on one side and walk ids: without this the planner walks (tenant_id, id) instead.
         `create index access_edges_origin_idx on access_edges (tenant_id, origin_id, id)`,
       ];
       for (const s of statements) await sql.raw(s).execute(tx);
