@@ -79,14 +79,14 @@ function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
 }
 
 /**
- * `with … from <edges> e` for a page: a resource filter (without an origin filter) reads that
- * resource's edges through the key (resource first) and sorts them by id. Left to itself the
+ * `with … from <edges> e` for a page: an origin filter (without a resource filter) reads that
+ * principal's edges through the key (origin first) and sorts them by id. Left to itself the
  * planner walks (tenant_id, id), which satisfies the order, and filters every edge of the tenant.
- * A materialized CTE keeps the plan on both backends; a resource has few edges.
+ * A materialized CTE keeps the plan on both backends.
  */
 export function edgeSource(tenant: string, f: { origin_id?: string; resource_id?: string }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
-  return f.resource_id && !f.origin_id
-    ? sql`with of_resource as materialized (select * from access_edges where tenant_id = ${tenant} and resource_id = ${f.resource_id}) select ${columns} from of_resource e`
+  return f.origin_id && !f.resource_id
+    ? sql`with of_origin as materialized (select * from access_edges where tenant_id = ${tenant} and origin_id = ${f.origin_id}) select ${columns} from of_origin e`
     : sql`select ${columns} from access_edges e`;
 }
 

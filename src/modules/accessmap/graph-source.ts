@@ -1,9 +1,11 @@
 /**
  * What the path algorithms read: batched neighbourhood queries, so a breadth-first search costs a
- * few statements per level rather than one per node. `storeGraphSource` reads one tenant through
+ * few statements per level rather than one per node. A search walks accesses (origin, resource,
+ * mode), which the store reads from the edge key's index alone, and loads whole edges and nodes
+ * only where a path goes through them or ends. `storeGraphSource` reads one tenant through
  * the Store; `memoryGraphSource` holds a graph in memory (tests, snapshots).
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Confidence, Mode, NodeKind, OriginKind, ResourceClass } from './model.js';
 import { chunks } from './node-store.js';
@@ -30,16 +32,33 @@ export interface GraphNode {
   parent_id: string | null;
 }
 
+/** What a search walks: one access edge reduced to its ends and mode. */
+export interface Access {
+  origin_id: string;
+  resource_id: string;
+  mode: Mode;
+}
+
 export interface GraphSource {
-  /** access edges whose origin is one of `ids` */
-  edgesFrom(ids: readonly string[]): Promise<GraphEdge[]>;
+  /** the accesses whose origin is one of `ids` (the store reads them from the edge key alone) */
+  accessesFrom(ids: readonly string[]): Promise<Access[]>;
+  /** the access edges of `accesses` (each by origin, resource and mode); absent ones are skipped */
+  edgesOf(accesses: readonly Access[]): Promise<GraphEdge[]>;
   /** access edges whose resource is one of `ids` */
   edgesTo(ids: readonly string[]): Promise<GraphEdge[]>;
   /** nodes (agents included) by id; unknown ids are absent */
   nodes(ids: readonly string[]): Promise<Map<string, GraphNode>>;
+  /** the resources among `ids` that paths go through: class `credential`, `config` or `code` */
+  linkingResources(ids: readonly string[]): Promise<GraphNode[]>;
   /** nodes whose parent is one of `ids` (an agent's sessions, an identity's credentials) */
   children(ids: readonly string[]): Promise<GraphNode[]>;
 }
+
+/** Resource classes that link principals (attack-paths.ts); the rest (`data`) only ends a path. */
+export const LINKING_CLASSES = ['credential', 'config', 'code'] as const;
+
+/** `class in (…LINKING_CLASSES)`, as migration 005 spells the predicate of access_nodes_linking_idx. */
+const LINKING_PREDICATE = sql<boolean>`class in (${sql.raw(LINKING_CLASSES.map((c) => `'${c}'`).join(', '))})`;
 
 type EdgeRow = { id: string; origin_kind: string; origin_id: string; resource_id: string; mode: string; permitted: number; observed_count: number | string; confidence: string };
 
@@ -56,25 +75,60 @@ function edgeOf(r: EdgeRow): GraphEdge {
   };
 }
 
-const EDGE_COLS = ['id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'permitted', 'observed_count', 'confidence'] as const;
+/** `origin|resource|mode`: one access edge. */
+export function accessKey(a: Access): string {
+  return `${a.origin_id}|${a.resource_id}|${a.mode}`;
+}
 
-/** A GraphSource over one tenant inside an open transaction (one consistent snapshot on Postgres). */
+// Index seeks per `edgesOf` statement (origins × resources), and so at most this many parameters.
+const PAIRS_PER_QUERY = 2_000;
+
+const EDGE_COLS = ['id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'permitted', 'observed_count', 'confidence'] as const;
+const NODE_COLS = ['id', 'kind', 'name', 'class', 'parent_id'] as const;
+
+function nodeOf(n: { id: string; kind: string; name: string; class: string; parent_id: string | null }): GraphNode {
+  return { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id };
+}
+
+/** A GraphSource over one tenant inside an open transaction. */
 export function storeGraphSource(tx: Transaction<Database>, tenant: string): GraphSource {
+  const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
   return {
-    async edgesFrom(ids) {
+    async accessesFrom(ids) {
+      const out: Access[] = [];
+      // Only columns of access_edges_key: the database answers from the index, never the rows.
+      for (const c of chunks([...new Set(ids)], 500)) out.push(...((await edges.select(['origin_id', 'resource_id', 'mode']).where('origin_id', 'in', c).execute()) as Access[]));
+      return out;
+    },
+    async edgesOf(accesses) {
+      const wanted = new Set(accesses.map(accessKey));
+      const byOrigin = new Map<string, Set<string>>();
+      for (const a of accesses) byOrigin.set(a.origin_id, (byOrigin.get(a.origin_id) ?? new Set()).add(a.resource_id));
       const out: GraphEdge[] = [];
-      for (const c of chunks([...new Set(ids)], 500)) {
-        const rows = await tx.selectFrom('access_edges').select(EDGE_COLS).where('tenant_id', '=', tenant).where('origin_id', 'in', c).execute();
-        for (const r of rows) out.push(edgeOf(r));
+      // `origin in (…) and resource in (…)` seeks every pair of the two lists in the key: groups of
+      // origins whose resources together stay few keep that product small.
+      let origins: string[] = [];
+      let resources = new Set<string>();
+      const flush = async () => {
+        if (origins.length === 0) return;
+        for (const row of await edges.select(EDGE_COLS).where('origin_id', 'in', origins).where('resource_id', 'in', [...resources]).execute()) {
+          const e = edgeOf(row);
+          if (wanted.has(accessKey(e))) out.push(e);
+        }
+        origins = [];
+        resources = new Set();
+      };
+      for (const [origin, rs] of byOrigin) {
+        if (origins.length > 0 && (origins.length + 1) * (resources.size + rs.size) > PAIRS_PER_QUERY) await flush();
+        origins.push(origin);
+        for (const r of rs) resources.add(r);
       }
+      await flush();
       return out;
     },
     async edgesTo(ids) {
       const out: GraphEdge[] = [];
-      for (const c of chunks([...new Set(ids)], 500)) {
-        const rows = await tx.selectFrom('access_edges').select(EDGE_COLS).where('tenant_id', '=', tenant).where('resource_id', 'in', c).execute();
-        for (const r of rows) out.push(edgeOf(r));
-      }
+      for (const c of chunks([...new Set(ids)], 500)) for (const r of await edges.select(EDGE_COLS).where('resource_id', 'in', c).execute()) out.push(edgeOf(r));
       return out;
     },
     async nodes(ids) {
@@ -83,19 +137,22 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string): Gra
         for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) {
           out.set(a.id, { id: a.id, kind: 'agent', name: a.name, class: null, parent_id: null });
         }
-        for (const n of await tx.selectFrom('access_nodes').select(['id', 'kind', 'name', 'class', 'parent_id']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) {
-          out.set(n.id, { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id });
-        }
+        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.set(n.id, nodeOf(n));
+      }
+      return out;
+    },
+    async linkingResources(ids) {
+      const out: GraphNode[] = [];
+      // The predicate of access_nodes_linking_idx, word for word and as literals (a bound parameter
+      // would not prove it): only these few resources are probed.
+      for (const c of chunks([...new Set(ids)], 500)) {
+        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).where(LINKING_PREDICATE).execute()) out.push(nodeOf(n));
       }
       return out;
     },
     async children(ids) {
       const out: GraphNode[] = [];
-      for (const c of chunks([...new Set(ids)], 500)) {
-        for (const n of await tx.selectFrom('access_nodes').select(['id', 'kind', 'name', 'class', 'parent_id']).where('tenant_id', '=', tenant).where('parent_id', 'in', c).execute()) {
-          out.push({ id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id });
-        }
-      }
+      for (const c of chunks([...new Set(ids)], 500)) for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('parent_id', 'in', c).execute()) out.push(nodeOf(n));
       return out;
     },
   };
@@ -113,10 +170,16 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
   }
   for (const n of nodes) if (n.parent_id) kids.set(n.parent_id, [...(kids.get(n.parent_id) ?? []), n]);
   const uniq = (ids: readonly string[]) => [...new Set(ids)];
+  const linking = (n: GraphNode | undefined): n is GraphNode => n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
   return {
-    edgesFrom: async (ids) => uniq(ids).flatMap((id) => from.get(id) ?? []),
+    accessesFrom: async (ids) => uniq(ids).flatMap((id) => (from.get(id) ?? []).map((e) => ({ origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode }))),
+    edgesOf: async (accesses) => {
+      const wanted = new Set(accesses.map(accessKey));
+      return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
+    },
     edgesTo: async (ids) => uniq(ids).flatMap((id) => to.get(id) ?? []),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
+    linkingResources: async (ids) => uniq(ids).map((id) => byId.get(id)).filter(linking),
     children: async (ids) => uniq(ids).flatMap((id) => kids.get(id) ?? []),
   };
 }
