@@ -87,30 +87,13 @@ function hopConfidence(e: GraphEdge | null): Confidence | null {
   return e && !e.permitted && e.observed ? (e.confidence ?? 'low') : null;
 }
 
-/** Remembers each origin's accesses, so the last step of a search does not read them again. */
-function withAccessCache(src: GraphSource): GraphSource {
-  const from = new Map<string, Access[]>();
-  return {
-    ...src,
-    async accessesFrom(ids) {
-      const missing = [...new Set(ids)].filter((id) => !from.has(id));
-      if (missing.length > 0) {
-        for (const id of missing) from.set(id, []);
-        for (const a of await src.accessesFrom(missing)) (from.get(a.origin_id) as Access[]).push(a);
-      }
-      return [...new Set(ids)].flatMap((id) => from.get(id) ?? []);
-    },
-  };
-}
-
-/** What one search has loaded: nodes by id, and for each resource it met whether it links (null: it does not). */
+/** What one search has loaded: nodes by id. */
 interface SearchCache {
   nodes: Map<string, GraphNode>;
-  linking: Map<string, GraphNode | null>;
 }
 
 function newCache(): SearchCache {
-  return { nodes: new Map(), linking: new Map() };
+  return { nodes: new Map() };
 }
 
 /** Loads the nodes of `ids` not yet in `cache`. */
@@ -118,24 +101,6 @@ async function fill(src: GraphSource, ids: Iterable<string>, cache: SearchCache)
   const missing = [...new Set(ids)].filter((id) => !cache.nodes.has(id));
   if (missing.length === 0) return;
   for (const [id, n] of await src.nodes(missing)) cache.nodes.set(id, n);
-}
-
-/** The linking resources among `ids` (credential, config, code), asking the source only about resources not met before. */
-async function linkingAmong(src: GraphSource, ids: readonly string[], cache: SearchCache): Promise<Map<string, GraphNode>> {
-  const missing = [...new Set(ids)].filter((id) => !cache.linking.has(id));
-  if (missing.length > 0) {
-    for (const id of missing) cache.linking.set(id, null);
-    for (const n of await src.linkingResources(missing)) {
-      cache.linking.set(n.id, n);
-      cache.nodes.set(n.id, n);
-    }
-  }
-  const out = new Map<string, GraphNode>();
-  for (const id of ids) {
-    const n = cache.linking.get(id);
-    if (n) out.set(id, n);
-  }
-  return out;
 }
 
 const controls = (n: GraphNode | undefined): boolean => n?.kind === 'resource' && (n.class === 'config' || n.class === 'code');
@@ -150,14 +115,12 @@ export async function linksFrom(src: GraphSource, frontier: readonly Principal[]
     }
   }
   // Only accesses to linking resources make links; whole edges are read later, for the links a
-  // returned path takes (edgesOfLinks).
+  // returned path takes (edgesFor).
   const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
-  const accesses = await src.accessesFrom(frontier.map((p) => p.id));
-  const linking = await linkingAmong(src, accesses.map((a) => a.resource_id), cache);
   const writers = new Map<string, Access[]>();
-  for (const a of accesses) {
-    const r = linking.get(a.resource_id);
-    if (!r) continue;
+  for (const a of await src.linkingAccessesFrom(frontier.map((p) => p.id))) {
+    const r = a.resource;
+    cache.nodes.set(r.id, r);
     const from = { id: a.origin_id, kind: kindOf.get(a.origin_id) as OriginKind };
     if (r.class === 'credential' && r.parent_id) links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access: a });
     if (a.mode === 'rw' && controls(r)) writers.set(a.resource_id, [...(writers.get(a.resource_id) ?? []), a]);
@@ -192,10 +155,8 @@ export async function linksTo(src: GraphSource, frontier: readonly Principal[], 
     }
   }
   const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
-  const reads = await src.accessesFrom(frontier.map((p) => p.id));
-  const linking = await linkingAmong(src, reads.map((a) => a.resource_id), cache);
   const readers = new Map<string, Access[]>();
-  for (const a of reads) if (controls(linking.get(a.resource_id))) readers.set(a.resource_id, [...(readers.get(a.resource_id) ?? []), a]);
+  for (const a of await src.linkingAccessesFrom(frontier.map((p) => p.id))) if (controls(a.resource)) readers.set(a.resource_id, [...(readers.get(a.resource_id) ?? []), a]);
   if (readers.size > 0) {
     for (const w of await src.edgesTo([...readers.keys()])) {
       if (w.mode !== 'rw') continue;
@@ -319,17 +280,21 @@ export interface ReachItem {
 }
 
 /** Resources an agent can reach, directly or through escalation; per resource the strongest mode, then the shortest path to it. */
-export async function reachability(source: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ start: NodeRef; items: ReachItem[]; total: number; truncated: boolean }> {
-  const src = withAccessCache(source);
+export async function reachability(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ start: NodeRef; items: ReachItem[]; total: number; truncated: boolean }> {
   const cache = newCache();
   const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache);
-  // Ranking needs only (origin, resource, mode); whole edges are read for the kept answers alone.
+  // Per resource the strongest mode, then the least depth, then the least origin: depth by depth,
+  // from the holders the database aggregates (one row per resource, not one per access).
+  const levels: string[][] = [];
+  for (const [id, v] of reached) (levels[v.depth] ??= []).push(id);
   const best = new Map<string, { access: Access; depth: number }>();
-  for (const a of await src.accessesFrom([...reached.keys()])) {
-    const depth = (reached.get(a.origin_id) as Visit).depth;
-    const cur = best.get(a.resource_id);
-    const better = !cur || (a.mode === 'rw' && cur.access.mode === 'r') || (a.mode === cur.access.mode && (depth < cur.depth || (depth === cur.depth && a.origin_id < cur.access.origin_id)));
-    if (better) best.set(a.resource_id, { access: a, depth });
+  for (const [depth, ids] of levels.entries()) {
+    if (!ids) continue;
+    for (const h of await src.holdersFrom(ids)) {
+      const cur = best.get(h.resource_id);
+      if (h.rw !== null && (!cur || cur.access.mode === 'r')) best.set(h.resource_id, { access: { origin_id: h.rw, resource_id: h.resource_id, mode: 'rw' }, depth });
+      else if (h.r !== null && !cur) best.set(h.resource_id, { access: { origin_id: h.r, resource_id: h.resource_id, mode: 'r' }, depth });
+    }
   }
   const ranked = [...best.entries()].sort(([ra, a], [rb, b]) => a.depth - b.depth || cmp(ra, rb));
   const kept = ranked.slice(0, bounds.limit);

@@ -39,17 +39,24 @@ export interface Access {
   mode: Mode;
 }
 
+/** Per resource, the smallest origin among some principals that holds it `rw`, and that holds it `r`. */
+export interface ResourceHolders {
+  resource_id: string;
+  rw: string | null;
+  r: string | null;
+}
+
 export interface GraphSource {
-  /** the accesses whose origin is one of `ids` (the store reads them from the edge key alone) */
-  accessesFrom(ids: readonly string[]): Promise<Access[]>;
+  /** the accesses whose origin is one of `ids` onto linking resources (credential, config, code), with the resource */
+  linkingAccessesFrom(ids: readonly string[]): Promise<Array<Access & { resource: GraphNode }>>;
+  /** every resource some origin among `ids` can access, with its holders (one row per resource) */
+  holdersFrom(ids: readonly string[]): Promise<ResourceHolders[]>;
   /** the access edges of `accesses` (each by origin, resource and mode); absent ones are skipped */
   edgesOf(accesses: readonly Access[]): Promise<GraphEdge[]>;
   /** access edges whose resource is one of `ids` */
   edgesTo(ids: readonly string[]): Promise<GraphEdge[]>;
   /** nodes (agents included) by id; unknown ids are absent */
   nodes(ids: readonly string[]): Promise<Map<string, GraphNode>>;
-  /** the resources among `ids` that paths go through: class `credential`, `config` or `code` */
-  linkingResources(ids: readonly string[]): Promise<GraphNode[]>;
   /** nodes whose parent is one of `ids` (an agent's sessions, an identity's credentials) */
   children(ids: readonly string[]): Promise<GraphNode[]>;
 }
@@ -57,8 +64,12 @@ export interface GraphSource {
 /** Resource classes that link principals (attack-paths.ts); the rest (`data`) only ends a path. */
 export const LINKING_CLASSES = ['credential', 'config', 'code'] as const;
 
-/** `class in (…LINKING_CLASSES)`, as migration 005 spells the predicate of access_nodes_linking_idx. */
-const LINKING_PREDICATE = sql<boolean>`class in (${sql.raw(LINKING_CLASSES.map((c) => `'${c}'`).join(', '))})`;
+/** `n.class in (…LINKING_CLASSES)`: the predicate of access_nodes_linking_idx (migration 005), as literals (a bound parameter would not prove it). */
+const LINKING_PREDICATE = sql<boolean>`n.class in (${sql.raw(LINKING_CLASSES.map((c) => `'${c}'`).join(', '))})`;
+
+function minId(a: string | null, b: string | null): string | null {
+  return a === null ? b : b === null || a < b ? a : b;
+}
 
 type EdgeRow = { id: string; origin_kind: string; origin_id: string; resource_id: string; mode: string; permitted: number; observed_count: number | string; confidence: string };
 
@@ -94,11 +105,39 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
 export function storeGraphSource(tx: Transaction<Database>, tenant: string): GraphSource {
   const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
   return {
-    async accessesFrom(ids) {
-      const out: Access[] = [];
-      // Only columns of access_edges_key: the database answers from the index, never the rows.
-      for (const c of chunks([...new Set(ids)], 500)) out.push(...((await edges.select(['origin_id', 'resource_id', 'mode']).where('origin_id', 'in', c).execute()) as Access[]));
+    async linkingAccessesFrom(ids) {
+      const out: Array<Access & { resource: GraphNode }> = [];
+      // Walks the key (origin first) and probes access_nodes_linking_idx, which holds only the few
+      // linking resources: the database skips every other access without returning it. `cross join`
+      // keeps SQLite's loop in that order (it would otherwise walk every linking resource).
+      for (const c of chunks([...new Set(ids)], 500)) {
+        const rows = await sql<{ origin_id: string; resource_id: string; mode: Mode; kind: string; name: string; class: string; parent_id: string | null }>`
+          select e.origin_id, e.resource_id, e.mode, n.kind, n.name, n.class, n.parent_id
+          from access_edges e cross join access_nodes n
+          where e.tenant_id = ${tenant} and e.origin_id in (${sql.join(c)}) and n.tenant_id = e.tenant_id and n.id = e.resource_id and ${LINKING_PREDICATE}`.execute(tx);
+        for (const r of rows.rows) out.push({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource: nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id }) });
+      }
       return out;
+    },
+    async holdersFrom(ids) {
+      // Aggregated in the database from the key alone: one row per resource, not one per access.
+      // Materialized, or SQLite walks (tenant, resource, id) for the grouping order, i.e. every edge.
+      // Origins compare as text (Postgres 15 has no min(uuid)); canonical lowercase ids order alike.
+      const out = new Map<string, ResourceHolders>();
+      for (const c of chunks([...new Set(ids)], 5_000)) {
+        const rows = await sql<ResourceHolders>`
+          with a as materialized (select origin_id, resource_id, mode from access_edges where tenant_id = ${tenant} and origin_id in (${sql.join(c)}))
+          select resource_id,
+                 min(case when mode = 'rw' then cast(origin_id as text) end) as rw,
+                 min(case when mode = 'r' then cast(origin_id as text) end) as r
+          from a group by resource_id`.execute(tx);
+        for (const h of rows.rows) {
+          const cur = out.get(h.resource_id);
+          if (!cur) out.set(h.resource_id, h);
+          else out.set(h.resource_id, { resource_id: h.resource_id, rw: minId(cur.rw, h.rw), r: minId(cur.r, h.r) });
+        }
+      }
+      return [...out.values()];
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
@@ -141,15 +180,6 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string): Gra
       }
       return out;
     },
-    async linkingResources(ids) {
-      const out: GraphNode[] = [];
-      // The predicate of access_nodes_linking_idx, word for word and as literals (a bound parameter
-      // would not prove it): only these few resources are probed.
-      for (const c of chunks([...new Set(ids)], 500)) {
-        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).where(LINKING_PREDICATE).execute()) out.push(nodeOf(n));
-      }
-      return out;
-    },
     async children(ids) {
       const out: GraphNode[] = [];
       for (const c of chunks([...new Set(ids)], 500)) for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('parent_id', 'in', c).execute()) out.push(nodeOf(n));
@@ -172,14 +202,26 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
   const uniq = (ids: readonly string[]) => [...new Set(ids)];
   const linking = (n: GraphNode | undefined): n is GraphNode => n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
   return {
-    accessesFrom: async (ids) => uniq(ids).flatMap((id) => (from.get(id) ?? []).map((e) => ({ origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode }))),
+    linkingAccessesFrom: async (ids) =>
+      uniq(ids).flatMap((id) => (from.get(id) ?? []).flatMap((e) => {
+        const r = byId.get(e.resource_id);
+        return linking(r) ? [{ origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode, resource: r }] : [];
+      })),
+    holdersFrom: async (ids) => {
+      const out = new Map<string, ResourceHolders>();
+      for (const e of uniq(ids).flatMap((id) => from.get(id) ?? [])) {
+        const h = out.get(e.resource_id) ?? { resource_id: e.resource_id, rw: null, r: null };
+        h[e.mode] = minId(h[e.mode], e.origin_id);
+        out.set(e.resource_id, h);
+      }
+      return [...out.values()];
+    },
     edgesOf: async (accesses) => {
       const wanted = new Set(accesses.map(accessKey));
       return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
     },
     edgesTo: async (ids) => uniq(ids).flatMap((id) => to.get(id) ?? []),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
-    linkingResources: async (ids) => uniq(ids).map((id) => byId.get(id)).filter(linking),
     children: async (ids) => uniq(ids).flatMap((id) => kids.get(id) ?? []),
   };
 }
