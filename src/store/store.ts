@@ -48,6 +48,13 @@ export interface Store {
    * more than the insert itself (bench ledger-append).
    */
   sqliteTransaction?<T>(fn: (db: SqliteHandle) => T): Promise<T>;
+  /**
+   * SQLite only (absent on Postgres): the connection under `tx` when `tx` is a transaction this store
+   * opened (`transaction`, `withTenant`), else undefined. For a hot path that runs inside its
+   * caller's transaction (accessmap's `ingestObservations` inside gRPC ingest) and so cannot open
+   * `sqliteTransaction`: statements run on the same connection, inside the same transaction.
+   */
+  sqliteHandle?(tx: Transaction<Database>): SqliteHandle | undefined;
 }
 
 /** The few better-sqlite3 calls `sqliteTransaction` callers use (prepared statements). */

@@ -13,7 +13,7 @@
  * principal hops, by `maxNodes` visited principals, and the answer by `limit` paths.
  */
 import { weakerConfidence, type Confidence, type Mode, type NodeKind, type OriginKind, type ResourceClass } from './model.js';
-import type { GraphEdge, GraphNode, GraphSource } from './graph-source.js';
+import { accessKey, type Access, type GraphEdge, type GraphNode, type GraphSource } from './graph-source.js';
 
 export type HopVia = 'runs' | 'credential' | 'writes' | 'access';
 export type HopBasis = 'structure' | 'permitted' | 'observed' | 'permitted+observed';
@@ -62,13 +62,15 @@ interface Link {
   via: Exclude<HopVia, 'access'>;
   resource_id: string | null;
   mode: Mode | null;
-  edge: GraphEdge | null;
+  /** the access the link rests on; null for `runs` (structure) */
+  access: Access | null;
 }
 
 const VIA_ORDER: Record<HopVia, number> = { runs: 0, credential: 1, writes: 2, access: 3 };
 
 function linkOrder(a: Link, b: Link): number {
-  return cmp(a.from.id, b.from.id) || VIA_ORDER[a.via] - VIA_ORDER[b.via] || cmp(a.resource_id ?? '', b.resource_id ?? '') || cmp(a.to.id, b.to.id);
+  // The mode last: an `r` and an `rw` edge to one credential make two links alike in all else.
+  return cmp(a.from.id, b.from.id) || VIA_ORDER[a.via] - VIA_ORDER[b.via] || cmp(a.resource_id ?? '', b.resource_id ?? '') || cmp(a.to.id, b.to.id) || cmp(a.mode ?? '', b.mode ?? '');
 }
 
 function cmp(a: string, b: string): number {
@@ -85,55 +87,49 @@ function hopConfidence(e: GraphEdge | null): Confidence | null {
   return e && !e.permitted && e.observed ? (e.confidence ?? 'low') : null;
 }
 
-/** Remembers each origin's edges, so the last step of a search does not read them again. */
-function withEdgeCache(src: GraphSource): GraphSource {
-  const from = new Map<string, GraphEdge[]>();
-  return {
-    ...src,
-    async edgesFrom(ids) {
-      const missing = [...new Set(ids)].filter((id) => !from.has(id));
-      if (missing.length > 0) {
-        for (const id of missing) from.set(id, []);
-        for (const e of await src.edgesFrom(missing)) (from.get(e.origin_id) as GraphEdge[]).push(e);
-      }
-      return [...new Set(ids)].flatMap((id) => from.get(id) ?? []);
-    },
-  };
+/** What one search has loaded: nodes by id. */
+interface SearchCache {
+  nodes: Map<string, GraphNode>;
+}
+
+function newCache(): SearchCache {
+  return { nodes: new Map() };
 }
 
 /** Loads the nodes of `ids` not yet in `cache`. */
-async function fill(src: GraphSource, ids: Iterable<string>, cache: Map<string, GraphNode>): Promise<void> {
-  const missing = [...new Set(ids)].filter((id) => !cache.has(id));
+async function fill(src: GraphSource, ids: Iterable<string>, cache: SearchCache): Promise<void> {
+  const missing = [...new Set(ids)].filter((id) => !cache.nodes.has(id));
   if (missing.length === 0) return;
-  for (const [id, n] of await src.nodes(missing)) cache.set(id, n);
+  for (const [id, n] of await src.nodes(missing)) cache.nodes.set(id, n);
 }
 
 const controls = (n: GraphNode | undefined): boolean => n?.kind === 'resource' && (n.class === 'config' || n.class === 'code');
 
 /** The links leaving `frontier`, in a deterministic order. */
-export async function linksFrom(src: GraphSource, frontier: readonly Principal[], cache: Map<string, GraphNode>): Promise<Link[]> {
+export async function linksFrom(src: GraphSource, frontier: readonly Principal[], cache: SearchCache): Promise<Link[]> {
   const links: Link[] = [];
   const agents = frontier.filter((p) => p.kind === 'agent').map((p) => p.id);
   if (agents.length > 0) {
     for (const s of await src.children(agents)) {
-      if (s.kind === 'session' && s.parent_id) links.push({ from: { id: s.parent_id, kind: 'agent' }, to: { id: s.id, kind: 'session' }, via: 'runs', resource_id: null, mode: null, edge: null });
+      if (s.kind === 'session' && s.parent_id) links.push({ from: { id: s.parent_id, kind: 'agent' }, to: { id: s.id, kind: 'session' }, via: 'runs', resource_id: null, mode: null, access: null });
     }
   }
-  const edges = await src.edgesFrom(frontier.map((p) => p.id));
-  await fill(src, edges.map((e) => e.resource_id), cache);
-  const writers = new Map<string, GraphEdge[]>();
-  for (const e of edges) {
-    const r = cache.get(e.resource_id);
-    if (r?.kind === 'resource' && r.class === 'credential' && r.parent_id) {
-      links.push({ from: { id: e.origin_id, kind: e.origin_kind }, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: e.mode, edge: e });
-    }
-    if (e.mode === 'rw' && controls(r)) writers.set(e.resource_id, [...(writers.get(e.resource_id) ?? []), e]);
+  // Only accesses to linking resources make links; whole edges are read later, for the links a
+  // returned path takes (edgesFor).
+  const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
+  const writers = new Map<string, Access[]>();
+  for (const a of await src.linkingAccessesFrom(frontier.map((p) => p.id))) {
+    const r = a.resource;
+    cache.nodes.set(r.id, r);
+    const from = { id: a.origin_id, kind: kindOf.get(a.origin_id) as OriginKind };
+    if (r.class === 'credential' && r.parent_id) links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access: a });
+    if (a.mode === 'rw' && controls(r)) writers.set(a.resource_id, [...(writers.get(a.resource_id) ?? []), a]);
   }
   if (writers.size > 0) {
     for (const rd of await src.edgesTo([...writers.keys()])) {
       for (const w of writers.get(rd.resource_id) ?? []) {
         if (rd.origin_id === w.origin_id) continue;
-        links.push({ from: { id: w.origin_id, kind: w.origin_kind }, to: { id: rd.origin_id, kind: rd.origin_kind }, via: 'writes', resource_id: rd.resource_id, mode: 'rw', edge: w });
+        links.push({ from: { id: w.origin_id, kind: kindOf.get(w.origin_id) as OriginKind }, to: { id: rd.origin_id, kind: rd.origin_kind }, via: 'writes', resource_id: rd.resource_id, mode: 'rw', access: w });
       }
     }
   }
@@ -141,33 +137,32 @@ export async function linksFrom(src: GraphSource, frontier: readonly Principal[]
 }
 
 /** The links arriving at `frontier`, in a deterministic order (the reverse of `linksFrom`). */
-export async function linksTo(src: GraphSource, frontier: readonly Principal[], cache: Map<string, GraphNode>): Promise<Link[]> {
+export async function linksTo(src: GraphSource, frontier: readonly Principal[], cache: SearchCache): Promise<Link[]> {
   const links: Link[] = [];
   const sessions = frontier.filter((p) => p.kind === 'session').map((p) => p.id);
   await fill(src, sessions, cache);
   for (const id of sessions) {
-    const s = cache.get(id);
-    if (s?.kind === 'session' && s.parent_id) links.push({ from: { id: s.parent_id, kind: 'agent' }, to: { id, kind: 'session' }, via: 'runs', resource_id: null, mode: null, edge: null });
+    const s = cache.nodes.get(id);
+    if (s?.kind === 'session' && s.parent_id) links.push({ from: { id: s.parent_id, kind: 'agent' }, to: { id, kind: 'session' }, via: 'runs', resource_id: null, mode: null, access: null });
   }
   const identities = frontier.filter((p) => p.kind === 'identity').map((p) => p.id);
   if (identities.length > 0) {
     const creds = (await src.children(identities)).filter((n) => n.kind === 'resource' && n.class === 'credential');
-    for (const c of creds) cache.set(c.id, c);
+    for (const c of creds) cache.nodes.set(c.id, c);
     for (const e of await src.edgesTo(creds.map((c) => c.id))) {
-      const c = cache.get(e.resource_id) as GraphNode;
-      links.push({ from: { id: e.origin_id, kind: e.origin_kind }, to: { id: c.parent_id as string, kind: 'identity' }, via: 'credential', resource_id: c.id, mode: e.mode, edge: e });
+      const c = cache.nodes.get(e.resource_id) as GraphNode;
+      links.push({ from: { id: e.origin_id, kind: e.origin_kind }, to: { id: c.parent_id as string, kind: 'identity' }, via: 'credential', resource_id: c.id, mode: e.mode, access: e });
     }
   }
-  const reads = await src.edgesFrom(frontier.map((p) => p.id));
-  await fill(src, reads.map((e) => e.resource_id), cache);
-  const readers = new Map<string, GraphEdge[]>();
-  for (const e of reads) if (controls(cache.get(e.resource_id))) readers.set(e.resource_id, [...(readers.get(e.resource_id) ?? []), e]);
+  const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
+  const readers = new Map<string, Access[]>();
+  for (const a of await src.linkingAccessesFrom(frontier.map((p) => p.id))) if (controls(a.resource)) readers.set(a.resource_id, [...(readers.get(a.resource_id) ?? []), a]);
   if (readers.size > 0) {
     for (const w of await src.edgesTo([...readers.keys()])) {
       if (w.mode !== 'rw') continue;
       for (const rd of readers.get(w.resource_id) ?? []) {
         if (rd.origin_id === w.origin_id) continue;
-        links.push({ from: { id: w.origin_id, kind: w.origin_kind }, to: { id: rd.origin_id, kind: rd.origin_kind }, via: 'writes', resource_id: w.resource_id, mode: 'rw', edge: w });
+        links.push({ from: { id: w.origin_id, kind: w.origin_kind }, to: { id: rd.origin_id, kind: kindOf.get(rd.origin_id) as OriginKind }, via: 'writes', resource_id: w.resource_id, mode: 'rw', access: w });
       }
     }
   }
@@ -181,7 +176,7 @@ interface Visit {
 }
 
 /** Breadth-first over principal links from `start`; each reached principal keeps the link it was first reached by. */
-export async function principalsFrom(src: GraphSource, start: Principal, bounds: SearchBounds, cache: Map<string, GraphNode>): Promise<{ reached: Map<string, Visit>; truncated: boolean }> {
+export async function principalsFrom(src: GraphSource, start: Principal, bounds: SearchBounds, cache: SearchCache): Promise<{ reached: Map<string, Visit>; truncated: boolean }> {
   const reached = new Map<string, Visit>([[start.id, { kind: start.kind, depth: 0, link: null }]]);
   let frontier: Principal[] = [start];
   let truncated = false;
@@ -207,21 +202,42 @@ function chainTo(reached: Map<string, Visit>, id: string): Link[] {
   return links;
 }
 
-function toHop(l: Link): Omit<Hop, 'from' | 'to'> & { from: Principal; to: Principal } {
-  return { from: l.from, to: l.to, via: l.via, resource_id: l.resource_id, mode: l.mode, basis: basisOf(l.edge), confidence: hopConfidence(l.edge) };
+type RawHop = Omit<Hop, 'from' | 'to'> & { from: { id: string; kind: NodeKind }; to: { id: string; kind: NodeKind } };
+
+/** Whole edges by accessKey: those under the hops of the paths a search returns. */
+type EdgeMap = Map<string, GraphEdge>;
+
+async function edgesFor(src: GraphSource, accesses: ReadonlyArray<Access | null>): Promise<EdgeMap> {
+  const wanted = accesses.filter((a): a is Access => a !== null);
+  const out: EdgeMap = new Map();
+  if (wanted.length > 0) for (const e of await src.edgesOf(wanted)) out.set(accessKey(e), e);
+  return out;
 }
 
-function accessHop(e: GraphEdge): Omit<Hop, 'from' | 'to'> & { from: Principal; to: { id: string; kind: 'resource' } } {
+/** The hops of a chain of links; null when an edge under one is gone since the search read it (no single snapshot on that backend). */
+function hopsOf(chain: readonly Link[], edges: EdgeMap): RawHop[] | null {
+  const hops: RawHop[] = [];
+  for (const l of chain) {
+    const edge = l.access ? edges.get(accessKey(l.access)) : null;
+    if (edge === undefined) return null;
+    hops.push({ from: l.from, to: l.to, via: l.via, resource_id: l.resource_id, mode: l.mode, basis: basisOf(edge), confidence: hopConfidence(edge) });
+  }
+  return hops;
+}
+
+function accessHop(e: GraphEdge): RawHop {
   return { from: { id: e.origin_id, kind: e.origin_kind }, to: { id: e.resource_id, kind: 'resource' }, via: 'access', resource_id: e.resource_id, mode: e.mode, basis: basisOf(e), confidence: hopConfidence(e) };
 }
 
-type RawHop = Omit<Hop, 'from' | 'to'> & { from: { id: string; kind: NodeKind }; to: { id: string; kind: NodeKind } };
+/** The weakest confidence of any observation-only hop; `high` when there is none. */
+function confidenceOf(hops: ReadonlyArray<{ confidence: Confidence | null }>): Confidence {
+  return hops.reduce<Confidence>((c, h) => (h.confidence ? weakerConfidence(c, h.confidence) : c), 'high');
+}
 
 function pathOf(hops: RawHop[], names: Map<string, GraphNode>): AttackPath {
   const ref = (p: { id: string; kind: NodeKind }): NodeRef => ({ kind: names.get(p.id)?.kind ?? p.kind, id: p.id, name: names.get(p.id)?.name ?? null });
   const full = hops.map((h) => ({ ...h, from: ref(h.from), to: ref(h.to) }));
-  const confidence = full.reduce<Confidence>((c, h) => (h.confidence ? weakerConfidence(c, h.confidence) : c), 'high');
-  return { length: full.length, confidence, hops: full };
+  return { length: full.length, confidence: confidenceOf(full), hops: full };
 }
 
 const CONF_ORDER: Record<Confidence, number> = { high: 0, medium: 1, low: 2 };
@@ -235,20 +251,25 @@ export interface EscalationResult {
 
 /** Principals an agent can come to act as (beyond its own sessions), each with a shortest path; ranked shortest, then most certain. */
 export async function escalation(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<EscalationResult> {
-  const cache = new Map<string, GraphNode>();
+  const cache = newCache();
   const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache);
-  await fill(src, reached.keys(), cache);
-  const found: Array<{ target: NodeRef; path: AttackPath }> = [];
+  // Ranking needs each path's confidence, so the edge under every reaching link.
+  const edges = await edgesFor(src, [...reached.values()].map((v) => v.link?.access ?? null));
+  const found: Array<{ id: string; kind: OriginKind; hops: RawHop[]; confidence: Confidence }> = [];
   for (const [id, v] of reached) {
     if (id === agentId) continue;
     const chain = chainTo(reached, id);
     // The agent's own sessions act with its own authority: not an escalation.
     if (chain.every((l) => l.via === 'runs')) continue;
-    const path = pathOf(chain.map(toHop), cache);
-    found.push({ target: { kind: v.kind, id, name: cache.get(id)?.name ?? null }, path });
+    const hops = hopsOf(chain, edges);
+    if (hops) found.push({ id, kind: v.kind, hops, confidence: confidenceOf(hops) });
   }
-  found.sort((a, b) => a.path.length - b.path.length || CONF_ORDER[a.path.confidence] - CONF_ORDER[b.path.confidence] || cmp(a.target.id, b.target.id));
-  return { start: { kind: 'agent', id: agentId, name: cache.get(agentId)?.name ?? null }, targets: found.slice(0, bounds.limit), truncated: truncated || found.length > bounds.limit };
+  found.sort((a, b) => a.hops.length - b.hops.length || CONF_ORDER[a.confidence] - CONF_ORDER[b.confidence] || cmp(a.id, b.id));
+  const kept = found.slice(0, bounds.limit);
+  // Names only for what is returned.
+  await fill(src, [agentId, ...kept.flatMap((f) => f.hops.flatMap((h) => [h.from.id, h.to.id]))], cache);
+  const targets = kept.map((f) => ({ target: { kind: f.kind, id: f.id, name: cache.nodes.get(f.id)?.name ?? null }, path: pathOf(f.hops, cache.nodes) }));
+  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, targets, truncated: truncated || found.length > bounds.limit };
 }
 
 export interface ReachItem {
@@ -259,26 +280,37 @@ export interface ReachItem {
 }
 
 /** Resources an agent can reach, directly or through escalation; per resource the strongest mode, then the shortest path to it. */
-export async function reachability(source: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ start: NodeRef; items: ReachItem[]; total: number; truncated: boolean }> {
-  const src = withEdgeCache(source);
-  const cache = new Map<string, GraphNode>();
+export async function reachability(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ start: NodeRef; items: ReachItem[]; total: number; truncated: boolean }> {
+  const cache = newCache();
   const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache);
-  const best = new Map<string, { edge: GraphEdge; depth: number }>();
-  for (const e of await src.edgesFrom([...reached.keys()])) {
-    const depth = (reached.get(e.origin_id) as Visit).depth;
-    const cur = best.get(e.resource_id);
-    const better = !cur || (e.mode === 'rw' && cur.edge.mode === 'r') || (e.mode === cur.edge.mode && (depth < cur.depth || (depth === cur.depth && e.origin_id < cur.edge.origin_id)));
-    if (better) best.set(e.resource_id, { edge: e, depth });
+  // Per resource the strongest mode, then the least depth, then the least origin: depth by depth,
+  // from the holders the database aggregates (one row per resource, not one per access).
+  const levels: string[][] = [];
+  for (const [id, v] of reached) (levels[v.depth] ??= []).push(id);
+  const best = new Map<string, { access: Access; depth: number }>();
+  for (const [depth, ids] of levels.entries()) {
+    if (!ids) continue;
+    for (const h of await src.holdersFrom(ids)) {
+      const cur = best.get(h.resource_id);
+      if (h.rw !== null && (!cur || cur.access.mode === 'r')) best.set(h.resource_id, { access: { origin_id: h.rw, resource_id: h.resource_id, mode: 'rw' }, depth });
+      else if (h.r !== null && !cur) best.set(h.resource_id, { access: { origin_id: h.r, resource_id: h.resource_id, mode: 'r' }, depth });
+    }
   }
   const ranked = [...best.entries()].sort(([ra, a], [rb, b]) => a.depth - b.depth || cmp(ra, rb));
   const kept = ranked.slice(0, bounds.limit);
-  await fill(src, [...reached.keys(), ...kept.map(([r]) => r)], cache);
-  const items = kept.map(([rid, { edge }]) => {
-    const hops: RawHop[] = [...chainTo(reached, edge.origin_id).map(toHop), accessHop(edge)];
-    const node = cache.get(rid);
-    return { resource: { kind: 'resource' as const, id: rid, name: node?.name ?? null, class: node?.class ?? null }, mode: edge.mode, path: pathOf(hops, cache) };
+  const chains = kept.map(([, { access }]) => chainTo(reached, access.origin_id));
+  const edges = await edgesFor(src, [...kept.map(([, { access }]) => access), ...chains.flatMap((c) => c.map((l) => l.access))]);
+  await fill(src, [agentId, ...kept.map(([r]) => r), ...chains.flatMap((c) => c.flatMap((l) => [l.from.id, l.to.id]))], cache);
+  const items: ReachItem[] = [];
+  kept.forEach(([rid, { access }], i) => {
+    const edge = edges.get(accessKey(access));
+    const hops = hopsOf(chains[i] as Link[], edges);
+    // Gone since the search read it (no single snapshot on that backend): not reachable this way now.
+    if (!edge || !hops) return;
+    const node = cache.nodes.get(rid);
+    items.push({ resource: { kind: 'resource', id: rid, name: node?.name ?? null, class: node?.class ?? null }, mode: edge.mode, path: pathOf([...hops, accessHop(edge)], cache.nodes) });
   });
-  return { start: { kind: 'agent', id: agentId, name: cache.get(agentId)?.name ?? null }, items, total: ranked.length, truncated: truncated || ranked.length > bounds.limit };
+  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, items, total: ranked.length, truncated: truncated || ranked.length > bounds.limit };
 }
 
 export interface ExfilItem {
@@ -290,7 +322,7 @@ export interface ExfilItem {
 
 /** Principals that can come to read a resource, each with a shortest path ending in an access to it; agents first among equals. */
 export async function exfil(src: GraphSource, resourceId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ resource: NodeRef; items: ExfilItem[]; total: number; truncated: boolean }> {
-  const cache = new Map<string, GraphNode>();
+  const cache = newCache();
   const reached = new Map<string, { kind: OriginKind; depth: number; next: Link | null; access: GraphEdge | null }>();
   const direct = (await src.edgesTo([resourceId])).sort((a, b) => cmp(a.origin_id, b.origin_id) || (a.mode === 'rw' ? -1 : 1));
   let frontier: Principal[] = [];
@@ -316,20 +348,20 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
   const kindOrder: Record<string, number> = { agent: 0, session: 1, identity: 2 };
   const ranked = [...reached.entries()].sort(([ia, a], [ib, b]) => a.depth - b.depth || (kindOrder[a.kind] ?? 9) - (kindOrder[b.kind] ?? 9) || cmp(ia, ib));
   const kept = ranked.slice(0, bounds.limit);
-  await fill(src, [resourceId, ...reached.keys()], cache);
-  const items = kept.map(([id, v]) => {
-    const hops: RawHop[] = [];
-    let cur = v;
-    let at = id;
-    while (cur.next) {
-      hops.push(toHop(cur.next));
-      at = cur.next.to.id;
-      cur = reached.get(at) as typeof cur;
-    }
-    const access = cur.access as GraphEdge;
-    hops.push(accessHop(access));
-    return { principal: { kind: v.kind, id, name: cache.get(id)?.name ?? null }, mode: access.mode, path: pathOf(hops, cache) };
+  const chains = kept.map(([id]) => {
+    const links: Link[] = [];
+    for (let cur = reached.get(id); cur?.next; cur = reached.get(cur.next.to.id)) links.push(cur.next);
+    return links;
   });
-  const r = cache.get(resourceId);
+  const edges = await edgesFor(src, chains.flatMap((c) => c.map((l) => l.access)));
+  await fill(src, [resourceId, ...kept.map(([id]) => id), ...chains.flatMap((c) => c.map((l) => l.to.id))], cache);
+  const items: ExfilItem[] = [];
+  kept.forEach(([id, v], i) => {
+    const chain = chains[i] as Link[];
+    const access = (chain.length > 0 ? reached.get((chain[chain.length - 1] as Link).to.id)?.access : v.access) as GraphEdge;
+    const hops = hopsOf(chain, edges);
+    if (hops) items.push({ principal: { kind: v.kind, id, name: cache.nodes.get(id)?.name ?? null }, mode: access.mode, path: pathOf([...hops, accessHop(access)], cache.nodes) });
+  });
+  const r = cache.nodes.get(resourceId);
   return { resource: { kind: 'resource', id: resourceId, name: r?.name ?? null }, items, total: ranked.length, truncated: truncated || ranked.length > bounds.limit };
 }

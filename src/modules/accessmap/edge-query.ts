@@ -78,6 +78,18 @@ function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
   return where;
 }
 
+/**
+ * `with … from <edges> e` for a page: an origin filter (without a resource filter) reads that
+ * principal's edges through the key (origin first) and sorts them by id. Left to itself the
+ * planner walks (tenant_id, id), which satisfies the order, and filters every edge of the tenant.
+ * A materialized CTE keeps the plan on both backends.
+ */
+export function edgeSource(tenant: string, f: { origin_id?: string; resource_id?: string }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
+  return f.origin_id && !f.resource_id
+    ? sql`with of_origin as materialized (select * from access_edges where tenant_id = ${tenant} and origin_id = ${f.origin_id}) select ${columns} from of_origin e`
+    : sql`select ${columns} from access_edges e`;
+}
+
 function inList(values: readonly string[]): RawBuilder<unknown> {
   return sql`(${sql.join(values.map((v) => sql`${v}`))})`;
 }
@@ -127,7 +139,7 @@ export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Pr
   const where = conditions(tenant, f);
   if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
   return store.withTenant(tenant, async (tx) => {
-    const res = await sql<EdgeRow>`select ${EDGE_COLUMNS} from access_edges e where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
+    const res = await sql<EdgeRow>`${edgeSource(tenant, f)} where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
     return pageFrom(await withNames(tx, tenant, res.rows), f.limit);
   });
 }
@@ -141,8 +153,7 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
   return store.withTenant(tenant, async (tx) => {
     const res = await sql<EdgeRow & { drift: DriftKind; drift_confidence: Confidence; origin_seen: number | boolean }>`
       select * from (
-        select ${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence
-        from access_edges e where ${sql.join(where, sql` and `)}
+        ${edgeSource(tenant, f, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where ${sql.join(where, sql` and `)}
       ) d where ${sql.join(outer, sql` and `)} order by d.id limit ${f.limit + 1}`.execute(tx);
     const edges = await withNames(tx, tenant, res.rows);
     const items = edges.map((edge, i) => {

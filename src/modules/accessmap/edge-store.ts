@@ -3,11 +3,11 @@
  * row per (origin, resource, mode). Observations add to `observed_count`, widen first/last seen
  * and keep the strongest attribution confidence; grants set `permitted`.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Insertable, type Transaction } from 'kysely';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../core/agents/ids.js';
 import type { Database } from '../../store/schema.js';
-import type { Store } from '../../store/store.js';
+import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec } from './node-store.js';
@@ -50,7 +50,68 @@ interface Pending {
   signal_source: string;
 }
 
-const CONF_RANK = sql`case access_edges.confidence when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end`;
+const rankOf = (col: string): string => `case ${col} when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end`;
+
+/** How an observation meets an existing edge (`excluded` = the incoming row); one text for both write paths. */
+const OBSERVE_SET = {
+  observed_count: 'access_edges.observed_count + excluded.observed_count',
+  first_seen: 'case when access_edges.first_seen is null or excluded.first_seen < access_edges.first_seen then excluded.first_seen else access_edges.first_seen end',
+  last_seen: 'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.last_seen else access_edges.last_seen end',
+  signal_source: 'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.signal_source else access_edges.signal_source end',
+  confidence: `case when ${rankOf('excluded.confidence')} > ${rankOf('access_edges.confidence')} then excluded.confidence else access_edges.confidence end`,
+  updated_at: 'excluded.updated_at',
+} as const;
+
+const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
+type EdgeInsert = Required<Insertable<Database['access_edges']>>;
+
+// Rows per multi-row statement on the SQLite fast path (15 × 100 parameters).
+const MULTI = 100;
+
+interface UpsertStatements {
+  one: ReturnType<SqliteHandle['prepare']>;
+  many: ReturnType<SqliteHandle['prepare']>;
+}
+
+const upsertStatements = new WeakMap<SqliteHandle, UpsertStatements>();
+
+/** The observation upsert, prepared once per SQLite connection (the ledger's pattern, src/ledger/ledger-store.ts). */
+function observeStatements(db: SqliteHandle): UpsertStatements {
+  let s = upsertStatements.get(db);
+  if (s === undefined) {
+    const row = `(${EDGE_COLUMNS.map(() => '?').join(', ')})`;
+    const head = `insert into access_edges (${EDGE_COLUMNS.join(', ')}) values `;
+    const tail = ` on conflict (tenant_id, origin_id, resource_id, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
+    s = { one: db.prepare(head + row + tail), many: db.prepare(head + Array.from({ length: MULTI }, () => row).join(', ') + tail) };
+    upsertStatements.set(db, s);
+  }
+  return s;
+}
+
+/** Upserts observed edges: prepared statements on SQLite, the query builder elsewhere. */
+async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise<void> {
+  const db = store.sqliteHandle?.(tx);
+  if (db !== undefined) {
+    const s = observeStatements(db);
+    const params: unknown[] = [];
+    let i = 0;
+    for (; i + MULTI <= rows.length; i += MULTI) {
+      params.length = 0;
+      for (let j = i; j < i + MULTI; j++) for (const c of EDGE_COLUMNS) params.push((rows[j] as EdgeInsert)[c]);
+      s.many.run(...params);
+    }
+    for (; i < rows.length; i++) s.one.run(...EDGE_COLUMNS.map((c) => (rows[i] as EdgeInsert)[c]));
+    return;
+  }
+  const set = Object.fromEntries(Object.entries(OBSERVE_SET).map(([c, e]) => [c, sql.raw(e)]));
+  for (const chunk of chunks(rows, 1000)) {
+    await tx
+      .insertInto('access_edges')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['tenant_id', 'origin_id', 'resource_id', 'mode']).doUpdateSet(set))
+      .execute();
+  }
+}
 
 /** Resolves origin and resource specs of a batch to ids (origins grouped by kind). */
 async function resolveEnds(tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: string; resource: string }>> {
@@ -95,39 +156,26 @@ export async function ingestObservations(store: Store, tenant: string, observati
       }
       p.confidence = strongerConfidence(p.confidence, conf);
     });
-    const rows = [...folded.values()].map((p) => ({
-      id: newId(),
-      tenant_id: tenant,
-      origin_kind: p.origin_kind,
-      origin_id: p.origin_id,
-      resource_id: p.resource_id,
-      mode: p.mode,
-      permitted: 0,
-      grant_source: '',
-      observed_count: p.count,
-      first_seen: p.first,
-      last_seen: p.last,
-      confidence: p.confidence,
-      signal_source: p.signal_source,
-      created_at: now,
-      updated_at: now,
-    }));
-    for (const chunk of chunks(rows, 1000)) {
-      await tx
-        .insertInto('access_edges')
-        .values(chunk)
-        .onConflict((oc) =>
-          oc.columns(['tenant_id', 'origin_id', 'resource_id', 'mode']).doUpdateSet({
-            observed_count: sql`access_edges.observed_count + excluded.observed_count`,
-            first_seen: sql`case when access_edges.first_seen is null or excluded.first_seen < access_edges.first_seen then excluded.first_seen else access_edges.first_seen end`,
-            last_seen: sql`case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.last_seen else access_edges.last_seen end`,
-            signal_source: sql`case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.signal_source else access_edges.signal_source end`,
-            confidence: sql`case when (case excluded.confidence when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end) > (${CONF_RANK}) then excluded.confidence else access_edges.confidence end`,
-            updated_at: sql`excluded.updated_at`,
-          }),
-        )
-        .execute();
-    }
+    const rows = [...folded.values()].map(
+      (p): EdgeInsert => ({
+        id: newId(),
+        tenant_id: tenant,
+        origin_kind: p.origin_kind,
+        origin_id: p.origin_id,
+        resource_id: p.resource_id,
+        mode: p.mode,
+        permitted: 0,
+        grant_source: '',
+        observed_count: p.count,
+        first_seen: p.first,
+        last_seen: p.last,
+        confidence: p.confidence,
+        signal_source: p.signal_source,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    await upsertObserved(store, tx, rows);
     return { accepted: observations.length, edges: rows.length };
   });
 }

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
-import { toEdge, type Page } from './edge-query.js';
+import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';
 
@@ -49,13 +49,11 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
   const out = q.direction !== 'incoming';
   const inc = q.direction !== 'outgoing';
   return store.withTenant(tenant, async (tx) => {
-    // One keyset query per side (each walks its own index) merged by id: an OR across the two
+    // One keyset query per side (each reads its own index) merged by id: an OR across the two
     // columns would make the database scan the tenant's edges in id order.
     const after = q.cursor ? sql` and e.id > ${decodeCursor(q.cursor)}` : sql``;
     const side = (col: 'origin_id' | 'resource_id') =>
-      sql<Parameters<typeof toEdge>[0]>`
-        select e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at
-        from access_edges e where e.tenant_id = ${tenant} and e.${sql.raw(col)} = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
+      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [col]: node.id })} where e.tenant_id = ${tenant} and e.${sql.raw(col)} = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
     const parts = [...(out ? [await side('origin_id')] : []), ...(inc ? [await side('resource_id')] : [])];
     const merged = new Map<string, Parameters<typeof toEdge>[0]>();
     for (const p of parts) for (const r of p.rows) merged.set(r.id, r);

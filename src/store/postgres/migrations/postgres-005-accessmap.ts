@@ -44,6 +44,9 @@ export const POSTGRES_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
         `create unique index access_nodes_ref_key on access_nodes (tenant_id, kind, ref)`,
         `create index access_nodes_tenant_id_idx on access_nodes (tenant_id, id)`,
         `create index access_nodes_parent_idx on access_nodes (tenant_id, parent_id) where parent_id is not null`,
+        // The resources attack paths go through (docs/accessmap.md): a path search asks which of the
+        // resources it meets are among these few, not for every resource's row.
+        `create index access_nodes_linking_idx on access_nodes (tenant_id, id) where class in ('credential', 'config', 'code')`,
         `create table access_edges (
           id uuid primary key,
           tenant_id uuid not null references tenants (id),
@@ -62,11 +65,14 @@ export const POSTGRES_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
           updated_at text not null check (updated_at ~ ${TS}),
           check (permitted = 1 or observed_count > 0)
         )`,
+        // Every index an edge lands in at a random place costs ingest a page write per edge, so there are
+        // two. The key, origin first, also serves a principal's edges: path searches read (origin →
+        // resource, mode) from it alone. The resource index walks a resource's edges in id order
+        // (incoming neighbour pages, resource-filtered graph pages; without it the planner walks
+        // (tenant_id, id) instead). The other two grow at their end (UUIDv7 ids).
         `create unique index access_edges_key on access_edges (tenant_id, origin_id, resource_id, mode)`,
         `create index access_edges_tenant_id_idx on access_edges (tenant_id, id)`,
         `create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)`,
-        // Neighbour pages filter on one side and walk ids: without this the planner walks (tenant_id, id) instead.
-        `create index access_edges_origin_idx on access_edges (tenant_id, origin_id, id)`,
         ...tenantIsolationDdl('workspaces'),
         ...tenantIsolationDdl('access_nodes'),
         ...tenantIsolationDdl('access_edges'),
