@@ -1,0 +1,141 @@
+/**
+ * Scenario `audited-write` (issue 4, the end-to-end append figure): `POST /v1/agents` on a real
+ * `svc serve` over HTTPS with 64 connections. Every answer 201 means an agent row committed and an
+ * `agent.create` record durable in the signed ledger (SQLite, synchronous=FULL). Baseline in the same
+ * run: `GET /healthz` of the same server with the same wrk settings. After the run the tenant's
+ * ledger head is read back: every acknowledged write must have its record (the figure is only
+ * reported when head_seq grew by at least the number of 201 answers).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { Agent, request } from 'undici';
+import { DEMO_ADMIN } from '../../src/core/setup/startup.js';
+import { loadOrCreateTls } from '../../src/serve/tls.js';
+import { track } from '../lib/child.js';
+import { startSvc, type SvcHandle } from '../lib/server.js';
+import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
+import { parseWrkOutput, type WrkResult } from '../lib/wrk.js';
+
+const PATH = '/v1/agents';
+const HEALTHZ = '/healthz';
+
+/** wrk Lua: unique agent names per request (thread id + counter), the auth header, and the JSON `done` hook of bench/lib/wrk.ts. */
+function luaScript(token: string | null): string {
+  const post = token === null ? '' : `
+local threads = 0
+setup = function(thread) threads = threads + 1; thread:set("tid", threads) end
+local n = 0
+request = function()
+  n = n + 1
+  local body = string.format('{"name":"bench-%d-%d","kind":"coding","labels":{"team":"bench"}}', tid or 0, n)
+  return wrk.format("POST", "${PATH}", { ["Authorization"] = "Bearer ${token}", ["Content-Type"] = "application/json" }, body)
+end`;
+  return `${post}
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRK_JSON {"requests":%d,"duration_us":%d,"bytes":%d,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latency_us":{"min":%d,"max":%d,"mean":%.3f,"p50":%d,"p90":%d,"p99":%d,"p999":%d}}\\n',
+    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+    latency.min, latency.max, latency.mean,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
+end
+`;
+}
+
+async function wrk(ctx: BenchContext, url: string, durationS: number, token: string | null): Promise<WrkResult> {
+  const o = ctx.options;
+  const script = join(ctx.tmpDir, token === null ? 'healthz.lua' : 'write.lua');
+  await writeFile(script, luaScript(token), { mode: 0o600 });
+  const args = [`-t${o.threads}`, `-c${o.connections}`, `-d${durationS}s`, '--timeout', '5s', '--latency', '-s', script, url];
+  const stdout = await new Promise<string>((resolve, reject) => {
+    track(execFile('wrk', args, { timeout: (durationS + 30) * 1000, maxBuffer: 4 * 1024 * 1024 }, (err, out, errOut) => (err ? reject(new Error(`wrk failed: ${err.message}\n${errOut}`)) : resolve(out))));
+  });
+  return { ...parseWrkOutput(stdout), command: ['wrk', ...args], stdout };
+}
+
+async function call(dispatcher: Agent, method: 'GET' | 'POST', url: string, body?: unknown, token?: string): Promise<any> {
+  const res = await request(url, { method, dispatcher, ...(body === undefined ? {} : { body: JSON.stringify(body) }), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0 ? Number.NaN : s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+function summarise(path: string, rs: WrkResult[]): Measurement {
+  const rounds = rs.map((r) => ({ requestsPerSec: r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, exact: r.exact, errors: r.errors, non2xx3xx: r.non2xx3xx, command: r.command.join(' ') }));
+  const errorsTotal = rs.reduce((n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx, 0);
+  return { target: 'svc', path, requestsPerSec: median(rs.map((r) => r.requestsPerSec)), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), detail: { aggregate: 'median', rounds, errorsTotal } };
+}
+
+async function run(ctx: BenchContext): Promise<ScenarioResult> {
+  const o = ctx.options;
+  if (o.insecure || o.baselinesOnly) throw new Error('the audited-write scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
+  const dataDir = join(ctx.tmpDir, 'svc-data');
+  const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
+  const notes: string[] = [];
+  let svc: SvcHandle | undefined;
+  const dispatcher = new Agent({ connect: { ca: tls.certPem, servername: 'localhost' } });
+  try {
+    ctx.log('starting svc serve --seed-demo …');
+    svc = await startSvc({
+      repoRoot: ctx.repoRoot,
+      dataDir,
+      insecure: false,
+      logFile: join(ctx.tmpDir, 'svc.log'),
+      expectCertPem: tls.certPem,
+      env: { SERVICE_SEED_DEMO: 'true', SERVICE_RATE_LIMIT_RPS: '10000000', SERVICE_RATE_LIMIT_BURST: '10000000', ...(o.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }) },
+    });
+    const session = await call(dispatcher, 'POST', `${svc.url}/v1/auth/login`, { email: DEMO_ADMIN.email, password: DEMO_ADMIN.password });
+    const key = await call(dispatcher, 'POST', `${svc.url}/v1/tokens`, { name: 'bench' }, session.token as string);
+    const token = key.token as string;
+    const headSeq = async (): Promise<number> => Number((await call(dispatcher, 'GET', `${svc!.url}/v1/audit?limit=1`, undefined, token)).head_seq);
+
+    const runs = new Map<string, WrkResult[]>();
+    const head0 = await headSeq();
+    let created = 0;
+    for (let round = 0; round < o.rounds; round++) {
+      for (const path of round % 2 === 0 ? [HEALTHZ, PATH] : [PATH, HEALTHZ]) {
+        const tok = path === PATH ? token : null;
+        if (round === 0 && o.warmup > 0) {
+          const w = await wrk(ctx, `${svc.url}${path}`, o.warmup, tok);
+          if (path === PATH) created += w.exact.requests - w.non2xx3xx;
+        }
+        ctx.log(`round ${round + 1}/${o.rounds}: ${path === PATH ? 'POST ' : 'GET '}${path} (${o.duration}s)`);
+        const r = await wrk(ctx, `${svc.url}${path}`, o.duration, tok);
+        if (path === PATH) created += r.exact.requests - r.non2xx3xx;
+        runs.set(path, [...(runs.get(path) ?? []), r]);
+      }
+    }
+    // Each headSeq read appends its own audit.read; the last one is not counted in what it reports.
+    const grown = (await headSeq()) - head0 - 1;
+    const write = summarise(`POST ${PATH}`, runs.get(PATH) ?? []);
+    const healthz = summarise(HEALTHZ, runs.get(HEALTHZ) ?? []);
+    for (const m of [write, healthz]) if ((m.detail.errorsTotal as number) > 0) notes.push(`${m.path}: ${String(m.detail.errorsTotal)} errors or non-2xx answers`);
+    notes.push(`ledger check: ${created} writes answered 2xx, the tenant's head_seq grew by ${grown} → ${grown >= created ? 'every acknowledged write has its record' : 'RECORDS MISSING'}`);
+    if (grown < created) throw new Error(`ledger head grew by ${grown}, fewer than the ${created} acknowledged writes`);
+    const ratio: Ratio = { name: 'audited-write/healthz', path: `POST ${PATH}`, requestsPerSec: write.requestsPerSec / healthz.requestsPerSec, p50: write.p50Ms / healthz.p50Ms, p99: write.p99Ms / healthz.p99Ms };
+    return {
+      raw: [write],
+      baselines: [healthz],
+      ratios: [ratio],
+      subject: { command: svc.args.join(' '), version: svc.version, engine: svc.engine, store: 'sqlite', sqlite_synchronous: 'full', acknowledged_writes: created, ledger_records_added: grown },
+      notes,
+    };
+  } finally {
+    await dispatcher.close();
+    await svc?.stop();
+  }
+}
+
+export const scenario: Scenario = {
+  name: 'audited-write',
+  description: 'POST /v1/agents over HTTPS with 64 connections: agent row + signed ledger record durable per 201, vs GET /healthz of the same server',
+  run,
+};
