@@ -50,11 +50,11 @@ function grow(buf: Buffer, used: number, need: number): Buffer {
 /** Reads and encodes one page into the request's buffer (or a new one); the buffer is transferred back. */
 export async function encodePage(req: EncodePageRequest): Promise<EncodePageResult> {
   const enc = encoderFor('ledger_export', req.format);
-  const records = await readerFor(req.source).reader.read(req.tenant, req.fromSeq, req.toSeq, req.filter);
   const opts = { device: req.device };
   let buf: Buffer = req.buffer !== undefined ? Buffer.from(req.buffer) : Buffer.allocUnsafeSlow(INITIAL_BUFFER);
   let off = 0;
-  for (const r of records) {
+  let lastSeq: number | null = null;
+  const count = await readerFor(req.source).reader.each(req.tenant, req.fromSeq, req.toSeq, req.filter, (r) => {
     const line = enc.encodeRecord(r, opts);
     // 3 bytes per UTF-16 unit bounds the UTF-8 size; count exactly only when that bound does not fit.
     if (off + line.length * 3 + 1 > buf.length) {
@@ -63,9 +63,9 @@ export async function encodePage(req: EncodePageRequest): Promise<EncodePageResu
     }
     off += buf.write(line, off, 'utf8');
     buf[off++] = 0x0a;
-  }
-  const last = records[records.length - 1];
-  return { kind: 'encode-page', bytes: buf.buffer as ArrayBuffer, length: off, count: records.length, lastSeq: last === undefined ? null : last.seq };
+    lastSeq = r.seq;
+  });
+  return { kind: 'encode-page', bytes: buf.buffer as ArrayBuffer, length: off, count, lastSeq };
 }
 
 /** The handler Piscina calls: the result is marked movable so its ArrayBuffer is transferred, not copied. */
