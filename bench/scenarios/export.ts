@@ -7,15 +7,16 @@
  * measured in the same run.
  *
  * The export server is a child process running the export route behind a fixed-tenant
- * authenticator (this file with `--export-server`): it measures the export path, not login.
- * `SVC_BENCH_EXPORT_RECORDS` shrinks the ledger for a quick run (default 1,000,000).
+ * authenticator (this file with `--export-server`): it measures the export path, not login. Each
+ * measured download runs in a child of its own (`--download`), apart from the probes.
+ * `SVC_BENCH_EXPORT_RECORDS` shrinks the ledger for a quick run (default 1,000,000);
+ * `SVC_BENCH_EXPORT_FORMATS` (comma-separated tokens) limits the formats (default: every one).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { buildInfo } from '../../src/build-info.js';
 import { AuditExporter, exportSourceFor } from '../../src/core/audit-export/exporter.js';
@@ -27,20 +28,22 @@ import { App } from '../../src/http/app.js';
 import type { RequestContext } from '../../src/http/context.js';
 import { listenHttp } from '../../src/http/uws-adapter.js';
 import { RecordingAuditSink } from '../../src/ledger/audit-sink.js';
-import { sealBatch, type ChainTail } from '../../src/ledger/chain.js';
-import { readRange, recordRow } from '../../src/ledger/ledger-store.js';
-import type { AuditDraft, AuditRecord } from '../../src/ledger/record.js';
-import { createSigner, generateKey } from '../../src/ledger/signers.js';
+import { applySignatures, hashBatch, type ChainTail } from '../../src/ledger/chain.js';
+import { Keyring } from '../../src/ledger/keyring.js';
+import { readRange, sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
+import type { AuditDraft } from '../../src/ledger/record.js';
 import type { Services } from '../../src/serve/services.js';
 import { loadOrCreateTls } from '../../src/serve/tls.js';
-import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { openStore } from '../../src/store/store.js';
+import { createWorkerPool } from '../../src/workers/pool.js';
 import { firstJsonLine, stopChild, track } from '../lib/child.js';
 import { BenchRefusal } from '../lib/server.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
 const MiB = 1024 * 1024;
+/** Records hashed, signed and inserted per step of the generation. */
+const GENERATE_BATCH = 4096;
 const ACTIONS = ['agent.create', 'agent.update', 'auth.login', 'auth.login_failed', 'token.revoke', 'policy.deny', 'audit.read'];
 
 function draftAt(i: number): AuditDraft {
@@ -54,36 +57,40 @@ function draftAt(i: number): AuditDraft {
   };
 }
 
-/** Seals `count` records with the ledger core and bulk-inserts them (one transaction per 10k rows). */
+/**
+ * Generates a `count`-record chain as ledger-verify.ts does: hashed and linked on this thread
+ * (`hashBatch`), signed by the 2-thread ledger pool, inserted with the ledger's own SQLite fast
+ * path; batch n+1 is hashed and signed while batch n commits. `synchronous=NORMAL` for the setup
+ * only: the export server opens the store with its default (FULL).
+ */
 async function generate(dataDir: string, count: number, log: (m: string) => void): Promise<void> {
-  const store = await openStore({ backend: 'sqlite', dataDir });
-  await store.migrate();
-  await store.close();
-  const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = off');
-  const cols = Object.keys(recordRow(sealBatch(null, TENANT, [draftAt(0)], createSigner('ed25519', generateKey('ed25519').privateKey))[0] as AuditRecord));
-  const insert = db.prepare(`insert into audit_records (${cols.join(', ')}) values (${cols.map((c) => `@${c}`).join(', ')})`);
-  const signer = createSigner('ed25519', generateKey('ed25519').privateKey);
-  let tail: ChainTail | null = null;
+  const keyring = await Keyring.open({ dataDir, env: {} });
+  const pool = createWorkerPool({ threads: 2, signingKeys: [keyring.signingKey()] });
+  const store = await openStore({ backend: 'sqlite', dataDir, sqliteSynchronous: 'normal' });
   const started = Date.now();
-  for (let done = 0; done < count; ) {
-    const n = Math.min(10_000, count - done);
-    const drafts: AuditDraft[] = [];
-    for (let i = 0; i < n; i++) drafts.push(draftAt(done + i));
-    const recs = sealBatch(tail, TENANT, drafts, signer);
-    db.transaction(() => {
-      for (const r of recs) insert.run(recordRow(r));
-    })();
-    const last = recs[recs.length - 1] as AuditRecord;
-    tail = { seq: last.seq, hash: last.hash };
-    done += n;
-    if (done % 100_000 === 0 || done === count) log(`sealed and inserted ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  try {
+    await store.migrate();
+    let tail: ChainTail | null = null;
+    let pendingCommit: Promise<void> = Promise.resolve();
+    for (let seq = 1; seq <= count; seq += GENERATE_BATCH) {
+      const n = Math.min(GENERATE_BATCH, count - seq + 1);
+      const hashed = hashBatch(tail, TENANT, Array.from({ length: n }, (_, i) => draftAt(seq + i - 1)), keyring.active);
+      const prev = tail;
+      tail = hashed.tail;
+      const signed = pool.signBatch({ keyId: keyring.active.keyId, tenant: TENANT, firstSeq: hashed.firstSeq, hashes: hashed.hashes });
+      await pendingCommit;
+      pendingCommit = signed.then(async (s) => {
+        const records = applySignatures(hashed, { sigLength: s.sigLength, sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength) });
+        await store.sqliteTransaction!((db) => sqliteInsertRecords(db, TENANT, records, prev));
+        const done = seq + n - 1;
+        if (done % 100_000 < GENERATE_BATCH || done === count) log(`generated ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      });
+    }
+    await pendingCommit;
+  } finally {
+    await store.close();
+    await pool.close();
   }
-  const t = tail as ChainTail;
-  db.prepare('insert into audit_heads (tenant_id, seq, hash) values (?, ?, ?)').run(TENANT, t.seq, Buffer.from(t.hash, 'hex'));
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
 }
 
 function rssOf(pid: number): number {
@@ -107,20 +114,24 @@ function probe(url: string, ca: string, agent: Agent): Promise<number> {
   });
 }
 
+/** What one export download measured. */
+type Download = { bytes: number; records: number; seconds: number };
+
 /** Downloads one export, checking its terminator; returns bytes, records and seconds. */
-function download(url: string, ca: string, format: string): Promise<{ bytes: number; records: number; seconds: number }> {
+function download(url: string, ca: string, format: string): Promise<Download> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     httpsGet(`${url}/v1/audit/export?format=${format}`, { ca, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`export ${format} answered ${res.statusCode}`));
       let bytes = 0;
-      let tail = '';
+      // The last 256 bytes, kept without decoding every chunk: the client shares the 2 cores with the server.
+      let tail: Buffer = Buffer.alloc(0);
       res.on('data', (c: Buffer) => {
         bytes += c.length;
-        tail = (tail + c.toString('latin1')).slice(-256);
+        tail = c.length >= 256 ? c.subarray(c.length - 256) : Buffer.concat([tail, c]).subarray(-256);
       });
       res.on('end', () => {
-        const line = tail.trimEnd().split('\n').pop() ?? '';
+        const line = tail.toString('latin1').trimEnd().split('\n').pop() ?? '';
         const m = /count=(\d+)|"count":(\d+)/.exec(line);
         if (!m || !/export-complete|export_complete/.test(line)) return reject(new Error(`export ${format} ended without its terminator: ${line.slice(0, 120)}`));
         resolve({ bytes, records: Number(m[1] ?? m[2]), seconds: (performance.now() - t0) / 1000 });
@@ -128,6 +139,22 @@ function download(url: string, ca: string, format: string): Promise<{ bytes: num
       res.on('error', reject);
     }).on('error', reject);
   });
+}
+
+/**
+ * {@link download} in a child process (this file with `--download`): the `/healthz` probes then run
+ * on an event loop of their own, so their latency is the server's, not that of a harness loop
+ * busy receiving 50+ MB/s of TLS.
+ */
+async function downloadInChild(self: string, url: string, ca: string, format: string): Promise<Download> {
+  const child = track(spawn(process.execPath, [self, '--download', JSON.stringify({ url, ca, format })], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  try {
+    const out = await firstJsonLine(child, 3_600_000, `download of ${format}`);
+    if (typeof out['error'] === 'string') throw new Error(out['error']);
+    return out as unknown as Download;
+  } finally {
+    await stopChild(child);
+  }
 }
 
 /** Encodes every record single-threaded with no I/O in the timed part (pages are read untimed). */
@@ -155,6 +182,8 @@ function encodeBaseline(dataDir: string, count: number, format: string): Promise
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const count = Number(process.env['SVC_BENCH_EXPORT_RECORDS'] ?? 1_000_000);
   if (!Number.isInteger(count) || count < 1) throw new Error('SVC_BENCH_EXPORT_RECORDS must be a positive integer');
+  const formats = process.env['SVC_BENCH_EXPORT_FORMATS']?.split(',') ?? acceptedTokens('ledger_export');
+  for (const f of formats) if (!acceptedTokens('ledger_export').includes(f)) throw new Error(`SVC_BENCH_EXPORT_FORMATS: ${f} is not a ledger export format (${acceptedTokens('ledger_export').join(', ')})`);
   const dataDir = join(ctx.tmpDir, 'svc-data');
   const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
   ctx.log(`generating ${count.toLocaleString('en-US')} ledger records …`);
@@ -178,7 +207,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const raw: Measurement[] = [];
     const baselines: Measurement[] = [];
     const ratios: Ratio[] = [];
-    for (const format of acceptedTokens('ledger_export')) {
+    for (const format of formats) {
       ctx.log(`export ${format} …`);
       let peak = rssOf(pid);
       const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
@@ -194,9 +223,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
           await new Promise((r) => setTimeout(r, 10));
         }
       })();
-      let result: { bytes: number; records: number; seconds: number };
+      let result: Download;
       try {
-        result = await download(url, tls.certPem, format);
+        result = await downloadInChild(self, url, tls.certPem, format);
       } finally {
         exporting = false;
         clearInterval(sampler);
@@ -273,6 +302,13 @@ async function exportServer(config: { dataDir: string; certPath: string; keyPath
 }
 
 if (process.argv[2] === '--export-server') void exportServer(JSON.parse(process.argv[3] ?? '{}') as { dataDir: string; certPath: string; keyPath: string });
+if (process.argv[2] === '--download') {
+  const { url, ca, format } = JSON.parse(process.argv[3] ?? '{}') as { url: string; ca: string; format: string };
+  download(url, ca, format).then(
+    (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+    (err: unknown) => process.stdout.write(`${JSON.stringify({ error: String(err) })}\n`),
+  );
+}
 
 export const scenario: Scenario = {
   name: 'export',
