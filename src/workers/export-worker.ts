@@ -16,7 +16,13 @@ import { openReader, sourceKey, type LedgerReader } from './export-source.js';
  * the whole server, so it is left alone there.
  */
 const EXPORT_THREAD_NICE = 10;
-if (process.platform === 'linux') setPriority(EXPORT_THREAD_NICE);
+if (process.platform === 'linux') {
+  try {
+    setPriority(EXPORT_THREAD_NICE);
+  } catch {
+    // A sandbox that forbids setpriority(2): the thread keeps the default priority.
+  }
+}
 
 // An idle connection is closed after this long: a finished export must not pin a Postgres backend
 // (or a test's temporary database) for the lifetime of the pool.
