@@ -6,7 +6,7 @@
 import type { DeviceIdentity, EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
+import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 import { truncateUnits } from './truncate.js';
@@ -33,7 +33,7 @@ export interface CefHeader {
 
 /** Header escaping (CEF v27 "Character Encoding"): `\` → `\\`, `|` → `\|`. */
 export function cefEscapeHeader(s: string): string {
-  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, (c) => '\\' + c) : s;
+  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, '\\$&') : s;
 }
 
 /**
@@ -86,7 +86,8 @@ function cefExtension(ext: ReadonlyArray<readonly [string, string]>): string {
 /**
  * The header of a ledger record's line up to the extension, memoised per device identity and
  * action: the header is a pure function of the two (severity derives from the action), and an
- * export page shares one device object across hundreds of records with a handful of actions.
+ * export page shares one device object across hundreds of records with a handful of actions. The
+ * memo treats a device identity object as immutable (the export worker gets a fresh one per page).
  */
 const recordHeaders = new WeakMap<DeviceIdentity, Map<string, string>>();
 
@@ -99,8 +100,7 @@ function recordHeader(device: DeviceIdentity, action: string): string {
   let header = byAction.get(action);
   if (header === undefined) {
     header = devicePart(device) + eventPart(action, action, SEVERITY[ledgerSeverity({ action })].cef);
-    // Bounded like the other encoder memos: a chain with endless distinct actions must not grow it forever.
-    if (byAction.size >= 4096) byAction.clear();
+    if (byAction.size >= ENCODER_MEMO_LIMIT) byAction.clear();
     byAction.set(action, header);
   }
   return header;

@@ -89,15 +89,17 @@ export function ledgerSeverity(record: Pick<AuditRecord, 'action'>): Severity {
   let severity = severityByAction.get(record.action);
   if (severity === undefined) {
     severity = actionSeverity(record.action);
-    // Bounded: a chain has few distinct actions, but a hostile one must not grow the cache forever.
-    if (severityByAction.size >= MEMO_LIMIT) severityByAction.clear();
+    if (severityByAction.size >= ENCODER_MEMO_LIMIT) severityByAction.clear();
     severityByAction.set(record.action, severity);
   }
   return severity;
 }
 
-/** Entries of each memo below before it is cleared (an export thread keeps it across pages). */
-const MEMO_LIMIT = 4096;
+/**
+ * Entries an encoder memo holds before it is cleared. Memos live as long as an export thread (across
+ * pages); a chain has few distinct actions and days, but a hostile one must not grow them forever.
+ */
+export const ENCODER_MEMO_LIMIT = 4096;
 
 // Memoised: it is a pure function of the action, and an export asks it once per record.
 const severityByAction = new Map<string, Severity>();
@@ -150,7 +152,7 @@ function canonicalEpochMillis(t: string): number | null | undefined {
   let midnight = midnightByDay.get(day);
   if (midnight === undefined) {
     midnight = parseEpochMillis(`${day}T00:00:00Z`);
-    if (midnightByDay.size >= MEMO_LIMIT) midnightByDay.clear();
+    if (midnightByDay.size >= ENCODER_MEMO_LIMIT) midnightByDay.clear();
     midnightByDay.set(day, midnight);
   }
   if (midnight === null || h > 23 || mi > 59 || sec > 59) return null;
