@@ -1,8 +1,8 @@
 /**
- * Scenario `export` (issue 5, `bench export`): a ledger of 1,000,000 sealed records (sealed with the
- * ledger core, bulk-inserted straight into `audit_records`) exported over HTTPS in every ledger
- * format by the real route, export pool and uWS adapter. Reports records/s and MB/s, the server's
- * peak RSS above idle, `/healthz` p99 while the export runs (a health probe every 10 ms on a
+ * Scenario `export` (issue 5, `bench export`): a ledger of 1,000,000 sealed records (see
+ * {@link generate}) exported over HTTPS in every ledger format by the real route, export pool and uWS adapter. Reports records/s and MB/s, the server's
+ * CPU time per record (all its threads; steadier than records/s on a shared machine), its peak RSS
+ * above idle, `/healthz` p99 while the export runs (a health probe every 10 ms on a
  * keep-alive connection), and the ratio to encoding the same records on one thread without I/O,
  * measured in the same run.
  *
@@ -98,6 +98,17 @@ function rssOf(pid: number): number {
   return m ? Number(m[1]) * 1024 : Number.NaN;
 }
 
+/**
+ * CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat in
+ * USER_HZ ticks (100 per second in Linux's user ABI). On a shared machine the CPU cost of a record
+ * moves far less than the wall-clock rate, so both are reported.
+ */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? Number.NaN : (s[Math.min(s.length - 1, Math.floor(q * s.length))] as number);
@@ -158,24 +169,28 @@ async function downloadInChild(self: string, url: string, ca: string, format: st
 }
 
 /** Encodes every record single-threaded with no I/O in the timed part (pages are read untimed). */
-function encodeBaseline(dataDir: string, count: number, format: string): Promise<{ seconds: number; bytes: number }> {
+function encodeBaseline(dataDir: string, count: number, format: string): Promise<{ seconds: number; cpuSeconds: number; bytes: number }> {
   return (async () => {
     const store = await openStore({ backend: 'sqlite', dataDir });
     const enc = encoderFor('ledger_export', format);
     const opts = { device: ledgerDevice(buildInfo().version) };
     let seconds = 0;
+    let cpuSeconds = 0;
     let bytes = 0;
     try {
       for (let from = 1; from <= count; from += 20_000) {
         const recs = await store.withTenant(TENANT, (tx) => readRange(tx, TENANT, from, Math.min(count, from + 19_999)));
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         for (const r of recs) bytes += enc.encodeRecord(r, opts).length + 1;
+        const c = process.cpuUsage(c0);
         seconds += (performance.now() - t0) / 1000;
+        cpuSeconds += (c.user + c.system) / 1e6;
       }
     } finally {
       await store.close();
     }
-    return { seconds, bytes };
+    return { seconds, cpuSeconds, bytes };
   })();
 }
 
@@ -223,12 +238,15 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
           await new Promise((r) => setTimeout(r, 10));
         }
       })();
+      const cpu0 = cpuSecondsOf(pid);
+      let serverCpu = Number.NaN;
       let result: Download;
       try {
         result = await downloadInChild(self, url, tls.certPem, format);
       } finally {
         exporting = false;
         clearInterval(sampler);
+        serverCpu = cpuSecondsOf(pid) - cpu0;
         await prober;
         agent.destroy();
       }
@@ -252,10 +270,11 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
           peakRssAboveIdleMiB: Number(((peak - idleRss) / MiB).toFixed(1)),
           healthzProbes: latencies.length,
           healthzMaxMs: Number(Math.max(...latencies).toFixed(2)),
+          serverCpuUsPerRecord: Number(((serverCpu * 1e6) / result.records).toFixed(2)),
         },
       };
       raw.push(m);
-      ctx.log(`  ${Math.round(recPerSec).toLocaleString('en-US')} records/s, ${String(m.detail['mbPerSec'])} MB/s, peak RSS +${String(m.detail['peakRssAboveIdleMiB'])} MiB, /healthz p99 ${m.p99Ms.toFixed(2)} ms`);
+      ctx.log(`  ${Math.round(recPerSec).toLocaleString('en-US')} records/s, ${String(m.detail['mbPerSec'])} MB/s, server CPU ${String(m.detail['serverCpuUsPerRecord'])} µs/record, peak RSS +${String(m.detail['peakRssAboveIdleMiB'])} MiB, /healthz p99 ${m.p99Ms.toFixed(2)} ms`);
       ctx.log(`single-thread encode ${format} (no I/O) …`);
       const b = await encodeBaseline(dataDir, count, format);
       const base: Measurement = {
@@ -264,7 +283,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         requestsPerSec: count / b.seconds,
         p50Ms: Number.NaN,
         p99Ms: Number.NaN,
-        detail: { unit: 'records/s, encoding only, no read, no I/O', seconds: Number(b.seconds.toFixed(2)), mbPerSec: Number((b.bytes / MiB / b.seconds).toFixed(1)) },
+        detail: {
+          unit: 'records/s, encoding only, no read, no I/O',
+          seconds: Number(b.seconds.toFixed(2)),
+          mbPerSec: Number((b.bytes / MiB / b.seconds).toFixed(1)),
+          cpuUsPerRecord: Number(((b.cpuSeconds * 1e6) / count).toFixed(2)),
+        },
       };
       baselines.push(base);
       ratios.push({ name: 'export/encode-1t', path: format, requestsPerSec: recPerSec / base.requestsPerSec, p50: Number.NaN, p99: Number.NaN });
