@@ -1,21 +1,22 @@
 /**
- * Scenario `export` (issue 5, `bench export`): a ledger of 1,000,000 sealed records (sealed with the
- * ledger core, bulk-inserted straight into `audit_records`) exported over HTTPS in every ledger
- * format by the real route, export pool and uWS adapter. Reports records/s and MB/s, the server's
- * peak RSS above idle, `/healthz` p99 while the export runs (a health probe every 10 ms on a
+ * Scenario `export` (issue 5, `bench export`): a ledger of 1,000,000 sealed records (see
+ * {@link generate}) exported over HTTPS in every ledger format by the real route, export pool and uWS adapter. Reports records/s and MB/s, the server's
+ * CPU time per record (all its threads; steadier than records/s on a shared machine), its peak RSS
+ * above idle, `/healthz` p99 while the export runs (a health probe every 10 ms on a
  * keep-alive connection), and the ratio to encoding the same records on one thread without I/O,
  * measured in the same run.
  *
  * The export server is a child process running the export route behind a fixed-tenant
- * authenticator (this file with `--export-server`): it measures the export path, not login.
- * `SVC_BENCH_EXPORT_RECORDS` shrinks the ledger for a quick run (default 1,000,000).
+ * authenticator (this file with `--export-server`): it measures the export path, not login. Each
+ * measured download runs in a child of its own (`--download`), apart from the probes.
+ * `SVC_BENCH_EXPORT_RECORDS` shrinks the ledger for a quick run (default 1,000,000);
+ * `SVC_BENCH_EXPORT_FORMATS` (comma-separated tokens) limits the formats (default: every one).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { buildInfo } from '../../src/build-info.js';
 import { AuditExporter, exportSourceFor } from '../../src/core/audit-export/exporter.js';
@@ -27,20 +28,22 @@ import { App } from '../../src/http/app.js';
 import type { RequestContext } from '../../src/http/context.js';
 import { listenHttp } from '../../src/http/uws-adapter.js';
 import { RecordingAuditSink } from '../../src/ledger/audit-sink.js';
-import { sealBatch, type ChainTail } from '../../src/ledger/chain.js';
-import { readRange, recordRow } from '../../src/ledger/ledger-store.js';
-import type { AuditDraft, AuditRecord } from '../../src/ledger/record.js';
-import { createSigner, generateKey } from '../../src/ledger/signers.js';
+import { applySignatures, hashBatch, type ChainTail } from '../../src/ledger/chain.js';
+import { Keyring } from '../../src/ledger/keyring.js';
+import { readRange, sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
+import type { AuditDraft } from '../../src/ledger/record.js';
 import type { Services } from '../../src/serve/services.js';
 import { loadOrCreateTls } from '../../src/serve/tls.js';
-import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { openStore } from '../../src/store/store.js';
+import { createWorkerPool } from '../../src/workers/pool.js';
 import { firstJsonLine, stopChild, track } from '../lib/child.js';
 import { BenchRefusal } from '../lib/server.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
 const MiB = 1024 * 1024;
+/** Records hashed, signed and inserted per step of the generation. */
+const GENERATE_BATCH = 4096;
 const ACTIONS = ['agent.create', 'agent.update', 'auth.login', 'auth.login_failed', 'token.revoke', 'policy.deny', 'audit.read'];
 
 function draftAt(i: number): AuditDraft {
@@ -54,41 +57,56 @@ function draftAt(i: number): AuditDraft {
   };
 }
 
-/** Seals `count` records with the ledger core and bulk-inserts them (one transaction per 10k rows). */
+/**
+ * Generates a `count`-record chain as ledger-verify.ts does: hashed and linked on this thread
+ * (`hashBatch`), signed by the 2-thread ledger pool, inserted with the ledger's own SQLite fast
+ * path; batch n+1 is hashed and signed while batch n commits. `synchronous=NORMAL` for the setup
+ * only: the export server opens the store with its default (FULL).
+ */
 async function generate(dataDir: string, count: number, log: (m: string) => void): Promise<void> {
-  const store = await openStore({ backend: 'sqlite', dataDir });
-  await store.migrate();
-  await store.close();
-  const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = off');
-  const cols = Object.keys(recordRow(sealBatch(null, TENANT, [draftAt(0)], createSigner('ed25519', generateKey('ed25519').privateKey))[0] as AuditRecord));
-  const insert = db.prepare(`insert into audit_records (${cols.join(', ')}) values (${cols.map((c) => `@${c}`).join(', ')})`);
-  const signer = createSigner('ed25519', generateKey('ed25519').privateKey);
-  let tail: ChainTail | null = null;
+  const keyring = await Keyring.open({ dataDir, env: {} });
+  const pool = createWorkerPool({ threads: 2, signingKeys: [keyring.signingKey()] });
+  const store = await openStore({ backend: 'sqlite', dataDir, sqliteSynchronous: 'normal' });
   const started = Date.now();
-  for (let done = 0; done < count; ) {
-    const n = Math.min(10_000, count - done);
-    const drafts: AuditDraft[] = [];
-    for (let i = 0; i < n; i++) drafts.push(draftAt(done + i));
-    const recs = sealBatch(tail, TENANT, drafts, signer);
-    db.transaction(() => {
-      for (const r of recs) insert.run(recordRow(r));
-    })();
-    const last = recs[recs.length - 1] as AuditRecord;
-    tail = { seq: last.seq, hash: last.hash };
-    done += n;
-    if (done % 100_000 === 0 || done === count) log(`sealed and inserted ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  try {
+    await store.migrate();
+    let tail: ChainTail | null = null;
+    let pendingCommit: Promise<void> = Promise.resolve();
+    for (let seq = 1; seq <= count; seq += GENERATE_BATCH) {
+      const n = Math.min(GENERATE_BATCH, count - seq + 1);
+      const hashed = hashBatch(tail, TENANT, Array.from({ length: n }, (_, i) => draftAt(seq + i - 1)), keyring.active);
+      const prev = tail;
+      tail = hashed.tail;
+      const signed = pool.signBatch({ keyId: keyring.active.keyId, tenant: TENANT, firstSeq: hashed.firstSeq, hashes: hashed.hashes });
+      await pendingCommit;
+      pendingCommit = signed.then(async (s) => {
+        const records = applySignatures(hashed, { sigLength: s.sigLength, sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength) });
+        await store.sqliteTransaction!((db) => sqliteInsertRecords(db, TENANT, records, prev));
+        const done = seq + n - 1;
+        if (done % 100_000 < GENERATE_BATCH || done === count) log(`generated ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      });
+    }
+    await pendingCommit;
+  } finally {
+    await store.close();
+    await pool.close();
   }
-  const t = tail as ChainTail;
-  db.prepare('insert into audit_heads (tenant_id, seq, hash) values (?, ?, ?)').run(TENANT, t.seq, Buffer.from(t.hash, 'hex'));
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
 }
 
 function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+/**
+ * CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat in
+ * USER_HZ ticks (100 per second in Linux's user ABI). On a shared machine the CPU cost of a record
+ * moves far less than the wall-clock rate, so both are reported.
+ */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function quantile(xs: number[], q: number): number {
@@ -107,20 +125,24 @@ function probe(url: string, ca: string, agent: Agent): Promise<number> {
   });
 }
 
+/** What one export download measured. */
+type Download = { bytes: number; records: number; seconds: number };
+
 /** Downloads one export, checking its terminator; returns bytes, records and seconds. */
-function download(url: string, ca: string, format: string): Promise<{ bytes: number; records: number; seconds: number }> {
+function download(url: string, ca: string, format: string): Promise<Download> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     httpsGet(`${url}/v1/audit/export?format=${format}`, { ca, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`export ${format} answered ${res.statusCode}`));
       let bytes = 0;
-      let tail = '';
+      // The last 256 bytes, kept without decoding every chunk: the client shares the 2 cores with the server.
+      let tail: Buffer = Buffer.alloc(0);
       res.on('data', (c: Buffer) => {
         bytes += c.length;
-        tail = (tail + c.toString('latin1')).slice(-256);
+        tail = c.length >= 256 ? c.subarray(c.length - 256) : Buffer.concat([tail, c]).subarray(-256);
       });
       res.on('end', () => {
-        const line = tail.trimEnd().split('\n').pop() ?? '';
+        const line = tail.toString('latin1').trimEnd().split('\n').pop() ?? '';
         const m = /count=(\d+)|"count":(\d+)/.exec(line);
         if (!m || !/export-complete|export_complete/.test(line)) return reject(new Error(`export ${format} ended without its terminator: ${line.slice(0, 120)}`));
         resolve({ bytes, records: Number(m[1] ?? m[2]), seconds: (performance.now() - t0) / 1000 });
@@ -130,31 +152,53 @@ function download(url: string, ca: string, format: string): Promise<{ bytes: num
   });
 }
 
+/**
+ * {@link download} in a child process (this file with `--download`): the `/healthz` probes then run
+ * on an event loop of their own, so their latency is the server's, not that of a harness loop
+ * busy receiving 50+ MB/s of TLS.
+ */
+async function downloadInChild(self: string, url: string, ca: string, format: string): Promise<Download> {
+  const child = track(spawn(process.execPath, [self, '--download', JSON.stringify({ url, ca, format })], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  try {
+    const out = await firstJsonLine(child, 3_600_000, `download of ${format}`);
+    if (typeof out['error'] === 'string') throw new Error(out['error']);
+    return out as unknown as Download;
+  } finally {
+    await stopChild(child);
+  }
+}
+
 /** Encodes every record single-threaded with no I/O in the timed part (pages are read untimed). */
-function encodeBaseline(dataDir: string, count: number, format: string): Promise<{ seconds: number; bytes: number }> {
+function encodeBaseline(dataDir: string, count: number, format: string): Promise<{ seconds: number; cpuSeconds: number; bytes: number }> {
   return (async () => {
     const store = await openStore({ backend: 'sqlite', dataDir });
     const enc = encoderFor('ledger_export', format);
     const opts = { device: ledgerDevice(buildInfo().version) };
     let seconds = 0;
+    let cpuSeconds = 0;
     let bytes = 0;
     try {
       for (let from = 1; from <= count; from += 20_000) {
         const recs = await store.withTenant(TENANT, (tx) => readRange(tx, TENANT, from, Math.min(count, from + 19_999)));
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         for (const r of recs) bytes += enc.encodeRecord(r, opts).length + 1;
+        const c = process.cpuUsage(c0);
         seconds += (performance.now() - t0) / 1000;
+        cpuSeconds += (c.user + c.system) / 1e6;
       }
     } finally {
       await store.close();
     }
-    return { seconds, bytes };
+    return { seconds, cpuSeconds, bytes };
   })();
 }
 
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const count = Number(process.env['SVC_BENCH_EXPORT_RECORDS'] ?? 1_000_000);
   if (!Number.isInteger(count) || count < 1) throw new Error('SVC_BENCH_EXPORT_RECORDS must be a positive integer');
+  const formats = process.env['SVC_BENCH_EXPORT_FORMATS']?.split(',') ?? acceptedTokens('ledger_export');
+  for (const f of formats) if (!acceptedTokens('ledger_export').includes(f)) throw new Error(`SVC_BENCH_EXPORT_FORMATS: ${f} is not a ledger export format (${acceptedTokens('ledger_export').join(', ')})`);
   const dataDir = join(ctx.tmpDir, 'svc-data');
   const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
   ctx.log(`generating ${count.toLocaleString('en-US')} ledger records …`);
@@ -178,7 +222,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const raw: Measurement[] = [];
     const baselines: Measurement[] = [];
     const ratios: Ratio[] = [];
-    for (const format of acceptedTokens('ledger_export')) {
+    for (const format of formats) {
       ctx.log(`export ${format} …`);
       let peak = rssOf(pid);
       const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
@@ -194,12 +238,15 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
           await new Promise((r) => setTimeout(r, 10));
         }
       })();
-      let result: { bytes: number; records: number; seconds: number };
+      const cpu0 = cpuSecondsOf(pid);
+      let serverCpu = Number.NaN;
+      let result: Download;
       try {
-        result = await download(url, tls.certPem, format);
+        result = await downloadInChild(self, url, tls.certPem, format);
       } finally {
         exporting = false;
         clearInterval(sampler);
+        serverCpu = cpuSecondsOf(pid) - cpu0;
         await prober;
         agent.destroy();
       }
@@ -223,10 +270,11 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
           peakRssAboveIdleMiB: Number(((peak - idleRss) / MiB).toFixed(1)),
           healthzProbes: latencies.length,
           healthzMaxMs: Number(Math.max(...latencies).toFixed(2)),
+          serverCpuUsPerRecord: Number(((serverCpu * 1e6) / result.records).toFixed(2)),
         },
       };
       raw.push(m);
-      ctx.log(`  ${Math.round(recPerSec).toLocaleString('en-US')} records/s, ${String(m.detail['mbPerSec'])} MB/s, peak RSS +${String(m.detail['peakRssAboveIdleMiB'])} MiB, /healthz p99 ${m.p99Ms.toFixed(2)} ms`);
+      ctx.log(`  ${Math.round(recPerSec).toLocaleString('en-US')} records/s, ${String(m.detail['mbPerSec'])} MB/s, server CPU ${String(m.detail['serverCpuUsPerRecord'])} µs/record, peak RSS +${String(m.detail['peakRssAboveIdleMiB'])} MiB, /healthz p99 ${m.p99Ms.toFixed(2)} ms`);
       ctx.log(`single-thread encode ${format} (no I/O) …`);
       const b = await encodeBaseline(dataDir, count, format);
       const base: Measurement = {
@@ -235,7 +283,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         requestsPerSec: count / b.seconds,
         p50Ms: Number.NaN,
         p99Ms: Number.NaN,
-        detail: { unit: 'records/s, encoding only, no read, no I/O', seconds: Number(b.seconds.toFixed(2)), mbPerSec: Number((b.bytes / MiB / b.seconds).toFixed(1)) },
+        detail: {
+          unit: 'records/s, encoding only, no read, no I/O',
+          seconds: Number(b.seconds.toFixed(2)),
+          mbPerSec: Number((b.bytes / MiB / b.seconds).toFixed(1)),
+          cpuUsPerRecord: Number(((b.cpuSeconds * 1e6) / count).toFixed(2)),
+        },
       };
       baselines.push(base);
       ratios.push({ name: 'export/encode-1t', path: format, requestsPerSec: recPerSec / base.requestsPerSec, p50: Number.NaN, p99: Number.NaN });
@@ -273,6 +326,13 @@ async function exportServer(config: { dataDir: string; certPath: string; keyPath
 }
 
 if (process.argv[2] === '--export-server') void exportServer(JSON.parse(process.argv[3] ?? '{}') as { dataDir: string; certPath: string; keyPath: string });
+if (process.argv[2] === '--download') {
+  const { url, ca, format } = JSON.parse(process.argv[3] ?? '{}') as { url: string; ca: string; format: string };
+  download(url, ca, format).then(
+    (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+    (err: unknown) => process.stdout.write(`${JSON.stringify({ error: String(err) })}\n`),
+  );
+}
 
 export const scenario: Scenario = {
   name: 'export',

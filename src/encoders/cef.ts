@@ -3,10 +3,10 @@
  * events to one CEF line. Values first pass the `pct-c0-v1` layer, then CEF escaping
  * (DECISIONS.md "Encoders"); only header fields are ever truncated (spec: CEF rules).
  */
-import type { EgressEvent, EncodeOptions, Encoder } from './encoder.js';
+import type { DeviceIdentity, EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
+import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 import { truncateUnits } from './truncate.js';
@@ -33,7 +33,7 @@ export interface CefHeader {
 
 /** Header escaping (CEF v27 "Character Encoding"): `\` → `\\`, `|` → `\|`. */
 export function cefEscapeHeader(s: string): string {
-  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, (c) => '\\' + c) : s;
+  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, '\\$&') : s;
 }
 
 /**
@@ -43,7 +43,10 @@ export function cefEscapeHeader(s: string): string {
  */
 export function cefEscapeValue(s: string): string {
   if (!/[\\=\r\n]/.test(s)) return s;
-  return s.replace(/[\\=\r\n]/g, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : '\\' + c));
+  // Replacement patterns, not a callback (every record's base64 `sig` ends in `=`); `\` first, so
+  // the backslashes of `\r`/`\n` are not escaped again.
+  const t = s.replace(/[\\=]/g, '\\$&');
+  return /[\r\n]/.test(t) ? t.replace(/\r/g, '\\r').replace(/\n/g, '\\n') : t;
 }
 
 // One test for both layers: most values (ids, hashes) need neither, and skip both passes.
@@ -57,20 +60,50 @@ function headerField(value: string, max: number): string {
 
 /** Assembles a CEF:0 line from a header and already-keyed extension pairs (values raw, not yet encoded). */
 export function cefLine(h: CefHeader, ext: ReadonlyArray<readonly [string, string]>): string {
-  let line =
-    'CEF:0|' +
-    headerField(h.vendor, CEF_HEADER_MAX.vendor) + '|' +
-    headerField(h.product, CEF_HEADER_MAX.product) + '|' +
-    headerField(h.version, CEF_HEADER_MAX.version) + '|' +
-    headerField(h.signatureId, CEF_HEADER_MAX.signatureId) + '|' +
-    headerField(h.name, CEF_HEADER_MAX.name) + '|' +
-    String(h.severity) + '|';
-  let first = true;
-  for (const [k, v] of ext) {
-    line += (first ? '' : ' ') + k + '=' + cefValue(v);
-    first = false;
+  return devicePart(h) + eventPart(h.signatureId, h.name, h.severity) + cefExtension(ext);
+}
+
+/** `CEF:0|vendor|product|version|`. */
+function devicePart(d: DeviceIdentity): string {
+  return 'CEF:0|' + headerField(d.vendor, CEF_HEADER_MAX.vendor) + '|' + headerField(d.product, CEF_HEADER_MAX.product) + '|' + headerField(d.version, CEF_HEADER_MAX.version) + '|';
+}
+
+/** `signatureId|name|severity|`. */
+function eventPart(signatureId: string, name: string, severity: number): string {
+  return headerField(signatureId, CEF_HEADER_MAX.signatureId) + '|' + headerField(name, CEF_HEADER_MAX.name) + '|' + String(severity) + '|';
+}
+
+/** The extension: `k=v` pairs separated by one space, values through both layers. */
+function cefExtension(ext: ReadonlyArray<readonly [string, string]>): string {
+  let line = '';
+  for (let i = 0; i < ext.length; i++) {
+    const [k, v] = ext[i] as readonly [string, string];
+    line += (i === 0 ? '' : ' ') + k + '=' + cefValue(v);
   }
   return line;
+}
+
+/**
+ * The header of a ledger record's line up to the extension, memoised per device identity and
+ * action: the header is a pure function of the two (severity derives from the action), and an
+ * export page shares one device object across hundreds of records with a handful of actions. The
+ * memo treats a device identity object as immutable (the export worker gets a fresh one per page).
+ */
+const recordHeaders = new WeakMap<DeviceIdentity, Map<string, string>>();
+
+function recordHeader(device: DeviceIdentity, action: string): string {
+  let byAction = recordHeaders.get(device);
+  if (byAction === undefined) {
+    byAction = new Map();
+    recordHeaders.set(device, byAction);
+  }
+  let header = byAction.get(action);
+  if (header === undefined) {
+    header = devicePart(device) + eventPart(action, action, SEVERITY[ledgerSeverity({ action })].cef);
+    if (byAction.size >= ENCODER_MEMO_LIMIT) byAction.clear();
+    byAction.set(action, header);
+  }
+  return header;
 }
 
 /** Extension pairs of a ledger record, in the documented order (DECISIONS.md "Encoders", docs/formats.md). */
@@ -103,9 +136,7 @@ export function cefEventExtension(e: EgressEvent): Array<[string, string]> {
 
 /** CEF:0 line for a ledger record; signature id and name are the action (full value also in `act`). */
 export function encodeCefRecord(r: AuditRecord, opts: EncodeOptions): string {
-  const { vendor, product, version } = opts.device;
-  const severity = SEVERITY[ledgerSeverity(r)].cef;
-  return cefLine({ vendor, product, version, signatureId: r.action, name: r.action, severity }, cefRecordExtension(r));
+  return recordHeader(opts.device, r.action) + cefExtension(cefRecordExtension(r));
 }
 
 /** CEF:0 line for an egress event; signature id = type, name = title (full values in `cat`, `msg`). */

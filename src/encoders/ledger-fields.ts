@@ -86,7 +86,26 @@ export const SENSITIVE_WORDS: ReadonlySet<string> = new Set([
  * verbs → low, anything else → info. A ledger record is never `critical` nor `undetermined`.
  */
 export function ledgerSeverity(record: Pick<AuditRecord, 'action'>): Severity {
-  const words = record.action.toLowerCase().split(/[._-]/);
+  let severity = severityByAction.get(record.action);
+  if (severity === undefined) {
+    severity = actionSeverity(record.action);
+    if (severityByAction.size >= ENCODER_MEMO_LIMIT) severityByAction.clear();
+    severityByAction.set(record.action, severity);
+  }
+  return severity;
+}
+
+/**
+ * Entries an encoder memo holds before it is cleared. Memos live as long as an export thread (across
+ * pages); a chain has few distinct actions and days, but a hostile one must not grow them forever.
+ */
+export const ENCODER_MEMO_LIMIT = 4096;
+
+// Memoised: it is a pure function of the action, and an export asks it once per record.
+const severityByAction = new Map<string, Severity>();
+
+function actionSeverity(action: string): Severity {
+  const words = action.toLowerCase().split(/[._-]/);
   if (words.some((w) => ALARM_WORDS.has(w))) return 'high';
   if (words.some((w) => FAILURE_WORDS.has(w))) return 'medium';
   if (words.some((w) => SENSITIVE_WORDS.has(w))) return 'low';
@@ -98,6 +117,49 @@ export function ledgerSeverity(record: Pick<AuditRecord, 'action'>): Severity {
  * Fractions below the millisecond are truncated (never rounded, so an instant never moves forward).
  */
 export function epochMillis(rfc3339: string): number | null {
+  const fast = canonicalEpochMillis(rfc3339);
+  return fast !== undefined ? fast : parseEpochMillis(rfc3339);
+}
+
+/** Calendar-checked epoch ms of midnight UTC per `YYYY-MM-DD` (null: no such day). */
+const midnightByDay = new Map<string, number | null>();
+
+/** Value of the ASCII digits of `s` in [from, to), or -1 if one is not a digit. */
+function digits(s: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const d = s.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/**
+ * The fast path of {@link epochMillis} for the ledger's stored form `YYYY-MM-DDTHH:MM:SS.fffffffffZ`
+ * (every record has it): digits read in place, the day's calendar check memoised. Returns
+ * undefined for any other text (the general parser decides), null exactly where it would.
+ */
+function canonicalEpochMillis(t: string): number | null | undefined {
+  if (t.length !== 30 || t.charCodeAt(10) !== 0x54 /* T */ || t.charCodeAt(19) !== 0x2e /* . */ || t.charCodeAt(29) !== 0x5a /* Z */) return undefined;
+  if (t.charCodeAt(13) !== 0x3a || t.charCodeAt(16) !== 0x3a || t.charCodeAt(4) !== 0x2d || t.charCodeAt(7) !== 0x2d) return undefined;
+  const h = digits(t, 11, 13);
+  const mi = digits(t, 14, 16);
+  const sec = digits(t, 17, 19);
+  const ms = digits(t, 20, 23);
+  if (h < 0 || mi < 0 || sec < 0 || ms < 0 || digits(t, 23, 29) < 0) return undefined;
+  const day = t.slice(0, 10);
+  let midnight = midnightByDay.get(day);
+  if (midnight === undefined) {
+    midnight = parseEpochMillis(`${day}T00:00:00Z`);
+    if (midnightByDay.size >= ENCODER_MEMO_LIMIT) midnightByDay.clear();
+    midnightByDay.set(day, midnight);
+  }
+  if (midnight === null || h > 23 || mi > 59 || sec > 59) return null;
+  return midnight + ((h * 60 + mi) * 60 + sec) * 1000 + ms;
+}
+
+function parseEpochMillis(rfc3339: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(rfc3339);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac = '', zone] = m;

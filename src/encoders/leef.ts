@@ -18,7 +18,7 @@ export const LEEF_DELIMITER = '\t';
  * escaped with `\`; `\` itself is escaped too so a field ending in `\` cannot swallow the separator.
  */
 export function leefEscapeHeader(s: string): string {
-  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, (c) => '\\' + c) : s;
+  return /[\\|]/.test(s) ? s.replace(/[\\|]/g, '\\$&') : s;
 }
 
 /**

@@ -102,7 +102,8 @@ export function syslogTimestamp(rfc3339: string | undefined): string {
 
 /** SD-PARAM value escaping (RFC 5424 §6.3.3): `\`, `"`, `]` get a backslash; applied after pct-c0-v1. */
 export function sdEscape(s: string): string {
-  return /[\\"\]]/.test(s) ? s.replace(/[\\"\]]/g, (c) => '\\' + c) : s;
+  // A replacement pattern, not a callback: every `meta` value has quotes to escape.
+  return /[\\"\]]/.test(s) ? s.replace(/[\\"\]]/g, '\\$&') : s;
 }
 
 /** PARAM-NAME (RFC 5424 §6.3.3 SD-NAME): printable US-ASCII except `=`, SP, `]`, `"`; those and `\` (kept out for parsers that treat it as an escape) → `_`. */

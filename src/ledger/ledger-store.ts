@@ -22,7 +22,7 @@ import type { SqliteHandle } from '../store/store.js';
 import type { AuditRecordsTable } from '../store/schema-ledger.js';
 import type { AuditRecord } from './record.js';
 import type { ChainTail } from './chain.js';
-import { ZERO_HASH, metaCommitment } from './preimage.js';
+import { ZERO_HASH, ZERO_HASH_HEX, metaCommitment, metaCommitmentFromHex } from './preimage.js';
 
 /** A transaction (or, for read-only worker connections, a Kysely instance). */
 type Tx = Kysely<Database>;
@@ -395,24 +395,82 @@ export function sqliteRawRangeReader(db: SqliteReadHandle, columns: 'chain' | 'f
   return (tenant, fromSeq, toSeq) => stmt.all(tenant, fromSeq, Math.min(toSeq, MAX_SEQ)) as RawRow[];
 }
 
+/** Served-record columns on SQLite with the bytes already hex text: SQLite's hex() is cheaper than a Buffer per column and hex in JS (measured: 11 → 3.7 µs per row). */
+const SQLITE_TEXT_SELECT = `(r.pos & ${SEQ_SPAN - 1}), lower(hex(r.id)), r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, lower(hex(r.meta_blind)), lower(hex(r.meta_commitment)), lower(hex(r.payload_hash)), lower(hex(r.hash)), r.sig, lower(hex(r.key_id))`;
+/** Rows of one chain between two seqs (bound: tenant, fromSeq, toSeq). */
+const SQLITE_CHAIN_RANGE = `from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ?`;
+
+/** `hex(NULL)` is '' on SQLite. */
+const orNull = (h: string): string | null => (h === '' ? null : h);
+
+/** The served record of a {@link SQLITE_TEXT_SELECT} row; `prev` is the previous record's hex hash (null: zeros). */
+function textRecord(tenant: string, a: unknown[], prev: string | null): AuditRecord {
+  const id = a[1] as string;
+  const meta = a[8] as string | null;
+  const blind = orNull(a[9] as string);
+  const sig = a[13] as Buffer;
+  return {
+    id: `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`,
+    tenant,
+    seq: a[0] as number,
+    occurred_at: a[2] as string,
+    actor: a[3] as string,
+    actor_kind: a[4] as string,
+    action: a[5] as string,
+    target_kind: a[6] as string,
+    target_id: a[7] as string,
+    meta,
+    meta_blind: blind,
+    // Recomputed while the blind exists; the stored one after erasure.
+    meta_commitment: blind === null ? (a[10] as string) : (metaCommitmentFromHex(blind, meta ?? '') ?? ''),
+    payload_hash: orNull(a[11] as string),
+    prev_hash: prev ?? ZERO_HASH_HEX,
+    hash: a[12] as string,
+    sig: sig.toString('base64'),
+    key_id: a[14] as string,
+  };
+}
+
+/** Visits records one by one (no page held in memory) and returns how many; see {@link sqliteRecordIterator}. */
+export type RecordVisitor = (tenant: string, fromSeq: number, toSeq: number, filter: RecordFilter, visit: (record: AuditRecord) => void) => number;
+
 /**
- * A reader of records on a raw read-only SQLite handle (workers): unfiltered ranges come back as
- * contiguous rows with the predecessor read along; filtered pages bring each predecessor's hash.
+ * Records on a raw read-only SQLite handle (the export workers), decoded row by row as the statement
+ * yields them. Unfiltered ranges read the record before the range too (the first prev_hash) and
+ * carry each hash to the next record; filtered pages bring each predecessor's hash along. One
+ * prepared statement per filter shape; values are bound parameters.
  */
-export function sqliteRecordReader(db: SqliteReadHandle): (tenant: string, fromSeq: number, toSeq: number, filter?: RecordFilter) => AuditRecord[] {
-  const cols = SQLITE_SELECT;
-  const range = db.prepare(`select ${cols} from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? order by r.pos`).raw(true);
-  const filtered = new Map<string, { all(...params: unknown[]): unknown[] }>();
-  return (tenant, fromSeq, toSeq, filter = {}) => {
-    const to = Math.min(toSeq, MAX_SEQ);
-    if (!hasRowFilter(filter)) {
-      const lo = Math.max(1, fromSeq - 1);
-      const rows = (range.all(tenant, lo, to) as unknown[][]).map(arrayRow);
-      const first = rows[0];
-      if (lo < fromSeq && first !== undefined && Number(first.seq) === lo) return chainRecords(tenant, rows.slice(1), first.hash);
-      return chainRecords(tenant, rows, null);
+export function sqliteRecordIterator(db: SqliteIterHandle): RecordVisitor {
+  const statements = new Map<string, { iterate(...params: unknown[]): IterableIterator<unknown> }>();
+  const statement = (key: string, text: string) => {
+    let stmt = statements.get(key);
+    if (stmt === undefined) {
+      stmt = db.prepare(text).raw(true);
+      statements.set(key, stmt);
     }
-    // Filters as SQL text with positional parameters, one prepared statement per filter shape.
+    return stmt;
+  };
+  return (tenant, fromSeq, toSeq, filter, visit) => {
+    const to = Math.min(toSeq, MAX_SEQ);
+    let n = 0;
+    if (!hasRowFilter(filter)) {
+      const stmt = statement('', `select ${SQLITE_TEXT_SELECT} ${SQLITE_CHAIN_RANGE} order by r.pos`);
+      const lo = Math.max(1, fromSeq - 1);
+      let prev: string | null = null;
+      let prevSeq = fromSeq - 1;
+      for (const row of stmt.iterate(tenant, lo, to)) {
+        const a = row as unknown[];
+        const seq = a[0] as number;
+        if (seq >= fromSeq) {
+          // A missing row in between: its successor's predecessor is unknown, served as zeros (verify reports the gap).
+          visit(textRecord(tenant, a, seq === prevSeq + 1 ? prev : null));
+          n++;
+        }
+        prev = a[12] as string;
+        prevSeq = seq;
+      }
+      return n;
+    }
     const parts: string[] = [];
     const params: unknown[] = [];
     if (filter.action !== undefined && filter.action !== '') parts.push('r.action >= ?', 'r.action < ?'), params.push(filter.action, `${filter.action}\u{10FFFF}`);
@@ -420,37 +478,17 @@ export function sqliteRecordReader(db: SqliteReadHandle): (tenant: string, fromS
     if (filter.since !== undefined) parts.push('r.occurred_at >= ?'), params.push(filter.since);
     if (filter.until !== undefined) parts.push('r.occurred_at < ?'), params.push(filter.until);
     const key = parts.join(' and ');
-    let stmt = filtered.get(key);
-    if (stmt === undefined) {
-      stmt = db
-        .prepare(`select ${cols}, (select p.hash from audit_records p where p.pos = r.pos - 1) from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? and ${key} order by r.pos`)
-        .raw(true);
-      filtered.set(key, stmt);
+    const stmt = statement(key, `select ${SQLITE_TEXT_SELECT}, lower(hex((select p.hash from audit_records p where p.pos = r.pos - 1))) ${SQLITE_CHAIN_RANGE} and ${key} order by r.pos`);
+    for (const row of stmt.iterate(tenant, fromSeq, to, ...params)) {
+      const a = row as unknown[];
+      visit(textRecord(tenant, a, orNull(a[15] as string)));
+      n++;
     }
-    return (stmt.all(tenant, fromSeq, to, ...params) as unknown[][]).map((a) => {
-      const row = arrayRow(a);
-      return rowRecord(tenant, row, (a[15] as Buffer | null) ?? null);
-    });
+    return n;
   };
 }
 
-/** A {@link SQLITE_SELECT} array as a {@link StoredRow}. */
-function arrayRow(a: unknown[]): StoredRow {
-  return {
-    seq: a[0] as number,
-    id: a[1] as Buffer,
-    occurred_at: a[2] as string,
-    actor: a[3] as string,
-    actor_kind: a[4] as string,
-    action: a[5] as string,
-    target_kind: a[6] as string,
-    target_id: a[7] as string,
-    meta: a[8] as string | null,
-    meta_blind: a[9] as Buffer | null,
-    meta_commitment: a[10] as Buffer | null,
-    payload_hash: a[11] as Buffer | null,
-    hash: a[12] as Buffer,
-    sig: a[13] as Buffer,
-    key_id: a[14] as Buffer,
-  };
+/** The part of a read-only better-sqlite3 handle {@link sqliteRecordIterator} uses. */
+export interface SqliteIterHandle {
+  prepare(source: string): { raw(on: boolean): { iterate(...params: unknown[]): IterableIterator<unknown> } };
 }

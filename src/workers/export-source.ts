@@ -7,7 +7,7 @@
  * the server uses (postgres-store.ts `withTenant`) and RLS confines every read.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { readRecords, sqliteRecordReader } from '../ledger/ledger-store.js';
+import { readRecords, sqliteRecordIterator } from '../ledger/ledger-store.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { openStore, type Store } from '../store/store.js';
 import type { ExportFilter, ExportSource } from './export-protocol.js';
@@ -16,16 +16,28 @@ import type { ExportFilter, ExportSource } from './export-protocol.js';
 export interface LedgerReader {
   /** records of `tenant` with seq in [fromSeq, toSeq], ascending, matching `filter` */
   read(tenant: string, fromSeq: number, toSeq: number, filter: ExportFilter): Promise<AuditRecord[]>;
+  /**
+   * The same records handed to `visit` one at a time; returns how many. On SQLite they are decoded
+   * row by row as `visit` consumes them, so a page is never held in memory: an export thread's live
+   * heap stays at one record and its small nursery collects almost nothing but garbage.
+   */
+  each(tenant: string, fromSeq: number, toSeq: number, filter: ExportFilter, visit: (record: AuditRecord) => void): Promise<number>;
   close(): Promise<void>;
 }
 
 function sqliteReader(file: string): LedgerReader {
   // readonly + fileMustExist: an export never creates or writes the database. Each page is one
-  // statement, so one read snapshot; the range is immutable below the head fixed at export start.
+  // SELECT, so one read snapshot; the range is immutable below the head fixed at export start.
   const handle = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 5000 });
-  const read = sqliteRecordReader(handle);
+  const visitRecords = sqliteRecordIterator(handle);
   return {
-    read: async (tenant, fromSeq, toSeq, filter) => read(tenant, fromSeq, toSeq, filter),
+    read: async (tenant, fromSeq, toSeq, filter) => {
+      const out: AuditRecord[] = [];
+      visitRecords(tenant, fromSeq, toSeq, filter, (r) => out.push(r));
+      return out;
+    },
+    // A throwing `visit` ends the iteration, which resets the statement.
+    each: async (tenant, fromSeq, toSeq, filter, visit) => visitRecords(tenant, fromSeq, toSeq, filter, visit),
     close: async () => {
       handle.close();
     },
@@ -35,9 +47,15 @@ function sqliteReader(file: string): LedgerReader {
 function postgresReader(dsn: string, appRole: string | undefined): LedgerReader {
   let opened: Promise<Store> | undefined;
   const store = () => (opened ??= openStore({ backend: 'postgres', dataDir: '', dsn, poolSize: 1, ...(appRole !== undefined ? { pgAppRole: appRole } : {}) }));
+  const read: LedgerReader['read'] = async (tenant, fromSeq, toSeq, filter) =>
+    (await store()).withTenant(tenant, (tx) => readRecords(tx, tenant, fromSeq, toSeq - fromSeq + 1, { ...filter, toSeq }));
   return {
-    read: async (tenant, fromSeq, toSeq, filter) =>
-      (await store()).withTenant(tenant, (tx) => readRecords(tx, tenant, fromSeq, toSeq - fromSeq + 1, { ...filter, toSeq })),
+    read,
+    each: async (tenant, fromSeq, toSeq, filter, visit) => {
+      const records = await read(tenant, fromSeq, toSeq, filter);
+      for (const r of records) visit(r);
+      return records.length;
+    },
     close: async () => {
       if (opened) await (await opened).close();
     },

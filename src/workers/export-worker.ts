@@ -2,10 +2,27 @@
  * Piscina entry of the audit export: read one seq range on this worker's own read-only connection,
  * encode it with the pure encoders and transfer the bytes back (no row is ever structured-cloned).
  */
+import { setPriority } from 'node:os';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { encoderFor } from '../encoders/registry.js';
 import type { EncodePageRequest, EncodePageResult, ExportSource } from './export-protocol.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
+
+/**
+ * Nice value of an export thread. The threads are CPU-bound for as long as an export lasts; the
+ * main thread, which answers every other request (`/healthz` p99 ≤ 10 ms during an export) and
+ * writes the export itself, must get a core the moment it has work. On Linux the nice value is a
+ * per-thread attribute (setpriority(2) with pid 0 is the calling thread); elsewhere it would renice
+ * the whole server, so it is left alone there.
+ */
+const EXPORT_THREAD_NICE = 10;
+if (process.platform === 'linux') {
+  try {
+    setPriority(EXPORT_THREAD_NICE);
+  } catch {
+    // A sandbox that forbids setpriority(2): the thread keeps the default priority.
+  }
+}
 
 // An idle connection is closed after this long: a finished export must not pin a Postgres backend
 // (or a test's temporary database) for the lifetime of the pool.
@@ -50,11 +67,11 @@ function grow(buf: Buffer, used: number, need: number): Buffer {
 /** Reads and encodes one page into the request's buffer (or a new one); the buffer is transferred back. */
 export async function encodePage(req: EncodePageRequest): Promise<EncodePageResult> {
   const enc = encoderFor('ledger_export', req.format);
-  const records = await readerFor(req.source).reader.read(req.tenant, req.fromSeq, req.toSeq, req.filter);
   const opts = { device: req.device };
   let buf: Buffer = req.buffer !== undefined ? Buffer.from(req.buffer) : Buffer.allocUnsafeSlow(INITIAL_BUFFER);
   let off = 0;
-  for (const r of records) {
+  let lastSeq: number | null = null;
+  const count = await readerFor(req.source).reader.each(req.tenant, req.fromSeq, req.toSeq, req.filter, (r) => {
     const line = enc.encodeRecord(r, opts);
     // 3 bytes per UTF-16 unit bounds the UTF-8 size; count exactly only when that bound does not fit.
     if (off + line.length * 3 + 1 > buf.length) {
@@ -63,9 +80,9 @@ export async function encodePage(req: EncodePageRequest): Promise<EncodePageResu
     }
     off += buf.write(line, off, 'utf8');
     buf[off++] = 0x0a;
-  }
-  const last = records[records.length - 1];
-  return { kind: 'encode-page', bytes: buf.buffer as ArrayBuffer, length: off, count: records.length, lastSeq: last === undefined ? null : last.seq };
+    lastSeq = r.seq;
+  });
+  return { kind: 'encode-page', bytes: buf.buffer as ArrayBuffer, length: off, count, lastSeq };
 }
 
 /** The handler Piscina calls: the result is marked movable so its ArrayBuffer is transferred, not copied. */

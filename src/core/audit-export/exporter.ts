@@ -47,8 +47,10 @@ export class AuditExporter {
       encodePage: (req) => pool.run(req, req.buffer !== undefined ? [req.buffer] : undefined),
       source: this.#opts.source,
       device: ledgerDevice(this.#opts.version),
-      // Two pages per thread: one encoding, one waiting to be written, so threads never idle on the writer.
-      maxInFlight: this.#opts.maxInFlight ?? pool.threads * 2,
+      // Four pages per thread: the pages finish out of order (the threads run below the main thread's
+      // priority, export-worker.ts), and a thread done with its page must find the next one queued
+      // while the head page is still encoding or being written. Memory: 8 pages of ≤ 1 MB on 2 cores.
+      maxInFlight: this.#opts.maxInFlight ?? pool.threads * 4,
     };
     if (this.#opts.pageSize !== undefined) runner.pageSize = this.#opts.pageSize;
     return runner;
