@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { track } from './child.js';
+import type { Measurement } from './types.js';
 
 export interface WrkOptions {
   url: string;
@@ -17,6 +18,9 @@ export interface WrkOptions {
   timeoutS?: number;
   /** directory for the Lua script */
   scriptDir: string;
+  /** Lua to run before the `done` hook (wrk.headers, request(), setup()); its script file is named by `scriptName` */
+  lua?: string;
+  scriptName?: string;
 }
 
 export interface WrkErrors {
@@ -68,8 +72,9 @@ export async function wrkVersion(): Promise<string | undefined> {
 
 /** Run one bounded wrk load and parse it; rejects if wrk fails or prints nothing parseable. */
 export async function runWrk(o: WrkOptions): Promise<WrkResult> {
-  const script = join(o.scriptDir, 'bench-latency.lua');
-  await writeFile(script, LUA);
+  const script = join(o.scriptDir, o.scriptName ?? 'bench-latency.lua');
+  // mode 0600: a script may carry a bearer token.
+  await writeFile(script, `${o.lua ?? ''}\n${LUA}`, { mode: 0o600 });
   const args = [
     `-t${o.threads}`,
     `-c${o.connections}`,
@@ -139,4 +144,17 @@ function toMs(value: number, unit: string): number {
     default:
       return value * 60_000;
   }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0 ? Number.NaN : s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Rounds of one target as a Measurement: the medians, every round in `detail`, and the error total. */
+export function summariseRounds(path: string, rs: WrkResult[]): Measurement {
+  const rounds = rs.map((r) => ({ requestsPerSec: r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, exact: r.exact, errors: r.errors, non2xx3xx: r.non2xx3xx, command: r.command.join(' ') }));
+  const errorsTotal = rs.reduce((n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx, 0);
+  return { target: 'svc', path, requestsPerSec: median(rs.map((r) => r.requestsPerSec)), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), detail: { aggregate: 'median', rounds, errorsTotal } };
 }

@@ -6,23 +6,21 @@
  * ledger head is read back: every acknowledged write must have its record (the figure is only
  * reported when head_seq grew by at least the number of 201 answers).
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { DEMO_ADMIN } from '../../src/core/setup/startup.js';
 import { loadOrCreateTls } from '../../src/serve/tls.js';
-import { track } from '../lib/child.js';
 import { startSvc, type SvcHandle } from '../lib/server.js';
-import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
-import { parseWrkOutput, type WrkResult } from '../lib/wrk.js';
+import type { BenchContext, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
+import { runWrk, summariseRounds, type WrkResult } from '../lib/wrk.js';
 
 const PATH = '/v1/agents';
 const HEALTHZ = '/healthz';
 
-/** wrk Lua: unique agent names per request (thread id + counter), the auth header, and the JSON `done` hook of bench/lib/wrk.ts. */
+/** wrk Lua: unique agent names per request (thread id + counter) and the auth header; null = a plain GET. */
 function luaScript(token: string | null): string {
-  const post = token === null ? '' : `
+  if (token === null) return '';
+  return `
 local threads = 0
 setup = function(thread) threads = threads + 1; thread:set("tid", threads) end
 local n = 0
@@ -31,28 +29,11 @@ request = function()
   local body = string.format('{"name":"bench-%d-%d","kind":"coding","labels":{"team":"bench"}}', tid or 0, n)
   return wrk.format("POST", "${PATH}", { ["Authorization"] = "Bearer ${token}", ["Content-Type"] = "application/json" }, body)
 end`;
-  return `${post}
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    'WRK_JSON {"requests":%d,"duration_us":%d,"bytes":%d,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latency_us":{"min":%d,"max":%d,"mean":%.3f,"p50":%d,"p90":%d,"p99":%d,"p999":%d}}\\n',
-    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
-    latency.min, latency.max, latency.mean,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
-end
-`;
 }
 
-async function wrk(ctx: BenchContext, url: string, durationS: number, token: string | null): Promise<WrkResult> {
+function wrk(ctx: BenchContext, url: string, durationS: number, token: string | null): Promise<WrkResult> {
   const o = ctx.options;
-  const script = join(ctx.tmpDir, token === null ? 'healthz.lua' : 'write.lua');
-  await writeFile(script, luaScript(token), { mode: 0o600 });
-  const args = [`-t${o.threads}`, `-c${o.connections}`, `-d${durationS}s`, '--timeout', '5s', '--latency', '-s', script, url];
-  const stdout = await new Promise<string>((resolve, reject) => {
-    track(execFile('wrk', args, { timeout: (durationS + 30) * 1000, maxBuffer: 4 * 1024 * 1024 }, (err, out, errOut) => (err ? reject(new Error(`wrk failed: ${err.message}\n${errOut}`)) : resolve(out))));
-  });
-  return { ...parseWrkOutput(stdout), command: ['wrk', ...args], stdout };
+  return runWrk({ url, threads: o.threads, connections: o.connections, durationS, scriptDir: ctx.tmpDir, lua: luaScript(token), scriptName: token === null ? 'healthz.lua' : 'write.lua' });
 }
 
 async function call(dispatcher: Agent, method: 'GET' | 'POST', url: string, body?: unknown, token?: string): Promise<any> {
@@ -60,18 +41,6 @@ async function call(dispatcher: Agent, method: 'GET' | 'POST', url: string, body
   const text = await res.body.text();
   if (res.statusCode >= 300) throw new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length === 0 ? Number.NaN : s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-function summarise(path: string, rs: WrkResult[]): Measurement {
-  const rounds = rs.map((r) => ({ requestsPerSec: r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, exact: r.exact, errors: r.errors, non2xx3xx: r.non2xx3xx, command: r.command.join(' ') }));
-  const errorsTotal = rs.reduce((n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx, 0);
-  return { target: 'svc', path, requestsPerSec: median(rs.map((r) => r.requestsPerSec)), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), detail: { aggregate: 'median', rounds, errorsTotal } };
 }
 
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
@@ -115,8 +84,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     }
     // Each headSeq read appends its own audit.read; the last one is not counted in what it reports.
     const grown = (await headSeq()) - head0 - 1;
-    const write = summarise(`POST ${PATH}`, runs.get(PATH) ?? []);
-    const healthz = summarise(HEALTHZ, runs.get(HEALTHZ) ?? []);
+    const write = summariseRounds(`POST ${PATH}`, runs.get(PATH) ?? []);
+    const healthz = summariseRounds(HEALTHZ, runs.get(HEALTHZ) ?? []);
     for (const m of [write, healthz]) if ((m.detail.errorsTotal as number) > 0) notes.push(`${m.path}: ${String(m.detail.errorsTotal)} errors or non-2xx answers`);
     notes.push(`ledger check: ${created} writes answered 2xx, the tenant's head_seq grew by ${grown} → ${grown >= created ? 'every acknowledged write has its record' : 'RECORDS MISSING'}`);
     if (grown < created) throw new Error(`ledger head grew by ${grown}, fewer than the ${created} acknowledged writes`);
