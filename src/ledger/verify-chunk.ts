@@ -117,31 +117,28 @@ export function verifyChunk(records: readonly AuditRecord[], ctx: ChunkContext):
     }
   }
 
-  let sigChecked = 0;
-  let sigBad: number | null = null;
-  let sigReason: SignatureReason | null = null;
-  if (ctx.signatures) {
-    for (let j = 0; j < n; j++) {
-      const r = records[j] as AuditRecord;
-      const why = checkEventSig(r, tenant, keys);
-      if (why !== null) {
-        sigBad = firstSeq + j;
-        sigReason = why;
-        break;
-      }
-      sigChecked++;
-    }
-  }
-
+  const signatures = ctx.signatures ? signatureScan(n, firstSeq, (j) => checkEventSig(records[j] as AuditRecord, tenant, keys)) : NO_SIGNATURES;
   const lastRec = n > 0 ? (records[n - 1] as AuditRecord) : null;
   return {
     firstSeq,
     count: n,
     chain: { checked: verified, break_at: breakAt, reason },
     checkpoints: { count: cpCount, latest_attested_seq: latest, first_bad_seq: cpBad, reason: cpReason, deferred },
-    signatures: { checked: sigChecked, first_bad_seq: sigBad, reason: sigReason },
+    signatures,
     last: lastRec === null ? null : { seq: lastRec.seq, hash: lastRec.hash },
   };
+}
+
+/** The signatures part of a report when they were not asked for. */
+export const NO_SIGNATURES: ChunkReport['signatures'] = Object.freeze({ checked: 0, first_bad_seq: null, reason: null });
+
+/** Check signatures 0..n-1 in order; the first failure stops the scan (its seq is firstSeq + index). */
+export function signatureScan(n: number, firstSeq: number, check: (index: number) => SignatureReason | null): ChunkReport['signatures'] {
+  for (let j = 0; j < n; j++) {
+    const why = check(j);
+    if (why !== null) return { checked: j, first_bad_seq: firstSeq + j, reason: why };
+  }
+  return { checked: n, first_bad_seq: null, reason: null };
 }
 
 const STRING_FIELDS = ['id', 'tenant', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta_commitment', 'prev_hash', 'hash', 'sig', 'key_id'] as const;

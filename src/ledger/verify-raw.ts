@@ -10,7 +10,7 @@ import { CHECKPOINT_ACTION } from './checkpoint.js';
 import { keyFor, type KeySet } from './keyset.js';
 import { RAW, type RawRow } from './ledger-store.js';
 import { ZERO_HASH, eventSigPreimageView, metaCommitment, recordHash } from './preimage.js';
-import { checkCheckpoint, type ChainAnchor, type ChainReason, type CheckpointReason, type ChunkReport, type DeferredLink, type SignatureReason } from './verify-chunk.js';
+import { NO_SIGNATURES, checkCheckpoint, signatureScan, type ChainAnchor, type ChainReason, type CheckpointReason, type ChunkReport, type DeferredLink, type SignatureReason } from './verify-chunk.js';
 
 /** What {@link verifyRawChunk} needs besides its rows. */
 export interface RawChunkContext {
@@ -73,29 +73,14 @@ export function verifyRawChunk(rows: readonly RawRow[], ctx: RawChunkContext): C
     }
   }
 
-  let sigChecked = 0;
-  let sigBad: number | null = null;
-  let sigReason: SignatureReason | null = null;
-  if (ctx.signatures) {
-    for (let j = 0; j < n; j++) {
-      const r = rows[j] as RawRow;
-      const why = rawSigCheck(r, tenant, ctx.keys);
-      if (why !== null) {
-        sigBad = firstSeq + j;
-        sigReason = why;
-        break;
-      }
-      sigChecked++;
-    }
-  }
-
+  const signatures = ctx.signatures ? signatureScan(n, firstSeq, (j) => rawSigCheck(rows[j] as RawRow, tenant, ctx.keys)) : NO_SIGNATURES;
   const last = n > 0 ? (rows[n - 1] as RawRow) : null;
   return {
     firstSeq,
     count: n,
     chain: { checked: verified, break_at: breakAt, reason },
     checkpoints: { count: cpCount, latest_attested_seq: latest, first_bad_seq: cpBad, reason: cpReason, deferred },
-    signatures: { checked: sigChecked, first_bad_seq: sigBad, reason: sigReason },
+    signatures,
     last: last === null ? null : { seq: last[RAW.seq], hash: last[RAW.hash].toString('hex') },
   };
 }
