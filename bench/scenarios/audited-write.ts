@@ -6,11 +6,7 @@
  * ledger head is read back: every acknowledged write must have its record (the figure is only
  * reported when head_seq grew by at least the number of 201 answers).
  */
-import { join } from 'node:path';
-import { Agent, request } from 'undici';
-import { DEMO_ADMIN } from '../../src/core/setup/startup.js';
-import { loadOrCreateTls } from '../../src/serve/tls.js';
-import { startSvc, type SvcHandle } from '../lib/server.js';
+import { startDemoSvc } from '../lib/demo.js';
 import type { BenchContext, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 import { runWrk, summariseRounds, type WrkResult } from '../lib/wrk.js';
 
@@ -36,35 +32,15 @@ function wrk(ctx: BenchContext, url: string, durationS: number, token: string | 
   return runWrk({ url, threads: o.threads, connections: o.connections, durationS, scriptDir: ctx.tmpDir, lua: luaScript(token), scriptName: token === null ? 'healthz.lua' : 'write.lua' });
 }
 
-async function call(dispatcher: Agent, method: 'GET' | 'POST', url: string, body?: unknown, token?: string): Promise<any> {
-  const res = await request(url, { method, dispatcher, ...(body === undefined ? {} : { body: JSON.stringify(body) }), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
   if (o.insecure || o.baselinesOnly) throw new Error('the audited-write scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
-  const dataDir = join(ctx.tmpDir, 'svc-data');
-  const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
   const notes: string[] = [];
-  let svc: SvcHandle | undefined;
-  const dispatcher = new Agent({ connect: { ca: tls.certPem, servername: 'localhost' } });
+  const demo = await startDemoSvc(ctx);
+  const svc = demo.svc;
   try {
-    ctx.log('starting svc serve --seed-demo …');
-    svc = await startSvc({
-      repoRoot: ctx.repoRoot,
-      dataDir,
-      insecure: false,
-      logFile: join(ctx.tmpDir, 'svc.log'),
-      expectCertPem: tls.certPem,
-      env: { SERVICE_SEED_DEMO: 'true', SERVICE_RATE_LIMIT_RPS: '10000000', SERVICE_RATE_LIMIT_BURST: '10000000', ...(o.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }) },
-    });
-    const session = await call(dispatcher, 'POST', `${svc.url}/v1/auth/login`, { email: DEMO_ADMIN.email, password: DEMO_ADMIN.password });
-    const key = await call(dispatcher, 'POST', `${svc.url}/v1/tokens`, { name: 'bench' }, session.token as string);
-    const token = key.token as string;
-    const headSeq = async (): Promise<number> => Number((await call(dispatcher, 'GET', `${svc!.url}/v1/audit?limit=1`, undefined, token)).head_seq);
+    const token = demo.token;
+    const headSeq = async (): Promise<number> => Number((await demo.call('GET', '/v1/audit?limit=1')).head_seq);
 
     const runs = new Map<string, WrkResult[]>();
     const head0 = await headSeq();
@@ -98,8 +74,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       notes,
     };
   } finally {
-    await dispatcher.close();
-    await svc?.stop();
+    await demo.stop();
   }
 }
 

@@ -5,11 +5,7 @@
  * issues the key through the API. The rate limiter stays on, with limits far above the load,
  * so its cost is measured but it never answers 429.
  */
-import { join } from 'node:path';
-import { Agent, request } from 'undici';
-import { loadOrCreateTls } from '../../src/serve/tls.js';
-import { DEMO_ADMIN } from '../../src/core/setup/startup.js';
-import { startSvc, type SvcHandle } from '../lib/server.js';
+import { startDemoSvc } from '../lib/demo.js';
 import type { BenchContext, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 import { runWrk, summariseRounds, type WrkResult } from '../lib/wrk.js';
 
@@ -23,37 +19,16 @@ function wrk(ctx: BenchContext, url: string, durationS: number, headers: Record<
   return runWrk({ url, threads: o.threads, connections: o.connections, durationS, scriptDir: ctx.tmpDir, lua, scriptName: `whoami-${Object.keys(headers).length}.lua` });
 }
 
-async function post(dispatcher: Agent, url: string, body: unknown, token?: string): Promise<any> {
-  const res = await request(url, { method: 'POST', dispatcher, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`POST ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
   if (o.insecure || o.baselinesOnly) throw new Error('the whoami scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
-  const dataDir = join(ctx.tmpDir, 'svc-data');
-  const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
   const notes: string[] = [];
-  let svc: SvcHandle | undefined;
-  const dispatcher = new Agent({ connect: { ca: tls.certPem, servername: 'localhost' } });
+  const demo = await startDemoSvc(ctx);
+  const svc = demo.svc;
   try {
-    ctx.log('starting svc serve --seed-demo …');
-    svc = await startSvc({
-      repoRoot: ctx.repoRoot,
-      dataDir,
-      insecure: false,
-      logFile: join(ctx.tmpDir, 'svc.log'),
-      expectCertPem: tls.certPem,
-      env: { SERVICE_SEED_DEMO: 'true', SERVICE_RATE_LIMIT_RPS: '10000000', SERVICE_RATE_LIMIT_BURST: '10000000', ...(o.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }) },
-    });
-    const session = await post(dispatcher, `${svc.url}/v1/auth/login`, { email: DEMO_ADMIN.email, password: DEMO_ADMIN.password });
-    const key = await post(dispatcher, `${svc.url}/v1/tokens`, { name: 'bench' }, session.token as string);
-    const auth = { Authorization: `Bearer ${key.token as string}` };
-    const check = await request(`${svc.url}${WHOAMI}`, { dispatcher, headers: auth });
-    const who = JSON.parse(await check.body.text()) as { kind?: string };
-    if (check.statusCode !== 200 || who.kind !== 'token') throw new Error(`whoami with the API key answered ${check.statusCode}`);
+    const auth = { Authorization: `Bearer ${demo.token}` };
+    const who = (await demo.call('GET', WHOAMI)) as { kind?: string };
+    if (who.kind !== 'token') throw new Error(`whoami with the API key answered kind ${String(who.kind)}`);
 
     const runs = new Map<string, WrkResult[]>();
     const targets: Array<{ path: string; headers: Record<string, string> }> = [
@@ -75,8 +50,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     notes.push(`target: whoami ≥ 0.5 × healthz req/s → ${ratio.requestsPerSec >= 0.5 ? 'met' : 'NOT met'} (${ratio.requestsPerSec.toFixed(2)})`);
     return { raw: [whoami], baselines: [healthz], ratios: [ratio], subject: { command: svc.args.join(' '), version: svc.version, engine: svc.engine, credential: 'API key (svck_)', rateLimiter: 'on, 10M rps' }, notes };
   } finally {
-    await dispatcher.close();
-    await svc?.stop();
+    await demo.stop();
   }
 }
 
