@@ -72,6 +72,10 @@ describe('svc agent and svc accessmap against a seeded server', () => {
     const bad = await runSvc(['accessmap', 'graph', ...base, '--mode', 'x', '-o', 'json']);
     assert.equal(bad.code, 1, 'a 400 from the server is a generic failure');
     assert.equal(jsonOut(bad).error.http_status, 400);
+    const cut = await runSvc(['accessmap', 'attack-paths', 'reachability', ...base, '--agent-id', release.id, '--budget', '1']);
+    assert.equal(cut.code, 0, cut.stderr);
+    assert.match(cut.stdout, /total: at least \d+ \(truncated: search stopped, 1 edges examined of a budget of 1/);
+    assert.equal(reach.complete, true);
     const missing = await runSvc(['accessmap', 'attack-paths', 'escalation', ...base]);
     assert.equal(missing.code, 2, '--agent-id is required: usage error');
   });

@@ -10,10 +10,14 @@
  *
  * An access edge counts whether it is permitted, observed or both; each hop says which. Searches
  * are breadth-first, so every returned path is a shortest one; they are bounded by `maxDepth`
- * principal hops, by `maxNodes` visited principals, and the answer by `limit` paths.
+ * principal hops, by `maxNodes` visited principals, by a work `budget` of access edges examined,
+ * and the answer by `limit` paths. In a dense estate an exact answer reads nearly the whole graph,
+ * so the budget stops the reads themselves (the database's `limit`), level by level: what a cut
+ * search returns is the nearest part of the answer, every path real and shortest, and the answer
+ * says it is incomplete (`complete: false`, totals as lower bounds), never a silent partial one.
  */
 import { weakerConfidence, type Confidence, type Mode, type NodeKind, type OriginKind, type ResourceClass } from './model.js';
-import { accessKey, type Access, type GraphEdge, type GraphNode, type GraphSource } from './graph-source.js';
+import { accessKey, type Access, type GraphEdge, type GraphNode, type GraphSource, type LinkedAccess } from './graph-source.js';
 
 export type HopVia = 'runs' | 'credential' | 'writes' | 'access';
 export type HopBasis = 'structure' | 'permitted' | 'observed' | 'permitted+observed';
@@ -47,9 +51,47 @@ export interface SearchBounds {
   maxDepth: number;
   maxNodes: number;
   limit: number;
+  /** access edges the search may examine */
+  budget: number;
 }
 
-export const DEFAULT_BOUNDS: SearchBounds = { maxDepth: 6, maxNodes: 20_000, limit: 100 };
+/** The default work budget: well inside the 100 ms reachability target on SQLite (docs/accessmap.md "Benchmark"). */
+export const DEFAULT_BUDGET = 10_000;
+/** The most a client may ask for: an exact answer in an estate of up to about this many edges. */
+export const MAX_BUDGET = 2_000_000;
+
+export const DEFAULT_BOUNDS: SearchBounds = { maxDepth: 6, maxNodes: 20_000, limit: 100, budget: DEFAULT_BUDGET };
+
+/** How far a search got: whether anything within `max_depth` was left unexamined, and the work it did. */
+export interface SearchExtent {
+  /** false when the budget or `maxNodes` stopped the search before it examined everything within `maxDepth` */
+  complete: boolean;
+  examined: { edges: number; budget: number };
+}
+
+/** The work of one search: access edges examined against its budget; `cut` once a read left edges unread. */
+class Work {
+  examined = 0;
+  cut = false;
+  constructor(readonly budget: number) {}
+
+  /** Reads at most the edges left (one more, to see whether any remain unread) and counts them; nothing once cut. */
+  async read<T>(fetch: (limit: number) => Promise<T[]>): Promise<T[]> {
+    if (this.cut) return [];
+    const left = this.budget - this.examined;
+    const rows = await fetch(left + 1);
+    if (rows.length > left) {
+      this.cut = true;
+      rows.length = left;
+    }
+    this.examined += rows.length;
+    return rows;
+  }
+
+  extent(nodesCut: boolean): SearchExtent {
+    return { complete: !this.cut && !nodesCut, examined: { edges: this.examined, budget: this.budget } };
+  }
+}
 
 interface Principal {
   id: string;
@@ -105,8 +147,13 @@ async function fill(src: GraphSource, ids: Iterable<string>, cache: SearchCache)
 
 const controls = (n: GraphNode | undefined): boolean => n?.kind === 'resource' && (n.class === 'config' || n.class === 'code');
 
-/** The links leaving `frontier`, in a deterministic order. */
-export async function linksFrom(src: GraphSource, frontier: readonly Principal[], cache: SearchCache): Promise<Link[]> {
+/** The accesses of `frontier` within the budget, in the sources' (origin, resource, mode) order. */
+async function accessesOf(src: GraphSource, frontier: readonly Principal[], work: Work): Promise<LinkedAccess[]> {
+  return frontier.length === 0 ? [] : work.read((limit) => src.accessesFrom(frontier.map((p) => p.id), limit));
+}
+
+/** The links leaving `frontier`, given the accesses of it the search read, in a deterministic order. */
+async function linksFrom(src: GraphSource, frontier: readonly Principal[], accesses: readonly LinkedAccess[], cache: SearchCache, work: Work): Promise<Link[]> {
   const links: Link[] = [];
   const agents = frontier.filter((p) => p.kind === 'agent').map((p) => p.id);
   if (agents.length > 0) {
@@ -118,15 +165,16 @@ export async function linksFrom(src: GraphSource, frontier: readonly Principal[]
   // returned path takes (edgesFor).
   const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
   const writers = new Map<string, Access[]>();
-  for (const a of await src.linkingAccessesFrom(frontier.map((p) => p.id))) {
+  for (const a of accesses) {
     const r = a.resource;
+    if (!r) continue;
     cache.nodes.set(r.id, r);
     const from = { id: a.origin_id, kind: kindOf.get(a.origin_id) as OriginKind };
     if (r.class === 'credential' && r.parent_id) links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access: a });
     if (a.mode === 'rw' && controls(r)) writers.set(a.resource_id, [...(writers.get(a.resource_id) ?? []), a]);
   }
   if (writers.size > 0) {
-    for (const rd of await src.edgesTo([...writers.keys()])) {
+    for (const rd of await work.read((limit) => src.edgesTo([...writers.keys()], limit))) {
       for (const w of writers.get(rd.resource_id) ?? []) {
         if (rd.origin_id === w.origin_id) continue;
         links.push({ from: { id: w.origin_id, kind: kindOf.get(w.origin_id) as OriginKind }, to: { id: rd.origin_id, kind: rd.origin_kind }, via: 'writes', resource_id: rd.resource_id, mode: 'rw', access: w });
@@ -136,8 +184,8 @@ export async function linksFrom(src: GraphSource, frontier: readonly Principal[]
   return links.sort(linkOrder);
 }
 
-/** The links arriving at `frontier`, in a deterministic order (the reverse of `linksFrom`). */
-export async function linksTo(src: GraphSource, frontier: readonly Principal[], cache: SearchCache): Promise<Link[]> {
+/** The links arriving at `frontier`, in a deterministic order (the reverse of `linksFrom`), within the budget. */
+async function linksTo(src: GraphSource, frontier: readonly Principal[], cache: SearchCache, work: Work): Promise<Link[]> {
   const links: Link[] = [];
   const sessions = frontier.filter((p) => p.kind === 'session').map((p) => p.id);
   await fill(src, sessions, cache);
@@ -149,16 +197,18 @@ export async function linksTo(src: GraphSource, frontier: readonly Principal[], 
   if (identities.length > 0) {
     const creds = (await src.children(identities)).filter((n) => n.kind === 'resource' && n.class === 'credential');
     for (const c of creds) cache.nodes.set(c.id, c);
-    for (const e of await src.edgesTo(creds.map((c) => c.id))) {
-      const c = cache.nodes.get(e.resource_id) as GraphNode;
-      links.push({ from: { id: e.origin_id, kind: e.origin_kind }, to: { id: c.parent_id as string, kind: 'identity' }, via: 'credential', resource_id: c.id, mode: e.mode, access: e });
+    if (creds.length > 0) {
+      for (const e of await work.read((limit) => src.edgesTo(creds.map((c) => c.id), limit))) {
+        const c = cache.nodes.get(e.resource_id) as GraphNode;
+        links.push({ from: { id: e.origin_id, kind: e.origin_kind }, to: { id: c.parent_id as string, kind: 'identity' }, via: 'credential', resource_id: c.id, mode: e.mode, access: e });
+      }
     }
   }
   const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
   const readers = new Map<string, Access[]>();
-  for (const a of await src.linkingAccessesFrom(frontier.map((p) => p.id))) if (controls(a.resource)) readers.set(a.resource_id, [...(readers.get(a.resource_id) ?? []), a]);
+  for (const a of await accessesOf(src, frontier, work)) if (a.resource && controls(a.resource)) readers.set(a.resource_id, [...(readers.get(a.resource_id) ?? []), a]);
   if (readers.size > 0) {
-    for (const w of await src.edgesTo([...readers.keys()])) {
+    for (const w of await work.read((limit) => src.edgesTo([...readers.keys()], limit))) {
       if (w.mode !== 'rw') continue;
       for (const rd of readers.get(w.resource_id) ?? []) {
         if (rd.origin_id === w.origin_id) continue;
@@ -175,20 +225,36 @@ interface Visit {
   link: Link | null;
 }
 
-/** Breadth-first over principal links from `start`; each reached principal keeps the link it was first reached by. */
-export async function principalsFrom(src: GraphSource, start: Principal, bounds: SearchBounds, cache: SearchCache): Promise<{ reached: Map<string, Visit>; truncated: boolean }> {
+/**
+ * Breadth-first over principal links from `start`, level by level within the budget; each reached
+ * principal keeps the link it was first reached by. `onAccesses` sees the accesses read at each
+ * depth, the last level's included (whose links are not followed).
+ */
+async function principalsFrom(
+  src: GraphSource,
+  start: Principal,
+  bounds: SearchBounds,
+  cache: SearchCache,
+  work: Work,
+  onAccesses?: (accesses: readonly LinkedAccess[], depth: number) => void,
+): Promise<{ reached: Map<string, Visit>; truncated: boolean }> {
   const reached = new Map<string, Visit>([[start.id, { kind: start.kind, depth: 0, link: null }]]);
   let frontier: Principal[] = [start];
   let truncated = false;
-  for (let depth = 1; depth <= bounds.maxDepth && frontier.length > 0 && !truncated; depth++) {
+  for (let depth = 0; frontier.length > 0 && !work.cut; depth++) {
+    const expand = depth < bounds.maxDepth && !truncated;
+    if (!expand && !onAccesses) break;
+    const accesses = await accessesOf(src, frontier, work);
+    onAccesses?.(accesses, depth);
+    if (!expand) break;
     const next: Principal[] = [];
-    for (const l of await linksFrom(src, frontier, cache)) {
+    for (const l of await linksFrom(src, frontier, accesses, cache, work)) {
       if (reached.has(l.to.id)) continue;
       if (reached.size >= bounds.maxNodes) {
         truncated = true;
         break;
       }
-      reached.set(l.to.id, { kind: l.to.kind, depth, link: l });
+      reached.set(l.to.id, { kind: l.to.kind, depth: depth + 1, link: l });
       next.push(l.to);
     }
     frontier = next;
@@ -242,17 +308,26 @@ function pathOf(hops: RawHop[], names: Map<string, GraphNode>): AttackPath {
 
 const CONF_ORDER: Record<Confidence, number> = { high: 0, medium: 1, low: 2 };
 
-export interface EscalationResult {
+export interface EscalationResult extends SearchExtent {
   start: NodeRef;
   targets: Array<{ target: NodeRef; path: AttackPath }>;
-  /** more targets exist than `limit` returned, or the search hit `maxNodes` */
+  /** more targets exist than `limit` returned, or the search was not complete */
   truncated: boolean;
+}
+
+/** How many a search found: exact when it was complete, else a lower bound, named as such. */
+export type Total = { total: number; total_at_least?: never } | { total_at_least: number; total?: never };
+
+function totalOf(n: number, extent: SearchExtent): Total {
+  return extent.complete ? { total: n } : { total_at_least: n };
 }
 
 /** Principals an agent can come to act as (beyond its own sessions), each with a shortest path; ranked shortest, then most certain. */
 export async function escalation(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<EscalationResult> {
   const cache = newCache();
-  const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache);
+  const work = new Work(bounds.budget);
+  const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache, work);
+  const extent = work.extent(truncated);
   // Ranking needs each path's confidence, so the edge under every reaching link.
   const edges = await edgesFor(src, [...reached.values()].map((v) => v.link?.access ?? null));
   const found: Array<{ id: string; kind: OriginKind; hops: RawHop[]; confidence: Confidence }> = [];
@@ -269,7 +344,7 @@ export async function escalation(src: GraphSource, agentId: string, bounds: Sear
   // Names only for what is returned.
   await fill(src, [agentId, ...kept.flatMap((f) => f.hops.flatMap((h) => [h.from.id, h.to.id]))], cache);
   const targets = kept.map((f) => ({ target: { kind: f.kind, id: f.id, name: cache.nodes.get(f.id)?.name ?? null }, path: pathOf(f.hops, cache.nodes) }));
-  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, targets, truncated: truncated || found.length > bounds.limit };
+  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, targets, truncated: !extent.complete || found.length > bounds.limit, ...extent };
 }
 
 export interface ReachItem {
@@ -279,23 +354,31 @@ export interface ReachItem {
   path: AttackPath;
 }
 
-/** Resources an agent can reach, directly or through escalation; per resource the strongest mode, then the shortest path to it. */
-export async function reachability(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ start: NodeRef; items: ReachItem[]; total: number; truncated: boolean }> {
+export type ReachabilityResult = { start: NodeRef; items: ReachItem[] } & Total & { truncated: boolean } & SearchExtent;
+
+/**
+ * Resources an agent can reach, directly or through escalation; per resource the strongest mode,
+ * then the shortest path to it. Cut by the budget: the resources of the levels read, the mode the
+ * strongest found so far.
+ */
+export async function reachability(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<ReachabilityResult> {
   const cache = newCache();
-  const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache);
-  // Per resource the strongest mode, then the least depth, then the least origin: depth by depth,
-  // from the holders the database aggregates (one row per resource, not one per access).
-  const levels: string[][] = [];
-  for (const [id, v] of reached) (levels[v.depth] ??= []).push(id);
+  const work = new Work(bounds.budget);
+  // Per resource the strongest mode, then the least depth, then the least origin, level by level
+  // as the search reads each depth's accesses.
   const best = new Map<string, { access: Access; depth: number }>();
-  for (const [depth, ids] of levels.entries()) {
-    if (!ids) continue;
-    for (const h of await src.holdersFrom(ids)) {
-      const cur = best.get(h.resource_id);
-      if (h.rw !== null && (!cur || cur.access.mode === 'r')) best.set(h.resource_id, { access: { origin_id: h.rw, resource_id: h.resource_id, mode: 'rw' }, depth });
-      else if (h.r !== null && !cur) best.set(h.resource_id, { access: { origin_id: h.r, resource_id: h.resource_id, mode: 'r' }, depth });
+  const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache, work, (accesses, depth) => {
+    const level = new Map<string, Access>();
+    for (const a of accesses) {
+      const held = level.get(a.resource_id);
+      if (!held || (a.mode === 'rw' && held.mode === 'r') || (a.mode === held.mode && a.origin_id < held.origin_id)) level.set(a.resource_id, { origin_id: a.origin_id, resource_id: a.resource_id, mode: a.mode });
     }
-  }
+    for (const [rid, a] of level) {
+      const cur = best.get(rid);
+      if (!cur || (a.mode === 'rw' && cur.access.mode === 'r')) best.set(rid, { access: a, depth });
+    }
+  });
+  const extent = work.extent(truncated);
   const ranked = [...best.entries()].sort(([ra, a], [rb, b]) => a.depth - b.depth || cmp(ra, rb));
   const kept = ranked.slice(0, bounds.limit);
   const chains = kept.map(([, { access }]) => chainTo(reached, access.origin_id));
@@ -310,7 +393,7 @@ export async function reachability(src: GraphSource, agentId: string, bounds: Se
     const node = cache.nodes.get(rid);
     items.push({ resource: { kind: 'resource', id: rid, name: node?.name ?? null, class: node?.class ?? null }, mode: edge.mode, path: pathOf([...hops, accessHop(edge)], cache.nodes) });
   });
-  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, items, total: ranked.length, truncated: truncated || ranked.length > bounds.limit };
+  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, items, ...totalOf(ranked.length, extent), truncated: !extent.complete || ranked.length > bounds.limit, ...extent };
 }
 
 export interface ExfilItem {
@@ -320,11 +403,14 @@ export interface ExfilItem {
   path: AttackPath;
 }
 
+export type ExfilResult = { resource: NodeRef; items: ExfilItem[] } & Total & { truncated: boolean } & SearchExtent;
+
 /** Principals that can come to read a resource, each with a shortest path ending in an access to it; agents first among equals. */
-export async function exfil(src: GraphSource, resourceId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<{ resource: NodeRef; items: ExfilItem[]; total: number; truncated: boolean }> {
+export async function exfil(src: GraphSource, resourceId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<ExfilResult> {
   const cache = newCache();
+  const work = new Work(bounds.budget);
   const reached = new Map<string, { kind: OriginKind; depth: number; next: Link | null; access: GraphEdge | null }>();
-  const direct = (await src.edgesTo([resourceId])).sort((a, b) => cmp(a.origin_id, b.origin_id) || (a.mode === 'rw' ? -1 : 1));
+  const direct = (await work.read((limit) => src.edgesTo([resourceId], limit))).sort((a, b) => cmp(a.origin_id, b.origin_id) || (a.mode === 'rw' ? -1 : 1));
   let frontier: Principal[] = [];
   for (const e of direct) {
     if (reached.has(e.origin_id)) continue;
@@ -332,9 +418,9 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
     frontier.push({ id: e.origin_id, kind: e.origin_kind });
   }
   let truncated = false;
-  for (let depth = 1; depth <= bounds.maxDepth && frontier.length > 0 && !truncated; depth++) {
+  for (let depth = 1; depth <= bounds.maxDepth && frontier.length > 0 && !truncated && !work.cut; depth++) {
     const next: Principal[] = [];
-    for (const l of await linksTo(src, frontier, cache)) {
+    for (const l of await linksTo(src, frontier, cache, work)) {
       if (reached.has(l.from.id)) continue;
       if (reached.size >= bounds.maxNodes) {
         truncated = true;
@@ -345,6 +431,7 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
     }
     frontier = next;
   }
+  const extent = work.extent(truncated);
   const kindOrder: Record<string, number> = { agent: 0, session: 1, identity: 2 };
   const ranked = [...reached.entries()].sort(([ia, a], [ib, b]) => a.depth - b.depth || (kindOrder[a.kind] ?? 9) - (kindOrder[b.kind] ?? 9) || cmp(ia, ib));
   const kept = ranked.slice(0, bounds.limit);
@@ -363,5 +450,5 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
     if (hops) items.push({ principal: { kind: v.kind, id, name: cache.nodes.get(id)?.name ?? null }, mode: access.mode, path: pathOf([...hops, accessHop(access)], cache.nodes) });
   });
   const r = cache.nodes.get(resourceId);
-  return { resource: { kind: 'resource', id: resourceId, name: r?.name ?? null }, items, total: ranked.length, truncated: truncated || ranked.length > bounds.limit };
+  return { resource: { kind: 'resource', id: resourceId, name: r?.name ?? null }, items, ...totalOf(ranked.length, extent), truncated: !extent.complete || ranked.length > bounds.limit, ...extent };
 }

@@ -39,22 +39,23 @@ export interface Access {
   mode: Mode;
 }
 
-/** Per resource, the smallest origin among some principals that holds it `rw`, and that holds it `r`. */
-export interface ResourceHolders {
-  resource_id: string;
-  rw: string | null;
-  r: string | null;
+/** An access as a search reads it: with its resource when that resource links principals (credential, config, code). */
+export interface LinkedAccess extends Access {
+  resource: GraphNode | null;
 }
 
+/**
+ * The reads that walk edges take `limit`, the edges the search may still examine (its work budget,
+ * attack-paths.ts): they answer at most that many, in a fixed order both sources share, so the
+ * database stops where the budget does and a cut search answers alike on every backend.
+ */
 export interface GraphSource {
-  /** the accesses whose origin is one of `ids` onto linking resources (credential, config, code), with the resource */
-  linkingAccessesFrom(ids: readonly string[]): Promise<Array<Access & { resource: GraphNode }>>;
-  /** every resource some origin among `ids` can access, with its holders (one row per resource) */
-  holdersFrom(ids: readonly string[]): Promise<ResourceHolders[]>;
+  /** the accesses whose origin is one of `ids`, ordered by origin, resource, mode; at most `limit` */
+  accessesFrom(ids: readonly string[], limit: number): Promise<LinkedAccess[]>;
   /** the access edges of `accesses` (each by origin, resource and mode); absent ones are skipped */
   edgesOf(accesses: readonly Access[]): Promise<GraphEdge[]>;
-  /** access edges whose resource is one of `ids` */
-  edgesTo(ids: readonly string[]): Promise<GraphEdge[]>;
+  /** access edges whose resource is one of `ids`, ordered by resource, id; at most `limit` */
+  edgesTo(ids: readonly string[], limit: number): Promise<GraphEdge[]>;
   /** nodes (agents included) by id; unknown ids are absent */
   nodes(ids: readonly string[]): Promise<Map<string, GraphNode>>;
   /** nodes whose parent is one of `ids` (an agent's sessions, an identity's credentials) */
@@ -66,10 +67,6 @@ export const LINKING_CLASSES = ['credential', 'config', 'code'] as const;
 
 /** `n.class in (…LINKING_CLASSES)`: the predicate of access_nodes_linking_idx (migration 005), as literals (a bound parameter would not prove it). */
 const LINKING_PREDICATE = sql<boolean>`n.class in (${sql.raw(LINKING_CLASSES.map((c) => `'${c}'`).join(', '))})`;
-
-function minId(a: string | null, b: string | null): string | null {
-  return a === null ? b : b === null || a < b ? a : b;
-}
 
 type EdgeRow = { id: string; origin_kind: string; origin_id: string; resource_id: string; mode: string; permitted: number; observed_count: number | string; confidence: string };
 
@@ -105,39 +102,23 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
 export function storeGraphSource(tx: Transaction<Database>, tenant: string): GraphSource {
   const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
   return {
-    async linkingAccessesFrom(ids) {
-      const out: Array<Access & { resource: GraphNode }> = [];
-      // Walks the key (origin first) and probes access_nodes_linking_idx, which holds only the few
-      // linking resources: the database skips every other access without returning it. `cross join`
-      // keeps SQLite's loop in that order (it would otherwise walk every linking resource).
-      for (const c of chunks([...new Set(ids)], 500)) {
-        const rows = await sql<{ origin_id: string; resource_id: string; mode: Mode; kind: string; name: string; class: string; parent_id: string | null }>`
+    async accessesFrom(ids, limit) {
+      const out: LinkedAccess[] = [];
+      // Walks the key (origin first, in key order, so `limit` stops the walk) and probes
+      // access_nodes_linking_idx, which holds only the few linking resources.
+      for (const c of chunks([...new Set(ids)].sort(), 500)) {
+        if (out.length >= limit) break;
+        const rows = await sql<{ origin_id: string; resource_id: string; mode: Mode; kind: string | null; name: string; class: string; parent_id: string | null }>`
           select e.origin_id, e.resource_id, e.mode, n.kind, n.name, n.class, n.parent_id
-          from access_edges e cross join access_nodes n
-          where e.tenant_id = ${tenant} and e.origin_id in (${sql.join(c)}) and n.tenant_id = e.tenant_id and n.id = e.resource_id and ${LINKING_PREDICATE}`.execute(tx);
-        for (const r of rows.rows) out.push({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource: nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id }) });
-      }
-      return out;
-    },
-    async holdersFrom(ids) {
-      // Aggregated in the database from the key alone: one row per resource, not one per access.
-      // Materialized, or SQLite walks (tenant, resource, id) for the grouping order, i.e. every edge.
-      // Origins compare as text (Postgres 15 has no min(uuid)); canonical lowercase ids order alike.
-      const out = new Map<string, ResourceHolders>();
-      for (const c of chunks([...new Set(ids)], 5_000)) {
-        const rows = await sql<ResourceHolders>`
-          with a as materialized (select origin_id, resource_id, mode from access_edges where tenant_id = ${tenant} and origin_id in (${sql.join(c)}))
-          select resource_id,
-                 min(case when mode = 'rw' then cast(origin_id as text) end) as rw,
-                 min(case when mode = 'r' then cast(origin_id as text) end) as r
-          from a group by resource_id`.execute(tx);
-        for (const h of rows.rows) {
-          const cur = out.get(h.resource_id);
-          if (!cur) out.set(h.resource_id, h);
-          else out.set(h.resource_id, { resource_id: h.resource_id, rw: minId(cur.rw, h.rw), r: minId(cur.r, h.r) });
+          from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and ${LINKING_PREDICATE}
+          where e.tenant_id = ${tenant} and e.origin_id in (${sql.join(c)})
+          order by e.origin_id, e.resource_id, e.mode limit ${limit - out.length}`.execute(tx);
+        for (const r of rows.rows) {
+          const resource = r.kind === null ? null : nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id });
+          out.push({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource });
         }
       }
-      return [...out.values()];
+      return out;
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
@@ -165,9 +146,13 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string): Gra
       await flush();
       return out;
     },
-    async edgesTo(ids) {
+    async edgesTo(ids, limit) {
       const out: GraphEdge[] = [];
-      for (const c of chunks([...new Set(ids)], 500)) for (const r of await edges.select(EDGE_COLS).where('resource_id', 'in', c).execute()) out.push(edgeOf(r));
+      // (tenant, resource, id) order: the index's own, so `limit` stops the walk.
+      for (const c of chunks([...new Set(ids)].sort(), 500)) {
+        if (out.length >= limit) break;
+        for (const r of await edges.select(EDGE_COLS).where('resource_id', 'in', c).orderBy('resource_id').orderBy('id').limit(limit - out.length).execute()) out.push(edgeOf(r));
+      }
       return out;
     },
     async nodes(ids) {
@@ -201,26 +186,29 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
   for (const n of nodes) if (n.parent_id) kids.set(n.parent_id, [...(kids.get(n.parent_id) ?? []), n]);
   const uniq = (ids: readonly string[]) => [...new Set(ids)];
   const linking = (n: GraphNode | undefined): n is GraphNode => n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
+  // The stores' `order by` of those columns, column by column (ids: canonical lowercase UUIDs).
+  const byKey =
+    <T>(key: (x: T) => string[]) =>
+    (a: T, b: T): number => {
+      const [ka, kb] = [key(a), key(b)];
+      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as string) < (kb[i] as string) ? -1 : 1;
+      return 0;
+    };
   return {
-    linkingAccessesFrom: async (ids) =>
-      uniq(ids).flatMap((id) => (from.get(id) ?? []).flatMap((e) => {
-        const r = byId.get(e.resource_id);
-        return linking(r) ? [{ origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode, resource: r }] : [];
-      })),
-    holdersFrom: async (ids) => {
-      const out = new Map<string, ResourceHolders>();
-      for (const e of uniq(ids).flatMap((id) => from.get(id) ?? [])) {
-        const h = out.get(e.resource_id) ?? { resource_id: e.resource_id, rw: null, r: null };
-        h[e.mode] = minId(h[e.mode], e.origin_id);
-        out.set(e.resource_id, h);
-      }
-      return [...out.values()];
-    },
+    accessesFrom: async (ids, limit) =>
+      uniq(ids)
+        .flatMap((id) => from.get(id) ?? [])
+        .sort(byKey((e) => [e.origin_id, e.resource_id, e.mode]))
+        .slice(0, limit)
+        .map((e) => {
+          const r = byId.get(e.resource_id);
+          return { origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode, resource: linking(r) ? r : null };
+        }),
     edgesOf: async (accesses) => {
       const wanted = new Set(accesses.map(accessKey));
       return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
     },
-    edgesTo: async (ids) => uniq(ids).flatMap((id) => to.get(id) ?? []),
+    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [e.resource_id, e.id])).slice(0, limit),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
     children: async (ids) => uniq(ids).flatMap((id) => kids.get(id) ?? []),
   };

@@ -73,7 +73,12 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
       const childrenWanted = (node.kind === 'agent' && out) || (node.kind === 'identity' && inc);
       if (childrenWanted) {
         const relation = node.kind === 'agent' ? 'runs' : 'authenticates_as';
-        for (const c of await tx.selectFrom('access_nodes').select(cols).where('tenant_id', '=', tenant).where('parent_id', '=', node.id).orderBy('id').limit(1000).execute()) {
+        // Materialized (as edgeSource): for `order by id` the planner would otherwise walk
+        // (tenant_id, id) and filter every node of the tenant instead of seeking access_nodes_parent_idx.
+        const children = await sql<Parameters<typeof toView>[0]>`
+          with kids as materialized (select ${sql.join(cols.map((c) => sql.ref(c)))} from access_nodes where tenant_id = ${tenant} and parent_id = ${node.id})
+          select * from kids order by id limit 1000`.execute(tx);
+        for (const c of children.rows) {
           // An agent runs its sessions (outgoing); an identity's credentials point at it (incoming).
           links.push({ relation, direction: relation === 'runs' ? 'outgoing' : 'incoming', node: toView(c) });
         }

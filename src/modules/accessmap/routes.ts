@@ -41,8 +41,8 @@ export function effectiveLimit(limit: number | undefined): number {
   return limit === undefined || limit === 0 ? ENGINE_DEFAULT_LIMIT : limit;
 }
 
-function bounds(q: { max_depth?: number; limit?: number }): SearchBounds {
-  return { ...DEFAULT_BOUNDS, maxDepth: q.max_depth ?? DEFAULT_BOUNDS.maxDepth, limit: effectiveLimit(q.limit) };
+function bounds(q: { max_depth?: number; limit?: number; budget?: number }): SearchBounds {
+  return { ...DEFAULT_BOUNDS, maxDepth: q.max_depth ?? DEFAULT_BOUNDS.maxDepth, limit: effectiveLimit(q.limit), budget: q.budget ?? DEFAULT_BOUNDS.budget };
 }
 
 type ReadContext = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
@@ -92,7 +92,7 @@ export const accessmapRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/accessmap/attack-paths/escalation',
     operationId: 'accessmapEscalation',
-    summary: 'Principals an agent can come to act as, with shortest paths, ranked',
+    summary: 'Principals an agent can come to act as, with shortest paths, ranked nearest first; bounded by a work budget (complete says whether it was reached)',
     permission: 'accessmap:graph:read',
     audit: 'accessmap.attack_paths.escalation.read',
     query: AgentPathQuery,
@@ -108,7 +108,7 @@ export const accessmapRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/accessmap/attack-paths/reachability',
     operationId: 'accessmapReachability',
-    summary: 'Resources an agent can reach directly or through escalation, with the path to each',
+    summary: 'Resources an agent can reach directly or through escalation, with the path to each; bounded by a work budget (complete, total or total_at_least)',
     permission: 'accessmap:graph:read',
     audit: 'accessmap.attack_paths.reachability.read',
     query: AgentPathQuery,
@@ -124,7 +124,7 @@ export const accessmapRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/accessmap/attack-paths/exfil',
     operationId: 'accessmapExfil',
-    summary: 'Principals that can come to read a resource, with the path of each',
+    summary: 'Principals that can come to read a resource, with the path of each; bounded by a work budget (complete, total or total_at_least)',
     permission: 'accessmap:graph:read',
     audit: 'accessmap.attack_paths.exfil.read',
     query: ExfilQuery,

@@ -1,6 +1,7 @@
 /** Wire schemas of the accessmap module routes (beta; `/openapi.beta.json`). */
 import Type from 'typebox';
 import { Timestamp, Uuid } from '../../contract/common.js';
+import { DEFAULT_BUDGET, MAX_BUDGET } from './attack-paths.js';
 
 
 export const OriginKind = Type.Enum(['agent', 'session', 'identity']);
@@ -38,8 +39,15 @@ export const NeighborsQuery = Type.Object(
   { additionalProperties: false },
 );
 const MaxDepth = Type.Integer({ minimum: 1, maximum: 8, default: 6, description: 'principal hops searched (default 6)' });
-export const AgentPathQuery = Type.Object({ agent_id: Uuid, max_depth: Type.Optional(MaxDepth), limit: Type.Optional(ModuleLimit) }, { additionalProperties: false });
-export const ExfilQuery = Type.Object({ resource_id: Uuid, max_depth: Type.Optional(MaxDepth), limit: Type.Optional(ModuleLimit) }, { additionalProperties: false });
+const Budget = Type.Integer({
+  minimum: 1,
+  maximum: MAX_BUDGET,
+  default: DEFAULT_BUDGET,
+  description: `access edges the search may examine (default ${DEFAULT_BUDGET}, at most ${MAX_BUDGET}); a search it stops answers complete: false`,
+});
+const searchFields = { max_depth: Type.Optional(MaxDepth), limit: Type.Optional(ModuleLimit), budget: Type.Optional(Budget) };
+export const AgentPathQuery = Type.Object({ agent_id: Uuid, ...searchFields }, { additionalProperties: false });
+export const ExfilQuery = Type.Object({ resource_id: Uuid, ...searchFields }, { additionalProperties: false });
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -104,16 +112,27 @@ const Hop = Type.Object(
 );
 const Path = Type.Object({ length: Type.Integer({ minimum: 1 }), confidence: ConfidenceSchema, hops: Type.Array(Hop) }, { additionalProperties: false });
 
+/** How far a search got (attack-paths.ts SearchExtent), and its counts: exact only when complete. */
+const extentFields = {
+  truncated: Type.Boolean({ description: 'more paths exist than returned (limit), or the search was not complete' }),
+  complete: Type.Boolean({ description: 'false when the work budget or the principal cap stopped the search before it examined everything within max_depth' }),
+  examined: Type.Object({ edges: Type.Integer({ minimum: 0 }), budget: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'access edges the search examined, and its budget' }),
+};
+const totalFields = {
+  total: Type.Optional(Type.Integer({ minimum: 0, description: 'how many were found; present only when complete' })),
+  total_at_least: Type.Optional(Type.Integer({ minimum: 0, description: 'a lower bound of the total; present only when not complete' })),
+};
+
 export const EscalationAnswer = Type.Object(
-  { start: NodeRef, targets: Type.Array(Type.Object({ target: NodeRef, path: Path }, { additionalProperties: false })), truncated: Type.Boolean() },
+  { start: NodeRef, targets: Type.Array(Type.Object({ target: NodeRef, path: Path }, { additionalProperties: false })), ...extentFields },
   { additionalProperties: false },
 );
 export const ReachabilityAnswer = Type.Object(
   {
     start: NodeRef,
     items: Type.Array(Type.Object({ resource: Type.Object({ ...NodeRef.properties, class: Nullable(ResourceClassSchema) }, { additionalProperties: false }), mode: ModeSchema, path: Path }, { additionalProperties: false })),
-    total: Type.Integer({ minimum: 0 }),
-    truncated: Type.Boolean(),
+    ...totalFields,
+    ...extentFields,
   },
   { additionalProperties: false },
 );
@@ -121,8 +140,8 @@ export const ExfilAnswer = Type.Object(
   {
     resource: NodeRef,
     items: Type.Array(Type.Object({ principal: NodeRef, mode: ModeSchema, path: Path }, { additionalProperties: false })),
-    total: Type.Integer({ minimum: 0 }),
-    truncated: Type.Boolean(),
+    ...totalFields,
+    ...extentFields,
   },
   { additionalProperties: false },
 );

@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Store } from '../../store/store.js';
-import { escalation, reachability } from './attack-paths.js';
+import { escalation, MAX_BUDGET, reachability } from './attack-paths.js';
 import { storeGraphSource } from './graph-source.js';
 
 export interface Summary {
@@ -72,14 +72,14 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
     let withPaths = 0;
     for (const a of agents.slice(0, maxAgents)) {
       if (Date.now() - started > budgetMs) break;
-      const esc = await escalation(src, a.id, { maxDepth: 4, maxNodes: 5_000, limit: 1_000 });
+      const esc = await escalation(src, a.id, { maxDepth: 4, maxNodes: 5_000, limit: 1_000, budget: MAX_BUDGET });
       if (esc.targets.length === 0) {
         evaluated.push({ agent: a, targets: 0, shortest: 0, reachable_resources: 0 });
         continue;
       }
       withPaths++;
-      const reach = await reachability(src, a.id, { maxDepth: 4, maxNodes: 5_000, limit: 0 });
-      evaluated.push({ agent: a, targets: esc.targets.length, shortest: esc.targets[0]?.path.length ?? 0, reachable_resources: reach.total });
+      const reach = await reachability(src, a.id, { maxDepth: 4, maxNodes: 5_000, limit: 0, budget: MAX_BUDGET });
+      evaluated.push({ agent: a, targets: esc.targets.length, shortest: esc.targets[0]?.path.length ?? 0, reachable_resources: reach.total ?? reach.total_at_least });
     }
     const top = evaluated.filter((x) => x.targets > 0).sort((x, y) => y.targets - x.targets || y.reachable_resources - x.reachable_resources || (x.agent.id < y.agent.id ? -1 : 1)).slice(0, opts.top ?? 10);
     return {

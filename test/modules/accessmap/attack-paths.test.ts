@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { escalation, exfil, reachability, type AttackPath } from '../../../src/modules/accessmap/attack-paths.js';
+import { escalation, exfil, MAX_BUDGET, reachability, type AttackPath } from '../../../src/modules/accessmap/attack-paths.js';
 import { memoryGraphSource, type GraphNode } from '../../../src/modules/accessmap/graph-source.js';
 import { arbitraryGraph, GraphBuilder, plainBfs, type Graph } from './graph-fixtures.js';
 
-const BIG = { maxDepth: 6, maxNodes: 100_000, limit: 1000 };
+const BIG = { maxDepth: 6, maxNodes: 100_000, limit: 1000, budget: MAX_BUDGET };
 
 /**
  * A agent writes the config B reads; B reads the key that authenticates as deploy-bot; deploy-bot
@@ -67,6 +67,7 @@ describe('attack paths on a hand-built estate', () => {
       ['db', 'rw', 3, 'high'],
     ]);
     assert.equal(res.total, 5);
+    assert.deepEqual([res.complete, res.truncated, res.total_at_least], [true, false, undefined]);
     const limited = await reachability(memoryGraphSource(g.nodes, g.edges), b.id('A'), { ...BIG, limit: 2 });
     assert.equal(limited.items.length, 2);
     assert.equal(limited.truncated, true);
@@ -113,7 +114,7 @@ describe('attack paths on a hand-built estate', () => {
       b.access(`R${i}`, 'cfg', 'r');
     }
     const g = b.graph();
-    const res = await escalation(memoryGraphSource(g.nodes, g.edges), b.id('A'), { maxDepth: 6, maxNodes: 10, limit: 100 });
+    const res = await escalation(memoryGraphSource(g.nodes, g.edges), b.id('A'), { ...BIG, maxNodes: 10, limit: 100 });
     assert.equal(res.truncated, true);
     assert.equal(res.targets.length, 9);
   });
@@ -208,4 +209,42 @@ describe('attack paths on random graphs (fast-check)', () => {
       runs,
     );
   });
+
+  it('a work budget that cuts the search says so; its paths exist; enough budget gives the exact answer', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbitraryGraph, fc.integer({ min: 1, max: 12 }), async (g, budget) => {
+        const src = memoryGraphSource(g.nodes, g.edges);
+        for (const a of g.nodes.filter((n) => n.kind === 'agent')) {
+          const exact = await reachability(src, a.id, BIG);
+          const cut = await reachability(src, a.id, { ...BIG, budget });
+          assertBudgeted(cut, budget);
+          for (const it of cut.items) assert.equal(pathProblem(g, it.path, a.id, it.resource.id), undefined);
+          if (cut.complete) assert.deepEqual(cut.items, exact.items);
+          // Cut: only reachable resources, each in the strongest mode found so far (never above the exact one).
+          else assert.ok(cut.items.every((i) => exact.items.some((e) => e.resource.id === i.resource.id && (i.mode === e.mode || i.mode === 'r'))));
+          assert.deepEqual(await reachability(src, a.id, { ...BIG, budget: Math.max(1, exact.examined.edges) }), { ...exact, examined: { ...exact.examined, budget: Math.max(1, exact.examined.edges) } });
+          const esc = await escalation(src, a.id, { ...BIG, budget });
+          assertBudgeted(esc, budget);
+          for (const t of esc.targets) assert.equal(pathProblem(g, t.path, a.id, t.target.id), undefined);
+        }
+        for (const r of g.nodes.filter((n) => n.kind === 'resource')) {
+          const cut = await exfil(src, r.id, { ...BIG, budget });
+          assertBudgeted(cut, budget);
+          for (const it of cut.items) assert.equal(pathProblem(g, it.path, it.principal.id, r.id), undefined);
+        }
+      }),
+      runs,
+    );
+  });
 });
+
+/** A budgeted answer: never more work than the budget; a cut one is flagged, with its count a lower bound. */
+function assertBudgeted(res: { complete: boolean; truncated: boolean; examined: { edges: number; budget: number }; total?: number; total_at_least?: number }, budget: number): void {
+  assert.equal(res.examined.budget, budget);
+  assert.ok(res.examined.edges <= budget, `examined ${res.examined.edges} > budget ${budget}`);
+  if (!res.complete) {
+    assert.equal(res.truncated, true);
+    assert.equal(res.total, undefined);
+    if ('total_at_least' in res) assert.equal(typeof res.total_at_least, 'number');
+  } else if ('total_at_least' in res || 'total' in res) assert.equal(typeof res.total, 'number');
+}

@@ -1,14 +1,15 @@
 /**
  * The store's GraphSource against the in-memory one (which the path property tests check against a
  * plain BFS): random graphs written to a real database answer every search exactly as in memory.
- * The store reads with its own SQL (index-only accesses, aggregated holders, linking-resource
- * probes), so this is what ties those queries to the algorithms' semantics on each backend.
+ * The store reads with its own SQL (index-only accesses in key order, linking-resource
+ * probes, a work budget applied as the database's `limit` in a shared order), so this is what ties
+ * those queries to the algorithms' semantics on each backend, cut searches included.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { newId } from '../../../src/core/agents/ids.js';
-import { escalation, exfil, reachability } from '../../../src/modules/accessmap/attack-paths.js';
+import { escalation, exfil, MAX_BUDGET, reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { memoryGraphSource, storeGraphSource, type GraphEdge, type GraphNode } from '../../../src/modules/accessmap/graph-source.js';
 import { nowTimestamp } from '../../../src/ledger/time.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
@@ -67,14 +68,14 @@ for (const b of await testStores()) {
     });
     after(async () => h?.dispose());
 
-    it('escalation, reachability and exfil: same answers, paths and bounds', async () => {
+    it('escalation, reachability and exfil: same answers, paths and bounds (a work budget that cuts included)', async () => {
       await fc.assert(
-        fc.asyncProperty(arbitraryGraph, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 6 }), async (raw, maxDepth, limit) => {
+        fc.asyncProperty(arbitraryGraph, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 6 }), fc.oneof(fc.constant(MAX_BUDGET), fc.integer({ min: 1, max: 12 })), async (raw, maxDepth, limit, budget) => {
           const g = renumbered(raw);
           const tenant = await addTenant(h.store);
           await write(h, tenant, g);
           const mem = memoryGraphSource(g.nodes, g.edges);
-          const bounds = { maxDepth, maxNodes: 100_000, limit };
+          const bounds = { maxDepth, maxNodes: 100_000, limit, budget };
           await h.store.withTenant(tenant, async (tx) => {
             const src = storeGraphSource(tx, tenant);
             for (const a of g.nodes.filter((n) => n.kind === 'agent')) {

@@ -104,6 +104,18 @@ describe('accessmap over HTTPS', () => {
     assert.equal((await send(editor, 'GET', '/v1/m/accessmap/graph?origin_kind=robot')).status, 400);
   });
 
+  it('attack-path searches are bounded by a work budget and say whether they completed', async () => {
+    const reach = (q: string) => send(editor, 'GET', `/v1/m/accessmap/attack-paths/reachability?agent_id=${agentId}${q}`);
+    const full = (await reach('')).json();
+    assert.deepEqual([full.complete, full.truncated, full.total, full.total_at_least, full.examined], [true, false, 2, undefined, { edges: 2, budget: 10_000 }]);
+    const cut = (await reach('&budget=1')).json();
+    assert.deepEqual([cut.complete, cut.truncated, cut.total, cut.total_at_least, cut.examined, cut.items.length], [false, true, undefined, 1, { edges: 1, budget: 1 }, 1]);
+    assert.equal((await reach('&budget=0')).status, 400);
+    assert.equal((await reach('&budget=2000001')).status, 400);
+    const esc = (await send(editor, 'GET', `/v1/m/accessmap/attack-paths/escalation?agent_id=${agentId}&budget=1`)).json();
+    assert.equal(esc.complete, false);
+  });
+
   it('tenant isolation: another tenant sees no edges and gets 404 for this tenant’s agent', async () => {
     assert.equal((await send(owner, 'GET', `/v1/agents/${agentId}`, undefined, otherTenant)).status, 404);
     assert.equal((await send(owner, 'GET', `/v1/m/accessmap/neighbors?id=${agentId}`, undefined, otherTenant)).status, 404);
@@ -128,5 +140,10 @@ describe('accessmap over HTTPS', () => {
     for (const p of ['/v1/agents', '/v1/agents/{id}', '/v1/access-edges', '/v1/workspaces', '/v1/workspaces/{id}', '/v1/search']) assert.ok(core.paths[p], p);
     const beta = (await call(server, 'GET', '/openapi.beta.json')).json();
     for (const p of ['graph', 'drift', 'neighbors', 'attack-paths/escalation', 'attack-paths/exfil', 'attack-paths/reachability', 'attack-paths/summary']) assert.ok(beta.paths[`/v1/m/accessmap/${p}`], p);
+    for (const p of ['escalation', 'exfil', 'reachability']) {
+      const op = beta.paths[`/v1/m/accessmap/attack-paths/${p}`].get;
+      assert.ok(op.parameters.some((q: { name: string }) => q.name === 'budget'), `${p}: budget`);
+      assert.ok(JSON.stringify(op.responses).includes('"complete"'), `${p}: complete`);
+    }
   });
 });

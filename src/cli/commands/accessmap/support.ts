@@ -21,6 +21,23 @@ export type EdgeView = {
 
 export type HopView = { from: { kind: string; name: string | null; id: string }; to: { kind: string; name: string | null; id: string }; via: string; mode: string | null; basis: string };
 export type PathView = { length: number; confidence: string; hops: HopView[] };
+/** How far an attack-path search got (the answer's `complete`, `examined`, `truncated` and total). */
+export type ExtentView = { truncated: boolean; complete: boolean; examined: { edges: number; budget: number }; total?: number; total_at_least?: number };
+
+/** The `--budget` flag of the attack-path searches. */
+export const budgetOption = () => Option.String('--budget', { description: 'Access edges the search may examine (work budget; default and cap: see docs/accessmap.md)' });
+
+/** Whether a search answer is truncated, and why: a stopped search (its total a lower bound) or more paths than returned. */
+export function truncationNote(r: ExtentView): string {
+  if (!r.complete) return `truncated: search stopped, ${r.examined.edges} edges examined of a budget of ${r.examined.budget} (--budget raises it)`;
+  return r.truncated ? 'truncated: more paths exist' : '';
+}
+
+/** The footer of reachability and exfil: `total: n`, or `total: at least n` when the search stopped, and the truncation note. */
+export function totalLine(r: ExtentView): string {
+  const note = truncationNote(r);
+  return `total: ${r.total ?? `at least ${r.total_at_least}`}${note ? ` (${note})` : ''}`;
+}
 
 /** Base of `graph` and `drift`: the filter flags of the spec's client inputs, as inherited fields. */
 export abstract class EdgeFilterCommand extends ClientCommand {

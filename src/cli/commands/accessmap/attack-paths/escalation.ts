@@ -1,9 +1,9 @@
 import { Option } from 'clipanion';
 import { BaseCommand, ClientCommand } from '../../../client/base-command.js';
 import { table } from '../../auth/support.js';
-import { pathLine, type PathView } from '../support.js';
+import { budgetOption, pathLine, totalLine, truncationNote, type ExtentView, type PathView } from '../support.js';
 
-type Answer = { start: { name: string | null; id: string }; targets: Array<{ target: { kind: string; name: string | null; id: string }; path: PathView }>; truncated: boolean };
+type Answer = { start: { name: string | null; id: string }; targets: Array<{ target: { kind: string; name: string | null; id: string }; path: PathView }> } & ExtentView;
 
 /** `svc accessmap attack-paths escalation`: principals an agent can come to act as. */
 export class AccessmapEscalationCommand extends ClientCommand {
@@ -19,10 +19,11 @@ export class AccessmapEscalationCommand extends ClientCommand {
   agentId = Option.String('--agent-id', { required: true, description: 'The agent to start from' });
   maxDepth = Option.String('--max-depth', { description: 'Principal hops searched, 1..8 (default 6)' });
   limit = Option.String('--limit', { description: 'Paths returned 1..1000; 0 (default) means the engine default' });
+  budget = budgetOption();
 
   async execute(): Promise<number> {
-    const res = (await this.withClient((c) => c.get('/v1/m/accessmap/attack-paths/escalation', { query: { agent_id: this.agentId, max_depth: this.maxDepth, limit: this.limit } }))).body as Answer;
-    this.emit(res, (r) => `${table(r.targets, [['target', (t) => `${t.target.kind}:${t.target.name ?? t.target.id}`], ['hops', (t) => t.path.length], ['confidence', (t) => t.path.confidence], ['path', (t) => pathLine(t.path)]])}${r.truncated ? '\n(truncated: more paths exist)' : ''}`);
+    const res = (await this.withClient((c) => c.get('/v1/m/accessmap/attack-paths/escalation', { query: { agent_id: this.agentId, max_depth: this.maxDepth, limit: this.limit, budget: this.budget } }))).body as Answer;
+    this.emit(res, (r) => `${table(r.targets, [['target', (t) => `${t.target.kind}:${t.target.name ?? t.target.id}`], ['hops', (t) => t.path.length], ['confidence', (t) => t.path.confidence], ['path', (t) => pathLine(t.path)]])}${r.truncated ? `\n(${truncationNote(r)})` : ''}`);
     return 0;
   }
 }

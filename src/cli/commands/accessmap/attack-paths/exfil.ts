@@ -1,9 +1,9 @@
 import { Option } from 'clipanion';
 import { BaseCommand, ClientCommand } from '../../../client/base-command.js';
 import { table } from '../../auth/support.js';
-import { pathLine, type PathView } from '../support.js';
+import { budgetOption, pathLine, totalLine, type ExtentView, type PathView } from '../support.js';
 
-type Answer = { items: Array<{ principal: { kind: string; name: string | null; id: string }; mode: string; path: PathView }>; total: number; truncated: boolean };
+type Answer = { items: Array<{ principal: { kind: string; name: string | null; id: string }; mode: string; path: PathView }> } & ExtentView;
 
 /** `svc accessmap attack-paths exfil`: who can come to read a resource. */
 export class AccessmapExfilCommand extends ClientCommand {
@@ -18,10 +18,11 @@ export class AccessmapExfilCommand extends ClientCommand {
   resourceId = Option.String('--resource-id', { required: true, description: 'The resource' });
   maxDepth = Option.String('--max-depth', { description: 'Principal hops searched, 1..8 (default 6)' });
   limit = Option.String('--limit', { description: 'Principals returned 1..1000; 0 (default) means the engine default' });
+  budget = budgetOption();
 
   async execute(): Promise<number> {
-    const res = (await this.withClient((c) => c.get('/v1/m/accessmap/attack-paths/exfil', { query: { resource_id: this.resourceId, max_depth: this.maxDepth, limit: this.limit } }))).body as Answer;
-    this.emit(res, (r) => `${table(r.items, [['principal', (i) => `${i.principal.kind}:${i.principal.name ?? i.principal.id}`], ['mode', (i) => i.mode], ['hops', (i) => i.path.length], ['path', (i) => pathLine(i.path)]])}\ntotal: ${r.total}${r.truncated ? ' (truncated)' : ''}`);
+    const res = (await this.withClient((c) => c.get('/v1/m/accessmap/attack-paths/exfil', { query: { resource_id: this.resourceId, max_depth: this.maxDepth, limit: this.limit, budget: this.budget } }))).body as Answer;
+    this.emit(res, (r) => `${table(r.items, [['principal', (i) => `${i.principal.kind}:${i.principal.name ?? i.principal.id}`], ['mode', (i) => i.mode], ['hops', (i) => i.path.length], ['path', (i) => pathLine(i.path)]])}\n${totalLine(r)}`);
     return 0;
   }
 }

@@ -1,9 +1,9 @@
 import { Option } from 'clipanion';
 import { BaseCommand, ClientCommand } from '../../../client/base-command.js';
 import { table } from '../../auth/support.js';
-import { pathLine, type PathView } from '../support.js';
+import { budgetOption, pathLine, totalLine, type ExtentView, type PathView } from '../support.js';
 
-type Answer = { items: Array<{ resource: { name: string | null; id: string; class: string | null }; mode: string; path: PathView }>; total: number; truncated: boolean };
+type Answer = { items: Array<{ resource: { name: string | null; id: string; class: string | null }; mode: string; path: PathView }> } & ExtentView;
 
 /** `svc accessmap attack-paths reachability`: resources an agent can reach. */
 export class AccessmapReachabilityCommand extends ClientCommand {
@@ -18,10 +18,11 @@ export class AccessmapReachabilityCommand extends ClientCommand {
   agentId = Option.String('--agent-id', { required: true, description: 'The agent to start from' });
   maxDepth = Option.String('--max-depth', { description: 'Principal hops searched, 1..8 (default 6)' });
   limit = Option.String('--limit', { description: 'Resources returned 1..1000; 0 (default) means the engine default' });
+  budget = budgetOption();
 
   async execute(): Promise<number> {
-    const res = (await this.withClient((c) => c.get('/v1/m/accessmap/attack-paths/reachability', { query: { agent_id: this.agentId, max_depth: this.maxDepth, limit: this.limit } }))).body as Answer;
-    this.emit(res, (r) => `${table(r.items, [['resource', (i) => i.resource.name ?? i.resource.id], ['class', (i) => i.resource.class], ['mode', (i) => i.mode], ['hops', (i) => i.path.length], ['path', (i) => pathLine(i.path)]])}\ntotal: ${r.total}${r.truncated ? ' (truncated)' : ''}`);
+    const res = (await this.withClient((c) => c.get('/v1/m/accessmap/attack-paths/reachability', { query: { agent_id: this.agentId, max_depth: this.maxDepth, limit: this.limit, budget: this.budget } }))).body as Answer;
+    this.emit(res, (r) => `${table(r.items, [['resource', (i) => i.resource.name ?? i.resource.id], ['class', (i) => i.resource.class], ['mode', (i) => i.mode], ['hops', (i) => i.path.length], ['path', (i) => pathLine(i.path)]])}\n${totalLine(r)}`);
     return 0;
   }
 }
