@@ -139,10 +139,7 @@ export class LedgerPipeline {
       return;
     }
     while (c.queue.length > 0 && c.inflight.length < this.#maxInFlight) {
-      // From idle, a deep queue is cut in two: one half signs while the other commits, and the two
-      // groups of appenders then keep alternating (each re-appends while the other's batch commits).
-      const take = c.inflight.length === 0 && c.queue.length >= 4 * SPLIT_MIN ? Math.ceil(c.queue.length / 2) : this.#maxBatch;
-      const pending = c.queue.splice(0, Math.min(take, this.#maxBatch));
+      const pending = c.queue.splice(0, this.#maxBatch);
       const prev = c.tail;
       let hashed: HashedBatch;
       try {
