@@ -65,7 +65,11 @@ async function runClient(addr: string, ca: Buffer, token: string, n: number, sha
   };
   const intervalMs = (CLIENTS * shape.batch * 1000) / Math.max(1, shape.rate);
   const tick = (due: number) => {
-    if (due >= until) return;
+    if (due >= until) {
+      // The pace is over; with every batch already acked nothing else would end the stream.
+      if (sent.size === 0 && backlog.length === 0) stream.end();
+      return;
+    }
     if (sent.size < shape.window && backlog.length === 0) batch(due);
     else backlog.push(due);
     timer = setTimeout(() => tick(due + intervalMs), Math.max(0, due + intervalMs - performance.now()));

@@ -375,17 +375,18 @@ export interface SqliteReadHandle {
 }
 
 /** Raw columns of {@link sqliteRawRangeReader}, by index. */
-export const RAW = { seq: 0, occurred_at: 1, actor: 2, actor_kind: 3, action: 4, target_kind: 5, target_id: 6, meta: 7, meta_blind: 8, meta_commitment: 9, payload_hash: 10, hash: 11, key_id: 12, sig: 13, id: 14 } as const;
+export const RAW = { seq: 0, occurred_at: 1, actor: 2, actor_kind: 3, action: 4, target_kind: 5, target_id: 6, meta: 7, meta_blind: 8, meta_commitment: 9, payload_hash: 10, hash: 11, key_id: 12, sig: 13 } as const;
 
 /** One raw row of {@link sqliteRawRangeReader} (indices in {@link RAW}; `sig`, `key_id` only when asked for). */
-export type RawRow = [number, string, string, string, string, string, string, string | null, Buffer | null, Buffer | null, Buffer | null, Buffer, Buffer?, Buffer?, Buffer?];
+export type RawRow = [number, string, string, string, string, string, string, string | null, Buffer | null, Buffer | null, Buffer | null, Buffer, Buffer?, Buffer?];
 
 /**
  * Rows of seq [fromSeq, toSeq] of a chain on a raw SQLite handle as arrays, no per-row objects (the
- * verification worker's path). `columns: 'chain'` leaves out the signature, key id and record id.
+ * verification worker's path). `columns: 'chain'` leaves out the signature and key id (the record id
+ * is never read: it is not part of what verification checks).
  */
 export function sqliteRawRangeReader(db: SqliteReadHandle, columns: 'chain' | 'full'): (tenant: string, fromSeq: number, toSeq: number) => RawRow[] {
-  const extra = columns === 'full' ? ', r.key_id, r.sig, r.id' : '';
+  const extra = columns === 'full' ? ', r.key_id, r.sig' : '';
   const stmt = db
     .prepare(
       `select (r.pos & ${SEQ_SPAN - 1}), r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash${extra}` +

@@ -104,11 +104,19 @@ function rowHash(r: RawRow, tenant: string, seq: number, prev: Buffer | null): B
   return recordHash(fields, commitment, payload, prev);
 }
 
+// A chain is signed by one key for long runs: its hex id is made once per run, not per record.
+let lastKeyId: Buffer | null = null;
+let lastKeyHex = '';
+
 function rawSigCheck(r: RawRow, tenant: string, keys: KeySet): SignatureReason | null {
   const keyId = r[RAW.key_id];
   const sig = r[RAW.sig];
   if (keyId === undefined || sig === undefined) return 'sig-invalid';
-  const k = keyFor(keys, keyId.toString('hex'), r[RAW.seq]);
+  if (lastKeyId === null || !keyId.equals(lastKeyId)) {
+    lastKeyId = keyId;
+    lastKeyHex = keyId.toString('hex');
+  }
+  const k = keyFor(keys, lastKeyHex, r[RAW.seq]);
   if (k === 'unknown') return 'unknown-key';
   if (k === 'out-of-range') return 'sig-invalid';
   const view = eventSigPreimageView(tenant, r[RAW.seq], r[RAW.hash]);
