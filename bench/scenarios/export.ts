@@ -28,9 +28,8 @@ import { App } from '../../src/http/app.js';
 import type { RequestContext } from '../../src/http/context.js';
 import { listenHttp } from '../../src/http/uws-adapter.js';
 import { RecordingAuditSink } from '../../src/ledger/audit-sink.js';
-import { applySignatures, hashBatch, type ChainTail } from '../../src/ledger/chain.js';
 import { Keyring } from '../../src/ledger/keyring.js';
-import { readRange, sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
+import { readRange } from '../../src/ledger/ledger-store.js';
 import type { AuditDraft } from '../../src/ledger/record.js';
 import type { Services } from '../../src/serve/services.js';
 import { loadOrCreateTls } from '../../src/serve/tls.js';
@@ -38,6 +37,7 @@ import { openStore } from '../../src/store/store.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
 import { firstJsonLine, stopChild, track } from '../lib/child.js';
 import { BenchRefusal } from '../lib/server.js';
+import { generateChain } from '../lib/ledger-chain.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
@@ -58,10 +58,8 @@ function draftAt(i: number): AuditDraft {
 }
 
 /**
- * Generates a `count`-record chain as ledger-verify.ts does: hashed and linked on this thread
- * (`hashBatch`), signed by the 2-thread ledger pool, inserted with the ledger's own SQLite fast
- * path; batch n+1 is hashed and signed while batch n commits. `synchronous=NORMAL` for the setup
- * only: the export server opens the store with its default (FULL).
+ * Generates a `count`-record chain with bench/lib/ledger-chain.ts. `synchronous=NORMAL` for the
+ * setup only: the export server opens the store with its default (FULL).
  */
 async function generate(dataDir: string, count: number, log: (m: string) => void): Promise<void> {
   const keyring = await Keyring.open({ dataDir, env: {} });
@@ -70,23 +68,9 @@ async function generate(dataDir: string, count: number, log: (m: string) => void
   const started = Date.now();
   try {
     await store.migrate();
-    let tail: ChainTail | null = null;
-    let pendingCommit: Promise<void> = Promise.resolve();
-    for (let seq = 1; seq <= count; seq += GENERATE_BATCH) {
-      const n = Math.min(GENERATE_BATCH, count - seq + 1);
-      const hashed = hashBatch(tail, TENANT, Array.from({ length: n }, (_, i) => draftAt(seq + i - 1)), keyring.active);
-      const prev = tail;
-      tail = hashed.tail;
-      const signed = pool.signBatch({ keyId: keyring.active.keyId, tenant: TENANT, firstSeq: hashed.firstSeq, hashes: hashed.hashes });
-      await pendingCommit;
-      pendingCommit = signed.then(async (s) => {
-        const records = applySignatures(hashed, { sigLength: s.sigLength, sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength) });
-        await store.sqliteTransaction!((db) => sqliteInsertRecords(db, TENANT, records, prev));
-        const done = seq + n - 1;
-        if (done % 100_000 < GENERATE_BATCH || done === count) log(`generated ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-      });
-    }
-    await pendingCommit;
+    await generateChain(store, pool, keyring, TENANT, count, (seq) => draftAt(seq - 1), (done) => {
+      if (done % 100_000 < GENERATE_BATCH || done === count) log(`generated ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    });
   } finally {
     await store.close();
     await pool.close();

@@ -10,15 +10,14 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { hashBatch, applySignatures, type ChainTail } from '../../src/ledger/chain.js';
 import { checkpointDraft } from '../../src/ledger/checkpoint.js';
 import { verifyStoredChain } from '../../src/ledger/chain-verifier.js';
 import { Keyring } from '../../src/ledger/keyring.js';
-import { sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
 import type { AuditDraft } from '../../src/ledger/record.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
+import { generateChain } from '../lib/ledger-chain.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
@@ -65,23 +64,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     await store.migrate();
     ctx.log(`generating a ${total.toLocaleString('en')}-record chain …`);
     const g0 = performance.now();
-    let tail: ChainTail | null = null;
-    const BATCH = 4096;
-    let pendingCommit: Promise<void> = Promise.resolve();
-    for (let seq = 1; seq <= total; seq += BATCH) {
-      const n = Math.min(BATCH, total - seq + 1);
-      const drafts = Array.from({ length: n }, (_, i) => ((seq + i) % 1000 === 0 ? checkpointDraft() : draft(seq + i)));
-      const hashed = hashBatch(tail, TENANT, drafts, keyring.active);
-      const prev = tail;
-      tail = hashed.tail;
-      const signed = pool.signBatch({ keyId: keyring.active.keyId, tenant: TENANT, firstSeq: hashed.firstSeq, hashes: hashed.hashes });
-      await pendingCommit;
-      pendingCommit = signed.then(async (s) => {
-        const records = applySignatures(hashed, { sigLength: s.sigLength, sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength) });
-        await store.sqliteTransaction!((db) => sqliteInsertRecords(db, TENANT, records, prev));
-      });
-    }
-    await pendingCommit;
+    await generateChain(store, pool, keyring, TENANT, total, (seq) => (seq % 1000 === 0 ? checkpointDraft() : draft(seq)));
     subject['generate_seconds'] = Number(((performance.now() - g0) / 1000).toFixed(1));
 
     const source = { kind: 'sqlite' as const, file: join(dataDir, SQLITE_FILE_NAME) };
