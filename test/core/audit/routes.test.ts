@@ -88,6 +88,17 @@ for (const b of await testStores()) {
       assert.equal(bad.status, 400);
     });
 
+    test('a filtered record is the chain record, field for field (prev_hash and meta_commitment are derived on read)', async () => {
+      const chain = new Map((await get<Page>('/v1/audit?limit=1000')).body.items.map((r) => [r.seq, r]));
+      const filtered = (await get<Page>('/v1/audit?action=token.&limit=100')).body.items;
+      assert.ok(filtered.length >= 6);
+      for (const r of filtered) assert.deepEqual(r, chain.get(r.seq), `seq ${r.seq}`);
+      // The first record of a filtered page is not preceded by its predecessor in the page.
+      assert.equal(filtered[0]?.seq, 1);
+      assert.equal(filtered[0]?.prev_hash, '0'.repeat(64));
+      assert.equal(filtered[1]?.prev_hash, chain.get((filtered[1]?.seq as number) - 1)?.hash);
+    });
+
     test('records served by the route verify offline against the published keys', async () => {
       const page = await get<Page>('/v1/audit?limit=1000');
       const keys = await get<{ keys: PublishedKey[] }>('/v1/audit/pubkey');
@@ -129,3 +140,15 @@ for (const b of await testStores()) {
     });
   });
 }
+
+describe('audit routes on a server composed without a ledger', () => {
+  test('answer 501 not_configured in the error envelope, not a 500', async () => {
+    const services = {} as unknown as Services;
+    const app = new App({ routes: auditRoutes, services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1 << 20, timeoutMs: 10_000, setupRequired: () => false, authenticate: actAs, validateResponses: true });
+    for (const path of ['/v1/audit', '/v1/audit/verify', '/v1/audit/pubkey']) {
+      const res = await app.request('GET', path, { headers: { 'x-service-tenant': TENANT } });
+      assert.equal(res.status, 501, path);
+      assert.equal((res.json() as { error: { code: string } }).error.code, 'not_configured', path);
+    }
+  });
+});
