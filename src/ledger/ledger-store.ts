@@ -165,23 +165,30 @@ export function recordRow(r: AuditRecord): Insertable<AuditRecordsTable> {
 
 const PG_COLUMNS = sql.raw('r.seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash, r.sig, r.key_id');
 
-/** The filter predicates shared by both backends' SQL (column names are the same). */
-function filterSql(filter: RecordFilter): RawBuilder<unknown>[] {
-  const out: RawBuilder<unknown>[] = [];
+/**
+ * The list filters as (left-hand side, bound value) terms, e.g. `['r.actor =', 'user:…']`: one
+ * definition for both backends' SQL (column names are the same) and for the workers' prepared text.
+ */
+function filterTerms(filter: RecordFilter): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
   if (filter.action !== undefined && filter.action !== '') {
     // A prefix range instead of LIKE: no wildcard escaping, and the comparison is byte-wise on both backends.
-    out.push(sql`r.action >= ${filter.action}`, sql`r.action < ${`${filter.action}\u{10FFFF}`}`);
+    out.push(['r.action >=', filter.action], ['r.action <', `${filter.action}\u{10FFFF}`]);
   }
-  if (filter.actor !== undefined) out.push(sql`r.actor = ${filter.actor}`);
-  if (filter.target_kind !== undefined) out.push(sql`r.target_kind = ${filter.target_kind}`);
-  if (filter.target_id !== undefined) out.push(sql`r.target_id = ${filter.target_id}`);
-  if (filter.since !== undefined) out.push(sql`r.occurred_at >= ${filter.since}`);
-  if (filter.until !== undefined) out.push(sql`r.occurred_at < ${filter.until}`);
+  if (filter.actor !== undefined) out.push(['r.actor =', filter.actor]);
+  if (filter.target_kind !== undefined) out.push(['r.target_kind =', filter.target_kind]);
+  if (filter.target_id !== undefined) out.push(['r.target_id =', filter.target_id]);
+  if (filter.since !== undefined) out.push(['r.occurred_at >=', filter.since]);
+  if (filter.until !== undefined) out.push(['r.occurred_at <', filter.until]);
   return out;
 }
 
+function filterSql(filter: RecordFilter): RawBuilder<unknown>[] {
+  return filterTerms(filter).map(([lhs, value]) => sql`${sql.raw(lhs)} ${value}`);
+}
+
 function hasRowFilter(filter: RecordFilter): boolean {
-  return filterSql(filter).length > 0;
+  return (filter.action !== undefined && filter.action !== '') || filter.actor !== undefined || filter.target_kind !== undefined || filter.target_id !== undefined || filter.since !== undefined || filter.until !== undefined;
 }
 
 /** Rows of one chain with seq in [fromSeq, toSeq], ascending; `withPrev` adds each row's predecessor hash. */
@@ -472,13 +479,9 @@ export function sqliteRecordIterator(db: SqliteIterHandle): RecordVisitor {
       }
       return n;
     }
-    const parts: string[] = [];
-    const params: unknown[] = [];
-    if (filter.action !== undefined && filter.action !== '') parts.push('r.action >= ?', 'r.action < ?'), params.push(filter.action, `${filter.action}\u{10FFFF}`);
-    for (const k of ['actor', 'target_kind', 'target_id'] as const) if (filter[k] !== undefined) parts.push(`r.${k} = ?`), params.push(filter[k]);
-    if (filter.since !== undefined) parts.push('r.occurred_at >= ?'), params.push(filter.since);
-    if (filter.until !== undefined) parts.push('r.occurred_at < ?'), params.push(filter.until);
-    const key = parts.join(' and ');
+    const terms = filterTerms(filter);
+    const params = terms.map(([, value]) => value);
+    const key = terms.map(([lhs]) => `${lhs} ?`).join(' and ');
     const stmt = statement(key, `select ${SQLITE_TEXT_SELECT}, lower(hex((select p.hash from audit_records p where p.pos = r.pos - 1))) ${SQLITE_CHAIN_RANGE} and ${key} order by r.pos`);
     for (const row of stmt.iterate(tenant, fromSeq, to, ...params)) {
       const a = row as unknown[];
