@@ -5,7 +5,8 @@
  *   64 / 96 bytes), not DER, so every signature of a key has one length and one spelling.
  * - `rsa-pkcs1-sha256`: RSASSA-PKCS1-v1_5 with SHA-256 (RFC 8017 §8.2).
  * - `rsa-pss-sha256`: RSASSA-PSS, SHA-256, MGF1-SHA-256, salt length 32 (RFC 8017 §8.1).
- * Non-Ed25519 public keys are published as base64 SPKI DER. `key_id` = lowercase hex of the first 16
+ * Ed25519 runs on libsodium when it loads (ed25519-engine.ts; same signatures, faster), the rest on
+ * OpenSSL. Non-Ed25519 public keys are published as base64 SPKI DER. `key_id` = lowercase hex of the first 16
  * bytes of SHA-256(SPKI DER) of the public key, for every algorithm.
  */
 import {
@@ -18,6 +19,7 @@ import {
   verify as cryptoVerify,
   type KeyObject,
 } from 'node:crypto';
+import { sodiumSign, sodiumVerify } from './ed25519-engine.js';
 
 /** The signature algorithms the ledger accepts (spec "audit verify"). */
 export const SIGNATURE_ALGORITHMS = [
@@ -141,7 +143,7 @@ export function createSigner(alg: SignatureAlgorithm, privateKey: KeyObject | st
     algorithm: alg,
     keyId: keyIdOf(publicKey),
     publicKey,
-    sign: (data) => cryptoSign(digest, data, signKey),
+    sign: (alg === 'ed25519' ? sodiumSign(key) : null) ?? ((data) => cryptoSign(digest, data, signKey)),
   };
 }
 
@@ -151,6 +153,8 @@ export function createVerifier(alg: SignatureAlgorithm, publicKey: KeyObject): V
   assertKeyMatches(alg, key);
   const { digest, options } = params(alg);
   const verifyKey = { key, ...options };
+  const fast = alg === 'ed25519' ? sodiumVerify(publicKeyBytes(alg, key)) : null;
+  if (fast !== null) return { algorithm: alg, keyId: keyIdOf(key), publicKey: key, verify: fast };
   return {
     algorithm: alg,
     keyId: keyIdOf(key),

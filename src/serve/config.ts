@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { StoreBackend } from '../store/store.js';
+import { parseCryptoEngine, type CryptoEngineSetting } from '../ledger/ed25519-engine.js';
 
 export interface ListenAddress {
   host: string;
@@ -35,6 +36,8 @@ export interface ServeConfig {
   requestTimeoutMs: number;
   /** how long shutdown waits for in-flight requests */
   drainMs: number;
+  /** Ed25519 engine setting (`SERVICE_CRYPTO_ENGINE`; ledger/ed25519-engine.ts reads the same variable) */
+  cryptoEngine: CryptoEngineSetting;
 }
 
 /** The raw flag values as clipanion hands them over (all optional). */
@@ -106,12 +109,21 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     bodyLimit: parsePositiveInt(env.SERVICE_BODY_LIMIT, 'SERVICE_BODY_LIMIT') ?? DEFAULTS.bodyLimit,
     requestTimeoutMs: parsePositiveInt(env.SERVICE_REQUEST_TIMEOUT_MS, 'SERVICE_REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     drainMs: parsePositiveInt(env.SERVICE_DRAIN_MS, 'SERVICE_DRAIN_MS') ?? DEFAULTS.drainMs,
+    cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent; got ${JSON.stringify(config.logLevel)}`);
   }
   checkRefusals(config);
   return config;
+}
+
+function cryptoEngineOf(value: string | undefined): CryptoEngineSetting {
+  try {
+    return parseCryptoEngine(value);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
 }
 
 /** The spec's secure-default refusals; throws ConfigError naming the rule. */

@@ -21,6 +21,7 @@ import { webauthnSettings } from '../core/webauthn/routes.js';
 import { loadOrCreateTls, type TlsMaterial } from './tls.js';
 import { LedgerService } from '../ledger/ledger-service.js';
 import { AuditExporter, exportSourceFor } from '../core/audit-export/exporter.js';
+import { ed25519Engine } from '../ledger/ed25519-engine.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -39,6 +40,10 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
   log.info({ version: build.version, commit: build.commit, node: build.node, fips: build.fips }, 'starting svc serve');
   log.info({ engine }, engine === 'uws-native' ? 'http engine: native uWebSockets.js' : 'http engine: uws-fallback (slow pure-Node engine; the native binary did not load)');
   if (engine !== 'uws-native') log.warn({ engine }, 'the native uWebSockets.js binary did not load: performance is degraded and TLS is unavailable');
+  // Throws when SERVICE_CRYPTO_ENGINE=libsodium and libsodium does not load (a startup failure, exit 1).
+  const crypto = ed25519Engine();
+  if (crypto.reason === undefined) log.info({ crypto_engine: crypto.name }, 'ed25519 engine: libsodium');
+  else log.info({ crypto_engine: crypto.name, reason: crypto.reason }, 'ed25519 engine: OpenSSL (node:crypto)');
 
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
@@ -88,7 +93,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     log.info({ webauthn: webauthnSettings() }, 'webauthn relying party');
     const services: Services = {
       build,
-      engine: { http: engine },
+      engine: { http: engine, crypto: crypto.name },
       store,
       audit: ledger.sink,
       ledger,

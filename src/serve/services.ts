@@ -5,13 +5,15 @@ import type { AuditSink } from '../ledger/audit-sink.js';
 import type { LedgerService } from '../ledger/ledger-service.js';
 import type { AuditExporter } from '../core/audit-export/exporter.js';
 import type { HttpEngine } from '../http/uws-adapter.js';
+import type { Ed25519EngineName } from '../ledger/ed25519-engine.js';
 import type { Store, StoreReadiness } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 import type { IdentityRuntime } from '../auth/runtime.js';
 
 export interface Services {
   build: BuildInfo;
-  engine: { http: HttpEngine };
+  /** HTTP engine, and the Ed25519 engine the ledger signs and verifies with */
+  engine: { http: HttpEngine; crypto: Ed25519EngineName };
   store: Store;
   /** the ledger's append seam: every mutation and privileged read goes through it */
   audit: AuditSink;

@@ -59,6 +59,8 @@ test('config: malformed values are refused with the flag named', () => {
   assert.throws(() => resolveServeConfig({ tlsCert: 'c.pem' }, env), /go together/);
   assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_INSECURE: 'maybe' }), /SERVICE_INSECURE/);
   assert.throws(() => resolveServeConfig({ logLevel: 'loud' }, env), /--log-level/);
+  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'nacl' }), (err: Error) => err instanceof ConfigError && /SERVICE_CRYPTO_ENGINE must be one of auto, libsodium, openssl/.test(err.message));
+  assert.equal(resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'openssl' }).cryptoEngine, 'openssl');
 });
 
 test('config: loopback detection', () => {

@@ -56,7 +56,7 @@ test('serve: the HTTP engine is reported in the log, /v1/server-info and /metric
   assert.equal(line?.engine, 'uws-native');
   const info = await call(server, 'GET', '/v1/server-info');
   assert.equal(info.status, 200);
-  assert.deepEqual(info.json(), { version: 'dev', api_version: 'v1', engine: { http: 'uws-native', store: 'sqlite' }, setup_required: true, tls: true });
+  assert.deepEqual(info.json(), { version: 'dev', api_version: 'v1', engine: { http: 'uws-native', store: 'sqlite', crypto: 'libsodium' }, setup_required: true, tls: true });
   const metrics = await call(server, 'GET', '/metrics');
   assert.match(metrics.text, /^svc_http_engine_info\{engine="uws-native"\} 1$/m);
 });

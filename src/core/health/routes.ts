@@ -25,7 +25,11 @@ const ServerInfo = Type.Object(
   {
     version: Type.String(),
     api_version: Type.Literal('v1'),
-    engine: Type.Object({ http: Type.Union([Type.Literal('uws-native'), Type.Literal('uws-fallback')]), store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]) }),
+    engine: Type.Object({
+      http: Type.Union([Type.Literal('uws-native'), Type.Literal('uws-fallback')]),
+      store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+      crypto: Type.Union([Type.Literal('libsodium'), Type.Literal('openssl')]),
+    }),
     setup_required: Type.Boolean(),
     tls: Type.Boolean(),
   },
@@ -111,7 +115,7 @@ export const healthRoutes: AnyRoute[] = [
     handler: (ctx) => ({
       version: ctx.services.build.version,
       api_version: 'v1' as const,
-      engine: { http: ctx.services.engine.http, store: ctx.services.store.backend },
+      engine: { http: ctx.services.engine.http, store: ctx.services.store.backend, crypto: ctx.services.engine.crypto },
       setup_required: ctx.services.setupRequired(),
       tls: ctx.services.tls,
     }),
