@@ -5,9 +5,9 @@
  * thread from the chain's tail (`hashBatch`), signed in the pool (`signHashes`), then committed with
  * the new head in one transaction, and only then are its appends resolved. Batching adapts by
  * itself: a lone append starts a batch at once (next microtask); while batches are signing or
- * committing, new appends pile up and the next batch takes them all. Up to `maxInFlight` batches of
- * a chain overlap (one commits while the next is being signed), each hashed on the optimistic tail
- * of the one before.
+ * committing, new appends pile up and the next batch takes them all; a deep queue met from idle is
+ * cut in two so the halves overlap. Up to `maxInFlight` batches of a chain overlap (one commits
+ * while the next is being signed), each hashed on the optimistic tail of the one before.
  *
  * Honesty: the commit transaction takes the chain lock (Postgres: `pg_advisory_xact_lock`; SQLite:
  * the database's single writer via BEGIN IMMEDIATE) and re-reads the head; if another process moved
@@ -40,6 +40,8 @@ export interface PipelineOptions {
 
 /** Smallest slice of a batch sent to one signing thread (smaller is not worth a message round trip). */
 const SPLIT_MIN = 8;
+/** Appends queued from idle from which the queue is cut into two batches (see #pump). */
+const SPLIT_QUEUE = 4 * SPLIT_MIN;
 
 interface Pending {
   draft: AuditDraft;
@@ -139,7 +141,13 @@ export class LedgerPipeline {
       return;
     }
     while (c.queue.length > 0 && c.inflight.length < this.#maxInFlight) {
-      const pending = c.queue.splice(0, this.#maxBatch);
+      // From idle, a deep queue is cut in two: one half signs while the other is hashed, and later
+      // commits while the other signs. The appenders of each half re-append while the other half's
+      // batch is in flight, so the two groups keep alternating. Measured with 64 closed-loop
+      // appenders (bench ledger-append): +20–30% with libsodium signing; with node:crypto, whose
+      // signing is ~1.6x slower, it was no better, and a lone append is never cut.
+      const take = c.inflight.length === 0 && c.queue.length >= SPLIT_QUEUE ? Math.ceil(c.queue.length / 2) : this.#maxBatch;
+      const pending = c.queue.splice(0, Math.min(take, this.#maxBatch));
       const prev = c.tail;
       let hashed: HashedBatch;
       try {

@@ -69,6 +69,25 @@ for (const b of await testStores()) {
       assert.equal((await stored(ts, OTHER_TENANT)).length, 1);
     });
 
+    test('a deep queue met from idle is cut into two overlapping batches; small queues stay whole', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      await ts.store.migrate();
+      const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+      const sizes: number[] = [];
+      const pipeline = new LedgerPipeline({ store: ts.store, signer: () => keyring.active, pool: null, onCommit: (_t, _tail, records) => sizes.push(records.length) });
+      t.after(() => pipeline.close());
+      await pipeline.append(TENANT, draft(0)); // the tail is loaded; the chain is idle again
+      await Promise.all(Array.from({ length: 64 }, (_, i) => pipeline.append(TENANT, draft(1 + i))));
+      assert.deepEqual(sizes, [1, 32, 32], '64 queued appends: two batches of 32, in seq order');
+      sizes.length = 0;
+      await Promise.all(Array.from({ length: 31 }, (_, i) => pipeline.append(TENANT, draft(100 + i))));
+      assert.deepEqual(sizes, [31], 'below 32 queued appends the batch is not cut');
+      const rows = await stored(ts, TENANT);
+      assert.equal(rows.length, 96);
+      assert.equal(verifyRecords(rows, { keys: keyring.keySet(TENANT) }).ok, true);
+    });
+
     test('a malformed draft is rejected alone; the rest of its batch commits', async (t) => {
       const ts = await b.create();
       t.after(() => ts.dispose());
