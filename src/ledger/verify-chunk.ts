@@ -42,6 +42,12 @@ export interface ChunkContext {
   signatures: boolean;
   /** Expected head from the heads table: when its seq falls in the chunk, that record's hash must equal it. */
   head?: ChainAnchor | null;
+  /**
+   * Records read back from an export, which carries meta but not its blind: the meta commitment is
+   * taken as recorded (it is in the hash) and meta is not checked against it. Checkpoint meta is
+   * still read, and its own signature still checked.
+   */
+  metaUnbound?: boolean;
 }
 
 /** A checkpoint whose attested record lies before the chunk and its anchor; the merger resolves it. */
@@ -88,7 +94,7 @@ export function verifyChunk(records: readonly AuditRecord[], ctx: ChunkContext):
       reason = 'prev-mismatch';
       break;
     }
-    if (!recordIntact(r, tenant) || (head !== null && head.seq === seq && head.hash !== r.hash)) {
+    if (!recordIntact(r, tenant, ctx.metaUnbound === true) || (head !== null && head.seq === seq && head.hash !== r.hash)) {
       reason = 'hash-mismatch';
       break;
     }
@@ -151,10 +157,10 @@ function wellFormed(r: AuditRecord): boolean {
 }
 
 /** Recompute the meta commitment (unless erased) and the record hash, with the chain's tenant. */
-function recordIntact(r: AuditRecord, tenant: string): boolean {
+function recordIntact(r: AuditRecord, tenant: string, metaUnbound: boolean): boolean {
   // The hash is recomputed with the chain's tenant, so the stored tenant field must be checked on its own.
   if (!wellFormed(r) || r.tenant !== tenant) return false;
-  if (r.meta !== null || r.meta_blind !== null) {
+  if ((r.meta !== null || r.meta_blind !== null) && !(metaUnbound && r.meta_blind === null)) {
     // Erasure destroys both together; one without the other is tampering.
     if (r.meta === null || r.meta_blind === null) return false;
     if (metaCommitmentFromHex(r.meta_blind, r.meta) !== r.meta_commitment) return false;

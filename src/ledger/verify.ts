@@ -46,6 +46,8 @@ export interface VerifyOptions {
   signatures?: boolean;
   /** Records per chunk (default 65536); chunks are independent and mergeable. */
   chunkSize?: number;
+  /** Records from an export: meta without its blind (see ChunkContext `metaUnbound`). */
+  metaUnbound?: boolean;
 }
 
 /** Verify an ordered array of records in-thread. */
@@ -64,6 +66,7 @@ export function verifyRecords(records: readonly AuditRecord[], opts: VerifyOptio
       keys: opts.keys,
       signatures: opts.signatures ?? true,
       head: opts.head ?? null,
+      metaUnbound: opts.metaUnbound ?? false,
     });
     reports.push(report);
     anchor = report.last;

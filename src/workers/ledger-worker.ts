@@ -34,6 +34,7 @@ function verify(req: VerifyChunkRequest): VerifyChunkResult {
     head: req.head,
     signatures: req.signatures,
     keys: keySetFromSpecs(req.keys),
+    metaUnbound: req.metaUnbound === true,
   });
   return { kind: 'verify-chunk', report };
 }

@@ -48,6 +48,8 @@ export interface VerifyChunkRequest {
   head: ChainAnchor | null;
   signatures: boolean;
   keys: KeySpec[];
+  /** records read back from an export: meta without its blind (verify-chunk.ts `metaUnbound`) */
+  metaUnbound?: boolean;
 }
 
 /** The chunk's report, merged in order by ledger/verify.ts `mergeChunks`. */
