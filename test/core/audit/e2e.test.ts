@@ -72,5 +72,17 @@ describe('audit ledger through svc serve', () => {
     const tampered = await runSvc(['audit', 'verify', '--file', file, '--pubkey', `${key.algorithm}:${key.public_key}`, '--strict', '-o', 'json']);
     assert.equal(tampered.code, 7);
     assert.deepEqual([jsonOut(tampered).chain.reason, jsonOut(tampered).chain.break_at], ['hash-mismatch', 2]);
+    // What a SIEM receives: `svc audit export` in each family, verified offline with the same pinned key.
+    for (const format of ['cef', 'ocsf']) {
+      const out = join(server.dataDir, `export.${format}`);
+      const exp = await runSvc(['audit', 'export', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '--format', format, '--out', out]);
+      assert.equal(exp.code, 0, exp.stderr);
+      const offline = await runSvc(['audit', 'verify', '--file', out, '--pubkey', `${key.algorithm}:${key.public_key}`, '--strict', '-o', 'json']);
+      assert.equal(offline.code, 0, offline.stderr);
+      const r = jsonOut(offline);
+      assert.equal(r.ok, true, JSON.stringify(r));
+      assert.equal(r.checkpoints.status, 'ok', 'the on-demand checkpoint verifies from the export too');
+      assert.ok(r.chain.checked >= records.length, `${r.chain.checked} records verified from the ${format} export`);
+    }
   });
 });

@@ -1,29 +1,39 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
 import { Option } from 'clipanion';
 import * as t from 'typanion';
 import { BaseCommand, ClientCommand } from '../../client/base-command.js';
 import { CliError, CliUsageError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
+import type { HttpClient } from '../../client/http-client.js';
+import { FILE_FORMATS, type FileFormat } from '../../../encoders/decode/formats.js';
 import { keySet } from '../../../ledger/keyset.js';
 import type { AuditRecord } from '../../../ledger/record.js';
 import { isSignatureAlgorithm, parsePinnedKey, type SignatureAlgorithm } from '../../../ledger/signers.js';
-import { verifyRecords, type ChainAnchor, type VerifyReport } from '../../../ledger/verify.js';
-
-/** Records to verify and what the source says about the chain's head. */
-interface Fetched {
-  records: AuditRecord[];
-  /** the record before `from` (its link anchors the first one), when the source had it */
-  anchor: ChainAnchor | null;
-  /** head seq the source claims; beyond the last record means a truncated tail */
-  headSeq: number | null;
-}
+import type { ChainAnchor, VerifyReport } from '../../../ledger/verify.js';
+import type { StreamVerifier } from '../../../ledger/verify-stream.js';
 
 const PAGE = 1000;
+
+/** What a source says about the chain besides its records. */
+interface SourceEnd {
+  /** head seq the source claims; beyond the last record means a truncated tail */
+  headSeq: number | null;
+  /** hashes of earlier records by seq, fetched again for far-reaching checkpoints */
+  resolve: (seqs: number[]) => Promise<Map<number, string>>;
+  /** an export file without its terminator: the tail cannot be checked */
+  unterminated?: boolean;
+  /** the file's format */
+  format?: FileFormat;
+}
 
 /**
  * `svc audit verify`: checks a chain with public keys the auditor pinned, never with keys or
  * verdicts the server supplies (docs/audit-verification.md). Records come from `GET /v1/audit`
- * pages (`/v1/audit/system` with `--system`) or from a file of records as served (`--file`, NDJSON).
+ * pages (`/v1/audit/system` with `--system`) or from a file: an export in any ledger format, or
+ * records as served (NDJSON). They are verified as they arrive, in chunks spread over worker
+ * threads, so a chain of millions of records needs neither its size in memory nor a second read.
  */
 export class AuditVerifyCommand extends ClientCommand {
   static override paths = [['audit', 'verify']];
@@ -33,11 +43,19 @@ export class AuditVerifyCommand extends ClientCommand {
     description: 'Verify an audit chain independently of the server, against pinned public keys',
     details: `
       Fetches the tenant's chain (\`GET /v1/audit\` pages, or the system chain with \`--system\`) or reads
-      \`--file\` (NDJSON, one record per line as \`GET /v1/audit\` serves them; \`-\` for stdin), and
-      checks seq continuity, links, hashes, the head, checkpoints and every event signature with the
-      keys given by \`--pubkey\` (repeatable): \`<alg>:<base64>\`, or a bare base64/PEM key of
-      \`--pubkey-alg\` (default ed25519). Algorithms: ed25519, ecdsa-p256-sha256, ecdsa-p384-sha384,
-      rsa-pkcs1-sha256, rsa-pss-sha256.
+      \`--file\` (\`-\` for stdin): an export written by \`svc audit export\` or received by a SIEM, in any
+      ledger format (cef, leef, syslog, otlp, otlp_envelope, otlp_log_record, ocsf; recognised from the
+      first line, or named with \`--format\`), or NDJSON records as \`GET /v1/audit\` serves them
+      (\`--format records\`). Checks seq continuity, links, hashes, the head (the server's \`head_seq\`,
+      or the export's \`export-complete\` line), checkpoints and every event signature with the keys
+      given by \`--pubkey\` (repeatable): \`<alg>:<base64>\`, or a bare base64/PEM key of \`--pubkey-alg\`
+      (default ed25519). Algorithms: ed25519, ecdsa-p256-sha256, ecdsa-p384-sha384, rsa-pkcs1-sha256,
+      rsa-pss-sha256.
+
+      Exports carry each record's meta commitment but not the blind behind it: from an export the
+      hashes, links, checkpoints and signatures are all verified, the meta text itself is not (it is
+      from records as served). An export without its \`export-complete\` line may be cut short; the
+      tail cannot be checked and a warning says so.
 
       Prints the verify report. Exit 0 with the report whatever it says, unless \`--strict\`: then 7
       when chain, checkpoint or signature integrity fails. Exit 8 when no verdict is possible (a
@@ -45,7 +63,8 @@ export class AuditVerifyCommand extends ClientCommand {
     `,
     examples: [
       ['Verify a tenant chain', '$0 audit verify --tenant 0197… --pubkey ed25519:MCowBQYDK2VwAyEA… --strict'],
-      ['Verify an export file offline', '$0 audit verify --file chain.ndjson --pubkey "$(cat key.b64)"'],
+      ['Verify an export file offline', '$0 audit verify --file audit.cef --pubkey "$(cat key.b64)" --strict'],
+      ['Verify what a SIEM received, from stdin', 'zcat audit.ocsf.gz | $0 audit verify --file - --pubkey ed25519:… --strict'],
     ],
   });
 
@@ -53,12 +72,16 @@ export class AuditVerifyCommand extends ClientCommand {
   pubkeyAlg = Option.String('--pubkey-alg', 'ed25519', { description: 'Algorithm of a bare --pubkey (default ed25519)' });
   from = Option.String('--from', { description: 'First seq to verify (default 1)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(1, Number.MAX_SAFE_INTEGER)]) });
   strict = Option.Boolean('--strict', false, { description: 'Exit 7 when integrity fails' });
-  file = Option.String('--file', { description: 'Read records from this NDJSON file (- for stdin) instead of the server' });
+  file = Option.String('--file', { description: 'Read the chain from this export or NDJSON file (- for stdin) instead of the server' });
+  format = Option.String('--format', { description: `Format of --file: ${FILE_FORMATS.join(', ')} (default: recognised from the first line)` });
+  threads = Option.String('--threads', { description: 'Worker threads verifying signatures (default: the cores, at most 4; 0 = this thread)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 64)]) });
   system = Option.Boolean('--system', false, { description: 'Verify the system chain (GET /v1/audit/system; superadmin)' });
 
   async execute(): Promise<number> {
     if (!isSignatureAlgorithm(this.pubkeyAlg)) throw new CliUsageError(`--pubkey-alg: unknown algorithm ${JSON.stringify(this.pubkeyAlg)}`);
     if (this.pubkey.length === 0) throw new CliUsageError('give at least one --pubkey: the keys must come from you, not from the server being audited');
+    if (this.format !== undefined && !(FILE_FORMATS as readonly string[]).includes(this.format)) throw new CliUsageError(`--format must be one of ${FILE_FORMATS.join(', ')}`);
+    if (this.format !== undefined && this.file === undefined) throw new CliUsageError('--format describes --file; records from the server need no format');
     const alg = this.pubkeyAlg as SignatureAlgorithm;
     const verifiers = this.pubkey.map((spec) => {
       try {
@@ -67,94 +90,166 @@ export class AuditVerifyCommand extends ClientCommand {
         throw new CliUsageError(`--pubkey ${JSON.stringify(spec.slice(0, 24))}…: ${(err as Error).message}`);
       }
     });
-    const from = this.from ?? 1;
-    const fetched = this.file !== undefined ? await this.readFileRecords(this.file, from) : await this.fetchRecords(from);
-    const tenant = this.tenant ?? fetched.records[0]?.tenant;
-    const lastSeq = from + fetched.records.length - 1;
-    const report = verifyRecords(fetched.records, {
-      ...(tenant === undefined ? {} : { tenant }),
-      from,
-      anchor: fetched.anchor,
-      // Only the seq of the claimed head is known here: enough to see a truncated tail.
-      head: fetched.headSeq !== null && fetched.headSeq > lastSeq ? { seq: fetched.headSeq, hash: '' } : null,
-      keys: keySet(verifiers),
-    });
-    this.emit(report, renderReport);
-    if (report.signatures.reason === 'unknown-key' || report.checkpoints.reason === 'unknown-key') {
-      this.context.stderr.write('svc: indeterminate: a record is signed by a key that was not supplied with --pubkey\n');
-      return ExitCode.Indeterminate;
-    }
-    return this.strict && !report.ok ? ExitCode.Degraded : ExitCode.OK;
-  }
-
-  private async fetchRecords(from: number): Promise<Fetched> {
-    const path = this.system ? '/v1/audit/system' : '/v1/audit';
-    return this.withClient(async (client) => {
-      const records: AuditRecord[] = [];
-      let anchor: ChainAnchor | null = null;
-      let headSeq: number | null = null;
-      // Start one record early: the record before `from` anchors the first link.
-      let cursor = Math.max(1, from - 1);
-      for (;;) {
-        const res = await client.get(`${path}?from=${cursor}&limit=${PAGE}`);
-        const page = res.body as { items?: unknown; has_more?: unknown; head_seq?: unknown };
-        if (!Array.isArray(page.items) || typeof page.has_more !== 'boolean') throw new CliError(ExitCode.Server, 'bad_response', `${path} did not answer a page of records`);
-        if (typeof page.head_seq === 'number') headSeq = page.head_seq;
-        for (const r of page.items as AuditRecord[]) {
-          if (from > 1 && anchor === null && records.length === 0 && r.seq === from - 1) anchor = { seq: r.seq, hash: r.hash };
-          else records.push(r);
-        }
-        const last = page.items[page.items.length - 1] as AuditRecord | undefined;
-        if (!page.has_more || last === undefined) break;
-        cursor = last.seq + 1;
-      }
-      return { records, anchor, headSeq };
-    });
-  }
-
-  private async readFileRecords(file: string, from: number): Promise<Fetched> {
-    let text: string;
+    // Loaded on demand, so other commands do not pay for worker threads and decoders at start.
+    const [{ StreamVerifier }, { createWorkerPool }] = await Promise.all([import('../../../ledger/verify-stream.js'), import('../../../workers/pool.js')]);
+    const threads = this.threads ?? Math.min(4, availableParallelism());
+    const pool = threads > 0 ? createWorkerPool({ threads }) : null;
     try {
-      text = file === '-' ? await readStream(this.context.stdin) : await readFile(file, 'utf8');
-    } catch (err) {
-      throw new CliUsageError(`--file ${file}: ${(err as Error).message}`);
+      const from = this.from ?? 1;
+      const keys = keySet(verifiers);
+      const make = (anchor: ChainAnchor | null, metaUnbound: boolean): StreamVerifier =>
+        new StreamVerifier({ ...(this.tenant === undefined ? {} : { tenant: this.tenant }), from, anchor, keys, metaUnbound, pool });
+      let report: VerifyReport;
+      if (this.file !== undefined) {
+        const { verifier, end } = await this.readFile(this.file, from, make);
+        report = await verifier.finish(headAfter(end, from + verifier.count - 1), end.resolve);
+        if (end.unterminated) this.context.stderr.write(`svc: warning: ${this.file} has no export-complete line; it may be cut short, and its tail cannot be checked\n`);
+      } else {
+        report = await this.withClient(async (client) => {
+          let verifier: StreamVerifier | undefined;
+          const end = await this.fetchRecords(client, from, (anchor) => (verifier = make(anchor, false)), (r) => (verifier as StreamVerifier).add(r));
+          const v = verifier ?? make(null, false);
+          return v.finish(headAfter(end, from + v.count - 1), end.resolve);
+        });
+      }
+      this.emit(report, renderReport);
+      if (report.signatures.reason === 'unknown-key' || report.checkpoints.reason === 'unknown-key') {
+        this.context.stderr.write('svc: indeterminate: a record is signed by a key that was not supplied with --pubkey\n');
+        return ExitCode.Indeterminate;
+      }
+      return this.strict && !report.ok ? ExitCode.Degraded : ExitCode.OK;
+    } finally {
+      await pool?.close();
     }
-    const records: AuditRecord[] = [];
+  }
+
+  /** Pages of the chain from one record before `from` (it anchors the first link); `start` is called once with that anchor. */
+  private async fetchRecords(client: HttpClient, from: number, start: (anchor: ChainAnchor | null) => void, add: (r: AuditRecord) => Promise<void>): Promise<SourceEnd> {
+    const path = this.system ? '/v1/audit/system' : '/v1/audit';
+    const page = async (cursor: number, limit: number): Promise<{ items: AuditRecord[]; has_more: boolean; head_seq?: unknown }> => {
+      const res = await client.get(`${path}?from=${cursor}&limit=${limit}`);
+      const body = res.body as { items?: unknown; has_more?: unknown; head_seq?: unknown };
+      if (!Array.isArray(body.items) || typeof body.has_more !== 'boolean') throw new CliError(ExitCode.Server, 'bad_response', `${path} did not answer a page of records`);
+      return body as { items: AuditRecord[]; has_more: boolean; head_seq?: unknown };
+    };
+    let headSeq: number | null = null;
+    let started = false;
+    let cursor = Math.max(1, from - 1);
+    for (;;) {
+      const p = await page(cursor, PAGE);
+      if (typeof p.head_seq === 'number') headSeq = p.head_seq;
+      for (const r of p.items) {
+        if (!started) {
+          started = true;
+          if (from > 1 && r.seq === from - 1) {
+            start({ seq: r.seq, hash: r.hash });
+            continue;
+          }
+          start(null);
+        }
+        await add(r);
+      }
+      const last = p.items[p.items.length - 1];
+      if (!p.has_more || last === undefined) break;
+      cursor = last.seq + 1;
+    }
+    if (!started) start(null);
+    const resolve = async (seqs: number[]): Promise<Map<number, string>> => {
+      const out = new Map<number, string>();
+      for (const seq of seqs) {
+        const r = (await page(seq, 1)).items[0];
+        if (r?.seq === seq && typeof r.hash === 'string') out.set(seq, r.hash);
+      }
+      return out;
+    };
+    return { headSeq, resolve };
+  }
+
+  /** Streams a file line by line into a verifier; records before `from` only anchor. */
+  private async readFile(file: string, from: number, make: (anchor: ChainAnchor | null, metaUnbound: boolean) => StreamVerifier): Promise<{ verifier: StreamVerifier; end: SourceEnd }> {
+    const { ExportDecodeError, decodeLine, detectFormat } = await import('../../../encoders/decode/index.js');
+    let format = this.format as FileFormat | undefined;
+    let verifier: StreamVerifier | undefined;
     let anchor: ChainAnchor | null = null;
     let headSeq: number | null = null;
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      const line = (lines[i] as string).trim();
-      if (line === '') continue;
-      let v: unknown;
-      try {
-        v = JSON.parse(line);
-      } catch {
-        throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${i + 1} is not JSON`);
+    let terminated = false;
+    const pending = new Set<number>();
+    const found = new Map<number, string>();
+    const pass = async (visit: (record: AuditRecord) => Promise<void>): Promise<void> => {
+      let n = 0;
+      for await (const line of this.lines(file)) {
+        n++;
+        if (format === undefined) {
+          if (line.trim() === '' || line.startsWith('#')) continue;
+          const detected = detectFormat(line);
+          if (detected === null) throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${n} is not a record of any ledger export format (${FILE_FORMATS.join(', ')})`);
+          format = detected;
+        }
+        let decoded;
+        try {
+          decoded = decodeLine(format, line);
+        } catch (err) {
+          if (err instanceof ExportDecodeError) throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${n} is not a ${format} ledger record: ${err.message}`);
+          throw err;
+        }
+        if (decoded.kind === 'terminator') {
+          // The export's last line: the last seq the server meant to send.
+          headSeq = decoded.lastSeq;
+          terminated = true;
+        } else if (decoded.kind === 'record') {
+          await visit(decoded.record);
+        }
       }
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${i + 1} is not a record`);
-      const o = v as Record<string, unknown>;
-      if (o['export_complete'] === true) {
-        // The export's terminator: the last seq the server meant to send.
-        if (typeof o['last_seq'] === 'number') headSeq = o['last_seq'];
-        continue;
-      }
-      const seq = o['seq'];
+    };
+    await pass(async (r) => {
       // Records before `from` are context only; the one right before it anchors the first link.
-      if (typeof seq === 'number' && seq < from) {
-        if (seq === from - 1 && typeof o['hash'] === 'string') anchor = { seq, hash: o['hash'] };
-        continue;
+      if (typeof r.seq === 'number' && r.seq < from) {
+        if (r.seq === from - 1 && typeof r.hash === 'string') anchor = { seq: r.seq, hash: r.hash };
+        return;
       }
-      records.push(o as unknown as AuditRecord);
+      verifier ??= make(anchor, format !== 'records');
+      await verifier.add(r);
+    });
+    verifier ??= make(anchor, format !== 'records');
+    const canReread = file !== '-';
+    const resolve = async (seqs: number[]): Promise<Map<number, string>> => {
+      if (!canReread) return found;
+      for (const s of seqs) pending.add(s);
+      terminated = false;
+      await pass(async (r) => {
+        if (pending.has(r.seq)) found.set(r.seq, r.hash);
+      });
+      return found;
+    };
+    const end: SourceEnd = { headSeq, resolve, unterminated: !terminated };
+    if (format !== undefined) end.format = format;
+    return { verifier, end };
+  }
+
+  private lines(file: string): AsyncIterable<string> {
+    const input = file === '-' ? this.context.stdin : createReadStream(file, { encoding: 'utf8' });
+    if (file !== '-') {
+      (input as NodeJS.ReadableStream).on('error', () => undefined);
     }
-    return { records, anchor, headSeq };
+    return readLines(input, file);
   }
 }
 
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  let out = '';
-  for await (const chunk of stream) out += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-  return out;
+/** The claimed head when it lies beyond the last record (a truncated tail); only its seq is known here. */
+function headAfter(end: SourceEnd, lastSeq: number): ChainAnchor | null {
+  return end.headSeq !== null && end.headSeq > lastSeq ? { seq: end.headSeq, hash: '' } : null;
+}
+
+/** Lines of a stream; an unreadable file is a usage error naming it. */
+async function* readLines(input: NodeJS.ReadableStream, file: string): AsyncGenerator<string> {
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const line of rl) yield line;
+  } catch (err) {
+    throw new CliUsageError(`--file ${file}: ${(err as Error).message}`);
+  } finally {
+    rl.close();
+  }
 }
 
 function renderReport(r: VerifyReport): string {
