@@ -1,11 +1,14 @@
 /** Prometheus metrics (prom-client) on a private registry: HTTP traffic, engine, process. */
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
 import type { HttpObserver, HttpEngine } from '../http/uws-adapter.js';
+import type { Ed25519EngineName } from '../ledger/ed25519-engine.js';
 
 export interface Metrics {
   registry: Registry;
   http: HttpObserver;
   setEngine(engine: HttpEngine): void;
+  /** the Ed25519 engine the ledger signs and verifies with (ledger/ed25519-engine.ts) */
+  setCryptoEngine(engine: Ed25519EngineName): void;
   render(): Promise<string>;
   contentType: string;
 }
@@ -30,6 +33,7 @@ export function createMetrics(): Metrics {
   const inFlight = new Gauge({ name: 'svc_http_requests_in_flight', help: 'HTTP requests being handled now.', registers: [registry] });
   const aborted = new Counter({ name: 'svc_http_requests_aborted_total', help: 'HTTP requests whose client went away before the answer was complete.', registers: [registry] });
   const engineInfo = new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine serving requests (uws-native, or uws-fallback: the slow pure-Node engine).', labelNames: ['engine'] as const, registers: [registry] });
+  const cryptoInfo = new Gauge({ name: 'svc_crypto_engine_info', help: 'The Ed25519 engine of the audit ledger (libsodium, or openssl: node:crypto).', labelNames: ['engine'] as const, registers: [registry] });
   const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
   return {
     registry,
@@ -37,6 +41,10 @@ export function createMetrics(): Metrics {
     setEngine: (engine) => {
       engineInfo.reset();
       engineInfo.set({ engine }, 1);
+    },
+    setCryptoEngine: (engine) => {
+      cryptoInfo.reset();
+      cryptoInfo.set({ engine }, 1);
     },
     render: () => registry.metrics(),
     http: {

@@ -84,6 +84,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     stops.push(() => auditExport.close());
     const metrics = createMetrics();
     metrics.setEngine(engine);
+    metrics.setCryptoEngine(crypto.name);
     let draining = false;
     const grpcState: Services['grpc'] = { listening: false };
     const routes = allRoutes();

@@ -59,6 +59,7 @@ test('serve: the HTTP engine is reported in the log, /v1/server-info and /metric
   assert.deepEqual(info.json(), { version: 'dev', api_version: 'v1', engine: { http: 'uws-native', store: 'sqlite', crypto: 'libsodium' }, setup_required: true, tls: true });
   const metrics = await call(server, 'GET', '/metrics');
   assert.match(metrics.text, /^svc_http_engine_info\{engine="uws-native"\} 1$/m);
+  assert.match(metrics.text, /^svc_crypto_engine_info\{engine="libsodium"\} 1$/m);
 });
 
 test('serve: /metrics is valid Prometheus text (promtool) with request counts, latency and process metrics', async (t) => {
