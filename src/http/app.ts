@@ -60,6 +60,13 @@ export interface AppOptions {
   authenticate?: Authenticator;
   /** check every JSON answer against the route's response schema (tests, development) */
   validateResponses?: boolean;
+  /**
+   * Runs the handler of every mutating request (POST, PUT, PATCH, DELETE) whose route declares an
+   * `audit` action, after authentication;
+   * `svc serve` plugs in the audit intent scope (serve/audit-scope.ts), so a committed change never
+   * goes without its ledger record.
+   */
+  aroundMutation?: (ctx: RequestContext, handler: () => unknown) => unknown;
 }
 
 /** What the adapter needs to know before it reads a body. */
@@ -71,6 +78,9 @@ export interface Prepared {
   /** an answer decided before the body is read (404, 405) */
   early?: ApiError & { allow?: string[] };
 }
+
+/** Methods whose handlers change state. */
+const MUTATING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** An incoming X-Request-ID is echoed only when it is this tame; otherwise a fresh one is made. */
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -196,7 +206,10 @@ export class App {
     mutable.params = validatePart(route, 'params', prepared.params);
     mutable.query = parseAndValidateQuery(route, req.query);
     mutable.body = parseAndValidateBody(route, req);
-    const result = spec.handler(ctx as never);
+    const around = this.opts.aroundMutation;
+    // Mutations that promise a ledger record (their `audit` action); ephemeral writes such as
+    // WebAuthn challenges declare none and run bare.
+    const result = around !== undefined && spec.audit !== undefined && MUTATING.has(spec.method) ? around(ctx, () => spec.handler(ctx as never)) : spec.handler(ctx as never);
     // A synchronous answer needs no deadline timer.
     if (!isThenable(result)) return { value: result, headers: responseHeaders };
     let timer: NodeJS.Timeout | undefined;

@@ -15,6 +15,7 @@ import { LedgerPipeline } from './pipeline.js';
 import { chainHeads } from './rotation.js';
 import type { AuditRecord } from './record.js';
 import type { VerifyReport } from './verify.js';
+import { recoverScope, recoverStaleIntents, type IntentAppend, type IntentScope } from './audit-intent.js';
 
 /** How to open the ledger. */
 export interface LedgerServiceOptions {
@@ -32,6 +33,13 @@ export interface LedgerServiceOptions {
   onError?: (err: unknown) => void;
   /** Read-only source for verification workers (default: none, records are read on this thread). */
   source?: ExportSource;
+  /**
+   * Recovery of changes left without their audit record (audit-intent.ts): markers older than
+   * `staleMs` (default 60 s, twice the default request deadline) are recorded every `intervalMs`
+   * (default 30 s; 0 disables the timer). At open, a store with a single writer process (SQLite)
+   * records all markers at once: no other process can have a request in flight.
+   */
+  intentRecovery?: { intervalMs?: number; staleMs?: number };
 }
 
 /** A page of `GET /v1/audit`. */
@@ -66,6 +74,22 @@ export class LedgerService {
     this.sink = new LedgerAuditSink(pipeline);
   }
 
+  #recoveryTimer: NodeJS.Timeout | undefined;
+  #recovering: Promise<unknown> = Promise.resolve();
+  readonly #intentAppend: IntentAppend = (tenant, draft, consumes) => this.pipeline.append(tenant, draft, consumes);
+
+  /** At the end of a mutating request: its changes still without a record get a recovery record. */
+  recoverScope(scope: IntentScope): Promise<number> {
+    return recoverScope(this.store, this.#intentAppend, scope);
+  }
+
+  /** Records the changes whose markers are older than `staleMs` (left by a stopped process, or a refused append). */
+  recoverStale(staleMs: number): Promise<number> {
+    const run = this.#recovering.then(() => recoverStaleIntents(this.store, this.#intentAppend, staleMs));
+    this.#recovering = run.catch(() => undefined);
+    return run;
+  }
+
   /** Open the keyring (minting a key on first start), start the pool and the checkpoint timer. */
   static async open(opts: LedgerServiceOptions): Promise<LedgerService> {
     const env = opts.env ?? process.env;
@@ -84,6 +108,13 @@ export class LedgerService {
     checkpointer = new Checkpointer(opts.store, pipeline);
     const svc = new LedgerService(opts.store, keyring, pool, pipeline, checkpointer, opts.source);
     checkpointer.start(opts.checkpointIntervalMs ?? checkpointIntervalMs(env), opts.onError ?? (() => {}));
+    const staleMs = opts.intentRecovery?.staleMs ?? 60_000;
+    await svc.recoverStale(opts.store.capabilities.supportsConcurrentWriters ? staleMs : 0);
+    const every = opts.intentRecovery?.intervalMs ?? 30_000;
+    if (every > 0) {
+      svc.#recoveryTimer = setInterval(() => void svc.recoverStale(staleMs).catch(opts.onError ?? (() => {})), every);
+      svc.#recoveryTimer.unref();
+    }
     return svc;
   }
 
@@ -121,6 +152,8 @@ export class LedgerService {
 
   /** Stop the timer, settle accepted appends, stop the pool. */
   async close(): Promise<void> {
+    clearInterval(this.#recoveryTimer);
+    await this.#recovering;
     await this.checkpointer.stop();
     await this.pipeline.close();
     await this.pool?.close();

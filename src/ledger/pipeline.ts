@@ -22,6 +22,7 @@ import { applySignatures, hashBatch, signHashes, type ChainTail, type HashedBatc
 import { insertRecords, readHead, sqliteInsertRecords, sqliteReadHead } from './ledger-store.js';
 import type { AuditDraft, AuditRecord } from './record.js';
 import type { Signer } from './signers.js';
+import { consumeIntents, outsideIntentScope, sqliteConsumeIntents } from './audit-intent.js';
 
 /** How the pipeline runs. */
 export interface PipelineOptions {
@@ -45,6 +46,8 @@ const SPLIT_QUEUE = 4 * SPLIT_MIN;
 
 interface Pending {
   draft: AuditDraft;
+  /** a request's intent scope whose markers this record's commit deletes (audit-intent.ts) */
+  consumes: string | undefined;
   resolve: (r: AuditRecord) => void;
   reject: (err: unknown) => void;
 }
@@ -87,12 +90,15 @@ export class LedgerPipeline {
     this.#maxInFlight = Math.max(1, opts.maxInFlight ?? 3);
   }
 
-  /** Append one draft to `tenant`'s chain; resolves with the record once it is committed. */
-  append(tenant: string, draft: AuditDraft): Promise<AuditRecord> {
+  /**
+   * Append one draft to `tenant`'s chain; resolves with the record once it is committed. `consumes`
+   * names a request's intent scope: its change markers are deleted in the record's commit.
+   */
+  append(tenant: string, draft: AuditDraft, consumes?: string): Promise<AuditRecord> {
     if (this.#closed) return Promise.reject(new PipelineClosedError());
     return new Promise<AuditRecord>((resolve, reject) => {
       const chain = this.#chain(tenant);
-      chain.queue.push({ draft, resolve, reject });
+      chain.queue.push({ draft, consumes, resolve, reject });
       // Start on the next microtask, so appends issued in the same tick share a batch.
       if (chain.queue.length === 1) queueMicrotask(() => this.#pump(chain));
     });
@@ -217,7 +223,8 @@ export class LedgerPipeline {
   async #loadTail(c: Chain): Promise<void> {
     c.loading = true;
     try {
-      c.tail = await this.opts.store.withTenant(c.tenant, (tx) => readHead(tx, c.tenant));
+      // The ledger's transactions are never a request's change (audit-intent.ts).
+      c.tail = await outsideIntentScope(() => this.opts.store.withTenant(c.tenant, (tx) => readHead(tx, c.tenant)));
     } catch (err) {
       for (const p of c.queue.splice(0)) p.reject(err);
     } finally {
@@ -237,7 +244,7 @@ export class LedgerPipeline {
         let tail: ChainTail;
         try {
           records = await b.signed;
-          ({ records, tail } = await this.#commit(c.tenant, b, records));
+          ({ records, tail } = await outsideIntentScope(() => this.#commit(c.tenant, b, records)));
         } catch (err) {
           c.inflight.shift();
           for (const p of b.pending) p.reject(err);
@@ -262,12 +269,14 @@ export class LedgerPipeline {
   /** One transaction: lock the chain, check the head, re-seal if it moved, insert, move the head. */
   async #commit(tenant: string, b: Batch, signed: AuditRecord[]): Promise<{ records: AuditRecord[]; tail: ChainTail }> {
     const store = this.opts.store;
+    const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
     if (store.sqliteTransaction !== undefined) {
       // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
       return store.sqliteTransaction((db) => {
         const head = sqliteReadHead(db, tenant);
         const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
         sqliteInsertRecords(db, tenant, sealed.records, head);
+        sqliteConsumeIntents(db, consumed);
         return sealed;
       });
     }
@@ -279,6 +288,7 @@ export class LedgerPipeline {
       const head = await readHead(tx, tenant);
       const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
       await insertRecords(tx, tenant, sealed.records, head);
+      await consumeIntents(tx, consumed);
       return sealed;
     });
   }

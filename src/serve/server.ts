@@ -22,6 +22,7 @@ import { loadOrCreateTls, type TlsMaterial } from './tls.js';
 import { LedgerService } from '../ledger/ledger-service.js';
 import { AuditExporter, exportSourceFor } from '../core/audit-export/exporter.js';
 import { ed25519Engine } from '../ledger/ed25519-engine.js';
+import { auditScopeAround } from './audit-scope.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -115,7 +116,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
     if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);
     const authenticate = createAuthenticator();
-    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, authenticate });
+    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, authenticate, aroundMutation: auditScopeAround(ledger, log) });
     const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;
 
     const http: RunningHttp = await listenHttp(app, {

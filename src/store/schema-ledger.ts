@@ -46,14 +46,30 @@ export interface AuditHeadsTable {
   hash: Bytes;
 }
 
+/** `audit_intents`: a committed change waiting for its request's audit record (ledger/audit-intent.ts). */
+export interface AuditIntentsTable {
+  id: string;
+  /** the request's intent scope (one per mutating request) */
+  scope: string;
+  /** the chain (tenant id) the change belongs to, the system chain for unbound transactions; not an RLS column: the table is global */
+  chain: string;
+  actor: string;
+  actor_kind: string;
+  /** `METHOD /route/template` */
+  route: string;
+  request_id: string;
+  created_at: string;
+}
+
 /** Tables of the ledger area. */
 export interface LedgerTables {
   audit_records: AuditRecordsTable;
   audit_heads: AuditHeadsTable;
+  audit_intents: AuditIntentsTable;
 }
 
 /** ledger tables with a `tenant_id` column (RLS on Postgres). */
 export const LEDGER_TENANT_TABLES = ['audit_records', 'audit_heads'] as const;
 
 /** ledger tables shared by all tenants. */
-export const LEDGER_GLOBAL_TABLES = [] as const;
+export const LEDGER_GLOBAL_TABLES = ['audit_intents'] as const;

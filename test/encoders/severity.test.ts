@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DETERMINED_SEVERITIES, SEVERITY, type SeverityRow } from '../../src/encoders/severity.js';
 import { ledgerSeverity } from '../../src/encoders/ledger-fields.js';
+import { RECOVERED_ACTION } from '../../src/ledger/audit-intent.js';
 import { syslogPri } from '../../src/encoders/syslog.js';
 
 const COLUMNS: Array<keyof SeverityRow> = ['cef', 'syslog', 'otlpText', 'otlpNumber', 'ecs', 'udm', 'leef'];
@@ -66,6 +67,8 @@ describe('severity map (spec: Events → Severity mapping)', () => {
     assert.equal(ledgerSeverity({ action: 'auth.login_failed' }), 'medium');
     assert.equal(ledgerSeverity({ action: 'policy.DENY' }), 'medium');
     assert.equal(ledgerSeverity({ action: 'audit.tamper-detected' }), 'high');
+    // A change recorded after its own record was lost (ledger/audit-intent.ts) stands out.
+    assert.equal(ledgerSeverity({ action: RECOVERED_ACTION }), 'medium');
     // "failed" wins over "delete"; an alarm wins over a failure.
     assert.equal(ledgerSeverity({ action: 'agent.delete.failed' }), 'medium');
     assert.equal(ledgerSeverity({ action: 'audit.verify.failed.tamper' }), 'high');

@@ -28,6 +28,8 @@ export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege
   // Append-only ledger: no UPDATE/DELETE on records (triggers block them too); heads only move forward.
   audit_records: ['select', 'insert'],
   audit_heads: ['select', 'insert', 'update'],
+  // Markers live for one request: written with a change, deleted with its audit record.
+  audit_intents: ['select', 'insert', 'delete'],
   // Identity tables are global (credentials resolve before a tenant is bound): schema-identity.ts.
   ...IDENTITY_APP_ROLE_GRANTS,
   ...ACCESSMAP_APP_ROLE_GRANTS,

@@ -5,6 +5,7 @@ import type { Database, MigrationDatabase } from '../schema.js';
 import type { Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
+import { withIntentMarker } from '../../ledger/audit-intent.js';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 import { ensureAppRole, grantAppRole, resolveAppRole, verifyIsolation } from './postgres-roles.js';
 
@@ -78,21 +79,23 @@ class PostgresStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     this.#open();
+    const marked = withIntentMarker(null, fn);
     return this.db.transaction().execute(async (tx) => {
       // set_config(…, true) is SET LOCAL: undone at commit/rollback, so a pooled connection never
       // carries a role or tenant into the next transaction. The tenant is reset to '' explicitly so
       // a stray session-level SET cannot leak in: '' is not a uuid, so a tenant-table row errors.
       await sql`select set_config('role', ${this.appRole}, true), set_config('app.tenant_id', '', true)`.execute(tx);
-      return fn(tx);
+      return marked(tx);
     });
   }
 
   async withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     assertTenantId(tenantId);
     this.#open();
+    const marked = withIntentMarker(tenantId, fn);
     return this.db.transaction().execute(async (tx) => {
       await sql`select set_config('role', ${this.appRole}, true), set_config('app.tenant_id', ${tenantId}, true)`.execute(tx);
-      return fn(tx);
+      return marked(tx);
     });
   }
 

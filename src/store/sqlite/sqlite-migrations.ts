@@ -5,6 +5,7 @@ import { SQLITE_MIGRATION_003_LEDGER } from './migrations/sqlite-003-ledger.js';
 import { SQLITE_MIGRATION_004_WEBAUTHN } from './migrations/sqlite-004-webauthn.js';
 import { SQLITE_MIGRATION_005_ACCESSMAP } from './migrations/sqlite-005-accessmap.js';
 import { SQLITE_MIGRATION_006_INGEST } from './migrations/sqlite-006-ingest.js';
+import { SQLITE_MIGRATION_007_AUDIT_INTENTS } from './migrations/sqlite-007-audit-intents.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -50,4 +51,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_004_WEBAUTHN,
   ...SQLITE_MIGRATION_005_ACCESSMAP,
   ...SQLITE_MIGRATION_006_INGEST,
+  ...SQLITE_MIGRATION_007_AUDIT_INTENTS,
 ];

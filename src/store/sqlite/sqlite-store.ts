@@ -7,6 +7,7 @@ import type { Database, MigrationDatabase } from '../schema.js';
 import type { SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
+import { withIntentMarker } from '../../ledger/audit-intent.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 
@@ -94,14 +95,14 @@ class SqliteStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     this.#open();
-    return this.#grouped(fn);
+    return this.#grouped(withIntentMarker(null, fn));
   }
 
   async withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     assertTenantId(tenantId);
     this.#open();
     // No RLS in SQLite (capabilities.supportsRls = false): confinement rests on the queries' filters.
-    return this.#grouped(fn);
+    return this.#grouped(withIntentMarker(tenantId, fn));
   }
 
   #grouped<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
