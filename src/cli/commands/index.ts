@@ -9,6 +9,7 @@ import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
 import { HealthCommand } from './health.js';
+import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
 import { OpenapiCommand } from './openapi.js';
 import { StatusCommand } from './status.js';
@@ -46,7 +47,7 @@ export const commands: CommandClass[] = [
   AuthLogoutCommand,
   AuthWhoamiCommand,
   CollectorCommand,
-  HealthCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
+  HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
   SuperadminLsCommand,

@@ -58,6 +58,12 @@ describe('audit ledger through svc serve', () => {
     const keys = await call(server, 'GET', '/v1/audit/pubkey', { headers: auth() });
     assert.equal(keys.status, 200, keys.text);
     const key = keys.json().keys[0] as { algorithm: string; public_key: string };
+    // `svc keys ls` serves the same keys, with the form --pubkey takes.
+    const ls = await runSvc(['keys', 'ls', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '-o', 'json']);
+    assert.equal(ls.code, 0, ls.stderr);
+    assert.deepEqual(jsonOut(ls), keys.json());
+    const text = await runSvc(['keys', 'ls', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant]);
+    assert.match(text.stdout, new RegExp(`--pubkey ${key.algorithm}:${key.public_key.replace(/[+/]/g, '\\$&')}`));
     const common = ['--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '--pubkey', `${key.algorithm}:${key.public_key}`, '--strict', '-o', 'json'];
     const live = await runSvc(['audit', 'verify', ...common]);
     assert.equal(live.code, 0, live.stderr);
