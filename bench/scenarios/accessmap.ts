@@ -18,6 +18,7 @@ import { ingestObservations, type Observation } from '../../src/modules/accessma
 import { DEFAULT_BOUNDS, reachability } from '../../src/modules/accessmap/attack-paths.js';
 import { storeGraphSource } from '../../src/modules/accessmap/graph-source.js';
 import { neighbors } from '../../src/modules/accessmap/neighbors.js';
+import { foldRecent } from '../../src/modules/accessmap/recent-edges.js';
 import { newId } from '../../src/core/agents/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
@@ -113,6 +114,9 @@ export const scenario: Scenario = {
         ingested += batch.length;
         if (ingested % 100_000 === 0) ctx.log(`  ingested ${ingested}`);
       }
+      // The rate counts folding the recent level into access_edges (docs/accessmap.md "Storage"): what
+      // the first read would otherwise do, so every observation's whole write cost is inside it.
+      await store.withTenant(tenant, (tx) => foldRecent(store, tx));
       const ingestSeconds = (performance.now() - t0) / 1000;
       const ingestRate = ingested / ingestSeconds;
       const stored = await store.withTenant(tenant, (tx) => sql<{ n: number }>`select count(*) as n from access_edges where tenant_id = ${tenant}`.execute(tx));
