@@ -4,6 +4,7 @@
  * and keep the strongest attribution confidence; grants set `permitted`.
  */
 import { sql, type Insertable, type Transaction } from 'kysely';
+import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../core/agents/ids.js';
 import type { Database } from '../../store/schema.js';
@@ -119,6 +120,24 @@ async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ 
   return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string }));
 }
 
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
+const MODES: readonly string[] = ['r', 'rw'];
+const CONFIDENCES: readonly string[] = ['high', 'medium', 'low'];
+
+/**
+ * Refuses what access_edges' CHECKs would refuse, before the batch is stored. On SQLite a batch
+ * waits in the recent level and meets those CHECKs only when it is merged, after it was
+ * acknowledged; one bad row there would fail every later merge (and so every read). The routes
+ * and gRPC validate first; this holds the service function to the same rules for any caller.
+ */
+function assertStorable(o: Observation, at: string, i: number): void {
+  const count = o.count ?? 1;
+  if (!TIMESTAMP.test(at) || Number.isNaN(Date.parse(at))) throw errors.badRequest(`observation ${i}: observed_at must be RFC 3339 UTC with 9 fractional digits`);
+  if (!Number.isSafeInteger(count) || count < 1) throw errors.badRequest(`observation ${i}: count must be a positive integer`);
+  if (!MODES.includes(o.mode)) throw errors.badRequest(`observation ${i}: mode must be r or rw`);
+  if (!CONFIDENCES.includes(o.confidence)) throw errors.badRequest(`observation ${i}: confidence must be high, medium or low`);
+}
+
 /**
  * Records a batch of observations in one transaction; the service function the collector ingest
  * calls. Duplicates inside the batch are folded first (Postgres refuses to update one row twice in
@@ -134,6 +153,7 @@ export async function ingestObservations(store: Store, tenant: string, observati
     observations.forEach((o, i) => {
       const e = ends[i] as { origin: string; resource: string };
       const at = o.observed_at ?? now;
+      assertStorable(o, at, i);
       const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
       const key = `${e.origin}|${e.resource}|${o.mode}`;
       const p = folded.get(key);

@@ -196,6 +196,16 @@ for (const b of await testStores()) {
       }
     });
 
+    it('a batch the table would refuse is refused before it is stored, so it cannot poison a later merge', async () => {
+      const tenant = await addTenant(h.store);
+      const good = RESOURCES.flatMap((r) => MODES.flatMap((m) => Array.from({ length: 5 }, (_, i) => ({ origin: { kind: 'identity' as const, ref: 'ident-0' }, resource: { ref: `${r}-${i}` }, mode: m, confidence: 'high' as const, signal_source: 'ok' }))));
+      for (const bad of [{ observed_at: '2026-06-01 10:00:00' }, { count: 0 }, { count: 1.5 }]) {
+        await assert.rejects(ingestObservations(h.store, tenant, [...good, { ...good[0], ...bad } as Observation]), (err: { status?: number }) => err.status === 400);
+      }
+      await ingestObservations(h.store, tenant, good);
+      assert.equal((await readAll(h, tenant)).length, good.length);
+    });
+
     it('an agent deleted while its observations wait keeps no edges; the others stay', async () => {
       const tenant = await addTenant(h.store);
       const gone = await createAgent(h.store, tenant, { name: 'gone' });
