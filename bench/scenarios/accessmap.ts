@@ -22,6 +22,7 @@ import { foldRecent } from '../../src/modules/accessmap/recent-edges.js';
 import { newId } from '../../src/core/agents/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
+import { createTempDatabase, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
 const BATCH = 5_000;
@@ -55,12 +56,21 @@ async function timeIt(n: number, fn: (i: number) => Promise<unknown>): Promise<n
 
 export const scenario: Scenario = {
   name: 'accessmap',
-  description: 'generated estate on SQLite: edge ingest rate, graph page, neighbors and reachability latency',
+  description: 'generated estate on SQLite (or PostgreSQL): edge ingest rate, graph page, neighbors and reachability latency',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
     const edgesWanted = Number(process.env['SVC_BENCH_ACCESSMAP_EDGES'] ?? 200_000);
     const nodes = Math.max(100, Math.floor(edgesWanted / 10));
     const rand = rng(42);
-    const store = await openStore({ backend: 'sqlite', dataDir: ctx.tmpDir });
+    // SVC_BENCH_ACCESSMAP_STORE=postgres runs the same estate on a fresh database of the test
+    // PostgreSQL (SVC_TEST_PG_DSN, default 127.0.0.1:5432), dropped afterwards.
+    const backend = process.env['SVC_BENCH_ACCESSMAP_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
+    let temp: TempDatabase | undefined;
+    if (backend === 'postgres') {
+      const pg = await pgTestDsn();
+      if (pg.dsn === undefined) throw new Error(`postgres: ${pg.skip}`);
+      temp = await createTempDatabase(pg.dsn);
+    }
+    const store = await openStore(temp ? { backend: 'postgres', dataDir: ctx.tmpDir, dsn: temp.dsn, poolSize: 4 } : { backend: 'sqlite', dataDir: ctx.tmpDir });
     const notes: string[] = [];
     try {
       await store.migrate();
@@ -165,11 +175,12 @@ export const scenario: Scenario = {
         ],
         baselines: [],
         ratios: [],
-        subject: { backend: 'sqlite', sqlite_synchronous: 'full', nodes, observations: ingested, agents: nAgents, resources: nRes, issue_size: edgesWanted >= 10_000_000, reachable_resources_mean: meanReached, reachability_budget: DEFAULT_BOUNDS.budget, reachability_completed_fraction: completedFraction },
+        subject: { backend, ...(backend === 'sqlite' ? { sqlite_synchronous: 'full' } : {}), nodes, observations: ingested, agents: nAgents, resources: nRes, issue_size: edgesWanted >= 10_000_000, reachable_resources_mean: meanReached, reachability_budget: DEFAULT_BOUNDS.budget, reachability_completed_fraction: completedFraction },
         notes,
       };
     } finally {
       await store.close();
+      await temp?.drop();
     }
   },
 };
