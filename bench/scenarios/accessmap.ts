@@ -1,6 +1,8 @@
 /**
- * Scenario `accessmap` (issue 7): a generated estate on SQLite, then the access map's hot paths.
- * Edge ingest rate through `ingestObservations` (batches of 5,000, synchronous=FULL), and p50/p95/p99
+ * Scenario `accessmap` (issue 7): a generated estate on SQLite (or PostgreSQL with
+ * SVC_BENCH_ACCESSMAP_STORE=postgres), then the access map's hot paths. Edge ingest rate through
+ * `ingestObservations` (batches of 5,000, synchronous=FULL; on SQLite the time includes folding the
+ * recent level into access_edges, docs/accessmap.md "The recent level"), and p50/p95/p99
  * of a graph page (100 edges, keyset), `neighbors` of an agent (100 edges + links) and
  * `reachability` from an agent (depth 6, 100 resources, default work budget). Targets: ingest ≥ 50,000 edges/s,
  * neighbors p95 ≤ 20 ms, reachability p95 ≤ 100 ms, graph page p95 ≤ 20 ms.
