@@ -54,8 +54,11 @@ export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
   const grpcPort = await freePort();
   const args = [join(o.repoRoot, 'bin', 'svc.js'), 'serve', '--data-dir', o.dataDir, '--listen', `127.0.0.1:${port}`, '--grpc-listen', `127.0.0.1:${grpcPort}`];
   if (o.insecure) args.push('--insecure');
+  // Node flags for the server alone, e.g. SVC_BENCH_SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
+  // to profile it (NODE_OPTIONS refuses --cpu-prof, and would profile the harness too).
+  const nodeArgs = process.env['SVC_BENCH_SVC_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
   const fd = openSync(o.logFile, 'a');
-  const child = track(spawn(process.execPath, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...o.env }, cwd: o.repoRoot }));
+  const child = track(spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', fd, fd], env: { ...process.env, ...o.env }, cwd: o.repoRoot }));
   closeSync(fd);
   const url = `${o.insecure ? 'http' : 'https'}://127.0.0.1:${port}`;
   const stop = (): Promise<number | null> => stopChild(child, 15_000);

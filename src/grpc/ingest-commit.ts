@@ -22,10 +22,11 @@ import { nowTimestamp } from '../ledger/time.js';
 import { uuid7 } from '../ledger/uuid7.js';
 import { ingestObservations, type Observation } from '../modules/accessmap/edge-store.js';
 import { chunks } from '../modules/accessmap/node-store.js';
+import { agentsByExternalId, agentsById, nodesById } from '../modules/accessmap/node-lookup.js';
 import type { Services } from '../serve/services.js';
 import type { Database } from '../store/schema.js';
 import type { IngestItemsTable } from '../store/schema-ingest.js';
-import type { Store } from '../store/store.js';
+import type { SqliteHandle, Store } from '../store/store.js';
 import type { CallIdentity } from './call-auth.js';
 import { StoreGroups } from './ingest-group.js';
 import { payloadHash } from './ingest-hash.js';
@@ -142,6 +143,7 @@ async function readBatch(store: Store, tenant: string, batchId: string): Promise
 async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<Stored[]> {
   for (const [batchId, seq] of notes) await tx.updateTable('ingest_batches').set({ ledger_seq: seq }).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).execute();
   if (jobs.length === 0) return [];
+  const db = store.sqliteHandle?.(tx);
   const existing = new Map<string, BatchRow>();
   for (const c of chunks(jobs.map((j) => j.batchId), 500)) for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
   const fresh = jobs.filter((j) => !existing.has(j.batchId));
@@ -151,7 +153,7 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
   for (const job of fresh) {
     const { valid, batchId, now } = job;
     const rejected = [...valid.rejected];
-    const edges = await knownEnds(tx, tenant, valid.edges, rejected);
+    const edges = await knownEnds(tx, db, tenant, valid.edges, rejected);
     for (const e of edges) observations.push({ origin: e.origin, resource: e.resource, mode: e.mode, confidence: e.confidence, attribution: e.attribution, signal_source: e.signal_source, observed_at: e.observed_at, count: e.count });
     for (const { index: _i, ...f } of valid.findings) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'finding', body: canonicalMeta(f), observed_at: f.observed_at });
     for (const { index: _i, ...c } of valid.costs) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'cost', body: canonicalMeta(c), observed_at: c.observed_at });
@@ -175,7 +177,7 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
 }
 
 /** Drops (as rejections) edges whose agent, or node given by id, does not exist in the tenant. */
-async function knownEnds(tx: Tx, tenant: string, edges: ValidEdge[], rejected: Rejection[]): Promise<ValidEdge[]> {
+async function knownEnds(tx: Tx, db: SqliteHandle | undefined, tenant: string, edges: ValidEdge[], rejected: Rejection[]): Promise<ValidEdge[]> {
   const agentIds = new Set<string>();
   const agentRefs = new Set<string>();
   const nodeIds = new Set<string>();
@@ -187,9 +189,9 @@ async function knownEnds(tx: Tx, tenant: string, edges: ValidEdge[], rejected: R
   const foundAgents = new Set<string>();
   const foundRefs = new Set<string>();
   const foundNodes = new Map<string, string>();
-  for (const c of chunks([...agentIds], 500)) for (const r of await tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', 'in', c).execute()) foundAgents.add(r.id);
-  for (const c of chunks([...agentRefs], 500)) for (const r of await tx.selectFrom('agents').select('external_id').where('tenant_id', '=', tenant).where('external_id', 'in', c).execute()) foundRefs.add(r.external_id);
-  for (const c of chunks([...nodeIds], 500)) for (const r of await tx.selectFrom('access_nodes').select(['id', 'kind']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) foundNodes.set(r.id, r.kind);
+  for (const r of await agentsById(tx, db, tenant, [...agentIds])) foundAgents.add(r.id);
+  for (const r of await agentsByExternalId(tx, db, tenant, [...agentRefs])) foundRefs.add(r.external_id);
+  for (const r of await nodesById(tx, db, tenant, [...nodeIds])) foundNodes.set(r.id, r.kind);
   return edges.filter((e) => {
     let reason: string | undefined;
     if (e.origin.kind === 'agent') {

@@ -15,6 +15,7 @@ import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
 import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks } from './node-store.js';
+import { foldRecent } from './recent-edges.js';
 
 /** Filters of `graph` and `drift` (spec client inputs). */
 export interface EdgeFilter {
@@ -139,6 +140,7 @@ export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Pr
   const where = conditions(tenant, f);
   if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
   return store.withTenant(tenant, async (tx) => {
+    await foldRecent(store, tx);
     const res = await sql<EdgeRow>`${edgeSource(tenant, f)} where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
     return pageFrom(await withNames(tx, tenant, res.rows), f.limit);
   });
@@ -151,6 +153,7 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
   if (f.drift) outer.push(sql`d.drift = ${f.drift}`);
   if (f.confidence) outer.push(sql`d.drift_confidence in ${inList(confidencesAtLeast(f.confidence))}`);
   return store.withTenant(tenant, async (tx) => {
+    await foldRecent(store, tx);
     const res = await sql<EdgeRow & { drift: DriftKind; drift_confidence: Confidence; origin_seen: number | boolean }>`
       select * from (
         ${edgeSource(tenant, f, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where ${sql.join(where, sql` and `)}

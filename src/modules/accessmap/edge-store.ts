@@ -4,6 +4,7 @@
  * and keep the strongest attribution confidence; grants set `permitted`.
  */
 import { sql, type Insertable, type Transaction } from 'kysely';
+import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../core/agents/ids.js';
 import type { Database } from '../../store/schema.js';
@@ -11,6 +12,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec } from './node-store.js';
+import { appendRecent, foldRecent, mergeDue, mergeRecent, OBSERVE_SET, waitingRows } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -50,57 +52,48 @@ interface Pending {
   signal_source: string;
 }
 
-const rankOf = (col: string): string => `case ${col} when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end`;
-
-/** How an observation meets an existing edge (`excluded` = the incoming row); one text for both write paths. */
-const OBSERVE_SET = {
-  observed_count: 'access_edges.observed_count + excluded.observed_count',
-  first_seen: 'case when access_edges.first_seen is null or excluded.first_seen < access_edges.first_seen then excluded.first_seen else access_edges.first_seen end',
-  last_seen: 'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.last_seen else access_edges.last_seen end',
-  signal_source: 'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.signal_source else access_edges.signal_source end',
-  confidence: `case when ${rankOf('excluded.confidence')} > ${rankOf('access_edges.confidence')} then excluded.confidence else access_edges.confidence end`,
-  updated_at: 'excluded.updated_at',
-} as const;
-
 const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
 type EdgeInsert = Required<Insertable<Database['access_edges']>>;
 
-// Rows per multi-row statement on the SQLite fast path (15 × 100 parameters).
-const MULTI = 100;
+const upsertStatements = new WeakMap<SqliteHandle, { one: ReturnType<SqliteHandle['prepare']> }>();
 
-interface UpsertStatements {
-  one: ReturnType<SqliteHandle['prepare']>;
-  many: ReturnType<SqliteHandle['prepare']>;
-}
-
-const upsertStatements = new WeakMap<SqliteHandle, UpsertStatements>();
-
-/** The observation upsert, prepared once per SQLite connection (the ledger's pattern, src/ledger/ledger-store.ts). */
-function observeStatements(db: SqliteHandle): UpsertStatements {
+/** The direct observation upsert, prepared once per SQLite connection (the ledger's pattern, src/ledger/ledger-store.ts). */
+function observeStatements(db: SqliteHandle): { one: ReturnType<SqliteHandle['prepare']> } {
   let s = upsertStatements.get(db);
   if (s === undefined) {
     const row = `(${EDGE_COLUMNS.map(() => '?').join(', ')})`;
     const head = `insert into access_edges (${EDGE_COLUMNS.join(', ')}) values `;
     const tail = ` on conflict (tenant_id, origin_id, resource_id, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
-    s = { one: db.prepare(head + row + tail), many: db.prepare(head + Array.from({ length: MULTI }, () => row).join(', ') + tail) };
+    s = { one: db.prepare(head + row + tail) };
     upsertStatements.set(db, s);
   }
   return s;
 }
 
-/** Upserts observed edges: prepared statements on SQLite, the query builder elsewhere. */
+// A batch of fewer folded edges than this, with nothing waiting in the recent level, is upserted
+// straight into access_edges: it dirties few pages, and access_edges stays current for whoever
+// reads the file without the read functions (sqlite3, an offline copy).
+const DIRECT_MAX = 64;
+
+/**
+ * Records observed edges. SQLite: appended to the recent level (recent-edges.ts), which is merged
+ * once enough rows wait (`mergeDue`); a small batch with nothing waiting goes straight in. Elsewhere: upserted
+ * with the query builder.
+ */
 async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise<void> {
   const db = store.sqliteHandle?.(tx);
   if (db !== undefined) {
-    const s = observeStatements(db);
-    const params: unknown[] = [];
-    let i = 0;
-    for (; i + MULTI <= rows.length; i += MULTI) {
-      params.length = 0;
-      for (let j = i; j < i + MULTI; j++) for (const c of EDGE_COLUMNS) params.push((rows[j] as EdgeInsert)[c]);
-      s.many.run(...params);
+    const waiting = waitingRows(db);
+    if (waiting === 0 && rows.length < DIRECT_MAX) {
+      const s = observeStatements(db);
+      for (const r of rows) s.one.run(...EDGE_COLUMNS.map((c) => r[c]));
+      return;
     }
-    for (; i < rows.length; i++) s.one.run(...EDGE_COLUMNS.map((c) => (rows[i] as EdgeInsert)[c]));
+    appendRecent(
+      db,
+      rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
+    );
+    if (mergeDue(db, waiting + rows.length)) mergeRecent(db);
     return;
   }
   const set = Object.fromEntries(Object.entries(OBSERVE_SET).map(([c, e]) => [c, sql.raw(e)]));
@@ -114,16 +107,35 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
 }
 
 /** Resolves origin and resource specs of a batch to ids (origins grouped by kind). */
-async function resolveEnds(tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: string; resource: string }>> {
+async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: string; resource: string }>> {
+  const db = store.sqliteHandle?.(tx);
   const origin: string[] = new Array(items.length);
   for (const kind of ['agent', 'session', 'identity'] as const) {
     const idx = items.map((it, i) => (it.origin.kind === kind ? i : -1)).filter((i) => i >= 0);
     if (idx.length === 0) continue;
-    const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin));
+    const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin), db);
     idx.forEach((i, j) => (origin[i] = ids[j] as string));
   }
-  const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource));
+  const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource), db);
   return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string }));
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
+const MODES: readonly string[] = ['r', 'rw'];
+const CONFIDENCES: readonly string[] = ['high', 'medium', 'low'];
+
+/**
+ * Refuses what access_edges' CHECKs would refuse, before the batch is stored. On SQLite a batch
+ * waits in the recent level and meets those CHECKs only when it is merged, after it was
+ * acknowledged; one bad row there would fail every later merge (and so every read). The routes
+ * and gRPC validate first; this holds the service function to the same rules for any caller.
+ */
+function assertStorable(o: Observation, at: string, i: number): void {
+  const count = o.count ?? 1;
+  if (!TIMESTAMP.test(at) || Number.isNaN(Date.parse(at))) throw errors.badRequest(`observation ${i}: observed_at must be RFC 3339 UTC with 9 fractional digits`);
+  if (!Number.isSafeInteger(count) || count < 1) throw errors.badRequest(`observation ${i}: count must be a positive integer`);
+  if (!MODES.includes(o.mode)) throw errors.badRequest(`observation ${i}: mode must be r or rw`);
+  if (!CONFIDENCES.includes(o.confidence)) throw errors.badRequest(`observation ${i}: confidence must be high, medium or low`);
 }
 
 /**
@@ -135,12 +147,13 @@ export async function ingestObservations(store: Store, tenant: string, observati
   if (observations.length === 0) return { accepted: 0, edges: 0 };
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const ends = await resolveEnds(tx, tenant, observations);
+    const ends = await resolveEnds(store, tx, tenant, observations);
     const now = nowTimestamp();
     const folded = new Map<string, Pending>();
     observations.forEach((o, i) => {
       const e = ends[i] as { origin: string; resource: string };
       const at = o.observed_at ?? now;
+      assertStorable(o, at, i);
       const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
       const key = `${e.origin}|${e.resource}|${o.mode}`;
       const p = folded.get(key);
@@ -185,7 +198,9 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
   if (grants.length === 0) return { edges: 0 };
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const ends = await resolveEnds(tx, tenant, grants);
+    // Observations waiting in the recent level come first, as they were committed first.
+    await foldRecent(store, tx);
+    const ends = await resolveEnds(store, tx, tenant, grants);
     const now = nowTimestamp();
     const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; resource_id: string; mode: Mode; source: string }>();
     grants.forEach((g, i) => {
@@ -224,7 +239,8 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
 export async function revokeGrants(store: Store, tenant: string, grants: Array<Omit<GrantInput, 'source'>>): Promise<{ edges: number }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const ends = await resolveEnds(tx, tenant, grants);
+    await foldRecent(store, tx);
+    const ends = await resolveEnds(store, tx, tenant, grants);
     let n = 0;
     for (let i = 0; i < grants.length; i++) {
       const e = ends[i] as { origin: string; resource: string };

@@ -8,7 +8,9 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Confidence, Mode, NodeKind, OriginKind, ResourceClass } from './model.js';
+import type { Store } from '../../store/store.js';
 import { chunks } from './node-store.js';
+import { foldRecent } from './recent-edges.js';
 
 /** An access edge as the algorithms see it. */
 export interface GraphEdge {
@@ -171,6 +173,12 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string): Gra
       return out;
     },
   };
+}
+
+/** `storeGraphSource` after folding the recent level (recent-edges.ts), so a search sees every committed observation. */
+export async function foldedGraphSource(store: Store, tx: Transaction<Database>, tenant: string): Promise<GraphSource> {
+  await foldRecent(store, tx);
+  return storeGraphSource(tx, tenant);
 }
 
 /** A GraphSource over arrays held in memory. */

@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
 import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';
+import { foldRecent } from './recent-edges.js';
 
 export type Direction = 'outgoing' | 'incoming' | 'both';
 
@@ -49,6 +50,7 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
   const out = q.direction !== 'incoming';
   const inc = q.direction !== 'outgoing';
   return store.withTenant(tenant, async (tx) => {
+    await foldRecent(store, tx);
     // One keyset query per side (each reads its own index) merged by id: an OR across the two
     // columns would make the database scan the tenant's edges in id order.
     const after = q.cursor ? sql` and e.id > ${decodeCursor(q.cursor)}` : sql``;

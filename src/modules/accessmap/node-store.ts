@@ -7,9 +7,11 @@ import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../core/agents/ids.js';
 import type { Database } from '../../store/schema.js';
-import type { Store } from '../../store/store.js';
+import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
+import { chunks } from './chunks.js';
 import type { NodeKind, ResourceClass } from './model.js';
+import { agentsByExternalId, agentsById, nodesById, nodesByRef } from './node-lookup.js';
 
 /** A node reference in a write: an id, or a natural key (created on first sight). */
 export interface NodeSpec {
@@ -36,10 +38,11 @@ type Tx = Transaction<Database>;
 
 /**
  * Resolves node specs of one kind to ids, creating unknown refs in bulk; agents resolve by id or
- * by `external_id` and are never created here. Returns ids in input order.
+ * by `external_id` and are never created here. Returns ids in input order. `db`: the SQLite
+ * connection under `tx`, when there is one (node-lookup.ts).
  */
-export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[]): Promise<string[]> {
-  if (kind === 'agent') return resolveAgents(tx, tenant, specs);
+export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[], db?: SqliteHandle): Promise<string[]> {
+  if (kind === 'agent') return resolveAgents(tx, tenant, specs, db);
   const out: string[] = new Array(specs.length);
   const byRef = new Map<string, number[]>();
   const byId: Array<[string, number]> = [];
@@ -51,12 +54,7 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   if (byId.length > 0) {
     const ids = [...new Set(byId.map(([id]) => id))];
     const found = new Set<string>();
-    for (const chunk of chunks(ids, 500)) {
-      // The kind is checked here, not in SQL: `kind = ?` would lead SQLite onto the (tenant, kind, ref)
-      // index and a scan of every node of that kind, where (tenant, id) finds each row directly.
-      const rows = await tx.selectFrom('access_nodes').select(['id', 'kind']).where('tenant_id', '=', tenant).where('id', 'in', chunk).execute();
-      for (const r of rows) if (r.kind === kind) found.add(r.id);
-    }
+    for (const r of await nodesById(tx, db, tenant, ids)) if (r.kind === kind) found.add(r.id);
     for (const [id, i] of byId) {
       if (!found.has(id)) throw errors.notFound(`${kind} ${id}`);
       out[i] = id;
@@ -65,10 +63,7 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   if (byRef.size > 0) {
     const refs = [...byRef.keys()];
     const known = new Map<string, string>();
-    for (const chunk of chunks(refs, 500)) {
-      const rows = await tx.selectFrom('access_nodes').select(['id', 'ref']).where('tenant_id', '=', tenant).where('kind', '=', kind).where('ref', 'in', chunk).execute();
-      for (const r of rows) known.set(r.ref, r.id);
-    }
+    for (const r of await nodesByRef(tx, db, tenant, kind, refs)) known.set(r.ref, r.id);
     const now = nowTimestamp();
     const fresh = refs.filter((r) => !known.has(r)).map((ref) => {
       const spec = specs[(byRef.get(ref) as number[])[0] as number] as NodeSpec;
@@ -82,15 +77,13 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   return out;
 }
 
-async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[]): Promise<string[]> {
+async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: SqliteHandle | undefined): Promise<string[]> {
   const ids = [...new Set(specs.filter((s) => s.id).map((s) => s.id as string))];
   const refs = [...new Set(specs.filter((s) => !s.id && s.ref).map((s) => s.ref as string))];
   const found = new Set<string>();
   const byExternal = new Map<string, string>();
-  for (const chunk of chunks(ids, 500)) for (const r of await tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', 'in', chunk).execute()) found.add(r.id);
-  for (const chunk of chunks(refs, 500)) {
-    for (const r of await tx.selectFrom('agents').select(['id', 'external_id']).where('tenant_id', '=', tenant).where('external_id', 'in', chunk).execute()) byExternal.set(r.external_id, r.id);
-  }
+  for (const r of await agentsById(tx, db, tenant, ids)) found.add(r.id);
+  for (const r of await agentsByExternalId(tx, db, tenant, refs)) byExternal.set(r.external_id, r.id);
   return specs.map((s) => {
     const id = s.id ? (found.has(s.id) ? s.id : undefined) : s.ref ? byExternal.get(s.ref) : undefined;
     // Agents are registered through /v1/agents; an observation cannot invent one.
@@ -125,12 +118,7 @@ export function toView(r: { id: string; kind: string; ref: string; name: string;
   return { id: r.id, kind: r.kind as NodeKind, ref: r.ref, name: r.name, class: r.class === '' ? null : (r.class as ResourceClass), parent_id: r.parent_id };
 }
 
-/** Splits a list into slices of at most `size` (bound parameters per statement). */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+export { chunks } from './chunks.js';
 
 /** Upserts nodes of any kind from one request, checking each parent: a session's is an agent, a credential's an identity. */
 export async function writeNodes(store: Store, tenant: string, nodes: Array<NodeSpec & { kind: Exclude<NodeKind, 'agent'>; ref: string }>): Promise<GraphNodeView[]> {

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type { Store } from '../../store/store.js';
 import { escalation, MAX_BUDGET, reachability } from './attack-paths.js';
 import { storeGraphSource } from './graph-source.js';
+import { foldRecent } from './recent-edges.js';
 
 export interface Summary {
   nodes: { agents: number; sessions: number; identities: number; resources: number; resources_by_class: Record<string, number> };
@@ -36,6 +37,7 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
   const budgetMs = opts.budgetMs ?? 2_000;
   const started = Date.now();
   return store.withTenant(tenant, async (tx) => {
+    await foldRecent(store, tx);
     const agents = await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).orderBy('id').execute();
     const kinds = await sql<{ kind: string; class: string; c: string | number }>`select kind, class, count(*) as c from access_nodes where tenant_id = ${tenant} group by kind, class`.execute(tx);
     const byKind: Record<string, number> = {};

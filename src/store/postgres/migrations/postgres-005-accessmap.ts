@@ -47,8 +47,9 @@ export const POSTGRES_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
         // The resources attack paths go through (docs/accessmap.md): a path search asks which of the
         // resources it meets are among these few, not for every resource's row.
         `create index access_nodes_linking_idx on access_nodes (tenant_id, id) where class in ('credential', 'config', 'code')`,
+        // Keyed by (tenant, id), as on SQLite: pages walk it; no separate id index.
         `create table access_edges (
-          id uuid primary key,
+          id uuid not null,
           tenant_id uuid not null references tenants (id),
           origin_kind text not null check (origin_kind in ('agent', 'session', 'identity')),
           origin_id uuid not null,
@@ -63,15 +64,16 @@ export const POSTGRES_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
           signal_source text not null default '',
           created_at text not null check (created_at ~ ${TS}),
           updated_at text not null check (updated_at ~ ${TS}),
-          check (permitted = 1 or observed_count > 0)
+          check (permitted = 1 or observed_count > 0),
+          primary key (tenant_id, id)
         )`,
-        // Every index an edge lands in at a random place costs ingest a page write per edge, so there are
-        // two. The key, origin first, also serves a principal's edges: path searches read (origin →
-        // resource, mode) from it alone. The resource index walks a resource's edges in id order
-        // (incoming neighbour pages, resource-filtered graph pages; without it the planner walks
-        // (tenant_id, id) instead). The other two grow at their end (UUIDv7 ids).
+        // The two indexes an edge lands in at a random place. The key, origin first, also serves a
+        // principal's edges: path searches read (origin → resource, mode) from it alone. The
+        // resource index walks a resource's edges in id order (incoming neighbour pages,
+        // resource-filtered graph pages; without it the planner walks (tenant_id, id) instead).
+        // No recent level here (SQLite only, docs/accessmap.md "Storage"): PostgreSQL's WAL logs
+        // row changes, not whole pages, so a random index insert costs it no page write per commit.
         `create unique index access_edges_key on access_edges (tenant_id, origin_id, resource_id, mode)`,
-        `create index access_edges_tenant_id_idx on access_edges (tenant_id, id)`,
         `create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)`,
         ...tenantIsolationDdl('workspaces'),
         ...tenantIsolationDdl('access_nodes'),

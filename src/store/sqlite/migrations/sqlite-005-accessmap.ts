@@ -47,8 +47,11 @@ export const SQLITE_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
         // The resources attack paths go through (docs/accessmap.md): a path search asks which of the
         // resources it meets are among these few, not for every resource's row.
         `create index access_nodes_linking_idx on access_nodes (tenant_id, id) where class in ('credential', 'config', 'code')`,
+        // Keyed by (tenant, id): ids are UUIDv7 minted in increasing order, so new edges land at the
+        // end of this index, and graph pages walk it (keyset on id). No separate id index: each
+        // index costs ingest one more b-tree insert per edge.
         `create table access_edges (
-          id text primary key check (${uuid('id')}),
+          id text not null check (${uuid('id')}),
           tenant_id text not null references tenants (id) check (${uuid('tenant_id')}),
           origin_kind text not null check (origin_kind in ('agent', 'session', 'identity')),
           origin_id text not null check (${uuid('origin_id')}),
@@ -63,16 +66,35 @@ export const SQLITE_MIGRATION_005_ACCESSMAP: readonly Migration[] = [
           signal_source text not null default '',
           created_at text not null check (${ts('created_at')}),
           updated_at text not null check (${ts('updated_at')}),
-          check (permitted = 1 or observed_count > 0)
+          check (permitted = 1 or observed_count > 0),
+          primary key (tenant_id, id)
         ) strict`,
-        // Every index an edge lands in at a random place costs ingest a page write per edge, so there are
-        // two. The key, origin first, also serves a principal's edges: path searches read (origin →
-        // resource, mode) from it alone. The resource index walks a resource's edges in id order
-        // (incoming neighbour pages, resource-filtered graph pages; without it the planner walks
-        // (tenant_id, id) instead). The other two grow at their end (UUIDv7 ids).
+        // The two indexes an edge lands in at a random place. The key, origin first, also serves a
+        // principal's edges: path searches read (origin → resource, mode) from it alone. The
+        // resource index walks a resource's edges in id order (incoming neighbour pages,
+        // resource-filtered graph pages; without it the planner walks (tenant_id, id) instead).
         `create unique index access_edges_key on access_edges (tenant_id, origin_id, resource_id, mode)`,
-        `create index access_edges_tenant_id_idx on access_edges (tenant_id, id)`,
         `create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)`,
+        // The recent level (docs/accessmap.md "Storage"): observations committed but not yet folded
+        // into access_edges, in commit order. Append-only and unindexed, so a commit writes only its
+        // own rows; a merge folds them all into access_edges in one pass and empties the table.
+        // No CHECKs here: rows come from ingestObservations, and the merge inserts them into
+        // access_edges, whose CHECKs and foreign key apply then, in the same transaction.
+        `create table access_edges_recent (
+          seq integer primary key,
+          id text not null,
+          tenant_id text not null,
+          origin_kind text not null,
+          origin_id text not null,
+          resource_id text not null,
+          mode text not null,
+          observed_count integer not null,
+          first_seen text not null,
+          last_seen text not null,
+          confidence text not null,
+          signal_source text not null,
+          recorded_at text not null
+        ) strict`,
       ];
       for (const s of statements) await sql.raw(s).execute(tx);
     },
