@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import type { StoreBackend } from '../store/store.js';
 import { parseCryptoEngine, type CryptoEngineSetting } from '../ledger/ed25519-engine.js';
+import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
 
 export interface ListenAddress {
   host: string;
@@ -38,6 +39,8 @@ export interface ServeConfig {
   drainMs: number;
   /** Ed25519 engine setting (`SERVICE_CRYPTO_ENGINE`; ledger/ed25519-engine.ts reads the same variable) */
   cryptoEngine: CryptoEngineSetting;
+  /** rows the accessmap recent level collects before a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`; modules/accessmap/recent-edges.ts reads the same variable) */
+  accessmapMergeRows: number;
 }
 
 /** The raw flag values as clipanion hands them over (all optional). */
@@ -110,6 +113,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     requestTimeoutMs: parsePositiveInt(env.SERVICE_REQUEST_TIMEOUT_MS, 'SERVICE_REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     drainMs: parsePositiveInt(env.SERVICE_DRAIN_MS, 'SERVICE_DRAIN_MS') ?? DEFAULTS.drainMs,
     cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
+    accessmapMergeRows: checked(() => mergeRowsFromEnv(env)),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent; got ${JSON.stringify(config.logLevel)}`);
@@ -119,8 +123,13 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
 }
 
 function cryptoEngineOf(value: string | undefined): CryptoEngineSetting {
+  return checked(() => parseCryptoEngine(value));
+}
+
+/** A setting parsed by its module's own parser; its error becomes a startup refusal. */
+function checked<T>(parse: () => T): T {
   try {
-    return parseCryptoEngine(value);
+    return parse();
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }

@@ -61,6 +61,9 @@ test('config: malformed values are refused with the flag named', () => {
   assert.throws(() => resolveServeConfig({ logLevel: 'loud' }, env), /--log-level/);
   assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'nacl' }), (err: Error) => err instanceof ConfigError && /SERVICE_CRYPTO_ENGINE must be one of auto, libsodium, openssl/.test(err.message));
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'openssl' }).cryptoEngine, 'openssl');
+  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '10' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000/.test(err.message));
+  assert.equal(resolveServeConfig({}, env).accessmapMergeRows, 250_000);
+  assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '1000000' }).accessmapMergeRows, 1_000_000);
 });
 
 test('config: loopback detection', () => {

@@ -93,7 +93,7 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
       db,
       rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
     );
-    if (mergeDue(db, waiting + rows.length)) mergeRecent(db);
+    if (mergeDue(waiting + rows.length)) mergeRecent(db);
     return;
   }
   const set = Object.fromEntries(Object.entries(OBSERVE_SET).map(([c, e]) => [c, sql.raw(e)]));

@@ -25,14 +25,25 @@ import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 
 /**
- * When a merge runs: once the recent level holds MERGE_MIN_ROWS rows, or half as many rows as
- * access_edges when that is more, but never more than MERGE_MAX_ROWS. A merge writes about every
- * index page of access_edges once, whatever its size, so merging in steps that grow with the table
- * keeps the pages written per edge down; the cap bounds what one merge (and so a read that folds
- * first) costs.
+ * When a merge runs: once this many rows wait (`SERVICE_ACCESSMAP_MERGE_ROWS`, default 250,000).
+ * A merge holds SQLite's only writer for its whole length, and the read or the ingest batch that
+ * meets a due merge waits for it, so the threshold trades ingest rate against that stall: a merge
+ * writes about every index page it touches once, so bigger merges write fewer pages per edge, but
+ * at 10,000,000 edges a merge of 1,000,000 rows held the writer for about a minute
+ * (docs/accessmap.md "Storage", bench accessmap's worst batch).
  */
-export const MERGE_MIN_ROWS = 1_000_000;
-export const MERGE_MAX_ROWS = 2_000_000;
+export const DEFAULT_MERGE_ROWS = 250_000;
+
+/** The merge threshold from `SERVICE_ACCESSMAP_MERGE_ROWS`; throws on a value that is not an integer in 1,000..10,000,000. */
+export function mergeRowsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env['SERVICE_ACCESSMAP_MERGE_ROWS'];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MERGE_ROWS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1_000 || n > 10_000_000) throw new RangeError(`SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+let mergeRows: number | undefined;
 
 /** Page cache (MiB) while a merge runs: the index pages it touches are written once, at its COMMIT. */
 const MERGE_CACHE_MIB = 2048;
@@ -73,7 +84,6 @@ interface Statements {
   one: ReturnType<SqliteHandle['prepare']>;
   many: ReturnType<SqliteHandle['prepare']>;
   waiting: ReturnType<SqliteHandle['prepare']>;
-  merged: ReturnType<SqliteHandle['prepare']>;
   merge: ReturnType<SqliteHandle['prepare']>;
   empty: ReturnType<SqliteHandle['prepare']>;
 }
@@ -91,8 +101,6 @@ function statements(db: SqliteHandle): Statements {
       // seq is an INTEGER PRIMARY KEY and the level is only ever emptied whole, so the largest seq
       // is the number of waiting rows (one index lookup, not a count).
       waiting: db.prepare('select coalesce(max(seq), 0) as n from access_edges_recent'),
-      // Rows ever inserted into access_edges (its rowid only grows): its size, near enough, in one lookup.
-      merged: db.prepare('select coalesce(max(rowid), 0) as n from access_edges'),
       // Commit order (seq): later rows meet earlier ones exactly as sequential upserts would. Key
       // order (commit order within a key) folded 8-15% faster, since it walks the key index once
       // from end to end, but at 10M edges path searches afterwards were slower (reachability p95
@@ -139,11 +147,9 @@ export function waitingRows(db: SqliteHandle): number {
   return Number((statements(db).waiting.get() as { n: number }).n);
 }
 
-/** Whether `waiting` rows are enough for a merge (MERGE_MIN_ROWS). */
-export function mergeDue(db: SqliteHandle, waiting: number): boolean {
-  if (waiting < MERGE_MIN_ROWS) return false;
-  if (waiting >= MERGE_MAX_ROWS) return true;
-  return waiting >= Number((statements(db).merged.get() as { n: number }).n) / 2;
+/** Whether `waiting` rows are enough for a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`). */
+export function mergeDue(waiting: number): boolean {
+  return waiting >= (mergeRows ??= mergeRowsFromEnv());
 }
 
 /** Folds every waiting row into `access_edges` and empties the level; inside the caller's transaction. Returns the rows folded. */
