@@ -40,10 +40,11 @@ const CHECKPOINT_BYTES = Buffer.from(CHECKPOINT_ACTION, 'utf8');
 // The row being looked at (decodeRow writes these; module-level so no object is made per row).
 let rFlag = 0;
 let rSeq = 0;
-/** Offset of u64be(seq) ‖ the six lp text fields, and their end. */
-let rFields = 0;
-let rFieldsEnd = 0;
-let rAction = 0;
+/** Offset of the six text lengths (u32be each), of u64be(seq), and of the text bytes. */
+let rTextLengths = 0;
+let rSeqAt = 0;
+let rText = 0;
+let rTextEnd = 0;
 let rLenMeta = 0;
 let rLenBlind = 0;
 let rLenCommitment = 0;
@@ -83,23 +84,18 @@ function decodeRow(b: Buffer, o: number, full: boolean): void {
   rLenHash = u32(b, o + 17);
   let p = o + 21;
   if (full) {
-    rLenKeyId = u32(b, o + 21);
-    rLenSig = u32(b, o + 25);
-    p = o + 29;
+    rLenKeyId = u32(b, p);
+    rLenSig = u32(b, p + 4);
+    p += 8;
   }
-  rFields = p;
-  rSeq = u32(b, p) * 0x1_0000_0000 + u32(b, p + 4);
-  p += 8;
-  p += 4 + u32(b, p); // occurred_at
-  p += 4 + u32(b, p); // actor
-  p += 4 + u32(b, p); // actor_kind
-  rAction = p;
-  p += 4 + u32(b, p); // action
-  p += 4 + u32(b, p); // target_kind
-  p += 4 + u32(b, p); // target_id
-  rFieldsEnd = p;
-  rMetaPre = p;
-  rMeta = p + META_PREFIX_LENGTH + sized(rLenBlind);
+  rTextLengths = p;
+  const textLength = u32(b, p) + u32(b, p + 4) + u32(b, p + 8) + u32(b, p + 12) + u32(b, p + 16) + u32(b, p + 20);
+  rSeqAt = p + 24;
+  rSeq = u32(b, rSeqAt) * 0x1_0000_0000 + u32(b, rSeqAt + 4);
+  rText = rSeqAt + 8;
+  rTextEnd = rText + textLength;
+  rMetaPre = rTextEnd;
+  rMeta = rMetaPre + META_PREFIX_LENGTH + sized(rLenBlind);
   rCommitment = rMeta + sized(rLenMeta);
   rPayload = rCommitment + sized(rLenCommitment);
   rHash = rPayload + sized(rLenPayload);
@@ -124,7 +120,12 @@ function same(a: Buffer, ao: number, b: Buffer, bo: number, n: number): boolean 
   return true;
 }
 
-const isCheckpoint = (b: Buffer): boolean => u32(b, rAction) === CHECKPOINT_BYTES.length && same(b, rAction + 4, CHECKPOINT_BYTES, 0, CHECKPOINT_BYTES.length);
+/** The decoded row's action is audit.checkpoint (action is the fourth text field). */
+function isCheckpoint(b: Buffer): boolean {
+  if (u32(b, rTextLengths + 12) !== CHECKPOINT_BYTES.length) return false;
+  const at = rText + u32(b, rTextLengths) + u32(b, rTextLengths + 4) + u32(b, rTextLengths + 8);
+  return same(b, at, CHECKPOINT_BYTES, 0, CHECKPOINT_BYTES.length);
+}
 
 let pre = Buffer.allocUnsafe(4096);
 
@@ -256,16 +257,24 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
  */
 function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number): boolean {
   if (rFlag !== 1 || rLenHash !== 32) return false;
-  const fieldsLength = rFieldsEnd - rFields;
-  const need = P + fieldsLength + 96;
+  const need = P + 8 + 4 * PACKED.textFields + (rTextEnd - rText) + 96;
   if (pre.length < need) {
     const grown = Buffer.allocUnsafe(Math.max(need, pre.length * 2));
     pre.copy(grown, 0, 0, P);
     pre = grown;
   }
-  let o = P;
-  copy(b, rFields, pre, o, fieldsLength);
-  o += fieldsLength;
+  // u64be(seq) ‖ lp(each text field), then the three 32-byte values.
+  copy(b, rSeqAt, pre, P, 8);
+  let o = P + 8;
+  let t = rText;
+  for (let f = 0; f < PACKED.textFields; f++) {
+    const at = rTextLengths + 4 * f;
+    const n = u32(b, at);
+    copy(b, at, pre, o, 4);
+    copy(b, t, pre, o + 4, n);
+    o += 4 + n;
+    t += n;
+  }
   if (rLenBlind !== NULL) {
     // Erasure destroys blind and meta together; a blind without meta is tampering.
     if (rLenMeta === NULL || rLenBlind !== 32) return false;
