@@ -9,6 +9,7 @@
  */
 import { hash as oneShotHash } from 'node:crypto';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
+import { sodiumSha256 } from './ed25519-engine.js';
 import { keyFor, type KeySet } from './keyset.js';
 import { PACKED, type PackedRows } from './ledger-store.js';
 import { EVENT_DOMAIN, RECORD_DOMAIN, ZERO_HASH, lp } from './preimage.js';
@@ -129,6 +130,13 @@ function isCheckpoint(b: Buffer): boolean {
 
 let pre = Buffer.allocUnsafe(4096);
 
+// Meta commitment preimages are short (prefix, blind and a small meta: about 90 bytes): libsodium's
+// SHA-256 is cheaper there and writes into this buffer (verify 2.7 -> 2.35 us/record single-threaded);
+// longer ones, and every one when the engine is OpenSSL (SERVICE_CRYPTO_ENGINE), go to node:crypto.
+const sha256Into = sodiumSha256();
+const SODIUM_MAX = 192;
+const commitmentOut = Buffer.alloc(32);
+
 /** Verify one chunk of packed rows: chain links and hashes, checkpoints, and (optionally) event signatures. */
 export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): ChunkReport {
   const { tenant, firstSeq, head } = ctx;
@@ -136,14 +144,10 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
   const full = ctx.columns === 'full';
   if (ctx.signatures && !full) throw new TypeError('signatures need rows read with full columns');
   const total = packed.count;
+  // Row offsets, filled as the rows are walked: checkpoints and signatures come back to them.
   const starts = new Uint32Array(total);
+  let indexed = 0;
   let off = 0;
-  for (let i = 0; i < total; i++) {
-    starts[i] = off;
-    decodeRow(b, off, full);
-    off = rEnd;
-  }
-  if (off !== b.length) throw new Error(`packed rows: ${b.length} bytes, ${off} decoded`);
 
   // The anchor row (seq firstSeq - 1), when read along.
   let first = 0;
@@ -155,6 +159,8 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
     decodeRow(b, 0, full);
     if (rSeq === firstSeq - 1) {
       first = 1;
+      indexed = 1;
+      off = rEnd;
       if (rFlag === 1 && rLenHash === 32) {
         anchor = { seq: rSeq, hash: b.toString('hex', rHash, rHash + 32) };
         prevBuf = b;
@@ -175,7 +181,9 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
   const checkpoints: number[] = [];
   let i = 0;
   for (; i < n; i++) {
-    decodeRow(b, starts[first + i] as number, full);
+    starts[indexed++] = off;
+    decodeRow(b, off, full);
+    off = rEnd;
     const seq = firstSeq + i;
     if (rSeq !== seq) {
       reason = 'seq-gap';
@@ -197,6 +205,12 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
       break;
     }
   }
+  for (; indexed < total; indexed++) {
+    starts[indexed] = off;
+    decodeRow(b, off, full);
+    off = rEnd;
+  }
+  if (off !== b.length) throw new Error(`packed rows: ${b.length} bytes, ${off} decoded`);
   const breakAt = reason === null ? null : firstSeq + i;
   const verified = reason === null ? Math.min(i, n) : i;
 
@@ -278,8 +292,13 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
   if (rLenBlind !== NULL) {
     // Erasure destroys blind and meta together; a blind without meta is tampering.
     if (rLenMeta === NULL || rLenBlind !== 32) return false;
-    const commitment = oneShotHash('sha256', b.subarray(rMetaPre, rMeta + rLenMeta), 'buffer');
-    copy(commitment, 0, pre, o, 32);
+    const input = b.subarray(rMetaPre, rMeta + rLenMeta);
+    if (sha256Into !== null && input.length <= SODIUM_MAX) {
+      sha256Into(commitmentOut, input);
+      copy(commitmentOut, 0, pre, o, 32);
+    } else {
+      copy(oneShotHash('sha256', input, 'buffer'), 0, pre, o, 32);
+    }
   } else {
     if (rLenCommitment !== 32 || rLenMeta !== NULL) return false;
     copy(b, rCommitment, pre, o, 32);
