@@ -10,10 +10,8 @@
  *
  * `SERVICE_CRYPTO_ENGINE` chooses: `auto` (default: libsodium when its prebuilt binary loads, else
  * OpenSSL), `libsodium` (refuse to run without it), `openssl` (node:crypto only, for example where
- * a FIPS-validated OpenSSL provider is mandated). ECDSA and RSA always use node:crypto. With
- * libsodium, stored-chain verification also hashes the short meta commitment preimages with its
- * SHA-256 ({@link sodiumSha256}); with OpenSSL every hash is node:crypto's. The variable is read
- * once per thread, so worker threads follow the main thread's choice.
+ * a FIPS-validated OpenSSL provider is mandated). ECDSA and RSA always use node:crypto. The variable
+ * is read once per thread, so worker threads follow the main thread's choice.
  */
 import { createRequire } from 'node:module';
 import type { KeyObject } from 'node:crypto';
@@ -31,7 +29,6 @@ interface Sodium {
   crypto_sign_detached(sig: Buffer, message: Uint8Array, sk: Buffer): void;
   crypto_sign_verify_detached(sig: Uint8Array, message: Uint8Array, pk: Buffer): boolean;
   sodium_memzero(buf: Buffer): void;
-  crypto_hash_sha256(out: Buffer, data: Uint8Array): void;
 }
 
 /** Throws unless `value` (from the environment or a flag) names an engine setting. */
@@ -102,15 +99,4 @@ export function sodiumVerify(publicKey: Uint8Array): ((data: Uint8Array, sig: Ui
   const pk = Buffer.from(publicKey);
   // libsodium asserts the signature length; any other length is simply not a valid signature.
   return (data, sig) => sig.length === 64 && sodium.crypto_sign_verify_detached(sig, data, pk);
-}
-
-/**
- * libsodium's SHA-256 into a 32-byte `out`, or null when the engine is OpenSSL. For short inputs its
- * call costs less than node:crypto's `hash` (about 0.5 vs 0.75 µs at 90 bytes, measured; from about
- * 300 bytes OpenSSL's SHA extensions win), and it writes into a buffer the caller keeps.
- */
-export function sodiumSha256(): ((out: Buffer, data: Uint8Array) => void) | null {
-  const { sodium } = load();
-  if (sodium === null) return null;
-  return (out, data) => sodium.crypto_hash_sha256(out, data);
 }

@@ -9,7 +9,6 @@
  */
 import { hash as oneShotHash } from 'node:crypto';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
-import { sodiumSha256 } from './ed25519-engine.js';
 import { keyFor, type KeySet } from './keyset.js';
 import { PACKED, type PackedRows } from './ledger-store.js';
 import { EVENT_DOMAIN, RECORD_DOMAIN, ZERO_HASH, lp } from './preimage.js';
@@ -130,12 +129,10 @@ function isCheckpoint(b: Buffer): boolean {
 
 let pre = Buffer.allocUnsafe(4096);
 
-// Meta commitment preimages are short (prefix, blind and a small meta: about 90 bytes): libsodium's
-// SHA-256 is cheaper there and writes into this buffer (verify 2.7 -> 2.35 us/record single-threaded);
-// longer ones, and every one when the engine is OpenSSL (SERVICE_CRYPTO_ENGINE), go to node:crypto.
-const sha256Into = sodiumSha256();
-const SODIUM_MAX = 192;
-const commitmentOut = Buffer.alloc(32);
+// Digests are taken as latin1 ("binary") text and compared or copied byte by byte: node:crypto makes a
+// one-byte string of 32 chars for about half the cost of a Buffer (record hash 0.96 -> 0.55 us a
+// call, measured; meta commitment 0.37 us, below libsodium's 0.57 even into a kept buffer).
+const DIGEST = 'binary'; // latin1: one char per byte
 
 /** Verify one chunk of packed rows: chain links and hashes, checkpoints, and (optionally) event signatures. */
 export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): ChunkReport {
@@ -292,13 +289,8 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
   if (rLenBlind !== NULL) {
     // Erasure destroys blind and meta together; a blind without meta is tampering.
     if (rLenMeta === NULL || rLenBlind !== 32) return false;
-    const input = b.subarray(rMetaPre, rMeta + rLenMeta);
-    if (sha256Into !== null && input.length <= SODIUM_MAX) {
-      sha256Into(commitmentOut, input);
-      copy(commitmentOut, 0, pre, o, 32);
-    } else {
-      copy(oneShotHash('sha256', input, 'buffer'), 0, pre, o, 32);
-    }
+    const commitment = oneShotHash('sha256', b.subarray(rMetaPre, rMeta + rLenMeta), DIGEST);
+    for (let k = 0; k < 32; k++) pre[o + k] = commitment.charCodeAt(k);
   } else {
     if (rLenCommitment !== 32 || rLenMeta !== NULL) return false;
     copy(b, rCommitment, pre, o, 32);
@@ -310,8 +302,9 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
   o += 32;
   copy(prevBuf ?? ZERO_HASH, prevBuf === null ? 0 : prevOff, pre, o, 32);
   o += 32;
-  const computed = oneShotHash('sha256', pre.subarray(0, o), 'buffer');
-  return same(computed, 0, b, rHash, 32);
+  const computed = oneShotHash('sha256', pre.subarray(0, o), DIGEST);
+  for (let k = 0; k < 32; k++) if (computed.charCodeAt(k) !== b[rHash + k]) return false;
+  return true;
 }
 
 /** The decoded row's event signature; `view` holds lp(domain) ‖ lp(tenant) up to `at`. */
