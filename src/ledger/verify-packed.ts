@@ -289,20 +289,20 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
   if (rLenBlind !== NULL) {
     // Erasure destroys blind and meta together; a blind without meta is tampering.
     if (rLenMeta === NULL || rLenBlind !== 32) return false;
-    const commitment = oneShotHash('sha256', b.subarray(rMetaPre, rMeta + rLenMeta), DIGEST);
+    const commitment = oneShotHash('sha256', new Uint8Array(b.buffer, b.byteOffset + rMetaPre, rMeta + rLenMeta - rMetaPre), DIGEST);
     for (let k = 0; k < 32; k++) pre[o + k] = commitment.charCodeAt(k);
   } else {
     if (rLenCommitment !== 32 || rLenMeta !== NULL) return false;
     copy(b, rCommitment, pre, o, 32);
   }
   o += 32;
-  if (rLenPayload === NULL) pre.fill(0, o, o + 32);
+  if (rLenPayload === NULL) for (let k = 0; k < 32; k++) pre[o + k] = 0;
   else if (rLenPayload !== 32) return false;
   else copy(b, rPayload, pre, o, 32);
   o += 32;
   copy(prevBuf ?? ZERO_HASH, prevBuf === null ? 0 : prevOff, pre, o, 32);
   o += 32;
-  const computed = oneShotHash('sha256', pre.subarray(0, o), DIGEST);
+  const computed = oneShotHash('sha256', new Uint8Array(pre.buffer, pre.byteOffset, o), DIGEST);
   for (let k = 0; k < 32; k++) if (computed.charCodeAt(k) !== b[rHash + k]) return false;
   return true;
 }
