@@ -193,14 +193,10 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
       }
     }
     if (rFlag === 1 && isCheckpoint(b)) checkpoints.push(i);
-    // Only a 32-byte hash can be a link; anything else fails the next record's check.
+    // Only a 32-byte hash can be a link: after anything else (possible only in an unchecked first
+    // row) the next record fails its hash check.
     prevBuf = rFlag === 1 && rLenHash === 32 ? b : null;
     prevOff = rHash;
-    if (prevBuf === null) {
-      i++;
-      if (i < n) reason = 'hash-mismatch';
-      break;
-    }
   }
   for (; indexed < total; indexed++) {
     starts[indexed] = off;
@@ -209,7 +205,7 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
   }
   if (off !== b.length) throw new Error(`packed rows: ${b.length} bytes, ${off} decoded`);
   const breakAt = reason === null ? null : firstSeq + i;
-  const verified = reason === null ? Math.min(i, n) : i;
+  const verified = i;
 
   let cpCount = 0;
   let latest: number | null = null;
@@ -263,11 +259,12 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
 
 /**
  * Recompute the decoded row's meta commitment (while its blind exists) and record hash and compare
- * with its stored hash; false also when its stored shape is impossible (tampering). `prevBuf` null:
- * the previous record is unknown (only for a chunk's first record, and then this is not called).
+ * with its stored hash; false also when its stored shape is impossible (tampering), or when the
+ * previous row left no 32-byte hash to link to (`prevBuf` null; a chunk's first record without its
+ * anchor is not checked at all).
  */
 function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number): boolean {
-  if (rFlag !== 1 || rLenHash !== 32) return false;
+  if (rFlag !== 1 || rLenHash !== 32 || prevBuf === null) return false;
   const need = P + 8 + 4 * PACKED.textFields + (rTextEnd - rText) + 96;
   if (pre.length < need) {
     const grown = Buffer.allocUnsafe(Math.max(need, pre.length * 2));
@@ -300,7 +297,7 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
   else if (rLenPayload !== 32) return false;
   else copy(b, rPayload, pre, o, 32);
   o += 32;
-  copy(prevBuf ?? ZERO_HASH, prevBuf === null ? 0 : prevOff, pre, o, 32);
+  copy(prevBuf, prevOff, pre, o, 32);
   o += 32;
   const computed = oneShotHash('sha256', new Uint8Array(pre.buffer, pre.byteOffset, o), DIGEST);
   for (let k = 0; k < 32; k++) if (computed.charCodeAt(k) !== b[rHash + k]) return false;

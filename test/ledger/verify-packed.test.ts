@@ -114,3 +114,24 @@ test('a range too big for one SQLite value is read in halves, in order', () => {
   assert.equal(split.count, N);
   assert.ok(split.bytes.equals(whole.bytes));
 });
+
+test('a NULL in a NOT NULL column (only with the schema rewritten) is hash-mismatch at its seq, not a vanished row', () => {
+  // A copy of the tables without their constraints, as an attacker who rewrote the schema has them.
+  const mem = new BetterSqlite3(':memory:');
+  try {
+    mem.prepare('attach database ? as src').run(join(ts.config.dataDir, SQLITE_FILE_NAME));
+    mem.exec('create table audit_heads as select * from src.audit_heads; create table audit_records as select * from src.audit_records');
+    const read = sqlitePackedRangeReader(mem, 'full');
+    const ctx = { tenant: TENANT, firstSeq: 1, withAnchor: false, keys, signatures: true, columns: 'full' as const, head: headOf(records) };
+    assert.equal(verifyPackedChunk(read(TENANT, 1, N), ctx).chain.reason, null);
+    for (const col of ['actor', 'hash', 'occurred_at']) {
+      mem.prepare(`update audit_records set ${col} = null where (pos & 1099511627775) = 12`).run();
+      const r = verifyPackedChunk(read(TENANT, 1, N), ctx);
+      assert.deepEqual([r.count, r.chain.reason, r.chain.break_at, r.chain.checked], [N, 'hash-mismatch', 12, 11], col);
+      assert.deepEqual([r.signatures.reason, r.signatures.first_bad_seq], ['sig-invalid', 12], col);
+      mem.exec('delete from audit_records; insert into audit_records select * from src.audit_records');
+    }
+  } finally {
+    mem.close();
+  }
+});
