@@ -22,7 +22,7 @@ import type { SqliteHandle } from '../store/store.js';
 import type { AuditRecordsTable } from '../store/schema-ledger.js';
 import type { AuditRecord } from './record.js';
 import type { ChainTail } from './chain.js';
-import { ZERO_HASH, ZERO_HASH_HEX, metaCommitment, metaCommitmentFromHex } from './preimage.js';
+import { META_PREFIX, ZERO_HASH, ZERO_HASH_HEX, metaCommitment, metaCommitmentFromHex } from './preimage.js';
 
 /** A transaction (or, for read-only worker connections, a Kysely instance). */
 type Tx = Kysely<Database>;
@@ -376,31 +376,68 @@ export function sqliteInsertRecords(db: SqliteHandle, tenant: string, records: r
   }
 }
 
-/** The part of a read-only better-sqlite3 handle the range readers use. */
-export interface SqliteReadHandle {
-  prepare(source: string): { raw(on: boolean): { all(...params: unknown[]): unknown[] } };
+/** The part of a read-only better-sqlite3 handle {@link sqlitePackedRangeReader} uses. */
+export interface SqlitePackedHandle {
+  prepare(source: string): { raw(on: boolean): { get(...params: unknown[]): unknown } };
 }
 
-/** Raw columns of {@link sqliteRawRangeReader}, by index. */
-export const RAW = { seq: 0, occurred_at: 1, actor: 2, actor_kind: 3, action: 4, target_kind: 5, target_id: 6, meta: 7, meta_blind: 8, meta_commitment: 9, payload_hash: 10, hash: 11, key_id: 12, sig: 13 } as const;
-
-/** One raw row of {@link sqliteRawRangeReader} (indices in {@link RAW}; `sig`, `key_id` only when asked for). */
-export type RawRow = [number, string, string, string, string, string, string, string | null, Buffer | null, Buffer | null, Buffer | null, Buffer, Buffer?, Buffer?];
+/** A range of rows packed into one buffer by {@link sqlitePackedRangeReader}. */
+export interface PackedRows {
+  /** Rows in the range. */
+  count: number;
+  /** The rows back to back ({@link PACKED} layout); empty when there are none. */
+  bytes: Buffer;
+}
 
 /**
- * Rows of seq [fromSeq, toSeq] of a chain on a raw SQLite handle as arrays, no per-row objects (the
- * verification worker's path). `columns: 'chain'` leaves out the signature and key id (the record id
- * is never read: it is not part of what verification checks).
+ * Layout of one row of {@link sqlitePackedRangeReader}. A row starts with a flag byte. Flag 0: a
+ * NOT NULL column was NULL (only possible with the schema rewritten), followed by u64be(seq) and
+ * nothing else. Flag 1: u32be byte lengths of meta, meta_blind, meta_commitment, payload_hash, hash
+ * (`0xffffffff` = NULL), then of key_id and sig in 'full' mode, then of the six hashed text fields
+ * (occurred_at, actor, actor_kind, action, target_kind, target_id); then u64be(seq), the six text
+ * fields' bytes, META_PREFIX ‖ blind ‖ meta (the meta commitment preimage, when there is a blind),
+ * meta_commitment, payload_hash, hash, and key_id ‖ sig in 'full' mode. Each value is its stored
+ * bytes (the table is STRICT: text columns hold UTF-8 text, blob columns blobs). All lengths go
+ * through one printf per row: a printf per field cost SQLite 0.45 µs more per row.
  */
-export function sqliteRawRangeReader(db: SqliteReadHandle, columns: 'chain' | 'full'): (tenant: string, fromSeq: number, toSeq: number) => RawRow[] {
-  const extra = columns === 'full' ? ', r.key_id, r.sig' : '';
+export const PACKED = { NULL: 0xffffffff, metaPrefix: META_PREFIX, textFields: 6 } as const;
+
+/**
+ * Rows of seq [fromSeq, toSeq] of a chain packed by SQLite into one buffer ({@link PACKED} layout):
+ * the verification worker's path. One value crosses into JavaScript per range instead of a dozen
+ * strings and Buffers per row (measured on 300k records: 3.0 → 1.0 µs per row read). A range whose
+ * packed bytes exceed SQLite's value size limit is read in halves.
+ */
+export function sqlitePackedRangeReader(db: SqlitePackedHandle, columns: 'chain' | 'full'): (tenant: string, fromSeq: number, toSeq: number) => PackedRows {
+  const len = (c: string) => `ifnull(octet_length(r.${c}), ${PACKED.NULL})`;
+  const full = columns === 'full';
+  const text = ['occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id'];
+  const lengths = [...['meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'hash', ...(full ? ['key_id', 'sig'] : [])].map(len), ...text.map((c) => `octet_length(r.${c})`)];
+  const row =
+    `unhex(printf('01${lengths.map(() => '%08x').join('')}%016x', ${lengths.join(', ')}, r.pos & ${SEQ_SPAN - 1}))` +
+    ` || ${text.map((c) => `r.${c}`).join(' || ')}` +
+    ` || x'${META_PREFIX.toString('hex')}' || ifnull(r.meta_blind, x'') || ifnull(r.meta, '') || ifnull(r.meta_commitment, x'') || ifnull(r.payload_hash, x'') || r.hash` +
+    (full ? ' || r.key_id || r.sig' : '');
+  // `||` yields NULL when a NOT NULL column is NULL: such a row becomes flag 0 instead of vanishing.
   const stmt = db
     .prepare(
-      `select (r.pos & ${SEQ_SPAN - 1}), r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash${extra}` +
-        ` from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? order by r.pos`,
+      `select count(*), cast(group_concat(x, '') as blob) from (select coalesce(${row}, unhex(printf('00%016x', r.pos & ${SEQ_SPAN - 1}))) as x` +
+        ` from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? order by r.pos)`,
     )
     .raw(true);
-  return (tenant, fromSeq, toSeq) => stmt.all(tenant, fromSeq, Math.min(toSeq, MAX_SEQ)) as RawRow[];
+  const read = (tenant: string, fromSeq: number, toSeq: number): PackedRows => {
+    try {
+      const [count, bytes] = stmt.get(tenant, fromSeq, toSeq) as [number, Buffer | null];
+      return { count, bytes: bytes ?? Buffer.alloc(0) };
+    } catch (err) {
+      if (toSeq <= fromSeq || (err as { code?: unknown }).code !== 'SQLITE_TOOBIG') throw err;
+      const mid = Math.floor((fromSeq + toSeq) / 2);
+      const a = read(tenant, fromSeq, mid);
+      const b = read(tenant, mid + 1, toSeq);
+      return { count: a.count + b.count, bytes: Buffer.concat([a.bytes, b.bytes]) };
+    }
+  };
+  return (tenant, fromSeq, toSeq) => read(tenant, fromSeq, Math.min(toSeq, MAX_SEQ));
 }
 
 /** Served-record columns on SQLite with the bytes already hex text: SQLite's hex() is cheaper than a Buffer per column and hex in JS (measured: 11 → 3.7 µs per row). */

@@ -142,7 +142,8 @@ export function recordHashFromHex(
   return oneShotHash('sha256', buf.subarray(0, off + 96), 'hex');
 }
 
-const META_PREFIX = Buffer.concat([lp(META_DOMAIN), Buffer.from([0, 0, 0, 32])]);
+/** lp("svc.audit.meta.v1") ‖ u32be(32): the meta commitment preimage before the blind's bytes. */
+export const META_PREFIX: Buffer = Buffer.concat([lp(META_DOMAIN), Buffer.from([0, 0, 0, 32])]);
 
 /** Meta commitment SHA-256(lp("svc.audit.meta.v1") ‖ lp(blind[32]) ‖ meta bytes) from binary inputs. */
 export function metaCommitment(blind: Uint8Array, metaText: string): Buffer {

@@ -6,8 +6,8 @@ import { createSigner, type Signer } from '../ledger/signers.js';
 import { verifyChunk } from '../ledger/verify-chunk.js';
 import { WorkerErrors } from './errors.js';
 import BetterSqlite3 from 'better-sqlite3';
-import { RAW, sqliteRawRangeReader, type RawRow } from '../ledger/ledger-store.js';
-import { verifyRawChunk } from '../ledger/verify-raw.js';
+import { sqlitePackedRangeReader, type PackedRows } from '../ledger/ledger-store.js';
+import { verifyPackedChunk } from '../ledger/verify-packed.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
 import type { KeySpec } from '../ledger/keyset.js';
 import type { KeySet } from '../ledger/keyset.js';
@@ -49,11 +49,11 @@ function keysOf(specs: KeySpec[]): KeySet {
   return keyCache.keys;
 }
 
-// SQLite: a raw read-only handle per file and raw row arrays, verified as bytes (verify-raw.ts).
+// SQLite: a raw read-only handle per file and each range packed into one buffer, verified as bytes (verify-packed.ts).
 const sqliteHandles = new Map<string, BetterSqlite3.Database>();
-const sqliteReaders = new Map<string, (tenant: string, fromSeq: number, toSeq: number) => RawRow[]>();
+const sqliteReaders = new Map<string, (tenant: string, fromSeq: number, toSeq: number) => PackedRows>();
 
-function sqliteRows(file: string, signatures: boolean, tenant: string, lo: number, hi: number): RawRow[] {
+function sqliteRows(file: string, signatures: boolean, tenant: string, lo: number, hi: number): PackedRows {
   const key = `${signatures ? 'full' : 'chain'}:${file}`;
   let read = sqliteReaders.get(key);
   if (read === undefined) {
@@ -62,7 +62,7 @@ function sqliteRows(file: string, signatures: boolean, tenant: string, lo: numbe
       db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 5000 });
       sqliteHandles.set(file, db);
     }
-    read = sqliteRawRangeReader(db, signatures ? 'full' : 'chain');
+    read = sqlitePackedRangeReader(db, signatures ? 'full' : 'chain');
     sqliteReaders.set(key, read);
   }
   return read(tenant, lo, hi);
@@ -74,9 +74,7 @@ async function verifyRange(req: VerifyRangeRequest): Promise<VerifyChunkResult> 
   const ctx = { tenant: req.tenant, firstSeq: req.fromSeq, head: req.head, signatures: req.signatures, keys: keysOf(req.keys) };
   if (req.source.kind === 'sqlite') {
     const rows = sqliteRows(req.source.file, req.signatures, req.tenant, lo, req.toSeq);
-    const first = rows[0];
-    const anchored = req.fromSeq > 1 && first !== undefined && first[RAW.seq] === lo;
-    const report = verifyRawChunk(anchored ? rows.slice(1) : rows, { ...ctx, anchor: anchored ? { seq: lo, hash: first[RAW.hash].toString('hex') } : null });
+    const report = verifyPackedChunk(rows, { ...ctx, withAnchor: lo < req.fromSeq, columns: req.signatures ? 'full' : 'chain' });
     return { kind: 'verify-chunk', report };
   }
   const key = sourceKey(req.source);

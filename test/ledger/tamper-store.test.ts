@@ -74,11 +74,18 @@ for (const b of await testStores()) {
       }
     }
 
-    /** A fresh chain of N records with checkpoints at seq 20 and 35. */
+    /**
+     * A fresh chain of N records with checkpoints at seq 20 and 35; every third record carries a
+     * payload hash and every fifth non-ASCII text (the packed reader lays text out by bytes).
+     */
     async function chain(): Promise<{ tenant: string; records: AuditRecord[] }> {
       const tenant = tenantNo(++caseNo);
+      const extra = (i: number) => ({
+        ...(i % 3 === 0 ? { payload_hash: Buffer.alloc(32, i).toString('hex') } : {}),
+        ...(i % 5 === 0 ? { actor: `user:zoë-${i}-🙂`, target_id: `agent-${i}-ü` } : {}),
+      });
       // Issued in one tick: the pipeline keeps call order, so record i lands at seq i.
-      const records = await Promise.all(Array.from({ length: N }, (_, k) => ledger.append(tenant, k + 1 === 20 || k + 1 === 35 ? checkpointDraft() : draft(k + 1))));
+      const records = await Promise.all(Array.from({ length: N }, (_, k) => ledger.append(tenant, k + 1 === 20 || k + 1 === 35 ? checkpointDraft() : draft(k + 1, extra(k + 1)))));
       records.forEach((r, k) => assert.equal(r.seq, k + 1));
       return { tenant, records };
     }
@@ -129,6 +136,51 @@ for (const b of await testStores()) {
         assert.equal(r.chain.break_at, 15, col);
         assert.equal(r.chain.reason, 'hash-mismatch', col);
       }
+    });
+
+    test('a changed byte in any hashed column is hash-mismatch at that seq, and nothing before it is blamed', async () => {
+      // Seq 15 has a payload hash and non-ASCII actor and target (see chain()).
+      const flip = (text: string): string => text.slice(0, -1) + String.fromCharCode(text.charCodeAt(text.length - 1) ^ 0x01);
+      const cases: Array<[string, (r: AuditRecord) => unknown]> = [
+        ['occurred_at', (r) => r.occurred_at.replace(/\d(?=Z$)/, (d) => String((Number(d) + 1) % 10))],
+        ['actor', (r) => flip(r.actor)],
+        ['actor_kind', (r) => flip(r.actor_kind)],
+        ['action', (r) => flip(r.action)],
+        ['target_kind', (r) => flip(r.target_kind)],
+        ['target_id', (r) => flip(r.target_id)],
+        ['payload_hash', (r) => { const b = blob(r.payload_hash as string); b[31] = (b[31] as number) ^ 0x80; return b; }],
+        ['payload_hash', () => null],
+      ];
+      for (const [col, value] of cases) {
+        const { tenant, records } = await chain();
+        const rec = records[14] as AuditRecord;
+        assert.notEqual(rec.payload_hash, null);
+        await tamper([[`update audit_records set ${col} = ? where tenant_id = ? and seq = ?`, [value(rec), tenant, 15]]]);
+        const r = await verifyBoth(tenant);
+        assert.deepEqual([r.chain.reason, r.chain.break_at, r.chain.checked], ['hash-mismatch', 15, 14], col);
+      }
+    });
+
+    test('a checkpoint whose meta is edited is hash-mismatch at the checkpoint', async () => {
+      const { tenant, records } = await chain();
+      const meta = (records[34] as AuditRecord).meta as string;
+      await tamper([['update audit_records set meta = ? where tenant_id = ? and seq = ?', [meta.replace('"attested_seq":34', '"attested_seq":33'), tenant, 35]]]);
+      const r = await verifyBoth(tenant);
+      assert.deepEqual([r.chain.reason, r.chain.break_at, r.checkpoints.count], ['hash-mismatch', 35, 1]);
+    });
+
+    test('erased meta (blind and meta gone, commitment kept) still verifies; a changed kept commitment is hash-mismatch', async () => {
+      const { tenant, records } = await chain();
+      const rec = records[9] as AuditRecord;
+      const erase = 'update audit_records set meta = null, meta_blind = null, meta_commitment = ? where tenant_id = ? and seq = ?';
+      await tamper([[erase, [blob(rec.meta_commitment), tenant, 10]]]);
+      const ok = await verifyBoth(tenant);
+      assert.equal(ok.ok, true, JSON.stringify(ok));
+      const bad = blob(rec.meta_commitment);
+      bad[0] = (bad[0] as number) ^ 0x01;
+      await tamper([[erase, [bad, tenant, 10]]]);
+      const r = await verifyBoth(tenant);
+      assert.deepEqual([r.chain.reason, r.chain.break_at], ['hash-mismatch', 10]);
     });
 
     test('a stored commitment beside a live blind, or a blind without meta, is refused by the schema', async () => {
