@@ -157,8 +157,8 @@ let cleanTenant = '';
 
 /**
  * {@link encodeCefRecord} for a record read by the export (ledger-store.ts `sqliteStoredRowIterator`),
- * byte for byte the same line: `text` is the row's stored text, holding every string field of the
- * record but `tenant` and `sig`, which is standard base64. When neither `text` nor the tenant holds
+ * byte for byte the same line: `text` holds every free-text field of the record (the other fields
+ * are lowercase hex, a dashed id or digits, and `sig` is standard base64), `tenant` aside. When neither `text` nor the tenant holds
  * a character the `pct-c0-v1` or CEF value layers touch (every record of a normal chain: ids, hashes,
  * a dotted action, canonical JSON without `\`, `%` or `=`), the line is concatenated directly with no
  * per-value escaping and no pair arrays; otherwise, or without `text`, the reference encoder runs.
