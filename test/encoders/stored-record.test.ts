@@ -1,5 +1,5 @@
 /**
- * The fast paths of the audit export (`encodeStoredRecord`, CEF and LEEF): for every record,
+ * The fast paths of the audit export (`encodeStoredRecord`, CEF, LEEF and syslog): for every record,
  * hostile or not, they must return exactly the bytes of the reference encoder. `text` is built as the export reader
  * builds it (ledger-store.ts `sqliteStoredRowIterator`): the free-text fields joined by U+0001,
  * undefined when a field holds U+0001 itself (the reader then reads the row per column).
@@ -10,8 +10,9 @@ import fc from 'fast-check';
 import { cefEncoder, encodeCefRecord, encodeCefStoredRecord } from '../../src/encoders/cef.js';
 import { encodeLeefRecord, encodeLeefStoredRecord, leefEncoder } from '../../src/encoders/leef.js';
 import type { EncodeOptions } from '../../src/encoders/encoder.js';
+import { encodeSyslogRecord, encodeSyslogStoredRecord, syslogEncoder } from '../../src/encoders/syslog.js';
 import type { AuditRecord } from '../../src/ledger/record.js';
-import { DEVICE, HOSTILE, baseRecord, hostileRecord, hostileString, recordArb } from './fixtures/records.js';
+import { DEVICE, HOSTILE, SYSLOG_OPTS, baseRecord, hostileRecord, hostileString, recordArb } from './fixtures/records.js';
 
 /** The reader's `text` of a record. */
 function storedText(r: AuditRecord): string | undefined {
@@ -36,7 +37,23 @@ const storedArb: fc.Arbitrary<AuditRecord> = fc
 const PATHS = [
   { name: 'cef', encoder: cefEncoder, fast: encodeCefStoredRecord, reference: encodeCefRecord, work: /[\x00\x02-\x1F\x7F%\\=\uD800-\uDFFF]/ },
   { name: 'leef', encoder: leefEncoder, fast: encodeLeefStoredRecord, reference: encodeLeefRecord, work: /[\x00\x02-\x1F\x7F%\uD800-\uDFFF]/ },
+  // syslog: no row scan (meta always has quotes to escape); the path skips the parameter arrays.
+  { name: 'syslog', encoder: syslogEncoder, fast: encodeSyslogStoredRecord, reference: encodeSyslogRecord, work: /[^\s\S]/ },
 ] as const;
+
+describe('syslog fast path: hostname, procid and payload budget as the reference encoder', () => {
+  it('uses the configured HOSTNAME and PROCID, the defaults, and refuses a record over the budget', () => {
+    const r = baseRecord();
+    const text = storedText(r);
+    for (const opts of [SYSLOG_OPTS, DEVICE, { ...SYSLOG_OPTS, hostname: '-', procid: '' }]) assert.equal(encodeSyslogStoredRecord(r, opts, text), encodeSyslogRecord(r, opts));
+    const tight = { ...SYSLOG_OPTS, maxPayloadBytes: 200 };
+    assert.throws(() => encodeSyslogRecord(r, tight), /max_payload_bytes/);
+    assert.throws(() => encodeSyslogStoredRecord(r, tight, text), /max_payload_bytes/);
+    const bad = { ...SYSLOG_OPTS, hostname: 'bad host' };
+    assert.throws(() => encodeSyslogRecord(r, bad));
+    assert.throws(() => encodeSyslogStoredRecord(r, bad, text));
+  });
+});
 
 for (const { name, encoder, fast: fastPath, reference, work } of PATHS) {
   const same = (r: AuditRecord, opts: EncodeOptions = DEVICE): void => assert.equal(fastPath(r, opts, storedText(r)), reference(r, opts));
