@@ -139,6 +139,47 @@ export function encodeCefRecord(r: AuditRecord, opts: EncodeOptions): string {
   return recordHeader(opts.device, r.action) + cefExtension(cefRecordExtension(r));
 }
 
+// Anything the value layers touch, in one class: a text without any needs neither layer.
+const ROW_WORK = /[\x00\x02-\x1F\x7F%\\=\uD800-\uDFFF]/;
+
+/**
+ * A standard base64 text (`Buffer#toString('base64')`) as a CEF extension value: its only character
+ * either layer touches is the `=` padding at the end, escaped `\=`.
+ */
+function cefBase64Value(b64: string): string {
+  const n = b64.length;
+  if (n === 0 || b64.charCodeAt(n - 1) !== 0x3d) return b64;
+  return b64.charCodeAt(n - 2) === 0x3d ? b64.slice(0, n - 2) + '\\=\\=' : b64.slice(0, n - 1) + '\\=';
+}
+
+/** Tenants seen clean by {@link encodeCefStoredRecord} (the export passes one per page). */
+let cleanTenant = '';
+
+/**
+ * {@link encodeCefRecord} for a record read by the export (ledger-store.ts `sqliteStoredRowIterator`),
+ * byte for byte the same line: `text` holds every free-text field of the record (the other fields
+ * are lowercase hex, a dashed id or digits, and `sig` is standard base64), `tenant` aside. When neither `text` nor the tenant holds
+ * a character the `pct-c0-v1` or CEF value layers touch (every record of a normal chain: ids, hashes,
+ * a dotted action, canonical JSON without `\`, `%` or `=`), the line is concatenated directly with no
+ * per-value escaping and no pair arrays; otherwise, or without `text`, the reference encoder runs.
+ */
+export function encodeCefStoredRecord(r: AuditRecord, opts: EncodeOptions, text: string | undefined): string {
+  if (text === undefined || ROW_WORK.test(text)) return encodeCefRecord(r, opts);
+  if (r.tenant !== cleanTenant) {
+    if (ROW_WORK.test(r.tenant) || r.tenant.includes('\u0001')) return encodeCefRecord(r, opts);
+    cleanTenant = r.tenant;
+  }
+  const rt = epochMillis(r.occurred_at);
+  // Pairs and order exactly as cefRecordExtension + olvRecordPairs.
+  let line = recordHeader(opts.device, r.action) + (rt !== null ? 'rt=' + String(rt) + ' externalId=' : 'externalId=') + r.id;
+  line += ' suser=' + r.actor + ' act=' + r.action + ' olvOccurredAt=' + r.occurred_at + ' olvSeq=' + String(r.seq) + ' olvTenant=' + r.tenant;
+  line += ' olvActorKind=' + r.actor_kind + ' olvTargetKind=' + r.target_kind + ' olvTargetId=' + r.target_id;
+  if (r.meta !== null) line += ' olvMeta=' + r.meta;
+  line += ' olvMetaCommitment=' + r.meta_commitment;
+  if (r.payload_hash !== null) line += ' olvPayloadHash=' + r.payload_hash;
+  return line + ' olvPrevHash=' + r.prev_hash + ' olvHash=' + r.hash + ' olvSig=' + cefBase64Value(r.sig) + ' olvKeyId=' + r.key_id + ' olvWireEnc=' + WIRE_ENC;
+}
+
 /** CEF:0 line for an egress event; signature id = type, name = title (full values in `cat`, `msg`). */
 export function encodeCefEvent(e: EgressEvent, opts: EncodeOptions): string {
   const { vendor, product, version } = opts.device;
@@ -152,5 +193,6 @@ export const cefEncoder: Encoder = Object.freeze({
   contentType: 'text/plain; charset=utf-8',
   json: false,
   encodeRecord: encodeCefRecord,
+  encodeStoredRecord: encodeCefStoredRecord,
   encodeEvent: encodeCefEvent,
 });

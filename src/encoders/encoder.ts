@@ -41,5 +41,11 @@ export interface Encoder {
   /** true for formats whose lines are JSON objects (terminator line is JSON, not `# …`) */
   readonly json: boolean;
   encodeRecord(record: AuditRecord, opts: EncodeOptions): string;
+  /**
+   * Optional fast path of the audit export: `encodeRecord` of a record read by the export reader,
+   * with the row's stored text (export-source.ts `LedgerReader.each`; undefined when unknown).
+   * Must return exactly what `encodeRecord` returns.
+   */
+  encodeStoredRecord?(record: AuditRecord, opts: EncodeOptions, text: string | undefined): string;
   encodeEvent?(event: EgressEvent, opts: EncodeOptions): string;
 }

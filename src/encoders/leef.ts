@@ -3,10 +3,10 @@
  * delimiter declared in the header as `0x09`. Values pass the `pct-c0-v1` layer, which turns every
  * TAB, CR and LF into `%09`, `%0D`, `%0A`, so no value can contain the delimiter or end the line.
  */
-import type { EgressEvent, EncodeOptions, Encoder } from './encoder.js';
+import type { DeviceIdentity, EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
+import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 
@@ -101,11 +101,59 @@ export function encodeLeefEvent(e: EgressEvent, opts: EncodeOptions): string {
   return leefLine(header(opts, e.type), leefEventAttributes(e));
 }
 
+// What the `pct-c0-v1` layer touches (LEEF values have no escaping of their own); U+0001 is the reader's separator.
+const ROW_WORK = /[\x00\x02-\x1F\x7F%\uD800-\uDFFF]/;
+
+/** Record headers per device identity and action (see cef.ts `recordHeader`: the same memo). */
+const recordHeaders = new WeakMap<DeviceIdentity, Map<string, string>>();
+
+function recordHeader(opts: EncodeOptions, action: string): string {
+  let byAction = recordHeaders.get(opts.device);
+  if (byAction === undefined) {
+    byAction = new Map();
+    recordHeaders.set(opts.device, byAction);
+  }
+  let hdr = byAction.get(action);
+  if (hdr === undefined) {
+    hdr = header(opts, action);
+    if (byAction.size >= ENCODER_MEMO_LIMIT) byAction.clear();
+    byAction.set(action, hdr);
+  }
+  return hdr;
+}
+
+/** The last tenant {@link encodeLeefStoredRecord} found clean (the export passes one per page). */
+let cleanTenant = '';
+
+/**
+ * {@link encodeLeefRecord} for a record read by the export (see cef.ts `encodeCefStoredRecord`):
+ * byte for byte the same line. When neither `text` (every free-text field) nor the tenant holds a
+ * character `pct-c0-v1` touches, the values pass unchanged (the other fields are hex, a dashed id,
+ * digits and base64) and the line is concatenated directly; otherwise the reference encoder runs.
+ */
+export function encodeLeefStoredRecord(r: AuditRecord, opts: EncodeOptions, text: string | undefined): string {
+  if (text === undefined || ROW_WORK.test(text)) return encodeLeefRecord(r, opts);
+  if (r.tenant !== cleanTenant) {
+    if (ROW_WORK.test(r.tenant) || r.tenant.includes('\u0001')) return encodeLeefRecord(r, opts);
+    cleanTenant = r.tenant;
+  }
+  const devTime = leefDevTime(r.occurred_at);
+  // Attributes and order exactly as leefRecordAttributes + olvRecordPairs.
+  let line = recordHeader(opts, r.action) + 'sev=' + String(SEVERITY[ledgerSeverity(r)].leef) + (devTime !== null ? '\tdevTime=' + devTime : '');
+  line += '\tcat=' + r.action + '\tusrName=' + r.actor + '\texternalId=' + r.id + '\tolvOccurredAt=' + r.occurred_at + '\tolvSeq=' + String(r.seq) + '\tolvTenant=' + r.tenant;
+  line += '\tolvActorKind=' + r.actor_kind + '\tolvTargetKind=' + r.target_kind + '\tolvTargetId=' + r.target_id;
+  if (r.meta !== null) line += '\tolvMeta=' + r.meta;
+  line += '\tolvMetaCommitment=' + r.meta_commitment;
+  if (r.payload_hash !== null) line += '\tolvPayloadHash=' + r.payload_hash;
+  return line + '\tolvPrevHash=' + r.prev_hash + '\tolvHash=' + r.hash + '\tolvSig=' + r.sig + '\tolvKeyId=' + r.key_id + '\tolvWireEnc=' + WIRE_ENC;
+}
+
 /** The `leef` format. */
 export const leefEncoder: Encoder = Object.freeze({
   token: 'leef',
   contentType: 'text/plain; charset=utf-8',
   json: false,
   encodeRecord: encodeLeefRecord,
+  encodeStoredRecord: encodeLeefStoredRecord,
   encodeEvent: encodeLeefEvent,
 });

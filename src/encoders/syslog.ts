@@ -201,6 +201,39 @@ export function encodeSyslogRecord(r: AuditRecord, opts: SyslogEncodeOptions): s
   return record(head, sdElement(syslogRecordParams(r)), pctC0Encode(r.action), opts);
 }
 
+/** `HOSTNAME SP APP-NAME SP PROCID` per options object (the export passes one per page). */
+const hostAppProc = new WeakMap<SyslogEncodeOptions, string>();
+
+const sdValue = (v: string): string => (SD_VALUE_WORK.test(v) ? sdEscape(pctC0Encode(v)) : v);
+
+/**
+ * {@link encodeSyslogRecord} for a record read by the export (export-source.ts `LedgerReader.each`),
+ * byte for byte the same line, without the parameter arrays: the free texts and the tenant go
+ * through the value layers one by one (`meta` always has quotes to escape, so one scan of the row
+ * would not help), the fields the reader makes from hex, digits and base64 (`id`, hashes, `seq`,
+ * `sig`, `key_id`) hold nothing either layer touches and pass as they are. Without `text` (a
+ * record the reader read per column, or one from elsewhere) the reference encoder runs.
+ */
+export function encodeSyslogStoredRecord(r: AuditRecord, opts: SyslogEncodeOptions, text: string | undefined): string {
+  if (text === undefined) return encodeSyslogRecord(r, opts);
+  let hap = hostAppProc.get(opts);
+  if (hap === undefined) {
+    hap = `${syslogHostname(opts.hostname)} ${APP_NAME} ${syslogProcid(opts.procid)}`;
+    hostAppProc.set(opts, hap);
+  }
+  // Parameters and order exactly as syslogRecordParams; framing as record().
+  let sd = '[' + SD_ID + ' wire_enc="' + WIRE_ENC + '" id="' + r.id + '" seq="' + String(r.seq) + '" tenant="' + sdValue(r.tenant) + '" occurred_at="' + sdValue(r.occurred_at);
+  sd += '" actor="' + sdValue(r.actor) + '" actor_kind="' + sdValue(r.actor_kind) + '" action="' + sdValue(r.action) + '" target_kind="' + sdValue(r.target_kind) + '" target_id="' + sdValue(r.target_id);
+  if (r.meta !== null) sd += '" meta="' + sdValue(r.meta);
+  sd += '" meta_commitment="' + r.meta_commitment;
+  if (r.payload_hash !== null) sd += '" payload_hash="' + r.payload_hash;
+  sd += '" prev_hash="' + r.prev_hash + '" hash="' + r.hash + '" sig="' + r.sig + '" key_id="' + r.key_id + '"]';
+  const msg = pctC0Encode(r.action);
+  const line = '<' + String(syslogPri(ledgerSeverity(r))) + '>1 ' + syslogTimestamp(r.occurred_at) + ' ' + hap + ' ' + LEDGER_MSGID + ' ' + sd + (msg === '' ? '' : ' ' + msg);
+  checkPayloadBudget(line, opts.maxPayloadBytes ?? 0);
+  return line;
+}
+
 /** Native RFC 5424 record of an egress event; MSGID from the type, MSG is the title. */
 export function encodeSyslogEvent(e: EgressEvent, opts: SyslogEncodeOptions): string {
   const head = { severity: e.severity, time: e.time, msgid: syslogMsgid(e.type) };
@@ -235,6 +268,7 @@ export const syslogEncoder: SyslogEncoder = Object.freeze({
   contentType: 'text/plain; charset=utf-8',
   json: false,
   encodeRecord: encodeSyslogRecord,
+  encodeStoredRecord: encodeSyslogStoredRecord,
   encodeEvent: encodeSyslogEvent,
 });
 

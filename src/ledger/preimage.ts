@@ -177,6 +177,21 @@ export function metaCommitmentFromHex(blindHex: string, metaText: string): strin
   return oneShotHash('sha256', buf.subarray(0, n), 'hex');
 }
 
+/**
+ * {@link metaCommitmentFromHex} for a blind that is lowercase hex by construction (SQLite's
+ * `lower(hex(blob))`): the same value, with the canonical-hex check reduced to the length (such a
+ * text is always lowercase hex digits). The export reader runs it once per record.
+ */
+export function metaCommitmentFromLowerHex(blindHex: string, metaText: string): string | null {
+  if (blindHex.length !== 64) return null;
+  const buf = ensure(META_PREFIX.length + 32 + 3 * metaText.length);
+  META_PREFIX.copy(buf, 0);
+  buf.write(blindHex, META_PREFIX.length, 'hex');
+  const start = META_PREFIX.length + 32;
+  const n = start + buf.write(metaText, start, 'utf8');
+  return oneShotHash('sha256', buf.subarray(0, n), 'hex');
+}
+
 function writeSigPreimage(domain: string, tenant: string, seq: number, digest: Uint8Array | string): number {
   const buf = ensure(4 * 3 + domain.length + 3 * tenant.length + 8 + 32);
   let off = writeLpString(buf, 0, domain);

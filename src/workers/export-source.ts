@@ -7,7 +7,7 @@
  * the server uses (postgres-store.ts `withTenant`) and RLS confines every read.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { readRecords, sqliteRecordIterator } from '../ledger/ledger-store.js';
+import { readRecords, sqliteRecordIterator, sqliteStoredRowIterator } from '../ledger/ledger-store.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { openStore, type Store } from '../store/store.js';
 import type { ExportFilter, ExportSource } from './export-protocol.js';
@@ -20,16 +20,27 @@ export interface LedgerReader {
    * The same records handed to `visit` one at a time; returns how many. On SQLite they are decoded
    * row by row as `visit` consumes them, so a page is never held in memory: an export thread's live
    * heap stays at one record and its small nursery collects almost nothing but garbage.
+   * On SQLite `text` holds the record's free-text fields as stored (ledger-store.ts
+   * `sqliteStoredRowIterator`): one scan of it tells an encoder whether any field but `tenant` and
+   * `sig` needs escaping. Undefined when unknown.
    */
-  each(tenant: string, fromSeq: number, toSeq: number, filter: ExportFilter, visit: (record: AuditRecord) => void): Promise<number>;
+  each(tenant: string, fromSeq: number, toSeq: number, filter: ExportFilter, visit: (record: AuditRecord, text: string | undefined) => void): Promise<number>;
   close(): Promise<void>;
 }
+
+/** Page cache of a reader connection, in KiB. */
+const READER_CACHE_KIB = 2048;
 
 function sqliteReader(file: string): LedgerReader {
   // readonly + fileMustExist: an export never creates or writes the database. Each page is one
   // SELECT, so one read snapshot; the range is immutable below the head fixed at export start.
   const handle = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 5000 });
+  // A small page cache: a reader goes through its seq ranges once, so cached pages are never read
+  // again, and the default 16 MB per thread only added to the export's peak RSS (bench export:
+  // -17 MB peak with 2 MB, CPU per record unchanged). The OS page cache still holds the file.
+  handle.pragma(`cache_size = -${READER_CACHE_KIB}`);
   const visitRecords = sqliteRecordIterator(handle);
+  const visitRows = sqliteStoredRowIterator(handle);
   return {
     read: async (tenant, fromSeq, toSeq, filter) => {
       const out: AuditRecord[] = [];
@@ -37,7 +48,7 @@ function sqliteReader(file: string): LedgerReader {
       return out;
     },
     // A throwing `visit` ends the iteration, which resets the statement.
-    each: async (tenant, fromSeq, toSeq, filter, visit) => visitRecords(tenant, fromSeq, toSeq, filter, visit),
+    each: async (tenant, fromSeq, toSeq, filter, visit) => visitRows(tenant, fromSeq, toSeq, filter, visit),
     close: async () => {
       handle.close();
     },
@@ -53,7 +64,7 @@ function postgresReader(dsn: string, appRole: string | undefined): LedgerReader 
     read,
     each: async (tenant, fromSeq, toSeq, filter, visit) => {
       const records = await read(tenant, fromSeq, toSeq, filter);
-      for (const r of records) visit(r);
+      for (const r of records) visit(r, undefined);
       return records.length;
     },
     close: async () => {

@@ -5,6 +5,7 @@
 import { setPriority } from 'node:os';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { encoderFor } from '../encoders/registry.js';
+import type { AuditRecord } from '../ledger/record.js';
 import type { EncodePageRequest, EncodePageResult, ExportSource } from './export-protocol.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
 
@@ -71,8 +72,9 @@ export async function encodePage(req: EncodePageRequest): Promise<EncodePageResu
   let buf: Buffer = req.buffer !== undefined ? Buffer.from(req.buffer) : Buffer.allocUnsafeSlow(INITIAL_BUFFER);
   let off = 0;
   let lastSeq: number | null = null;
-  const count = await readerFor(req.source).reader.each(req.tenant, req.fromSeq, req.toSeq, req.filter, (r) => {
-    const line = enc.encodeRecord(r, opts);
+  const encode = enc.encodeStoredRecord !== undefined ? enc.encodeStoredRecord : (r: AuditRecord) => enc.encodeRecord(r, opts);
+  const count = await readerFor(req.source).reader.each(req.tenant, req.fromSeq, req.toSeq, req.filter, (r, text) => {
+    const line = encode(r, opts, text);
     // 3 bytes per UTF-16 unit bounds the UTF-8 size; count exactly only when that bound does not fit.
     if (off + line.length * 3 + 1 > buf.length) {
       const need = off + Buffer.byteLength(line) + 1;
