@@ -29,12 +29,13 @@ import type { RequestContext } from '../../src/http/context.js';
 import { listenHttp } from '../../src/http/uws-adapter.js';
 import { RecordingAuditSink } from '../../src/ledger/audit-sink.js';
 import { Keyring } from '../../src/ledger/keyring.js';
-import { readRange } from '../../src/ledger/ledger-store.js';
-import type { AuditDraft } from '../../src/ledger/record.js';
+import type { AuditDraft, AuditRecord } from '../../src/ledger/record.js';
 import type { Services } from '../../src/serve/services.js';
 import { loadOrCreateTls } from '../../src/serve/tls.js';
 import { openStore } from '../../src/store/store.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
+import { openReader } from '../../src/workers/export-source.js';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { firstJsonLine, stopChild, track } from '../lib/child.js';
 import { BenchRefusal } from '../lib/server.js';
 import { generateChain } from '../lib/ledger-chain.js';
@@ -152,27 +153,34 @@ async function downloadInChild(self: string, url: string, ca: string, format: st
   }
 }
 
-/** Encodes every record single-threaded with no I/O in the timed part (pages are read untimed). */
+/**
+ * Encodes every record single-threaded with no I/O in the timed part: pages are read untimed by the
+ * export threads' own reader (export-source.ts), and each record is encoded by the same function an
+ * export thread calls (`encodeStoredRecord` where the format has one), so the ratio isolates what
+ * reading, threads, transfer and TLS add to the encoding itself.
+ */
 function encodeBaseline(dataDir: string, count: number, format: string): Promise<{ seconds: number; cpuSeconds: number; bytes: number }> {
   return (async () => {
-    const store = await openStore({ backend: 'sqlite', dataDir });
+    const reader = openReader({ kind: 'sqlite', file: join(dataDir, SQLITE_FILE_NAME) });
     const enc = encoderFor('ledger_export', format);
     const opts = { device: ledgerDevice(buildInfo().version) };
+    const encode = enc.encodeStoredRecord !== undefined ? enc.encodeStoredRecord.bind(enc) : (r: AuditRecord) => enc.encodeRecord(r, opts);
     let seconds = 0;
     let cpuSeconds = 0;
     let bytes = 0;
     try {
       for (let from = 1; from <= count; from += 20_000) {
-        const recs = await store.withTenant(TENANT, (tx) => readRange(tx, TENANT, from, Math.min(count, from + 19_999)));
+        const page: { r: AuditRecord; text: string | undefined }[] = [];
+        await reader.each(TENANT, from, Math.min(count, from + 19_999), {}, (r, text) => page.push({ r, text }));
         const t0 = performance.now();
         const c0 = process.cpuUsage();
-        for (const r of recs) bytes += enc.encodeRecord(r, opts).length + 1;
+        for (const { r, text } of page) bytes += Buffer.byteLength(encode(r, opts, text)) + 1;
         const c = process.cpuUsage(c0);
         seconds += (performance.now() - t0) / 1000;
         cpuSeconds += (c.user + c.system) / 1e6;
       }
     } finally {
-      await store.close();
+      await reader.close();
     }
     return { seconds, cpuSeconds, bytes };
   })();
