@@ -168,13 +168,7 @@ function writeMetaPreimage(blind: Uint8Array, metaText: string): number {
 
 /** Hex meta commitment from the stored blind hex and meta text, or null when the blind is not canonical hex. */
 export function metaCommitmentFromHex(blindHex: string, metaText: string): string | null {
-  if (!isHex32(blindHex)) return null;
-  const buf = ensure(META_PREFIX.length + 32 + 3 * metaText.length);
-  META_PREFIX.copy(buf, 0);
-  buf.write(blindHex, META_PREFIX.length, 'hex');
-  const start = META_PREFIX.length + 32;
-  const n = start + buf.write(metaText, start, 'utf8');
-  return oneShotHash('sha256', buf.subarray(0, n), 'hex');
+  return isHex32(blindHex) ? commitmentOfHexBlind(blindHex, metaText) : null;
 }
 
 /**
@@ -183,7 +177,11 @@ export function metaCommitmentFromHex(blindHex: string, metaText: string): strin
  * text is always lowercase hex digits). The export reader runs it once per record.
  */
 export function metaCommitmentFromLowerHex(blindHex: string, metaText: string): string | null {
-  if (blindHex.length !== 64) return null;
+  return blindHex.length === 64 ? commitmentOfHexBlind(blindHex, metaText) : null;
+}
+
+/** The hex commitment of a blind given as 64 checked hex digits. */
+function commitmentOfHexBlind(blindHex: string, metaText: string): string {
   const buf = ensure(META_PREFIX.length + 32 + 3 * metaText.length);
   META_PREFIX.copy(buf, 0);
   buf.write(blindHex, META_PREFIX.length, 'hex');
