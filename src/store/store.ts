@@ -55,6 +55,15 @@ export interface Store {
    * `sqliteTransaction`: statements run on the same connection, inside the same transaction.
    */
   sqliteHandle?(tx: Transaction<Database>): SqliteHandle | undefined;
+  /**
+   * SQLite only (absent on Postgres): background upkeep that must not hold up a caller's commit.
+   * Runs `fn` on the writer connection in a transaction of its own once no transaction has run or
+   * waited for `idleMs`, checking again every `idleMs` while the writer is busy; again after each
+   * run for as long as `fn` returns true. One pending run per `key` (a second call while one is
+   * pending is a no-op). A failing run is logged and dropped; a closed store drops it silently.
+   * Accessmap's recent level folds itself in slices this way (docs/accessmap.md).
+   */
+  whenWriterIdle?(key: string, idleMs: number, fn: (db: SqliteHandle) => boolean): void;
 }
 
 /** The few better-sqlite3 calls `sqliteTransaction` callers use (prepared statements). */

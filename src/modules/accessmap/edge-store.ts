@@ -12,7 +12,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec } from './node-store.js';
-import { appendRecent, foldRecent, mergeDue, mergeRecent, OBSERVE_SET, waitingRows } from './recent-edges.js';
+import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, waitingRows } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -94,6 +94,7 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
       rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
     );
     if (mergeDue(waiting + rows.length)) mergeRecent(db);
+    else foldWhenIdle(store, waiting + rows.length);
     return;
   }
   const set = Object.fromEntries(Object.entries(OBSERVE_SET).map(([c, e]) => [c, sql.raw(e)]));

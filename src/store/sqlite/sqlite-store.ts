@@ -56,12 +56,36 @@ class SqliteStore implements Store {
   #closed = false;
   readonly #queue: Job[] = [];
   #draining = false;
+  /** `sqliteTransaction` calls running or waiting for the connection. */
+  #direct = 0;
+  /** When the writer last finished a transaction (performance.now()). */
+  #lastWrite = 0;
+  readonly #idleWork = new Set<string>();
+  /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
+  readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
 
   constructor(
     readonly db: Kysely<Database>,
     private readonly log: StoreLog,
     private readonly sqlite: BetterSqlite3.Database,
-  ) {}
+  ) {
+    this.whenWriterIdle = (key, idleMs, fn) => {
+      if (this.#closed || this.#idleWork.has(key)) return;
+      this.#idleWork.add(key);
+      const check = (): void => {
+        if (this.#closed) return void this.#idleWork.delete(key);
+        if (this.#draining || this.#queue.length > 0 || this.#direct > 0 || performance.now() - this.#lastWrite < idleMs) return void setTimeout(check, idleMs).unref();
+        this.sqliteTransaction(fn).then(
+          (again) => (again && !this.#closed ? void setTimeout(check, idleMs).unref() : void this.#idleWork.delete(key)),
+          (err: unknown) => {
+            this.#idleWork.delete(key);
+            if (!this.#closed) this.log.warn({ key, err: errorText(err) }, 'store idle work failed; it runs again when next scheduled');
+          },
+        );
+      };
+      setTimeout(check, idleMs).unref();
+    };
+  }
 
   #open(): void {
     if (this.#closed) throw new StoreError('store_closed', 'store is closed');
@@ -151,6 +175,7 @@ class SqliteStore implements Store {
           }
         }
         await trx.commit().execute();
+        this.#lastWrite = performance.now();
       } catch (err) {
         await trx.rollback().execute().catch(() => undefined);
         throw err;
@@ -174,8 +199,14 @@ class SqliteStore implements Store {
 
   async sqliteTransaction<T>(fn: (db: SqliteHandle) => T): Promise<T> {
     this.#open();
-    // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
-    return this.db.connection().execute(async () => this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate());
+    this.#direct++;
+    try {
+      // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
+      return await this.db.connection().execute(async () => this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate());
+    } finally {
+      this.#direct--;
+      this.#lastWrite = performance.now();
+    }
   }
 
   async close(): Promise<void> {

@@ -141,4 +141,49 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       assert.equal(seen, 'first');
     });
   });
+  it('whenWriterIdle: runs only after the writer has been idle, once per key, again while asked, never after close', async () => {
+    await withStore({}, async (h) => {
+      await h.store.migrate();
+      const store = h.store;
+      assert.ok(store.whenWriterIdle, 'the SQLite store offers idle work');
+      // A writer kept busy: transactions back to back for ~60 ms; idle work waits for them.
+      const busyUntil = performance.now() + 60;
+      const busy = (async () => {
+        while (performance.now() < busyUntil) await store.transaction(async (tx) => void (await sql`select 1`.execute(tx)));
+      })();
+      const runs: number[] = [];
+      let calls = 0;
+      // A view of the store, as gRPC ingest hands accessmap (Object.create), schedules on the store itself.
+      const view = Object.create(store) as typeof store;
+      view.whenWriterIdle?.('k', 5, (db) => {
+        runs.push(performance.now());
+        db.prepare('select 1').get();
+        return ++calls < 3; // three runs in all
+      });
+      store.whenWriterIdle?.('k', 5, () => assert.fail('a second call for a pending key is a no-op'));
+      await busy;
+      const end = performance.now();
+      const deadline = Date.now() + 5_000;
+      while (calls < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(calls, 3);
+      assert.ok((runs[0] as number) >= end, 'the first run waited for the busy writer');
+      await new Promise((r) => setTimeout(r, 40));
+      assert.equal(calls, 3, 'no run after fn returned false');
+      // A failing run is dropped (and logged); the key can be scheduled again.
+      let again = false;
+      store.whenWriterIdle?.('k', 1, () => {
+        throw new Error('boom');
+      });
+      await new Promise((r) => setTimeout(r, 40));
+      store.whenWriterIdle?.('k', 1, () => ((again = true), false));
+      await new Promise((r) => setTimeout(r, 40));
+      assert.ok(again, 'scheduled again after a failure');
+      // Closing drops pending work.
+      let afterClose = false;
+      store.whenWriterIdle?.('late', 20, () => ((afterClose = true), false));
+      await store.close();
+      await new Promise((r) => setTimeout(r, 60));
+      assert.equal(afterClose, false);
+    });
+  });
 });
