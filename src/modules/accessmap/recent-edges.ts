@@ -197,7 +197,7 @@ export function mergeSlice(db: SqliteHandle, rows: number): number {
 /** Rows one idle fold takes (bench ingest paced at 25,000/s: ack p99 69 ms with 1,000, 99 ms with 2,000, 135 ms with 4,000). */
 export const SLICE_ROWS = 1_000;
 /** How long the writer must have been idle before a slice runs, in ms. */
-const IDLE_MS = 4;
+const IDLE_MS = 1;
 
 /**
  * Keeps the level short while ingest leaves the writer gaps: once `SLICE_ROWS` rows wait, the
