@@ -30,7 +30,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
  * meets a due merge waits for it, so the threshold trades ingest rate against that stall: a merge
  * writes about every index page it touches once, so bigger merges write fewer pages per edge, but
  * at 10,000,000 edges a merge of 1,000,000 rows held the writer for about a minute
- * (docs/accessmap.md "Storage", bench accessmap's worst batch).
+ * (docs/accessmap.md "The recent level", bench accessmap's worst batch).
  */
 export const DEFAULT_MERGE_ROWS = 250_000;
 
@@ -202,7 +202,7 @@ const IDLE_MS = 1;
 /**
  * Keeps the level short while ingest leaves the writer gaps: once `SLICE_ROWS` rows wait, the
  * oldest are folded a slice at a time in transactions of their own, each after the writer has been
- * idle for a few milliseconds (Store.whenWriterIdle), so a collector's acknowledgement waits for
+ * idle for `IDLE_MS` (Store.whenWriterIdle; 4 ms left 30,000 observations/s too few gaps), so a collector's acknowledgement waits for
  * one short slice at most instead of a whole merge. Under back-to-back ingest the writer is never
  * idle, no slice runs and the level grows to `SERVICE_ACCESSMAP_MERGE_ROWS` for one large merge,
  * which writes each index page fewer times per edge (docs/accessmap.md "The recent level").
