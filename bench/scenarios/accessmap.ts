@@ -28,9 +28,33 @@ import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { createTempDatabase, pgQuery, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';
-import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
+import { rawSqliteWriteRate, type RawTable } from '../lib/raw-sqlite.js';
+import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const BATCH = 5_000;
+/** Rows of the raw append baseline (its rate does not depend on the table's size). */
+const RAW_APPEND_ROWS = 500_000;
+/** Up to this size the raw indexed-upsert baseline runs at the bench's own size; beyond, it would take as long again as the bench. */
+const RAW_UPSERT_MAX = 1_000_000;
+
+const RAW_COLUMNS = 'id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at';
+/** The recent level's shape with nothing on it: the cheapest durable write of an observation. */
+const RAW_APPEND: RawTable = {
+  ddl: [`create table t (seq integer primary key, id text not null, tenant_id text not null, origin_kind text not null, origin_id text not null, resource_id text not null, mode text not null, observed_count integer not null, first_seen text not null, last_seen text not null, confidence text not null, signal_source text not null, recorded_at text not null) strict`],
+  insert: `insert into t (${RAW_COLUMNS})`,
+  columns: 12,
+};
+/** access_edges' key and indexes without CHECKs or foreign keys, upserted into directly: what the recent level replaces. */
+const RAW_UPSERT: RawTable = {
+  ddl: [
+    `create table t (id text not null, tenant_id text not null, origin_kind text not null, origin_id text not null, resource_id text not null, mode text not null, observed_count integer not null, first_seen text, last_seen text, confidence text not null, signal_source text not null, recorded_at text not null, primary key (tenant_id, id)) strict`,
+    'create unique index t_key on t (tenant_id, origin_id, resource_id, mode)',
+    'create index t_resource on t (tenant_id, resource_id, id)',
+  ],
+  insert: `insert into t (${RAW_COLUMNS})`,
+  tail: ' on conflict (tenant_id, origin_id, resource_id, mode) do update set observed_count = t.observed_count + excluded.observed_count, last_seen = excluded.last_seen',
+  columns: 12,
+};
 
 /** A full checkpoint from a connection of its own (the store's single connection stays idle meanwhile). */
 function checkpoint(file: string): void {
@@ -124,6 +148,31 @@ export const scenario: Scenario = {
         if (x < 0.9) return { kind: 'session', id: sessions[Math.floor(rand() * sessions.length)] as string };
         return { kind: 'identity', id: idents[Math.floor(rand() * idents.length)] as string };
       };
+      // Baselines from the same run (docs/accessmap.md "Measured"): the same shape of rows written
+      // with raw better-sqlite3 and the store's durability, drawn from their own generator so the
+      // estate is the same with or without them.
+      const baselines: Measurement[] = [];
+      const ratios: Ratio[] = [];
+      if (backend === 'sqlite') {
+        const br = rng(7);
+        const at = nowTimestamp();
+        const rawRow = (): unknown[] => {
+          const x = br();
+          const [kind, pool] = x < 0.6 ? (['agent', agents] as const) : x < 0.9 ? (['session', sessions] as const) : (['identity', idents] as const);
+          return [newId(), tenant, kind, pool[Math.floor(br() * pool.length)], res[Math.floor(br() * res.length)], br() < 0.2 ? 'rw' : 'r', 1, at, at, 'high', 'bench', at];
+        };
+        const appendRows = Math.min(edgesWanted, RAW_APPEND_ROWS);
+        const appendRate = rawSqliteWriteRate(ctx.tmpDir, 'append', RAW_APPEND, appendRows, BATCH, rawRow);
+        baselines.push({ target: 'raw-sqlite', path: `append, unindexed (${appendRows} rows)`, requestsPerSec: Math.round(appendRate), p50Ms: 0, p99Ms: 0, detail: { rows: appendRows, batch: BATCH } });
+        ctx.log(`baseline raw SQLite append: ${Math.round(appendRate)} rows/s`);
+        if (edgesWanted <= RAW_UPSERT_MAX) {
+          const upsertRate = rawSqliteWriteRate(ctx.tmpDir, 'upsert', RAW_UPSERT, edgesWanted, BATCH, rawRow);
+          baselines.push({ target: 'raw-sqlite', path: `upsert into access_edges' indexes (${edgesWanted} rows)`, requestsPerSec: Math.round(upsertRate), p50Ms: 0, p99Ms: 0, detail: { rows: edgesWanted, batch: BATCH } });
+          ctx.log(`baseline raw SQLite indexed upsert: ${Math.round(upsertRate)} rows/s`);
+        } else {
+          notes.push(`baseline raw SQLite indexed upsert: skipped above ${RAW_UPSERT_MAX} edges (it would take as long again as the bench)`);
+        }
+      }
       let ingested = 0;
       // Per-batch commit time: a batch that crosses the merge threshold pays the merge (the stall a
       // collector's ack or a read sees), so the largest one is reported beside the rate.
@@ -154,6 +203,11 @@ export const scenario: Scenario = {
       const ingestSeconds = (performance.now() - t0) / 1000;
       const ingestRate = ingested / ingestSeconds;
       const batchQ = quantiles(batchMs);
+      for (const b of baselines) {
+        const ratio = ingestRate / b.requestsPerSec;
+        ratios.push({ name: `ingest/raw-sqlite-${b.path.startsWith('append') ? 'append' : 'upsert'}`, path: 'ingest (observations)', requestsPerSec: Number(ratio.toFixed(3)), p50: 0, p99: 0 });
+        notes.push(`ingest is ${ratio.toFixed(2)} × raw SQLite ${b.path} (${Math.round(b.requestsPerSec)} rows/s, same run)`);
+      }
       const worstBatchMs = batchMs.reduce((a, b) => Math.max(a, b), 0);
       // PostgreSQL plans from table statistics, which a table bulk-loaded from empty has not got yet
       // (autovacuum gathers them within a minute or so); without them a filtered graph page sorts
@@ -204,8 +258,8 @@ export const scenario: Scenario = {
           nbM,
           reachM,
         ],
-        baselines: [],
-        ratios: [],
+        baselines,
+        ratios,
         subject: { backend, ...(backend === 'sqlite' ? { sqlite_synchronous: 'full' } : {}), nodes, observations: ingested, agents: nAgents, resources: nRes, issue_size: edgesWanted >= 10_000_000, reachable_resources_mean: meanReached, reachability_budget: DEFAULT_BOUNDS.budget, reachability_completed_fraction: completedFraction },
         notes,
       };

@@ -1,0 +1,198 @@
+/**
+ * Scenario `accessmap-layout` (issue 7, docs/accessmap.md "Reaching 50,000 edges/s"): what the
+ * layout of access_edges costs the recent level's merge, with everything else held equal. Each
+ * layout gets a fresh SQLite file with the store's durability (WAL, synchronous=FULL) and the same
+ * generated observations (the accessmap bench's estate shape), appended 5,000 per transaction to
+ * an unindexed level and merged into the edge table every `SERVICE_ACCESSMAP_MERGE_ROWS` (250,000)
+ * rows with the store's merge cache (2 GiB), as src/modules/accessmap/recent-edges.ts does. No
+ * service code, CHECKs or foreign keys, in any layout: the difference between two rows of the
+ * result is the layout alone.
+ *
+ * Layouts:
+ * - `text` — today's (migration 005): UUID text keys, unique (tenant, origin, resource, mode),
+ *   (tenant, resource, id), and the (tenant, id) primary key graph pages walk.
+ * - `text-no-tenant` — the same without the tenant in the two random indexes (ids are unique
+ *   across tenants, so the key stays unique).
+ * - `int-keys` — integer node numbers in both random indexes, (origin_no, resource_no, mode) and
+ *   (resource_no, edge rowid), and no (tenant, id) index: entries of about 15 bytes, not 110.
+ *
+ * Reported per layout: the rate of the whole (append + merge), the two parts' seconds, and the
+ * rate append and merge would give if they ran on two cores at once (N / the longer part): a bound
+ * derived from the two measured parts, labelled as such, not a measurement. Baseline from the same
+ * run: raw SQLite append of the same rows (bench/lib/raw-sqlite.ts).
+ *
+ * `SVC_BENCH_LAYOUT_EDGES` (default 1,000,000) sets the size, `SVC_BENCH_LAYOUTS` (comma list) the layouts.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { rawSqliteWriteRate } from '../lib/raw-sqlite.js';
+import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
+
+const BATCH = 5_000;
+const MERGE_ROWS = 250_000;
+const MERGE_CACHE_KIB = 2 * 1024 * 1024;
+
+interface Layout {
+  ddl: string[];
+  /** recent-level columns after seq, in the order `row` gives them */
+  columns: string[];
+  merge: string;
+}
+
+const COMMON = 'id text not null, tenant_id text not null, origin_kind text not null, origin_id text not null, resource_id text not null';
+const REST = "mode text not null, permitted integer not null default 0, grant_source text not null default '', observed_count integer not null default 0, first_seen text, last_seen text, confidence text not null default '', signal_source text not null default '', created_at text not null, updated_at text not null";
+const SET = 'observed_count = access_edges.observed_count + excluded.observed_count, last_seen = excluded.last_seen, updated_at = excluded.updated_at';
+const TEXT_COLS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'];
+const INT_COLS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'origin_no', 'resource_no', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'];
+
+function recentDdl(cols: string[]): string {
+  return `create table recent (seq integer primary key, ${cols.map((c) => `${c} ${c.endsWith('_no') || c === 'observed_count' ? 'integer' : 'text'} not null`).join(', ')}) strict`;
+}
+
+function textLayout(tenantInIndexes: boolean): Layout {
+  const t = tenantInIndexes ? 'tenant_id, ' : '';
+  return {
+    ddl: [
+      `create table access_edges (${COMMON}, ${REST}, primary key (tenant_id, id)) strict`,
+      `create unique index access_edges_key on access_edges (${t}origin_id, resource_id, mode)`,
+      `create index access_edges_resource_idx on access_edges (${t}resource_id, id)`,
+      recentDdl(TEXT_COLS),
+    ],
+    columns: TEXT_COLS,
+    merge: `insert into access_edges (id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+      select id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at, recorded_at from recent where true order by seq
+      on conflict (${t}origin_id, resource_id, mode) do update set ${SET}`,
+  };
+}
+
+const LAYOUTS: Record<string, Layout> = {
+  text: textLayout(true),
+  'text-no-tenant': textLayout(false),
+  'int-keys': {
+    ddl: [
+      `create table access_edges (no integer primary key, ${COMMON}, origin_no integer not null, resource_no integer not null, ${REST}) strict`,
+      'create unique index access_edges_key on access_edges (origin_no, resource_no, mode)',
+      'create index access_edges_resource_idx on access_edges (resource_no, no)',
+      recentDdl(INT_COLS),
+    ],
+    columns: INT_COLS,
+    merge: `insert into access_edges (id, tenant_id, origin_kind, origin_id, resource_id, origin_no, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+      select id, tenant_id, origin_kind, origin_id, resource_id, origin_no, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at, recorded_at from recent where true order by seq
+      on conflict (origin_no, resource_no, mode) do update set ${SET}`,
+  },
+};
+
+/** The accessmap bench's generator (fixed seed), so every layout gets the same rows. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Observation rows of the accessmap bench's estate shape: origins 16% of nodes, resources 84%, 20% `rw`. */
+function generator(n: number): { row: (i: number, int: boolean) => unknown[]; reset: () => void } {
+  const nodes = Math.max(100, Math.floor(n / 10));
+  const origins = Array.from({ length: Math.floor(nodes * 0.16) }, () => randomUUID());
+  const resources = Array.from({ length: nodes - origins.length }, () => randomUUID());
+  const tenant = randomUUID();
+  const at = new Date().toISOString().replace('Z', '000000Z');
+  let rand = rng(42);
+  return {
+    reset: () => void (rand = rng(42)),
+    row: (i, int) => {
+      const o = Math.floor(rand() * origins.length);
+      const r = Math.floor(rand() * resources.length);
+      const mode = rand() < 0.2 ? 'rw' : 'r';
+      // Edge ids as UUIDv7 are minted in increasing order: a counter in the last group keeps that order.
+      const id = `019a0000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
+      return int
+        ? [id, tenant, 'agent', origins[o], resources[r], o + 1, origins.length + r + 1, mode, 1, at, at, 'high', 'bench', at]
+        : [id, tenant, 'agent', origins[o], resources[r], mode, 1, at, at, 'high', 'bench', at];
+    },
+  };
+}
+
+function runLayout(dir: string, name: string, layout: Layout, n: number, gen: ReturnType<typeof generator>, log: (m: string) => void): { append: number; merge: number; bytes: number; worstMerge: number } {
+  const file = join(dir, `layout-${name}.db`);
+  const db = new BetterSqlite3(file);
+  const int = layout.columns === INT_COLS;
+  gen.reset();
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma(`cache_size = -${MERGE_CACHE_KIB}`);
+    for (const s of layout.ddl) db.exec(s);
+    const one = `(${layout.columns.map(() => '?').join(', ')})`;
+    const ins = db.prepare(`insert into recent (${layout.columns.join(', ')}) values ${Array.from({ length: 200 }, () => one).join(', ')}`);
+    const merge = db.prepare(layout.merge);
+    const empty = db.prepare('delete from recent');
+    let append = 0;
+    let mergeMs = 0;
+    let worst = 0;
+    for (let done = 0; done < n; ) {
+      const upTo = Math.min(n, done + MERGE_ROWS);
+      const a0 = performance.now();
+      for (; done < upTo; done += BATCH) {
+        db.transaction(() => {
+          for (let j = done; j < done + BATCH; j += 200) {
+            const params: unknown[] = [];
+            for (let k = j; k < j + 200; k++) params.push(...gen.row(k, int));
+            ins.run(...params);
+          }
+        })();
+      }
+      append += performance.now() - a0;
+      const m0 = performance.now();
+      db.transaction(() => {
+        merge.run();
+        empty.run();
+      })();
+      const m = performance.now() - m0;
+      mergeMs += m;
+      worst = Math.max(worst, m);
+      if (done % 1_000_000 === 0) log(`  ${name}: ${done} edges, last merge ${Math.round(MERGE_ROWS / (m / 1000))}/s`);
+    }
+    // Copying the merges' pages from the WAL into the file is part of the cost (bench accessmap counts it too).
+    const c0 = performance.now();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    mergeMs += performance.now() - c0;
+    return { append: append / 1000, merge: mergeMs / 1000, bytes: statSync(file).size, worstMerge: worst };
+  } finally {
+    db.close();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  }
+}
+
+export const scenario: Scenario = {
+  name: 'accessmap-layout',
+  description: 'access_edges layouts (text keys, text without tenant, integer node numbers) under the recent level: append and merge cost at one size',
+  async run(ctx: BenchContext): Promise<ScenarioResult> {
+    const n = Math.max(BATCH, Math.floor(Number(process.env['SVC_BENCH_LAYOUT_EDGES'] ?? 1_000_000) / BATCH) * BATCH);
+    const names = (process.env['SVC_BENCH_LAYOUTS'] ?? Object.keys(LAYOUTS).join(',')).split(',').map((s) => s.trim());
+    for (const name of names) if (!(name in LAYOUTS)) throw new Error(`unknown layout ${JSON.stringify(name)}; known: ${Object.keys(LAYOUTS).join(', ')}`);
+    const gen = generator(n);
+    const rawRows = Math.min(n, 500_000);
+    const raw = rawSqliteWriteRate(ctx.tmpDir, 'append', { ddl: [recentDdl(TEXT_COLS).replace('recent', 't')], insert: `insert into t (${TEXT_COLS.join(', ')})`, columns: TEXT_COLS.length }, rawRows, BATCH, (i) => gen.row(i, false));
+    ctx.log(`baseline raw SQLite append: ${Math.round(raw)} rows/s`);
+    const rawM: Measurement = { target: 'raw-sqlite', path: `append, unindexed (${rawRows} rows)`, requestsPerSec: Math.round(raw), p50Ms: 0, p99Ms: 0, detail: {} };
+    const out: Measurement[] = [];
+    const ratios: Ratio[] = [];
+    const notes: string[] = [];
+    for (const name of names) {
+      ctx.log(`layout ${name}: ${n} edges …`);
+      const r = runLayout(ctx.tmpDir, name, LAYOUTS[name] as Layout, n, gen, ctx.log);
+      const rate = n / (r.append + r.merge);
+      const overlapped = n / Math.max(r.append, r.merge);
+      out.push({ target: `layout ${name}`, path: `append + merge (${n} edges)`, requestsPerSec: Math.round(rate), p50Ms: 0, p99Ms: 0, detail: { appendSeconds: Number(r.append.toFixed(1)), mergeSeconds: Number(r.merge.toFixed(1)), worstMergeMs: Math.round(r.worstMerge), bytesPerEdge: Math.round(r.bytes / n), derivedOverlappedRate: Math.round(overlapped) } });
+      ratios.push({ name: `layout-${name}/raw-sqlite-append`, path: 'append + merge', requestsPerSec: Number((rate / raw).toFixed(3)), p50: 0, p99: 0 });
+      notes.push(`${name}: ${Math.round(rate)} edges/s at ${n} (append ${r.append.toFixed(1)} s + merge ${r.merge.toFixed(1)} s, worst merge ${(r.worstMerge / 1000).toFixed(1)} s, ${Math.round(r.bytes / n)} B/edge); derived, not measured: ${Math.round(overlapped)}/s if append and merge ran at once`);
+    }
+    return { raw: out, baselines: [rawM], ratios, subject: { edges: n, merge_rows: MERGE_ROWS, batch: BATCH, sqlite_synchronous: 'full', layouts: names }, notes };
+  },
+};
