@@ -11,6 +11,8 @@
  * Layouts:
  * - `text` — today's (migration 005): UUID text keys, unique (tenant, origin, resource, mode),
  *   (tenant, resource, id), and the (tenant, id) primary key graph pages walk.
+ * - `text-checked` — `text` with the migration's CHECKs (GLOB patterns on every id and timestamp)
+ *   and the foreign key to tenants: what the store's integrity rules add to each merged row.
  * - `text-no-tenant` — the same without the tenant in the two random indexes (ids are unique
  *   across tenants, so the key stays unique).
  * - `int-keys` — integer node numbers in both random indexes, (origin_no, resource_no, mode) and
@@ -28,6 +30,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { rawSqliteWriteRate } from '../lib/raw-sqlite.js';
+import { ts, uuid } from '../../src/store/sqlite/sqlite-checks.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const BATCH = 5_000;
@@ -36,6 +39,8 @@ const MERGE_CACHE_KIB = 2 * 1024 * 1024;
 
 interface Layout {
   ddl: string[];
+  /** foreign keys on, and a tenants row for the generator's tenant */
+  tenants?: boolean;
   /** recent-level columns after seq, in the order `row` gives them */
   columns: string[];
   merge: string;
@@ -67,8 +72,31 @@ function textLayout(tenantInIndexes: boolean): Layout {
   };
 }
 
+/** `text` with migration 005's CHECKs and foreign key (src/store/sqlite/migrations/sqlite-005-accessmap.ts). */
+function checkedLayout(): Layout {
+  const base = textLayout(true);
+  const u = (c: string): string => `check (${uuid(c)})`;
+  const t = (c: string): string => `check (${c} is null or ${ts(c)})`;
+  return {
+    ...base,
+    tenants: true,
+    ddl: [
+      'create table tenants (id text primary key) strict',
+      `create table access_edges (id text not null ${u('id')}, tenant_id text not null references tenants (id) ${u('tenant_id')},
+        origin_kind text not null check (origin_kind in ('agent', 'session', 'identity')), origin_id text not null ${u('origin_id')}, resource_id text not null ${u('resource_id')},
+        mode text not null check (mode in ('r', 'rw')), permitted integer not null default 0 check (permitted in (0, 1)), grant_source text not null default '',
+        observed_count integer not null default 0 check (observed_count >= 0), first_seen text ${t('first_seen')}, last_seen text ${t('last_seen')},
+        confidence text not null default '' check (confidence in ('', 'high', 'medium', 'low')), signal_source text not null default '',
+        created_at text not null ${t('created_at')}, updated_at text not null ${t('updated_at')},
+        check (permitted = 1 or observed_count > 0), primary key (tenant_id, id)) strict`,
+      ...base.ddl.slice(1),
+    ],
+  };
+}
+
 const LAYOUTS: Record<string, Layout> = {
   text: textLayout(true),
+  'text-checked': checkedLayout(),
   'text-no-tenant': textLayout(false),
   'int-keys': {
     ddl: [
@@ -96,7 +124,7 @@ function rng(seed: number): () => number {
 }
 
 /** Observation rows of the accessmap bench's estate shape: origins 16% of nodes, resources 84%, 20% `rw`. */
-function generator(n: number): { row: (i: number, int: boolean) => unknown[]; reset: () => void } {
+function generator(n: number): { row: (i: number, int: boolean) => unknown[]; reset: () => void; tenant: string } {
   const nodes = Math.max(100, Math.floor(n / 10));
   const origins = Array.from({ length: Math.floor(nodes * 0.16) }, () => randomUUID());
   const resources = Array.from({ length: nodes - origins.length }, () => randomUUID());
@@ -104,6 +132,7 @@ function generator(n: number): { row: (i: number, int: boolean) => unknown[]; re
   const at = new Date().toISOString().replace('Z', '000000Z');
   let rand = rng(42);
   return {
+    tenant,
     reset: () => void (rand = rng(42)),
     row: (i, int) => {
       const o = Math.floor(rand() * origins.length);
@@ -118,7 +147,7 @@ function generator(n: number): { row: (i: number, int: boolean) => unknown[]; re
   };
 }
 
-function runLayout(dir: string, name: string, layout: Layout, n: number, gen: ReturnType<typeof generator>, log: (m: string) => void): { append: number; merge: number; bytes: number; worstMerge: number } {
+function runLayout(dir: string, name: string, layout: Layout, n: number, gen: ReturnType<typeof generator>, log: (m: string) => void): { append: number; merge: number; mergeCpu: number; mergeKernel: number; bytes: number; worstMerge: number } {
   const file = join(dir, `layout-${name}.db`);
   const db = new BetterSqlite3(file);
   const int = layout.columns === INT_COLS;
@@ -127,7 +156,9 @@ function runLayout(dir: string, name: string, layout: Layout, n: number, gen: Re
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma(`cache_size = -${MERGE_CACHE_KIB}`);
+    db.pragma(`foreign_keys = ${layout.tenants === true ? 'ON' : 'OFF'}`);
     for (const s of layout.ddl) db.exec(s);
+    if (layout.tenants === true) db.prepare('insert into tenants (id) values (?)').run(gen.tenant);
     const one = `(${layout.columns.map(() => '?').join(', ')})`;
     const ins = db.prepare(`insert into recent (${layout.columns.join(', ')}) values ${Array.from({ length: 200 }, () => one).join(', ')}`);
     const merge = db.prepare(layout.merge);
@@ -135,6 +166,10 @@ function runLayout(dir: string, name: string, layout: Layout, n: number, gen: Re
     let append = 0;
     let mergeMs = 0;
     let worst = 0;
+    // CPU of this thread during merges (the process has no other work then): tells a merge bound by
+    // the CPU from one waiting on the disk.
+    let cpu = 0;
+    let kernel = 0;
     for (let done = 0; done < n; ) {
       const upTo = Math.min(n, done + MERGE_ROWS);
       const a0 = performance.now();
@@ -149,10 +184,14 @@ function runLayout(dir: string, name: string, layout: Layout, n: number, gen: Re
       }
       append += performance.now() - a0;
       const m0 = performance.now();
+      const c0 = process.cpuUsage();
       db.transaction(() => {
         merge.run();
         empty.run();
       })();
+      const c = process.cpuUsage(c0);
+      cpu += c.user + c.system;
+      kernel += c.system;
       const m = performance.now() - m0;
       mergeMs += m;
       worst = Math.max(worst, m);
@@ -162,7 +201,7 @@ function runLayout(dir: string, name: string, layout: Layout, n: number, gen: Re
     const c0 = performance.now();
     db.pragma('wal_checkpoint(TRUNCATE)');
     mergeMs += performance.now() - c0;
-    return { append: append / 1000, merge: mergeMs / 1000, bytes: statSync(file).size, worstMerge: worst };
+    return { append: append / 1000, merge: mergeMs / 1000, mergeCpu: cpu / 1e6, mergeKernel: kernel / 1e6, bytes: statSync(file).size, worstMerge: worst };
   } finally {
     db.close();
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
@@ -189,9 +228,9 @@ export const scenario: Scenario = {
       const r = runLayout(ctx.tmpDir, name, LAYOUTS[name] as Layout, n, gen, ctx.log);
       const rate = n / (r.append + r.merge);
       const overlapped = n / Math.max(r.append, r.merge);
-      out.push({ target: `layout ${name}`, path: `append + merge (${n} edges)`, requestsPerSec: Math.round(rate), p50Ms: 0, p99Ms: 0, detail: { appendSeconds: Number(r.append.toFixed(1)), mergeSeconds: Number(r.merge.toFixed(1)), worstMergeMs: Math.round(r.worstMerge), bytesPerEdge: Math.round(r.bytes / n), derivedOverlappedRate: Math.round(overlapped) } });
+      out.push({ target: `layout ${name}`, path: `append + merge (${n} edges)`, requestsPerSec: Math.round(rate), p50Ms: 0, p99Ms: 0, detail: { appendSeconds: Number(r.append.toFixed(1)), mergeSeconds: Number(r.merge.toFixed(1)), mergeCpuSeconds: Number(r.mergeCpu.toFixed(1)), mergeKernelSeconds: Number(r.mergeKernel.toFixed(1)), worstMergeMs: Math.round(r.worstMerge), bytesPerEdge: Math.round(r.bytes / n), derivedOverlappedRate: Math.round(overlapped) } });
       ratios.push({ name: `layout-${name}/raw-sqlite-append`, path: 'append + merge', requestsPerSec: Number((rate / raw).toFixed(3)), p50: 0, p99: 0 });
-      notes.push(`${name}: ${Math.round(rate)} edges/s at ${n} (append ${r.append.toFixed(1)} s + merge ${r.merge.toFixed(1)} s, worst merge ${(r.worstMerge / 1000).toFixed(1)} s, ${Math.round(r.bytes / n)} B/edge); derived, not measured: ${Math.round(overlapped)}/s if append and merge ran at once`);
+      notes.push(`${name}: ${Math.round(rate)} edges/s at ${n} (append ${r.append.toFixed(1)} s + merge ${r.merge.toFixed(1)} s of which ${r.mergeCpu.toFixed(1)} s CPU (${r.mergeKernel.toFixed(1)} s kernel) before the last checkpoint, worst merge ${(r.worstMerge / 1000).toFixed(1)} s, ${Math.round(r.bytes / n)} B/edge); derived, not measured: ${Math.round(overlapped)}/s if append and merge ran at once`);
     }
     return { raw: out, baselines: [rawM], ratios, subject: { edges: n, merge_rows: MERGE_ROWS, batch: BATCH, sqlite_synchronous: 'full', layouts: names }, notes };
   },
