@@ -30,6 +30,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { rawSqliteWriteRate } from '../lib/raw-sqlite.js';
+import { rng } from '../lib/rng.js';
 import { ts, uuid } from '../../src/store/sqlite/sqlite-checks.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
@@ -111,17 +112,6 @@ const LAYOUTS: Record<string, Layout> = {
       on conflict (origin_no, resource_no, mode) do update set ${SET}`,
   },
 };
-
-/** The accessmap bench's generator (fixed seed), so every layout gets the same rows. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Observation rows of the accessmap bench's estate shape: origins 16% of nodes, resources 84%, 20% `rw`. */
 function generator(n: number): { row: (i: number, int: boolean) => unknown[]; reset: () => void; tenant: string } {

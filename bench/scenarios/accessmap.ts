@@ -29,6 +29,7 @@ import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { createTempDatabase, pgQuery, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';
 import { rawSqliteWriteRate, type RawTable } from '../lib/raw-sqlite.js';
+import { rng } from '../lib/rng.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const BATCH = 5_000;
@@ -64,17 +65,6 @@ function checkpoint(file: string): void {
   } finally {
     db.close();
   }
-}
-
-/** A fixed-seed generator so every run builds the same estate. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function quantiles(samples: number[]): { p50: number; p95: number; p99: number } {
