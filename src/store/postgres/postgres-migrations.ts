@@ -6,6 +6,7 @@ import { POSTGRES_MIGRATION_004_WEBAUTHN } from './migrations/postgres-004-webau
 import { POSTGRES_MIGRATION_005_ACCESSMAP } from './migrations/postgres-005-accessmap.js';
 import { POSTGRES_MIGRATION_006_INGEST } from './migrations/postgres-006-ingest.js';
 import { POSTGRES_MIGRATION_007_AUDIT_INTENTS } from './migrations/postgres-007-audit-intents.js';
+import { POSTGRES_MIGRATION_008_ACCESSMAP_KEYS } from './migrations/postgres-008-accessmap-keys.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -59,4 +60,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_005_ACCESSMAP,
   ...POSTGRES_MIGRATION_006_INGEST,
   ...POSTGRES_MIGRATION_007_AUDIT_INTENTS,
+  ...POSTGRES_MIGRATION_008_ACCESSMAP_KEYS,
 ];

@@ -6,6 +6,7 @@ import { SQLITE_MIGRATION_004_WEBAUTHN } from './migrations/sqlite-004-webauthn.
 import { SQLITE_MIGRATION_005_ACCESSMAP } from './migrations/sqlite-005-accessmap.js';
 import { SQLITE_MIGRATION_006_INGEST } from './migrations/sqlite-006-ingest.js';
 import { SQLITE_MIGRATION_007_AUDIT_INTENTS } from './migrations/sqlite-007-audit-intents.js';
+import { SQLITE_MIGRATION_008_ACCESSMAP_KEYS } from './migrations/sqlite-008-accessmap-keys.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -52,4 +53,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_005_ACCESSMAP,
   ...SQLITE_MIGRATION_006_INGEST,
   ...SQLITE_MIGRATION_007_AUDIT_INTENTS,
+  ...SQLITE_MIGRATION_008_ACCESSMAP_KEYS,
 ];
