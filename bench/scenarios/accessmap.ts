@@ -236,7 +236,7 @@ export const scenario: Scenario = {
       const nbM = m('neighbors (100)', nb, 20);
       const reachM = m(`reachability (depth 6, budget ${DEFAULT_BOUNDS.budget})`, reach, 100);
       reachM.detail = { ...reachM.detail, budget: DEFAULT_BOUNDS.budget, completedFraction, examinedMean: meanExamined };
-      notes.unshift(`ingest: ${Math.round(ingestRate)} observations/s into ${edges} edge upserts (target ≥ 50,000/s) — ${ingestRate >= 50_000 ? 'met' : 'NOT met'}; batch of ${BATCH} commit p50 ${batchQ.p50.toFixed(0)} ms, p99 ${batchQ.p99.toFixed(0)} ms, worst ${worstBatchMs.toFixed(0)} ms (a merge)`);
+      notes.unshift(`ingest: ${Math.round(ingestRate)} observations/s into ${edges} edge upserts (target ≥ 50,000/s) — ${ingestRate >= 50_000 ? 'met' : 'NOT met'}; batch of ${BATCH} commit p50 ${batchQ.p50.toFixed(0)} ms, p99 ${batchQ.p99.toFixed(0)} ms, worst ${worstBatchMs.toFixed(0)} ms${backend === 'sqlite' ? ' (a merge)' : ''}`);
       notes.push(`scale: ${nodes} nodes / ${edgesWanted} observations (issue asks 1,000,000 / 10,000,000; set SVC_BENCH_ACCESSMAP_EDGES to scale)`);
       notes.push(
         `reachability (work budget ${DEFAULT_BOUNDS.budget} edges): ${(completedFraction * 100).toFixed(0)}% of searches complete; on average ${meanExamined} edges examined and ${meanReached} of ${nRes} resources found (a lower bound when cut)`,
