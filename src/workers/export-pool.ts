@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { WorkerErrors } from './errors.js';
+import { WORKER_EXEC_ARGV } from './pool.js';
 import type { EncodePageRequest, EncodePageResult } from './export-protocol.js';
 
 /** A pool running `encode-page` jobs (same contract as pool.ts `TaskPool`). */
@@ -46,6 +47,7 @@ export function createExportPool(opts: ExportPoolOptions = {}): ExportPool {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Infinity,
+    ...WORKER_EXEC_ARGV,
     resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? 8, maxOldGenerationSizeMb: opts.oldGenerationMb ?? 64 },
   });
   let closed = false;

@@ -40,6 +40,14 @@ export interface TaskPool<Req, Res> {
   close(opts?: { force?: boolean }): Promise<void>;
 }
 
+/**
+ * Piscina loads a worker module with require() first. On Node 20.19+ that takes the require(esm)
+ * path, which crashed V8 now and then while workers started together ("FATAL ERROR:
+ * v8::Module::IsGraphAsync", seen in CI). With it off, require throws ERR_REQUIRE_ESM and Piscina
+ * imports the module instead. Every Piscina pool passes these options.
+ */
+export const WORKER_EXEC_ARGV: { execArgv?: string[] } = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? { execArgv: [...process.execArgv, '--no-experimental-require-module'] } : {};
+
 /** A typed pool over any worker module. */
 export function createTaskPool<Req, Res>(opts: TaskPoolOptions): TaskPool<Req, Res> {
   const threads = Math.max(1, opts.threads ?? availableParallelism());
@@ -51,6 +59,7 @@ export function createTaskPool<Req, Res>(opts: TaskPoolOptions): TaskPool<Req, R
     maxThreads: threads,
     maxQueue: opts.maxQueue ?? Infinity,
     workerData: opts.workerData,
+    ...WORKER_EXEC_ARGV,
     // Workers idle between batches must not be torn down and re-spawned (key loading, JIT warm-up).
     idleTimeout: Infinity,
   });
