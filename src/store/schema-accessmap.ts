@@ -1,5 +1,5 @@
 /** Kysely table types of the accessmap area (migration 5); merged into `Database` in schema.ts. */
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** bigint on Postgres comes back as a string; written as a number. */
 type Count = ColumnType<number | string, number, number>;
@@ -78,8 +78,7 @@ type NodeNo = ColumnType<number | string, number, number>;
  * access_edges' indexes. Assigned on first use, one space per database, never reused.
  */
 export interface AccessNodeNumbersTable {
-  /** bigint on Postgres comes back as a string; assigned by the database, never updated */
-  no: ColumnType<number | string, number | undefined, never>;
+  no: Generated<NodeNo>;
   /** an agent's or an access_nodes row's id */
   id: string;
   tenant_id: string;

@@ -123,16 +123,15 @@ interface Ends {
 /** Resolves origin and resource specs of a batch to ids (origins grouped by kind) and node numbers (assigned on first use). */
 async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Ends[]> {
   const db = store.sqliteHandle?.(tx);
-  const known = new Map<string, number>();
   const origin: string[] = new Array(items.length);
   for (const kind of ['agent', 'session', 'identity'] as const) {
     const idx = items.map((it, i) => (it.origin.kind === kind ? i : -1)).filter((i) => i >= 0);
     if (idx.length === 0) continue;
-    const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin), db, known);
+    const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin), db);
     idx.forEach((i, j) => (origin[i] = ids[j] as string));
   }
-  const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource), db, known);
-  const no = await nodeNumbers(tx, db, tenant, [...origin, ...resource], known);
+  const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource), db);
+  const no = await nodeNumbers(tx, db, tenant, [...origin, ...resource]);
   return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string, origin_no: no.get(origin[i] as string) as number, resource_no: no.get(resource[i] as string) as number }));
 }
 

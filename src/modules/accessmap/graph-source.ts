@@ -107,6 +107,7 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
  * (a search meets the same nodes again), so translating ids costs one lookup per level at most.
  */
 export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?: SqliteHandle): GraphSource {
+  const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
   const seen = new Map<string, number>();
   const idOf = new Map<number, string>();
   /** numbers of those of `ids` that have one, ascending */
@@ -161,8 +162,8 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
         const [o, r] = [await numbers(origins), await numbers(resources)];
         if (o.length === 0 || r.length === 0) return void ((origins = []), (resources = new Set()));
         // No tenant test in SQL: the numbers are this tenant's (looked up under it), and a tenant
-        // test beside IN lists leads SQLite, which keeps no statistics, onto (tenant_id, id) and a
-        // walk of every edge of the tenant. Row-level security still applies on PostgreSQL.
+        // test beside two IN lists led SQLite, which keeps no statistics, onto (tenant_id, id) and
+        // a walk of every edge of the tenant. Row-level security still applies on PostgreSQL.
         for (const row of await tx.selectFrom('access_edges').select(EDGE_COLS).where('origin_no', 'in', o).where('resource_no', 'in', r).execute()) {
           const e = edgeOf(row);
           if (wanted.has(accessKey(e))) out.push(e);
@@ -180,11 +181,10 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
     },
     async edgesTo(ids, limit) {
       const out: GraphEdge[] = [];
-      // (resource number, id) order: the index's own, so `limit` stops the walk. No tenant test in
-      // SQL, as in edgesOf: with one, SQLite walked (tenant_id, id) and sorted.
+      // (resource number, id) order: the index's own, so `limit` stops the walk.
       for (const c of chunks(await numbers(ids), 500)) {
         if (out.length >= limit) break;
-        for (const r of await tx.selectFrom('access_edges').select(EDGE_COLS).where('resource_no', 'in', c).orderBy('resource_no').orderBy('id').limit(limit - out.length).execute()) out.push(edgeOf(r));
+        for (const r of await edges.select(EDGE_COLS).where('resource_no', 'in', c).orderBy('resource_no').orderBy('id').limit(limit - out.length).execute()) out.push(edgeOf(r));
       }
       return out;
     },

@@ -15,7 +15,7 @@ type Tx = Transaction<Database>;
 const LOOKUP = 'select no, id from access_node_numbers where tenant_id = ? and id in (select value from json_each(?))';
 // `order by value`: numbers follow id order within a batch. `where true` keeps the upsert's ON
 // from parsing as a join constraint (sqlite.org/lang_upsert.html).
-const ASSIGN = 'insert into access_node_numbers (id, tenant_id) select value, ? from json_each(?) where true order by value on conflict (id, tenant_id) do nothing';
+const ASSIGN = 'insert into access_node_numbers (id, tenant_id) select value, ? from json_each(?) where true order by value on conflict (id) do nothing';
 
 const prepared = new WeakMap<SqliteHandle, { lookup: ReturnType<SqliteHandle['prepare']>; assign: ReturnType<SqliteHandle['prepare']> }>();
 
@@ -40,17 +40,10 @@ export async function knownNumbers(tx: Tx, db: SqliteHandle | undefined, tenant:
   return out;
 }
 
-/**
- * The numbers of `ids`, assigning one to each that has none yet; for writes of edges. `known`:
- * numbers the caller already read in the same transaction (the node lookups answer them), which
- * are not looked up again.
- */
-export async function nodeNumbers(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: Iterable<string>, known?: ReadonlyMap<string, number>): Promise<Map<string, number>> {
-  const all = [...new Set(ids)];
-  const out = new Map<string, number>();
-  if (known !== undefined) for (const id of all) if (known.has(id)) out.set(id, known.get(id) as number);
-  for (const [id, no] of await knownNumbers(tx, db, tenant, all.filter((id) => !out.has(id)))) out.set(id, no);
-  const missing = all.filter((id) => !out.has(id)).sort();
+/** The numbers of `ids`, assigning one to each that has none yet; for writes of edges. */
+export async function nodeNumbers(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: Iterable<string>): Promise<Map<string, number>> {
+  const out = await knownNumbers(tx, db, tenant, ids);
+  const missing = [...new Set(ids)].filter((id) => !out.has(id)).sort();
   if (missing.length === 0) return out;
   if (db !== undefined) statements(db).assign.run(tenant, JSON.stringify(missing));
   else {

@@ -39,14 +39,10 @@ type Tx = Transaction<Database>;
 /**
  * Resolves node specs of one kind to ids, creating unknown refs in bulk; agents resolve by id or
  * by `external_id` and are never created here. Returns ids in input order. `db`: the SQLite
- * connection under `tx`, when there is one (node-lookup.ts). `numbers`, when given, receives the
- * node numbers the lookups found (nodes no edge has named yet have none).
+ * connection under `tx`, when there is one (node-lookup.ts).
  */
-export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[], db?: SqliteHandle, numbers?: Map<string, number>): Promise<string[]> {
-  const note = (r: { id: string; no: number | string | null }): void => {
-    if (numbers !== undefined && r.no !== null) numbers.set(r.id, Number(r.no));
-  };
-  if (kind === 'agent') return resolveAgents(tx, tenant, specs, db, note);
+export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[], db?: SqliteHandle): Promise<string[]> {
+  if (kind === 'agent') return resolveAgents(tx, tenant, specs, db);
   const out: string[] = new Array(specs.length);
   const byRef = new Map<string, number[]>();
   const byId: Array<[string, number]> = [];
@@ -58,11 +54,7 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   if (byId.length > 0) {
     const ids = [...new Set(byId.map(([id]) => id))];
     const found = new Set<string>();
-    for (const r of await nodesById(tx, db, tenant, ids)) {
-      if (r.kind !== kind) continue;
-      found.add(r.id);
-      note(r);
-    }
+    for (const r of await nodesById(tx, db, tenant, ids)) if (r.kind === kind) found.add(r.id);
     for (const [id, i] of byId) {
       if (!found.has(id)) throw errors.notFound(`${kind} ${id}`);
       out[i] = id;
@@ -71,10 +63,7 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   if (byRef.size > 0) {
     const refs = [...byRef.keys()];
     const known = new Map<string, string>();
-    for (const r of await nodesByRef(tx, db, tenant, kind, refs)) {
-      known.set(r.ref, r.id);
-      note(r);
-    }
+    for (const r of await nodesByRef(tx, db, tenant, kind, refs)) known.set(r.ref, r.id);
     const now = nowTimestamp();
     const fresh = refs.filter((r) => !known.has(r)).map((ref) => {
       const spec = specs[(byRef.get(ref) as number[])[0] as number] as NodeSpec;
@@ -88,19 +77,13 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   return out;
 }
 
-async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: SqliteHandle | undefined, note: (r: { id: string; no: number | string | null }) => void): Promise<string[]> {
+async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: SqliteHandle | undefined): Promise<string[]> {
   const ids = [...new Set(specs.filter((s) => s.id).map((s) => s.id as string))];
   const refs = [...new Set(specs.filter((s) => !s.id && s.ref).map((s) => s.ref as string))];
   const found = new Set<string>();
   const byExternal = new Map<string, string>();
-  for (const r of await agentsById(tx, db, tenant, ids)) {
-    found.add(r.id);
-    note(r);
-  }
-  for (const r of await agentsByExternalId(tx, db, tenant, refs)) {
-    byExternal.set(r.external_id, r.id);
-    note(r);
-  }
+  for (const r of await agentsById(tx, db, tenant, ids)) found.add(r.id);
+  for (const r of await agentsByExternalId(tx, db, tenant, refs)) byExternal.set(r.external_id, r.id);
   return specs.map((s) => {
     const id = s.id ? (found.has(s.id) ? s.id : undefined) : s.ref ? byExternal.get(s.ref) : undefined;
     // Agents are registered through /v1/agents; an observation cannot invent one.

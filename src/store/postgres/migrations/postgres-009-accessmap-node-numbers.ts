@@ -23,8 +23,7 @@ export const POSTGRES_MIGRATION_009_ACCESSMAP_NODE_NUMBERS: readonly Migration[]
           id uuid not null,
           tenant_id uuid not null references tenants (id)
         )`,
-        // INCLUDE the tenant: a lookup under a tenant (and row-level security) reads it from the index.
-        `create unique index access_node_numbers_id_key on access_node_numbers (id) include (tenant_id)`,
+        `create unique index access_node_numbers_id_key on access_node_numbers (id)`,
         ...tenantIsolationDdl('access_node_numbers'),
         // Numbering reads and writes every tenant's rows at once. The tables force row-level
         // security on their owner too (migration 5), so a migrator that is not a superuser would

@@ -30,10 +30,7 @@ export const SQLITE_MIGRATION_009_ACCESSMAP_NODE_NUMBERS: readonly Migration[] =
           id text not null check (${uuid('id')}),
           tenant_id text not null references tenants (id) check (${uuid('tenant_id')})
         ) strict`,
-        // (id, tenant_id), not (id) alone: a lookup under a tenant then reads the index only (the
-        // number is the rowid), never the table. Ids are unique on their own already (the primary
-        // keys of agents and access_nodes), so the pair is as unique as the id.
-        `create unique index access_node_numbers_id_key on access_node_numbers (id, tenant_id)`,
+        `create unique index access_node_numbers_id_key on access_node_numbers (id)`,
         `insert into access_node_numbers (id, tenant_id)
            select id, tenant_id from (
              select origin_id as id, tenant_id from access_edges union select resource_id, tenant_id from access_edges
