@@ -1,5 +1,5 @@
 /** Kysely table types of the accessmap area (migration 5); merged into `Database` in schema.ts. */
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType } from 'kysely';
 
 /** bigint on Postgres comes back as a string; written as a number. */
 type Count = ColumnType<number | string, number, number>;
@@ -49,10 +49,6 @@ export interface AccessEdgesTable {
   origin_kind: string;
   origin_id: string;
   resource_id: string;
-  /** the origin's node number (`access_node_numbers`, migration 9): the key and the searches use it */
-  origin_no: NodeNo;
-  /** the resource's node number */
-  resource_no: NodeNo;
   /** `r` or `rw` */
   mode: string;
   /** 1 when a grant allows this access */
@@ -70,30 +66,15 @@ export interface AccessEdgesTable {
   updated_at: string;
 }
 
-/** bigint on Postgres comes back as a string. */
-type NodeNo = ColumnType<number | string, number, number>;
-
-/**
- * `access_node_numbers` (migration 9): the integer each node an edge names is known by in
- * access_edges' indexes. Assigned on first use, one space per database, never reused.
- */
-export interface AccessNodeNumbersTable {
-  no: Generated<NodeNo>;
-  /** an agent's or an access_nodes row's id */
-  id: string;
-  tenant_id: string;
-}
-
 /** Tables of the accessmap area. */
 export interface AccessmapTables {
   workspaces: WorkspacesTable;
   access_nodes: AccessNodesTable;
   access_edges: AccessEdgesTable;
-  access_node_numbers: AccessNodeNumbersTable;
 }
 
 /** accessmap tables with a `tenant_id` column (RLS on Postgres). */
-export const ACCESSMAP_TENANT_TABLES = ['workspaces', 'access_nodes', 'access_edges', 'access_node_numbers'] as const;
+export const ACCESSMAP_TENANT_TABLES = ['workspaces', 'access_nodes', 'access_edges'] as const;
 
 /** accessmap tables shared by all tenants. */
 export const ACCESSMAP_GLOBAL_TABLES = [] as const;
@@ -111,6 +92,4 @@ export const ACCESSMAP_APP_ROLE_GRANTS = {
   workspaces: ['select', 'insert', 'update', 'delete'],
   access_nodes: ['select', 'insert', 'update', 'delete'],
   access_edges: ['select', 'insert', 'update', 'delete'],
-  // Numbers are never deleted or changed (a retired number must not name another node).
-  access_node_numbers: ['select', 'insert'],
 } as const satisfies Record<keyof AccessmapTables, readonly ('select' | 'insert' | 'update' | 'delete')[]>;

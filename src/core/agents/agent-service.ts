@@ -4,7 +4,6 @@
  * is merged key by key per RFC 7396 (a `null` value removes that label); `version` must equal the
  * stored version or the call fails with 409 `conflict` and nothing changes.
  */
-import { sql } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from './ids.js';
@@ -163,8 +162,7 @@ export async function deleteAgent(store: Store, tenant: string, id: string, vers
     if (!cur) throw errors.notFound('agent');
     if (version !== undefined && Number(cur.version) !== version) throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
     // The graph forgets the agent with it: an edge to a missing origin would be unexplainable.
-    // By node number: access_edges_key leads with it (migration 9); the number itself is kept, never reused.
-    await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', sql<number>`(select nn.no from access_node_numbers nn where nn.id = ${id})`).execute();
+    await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_id', '=', id).execute();
     await tx.updateTable('access_nodes').set({ parent_id: null }).where('tenant_id', '=', tenant).where('parent_id', '=', id).execute();
     await tx.deleteFrom('agents').where('tenant_id', '=', tenant).where('id', '=', id).execute();
     return toAgent(cur);

@@ -16,7 +16,6 @@ import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
 import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks } from './node-store.js';
 import { foldRecent } from './recent-edges.js';
-import { numberOf } from './node-numbers.js';
 
 /** Filters of `graph` and `drift` (spec client inputs). */
 export interface EdgeFilter {
@@ -62,11 +61,9 @@ type EdgeRow = {
   updated_at: string;
 };
 
-// Correlated on node numbers, so each probe seeks access_edges_key (numbers are per node, and a
-// node belongs to one tenant: the tenant test stays for clarity and costs nothing).
-const COVERED = sql`exists (select 1 from access_edges p where p.origin_no = e.origin_no and p.resource_no = e.resource_no and p.tenant_id = e.tenant_id and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw'))`;
-const USED = sql`exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no = e.resource_no and o.tenant_id = e.tenant_id and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw'))`;
-const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.origin_no = e.origin_no and s.tenant_id = e.tenant_id and s.observed_count > 0)`;
+const COVERED = sql`exists (select 1 from access_edges p where p.tenant_id = e.tenant_id and p.origin_id = e.origin_id and p.resource_id = e.resource_id and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw'))`;
+const USED = sql`exists (select 1 from access_edges o where o.tenant_id = e.tenant_id and o.origin_id = e.origin_id and o.resource_id = e.resource_id and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw'))`;
+const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.tenant_id = e.tenant_id and s.origin_id = e.origin_id and s.observed_count > 0)`;
 const DRIFT_KIND = sql`case when e.observed_count > 0 and not ${COVERED} then 'unexpected' when e.permitted = 1 and not ${USED} then 'unused' end`;
 const DRIFT_CONF = sql`case when e.observed_count > 0 then e.confidence when ${ORIGIN_SEEN} then 'medium' else 'low' end`;
 const EDGE_COLUMNS = sql`e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at`;
@@ -75,9 +72,9 @@ function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [sql`e.tenant_id = ${tenant}`];
   if (f.cursor) where.push(sql`e.id > ${decodeCursor(f.cursor)}`);
   if (f.mode) where.push(sql`e.mode = ${f.mode}`);
-  if (f.origin_id) where.push(sql`e.origin_no = ${numberOf(f.origin_id)}`);
+  if (f.origin_id) where.push(sql`e.origin_id = ${f.origin_id}`);
   if (f.origin_kind) where.push(sql`e.origin_kind = ${f.origin_kind}`);
-  if (f.resource_id) where.push(sql`e.resource_no = ${numberOf(f.resource_id)}`);
+  if (f.resource_id) where.push(sql`e.resource_id = ${f.resource_id}`);
   if (f.signal_source) where.push(sql`e.signal_source = ${f.signal_source}`);
   return where;
 }
@@ -90,7 +87,7 @@ function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
  */
 export function edgeSource(tenant: string, f: { origin_id?: string; resource_id?: string }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
   return f.origin_id && !f.resource_id
-    ? sql`with of_origin as materialized (select * from access_edges where origin_no = ${numberOf(f.origin_id)} and tenant_id = ${tenant}) select ${columns} from of_origin e`
+    ? sql`with of_origin as materialized (select * from access_edges where tenant_id = ${tenant} and origin_id = ${f.origin_id}) select ${columns} from of_origin e`
     : sql`select ${columns} from access_edges e`;
 }
 

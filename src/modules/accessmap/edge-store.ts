@@ -12,7 +12,6 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec } from './node-store.js';
-import { nodeNumbers } from './node-numbers.js';
 import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, waitingRows } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
@@ -45,8 +44,6 @@ interface Pending {
   origin_kind: OriginKind;
   origin_id: string;
   resource_id: string;
-  origin_no: number;
-  resource_no: number;
   mode: Mode;
   count: number;
   first: string;
@@ -55,7 +52,7 @@ interface Pending {
   signal_source: string;
 }
 
-const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'origin_no', 'resource_no', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
+const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
 type EdgeInsert = Required<Insertable<Database['access_edges']>>;
 
 const upsertStatements = new WeakMap<SqliteHandle, { one: ReturnType<SqliteHandle['prepare']> }>();
@@ -66,7 +63,7 @@ function observeStatements(db: SqliteHandle): { one: ReturnType<SqliteHandle['pr
   if (s === undefined) {
     const row = `(${EDGE_COLUMNS.map(() => '?').join(', ')})`;
     const head = `insert into access_edges (${EDGE_COLUMNS.join(', ')}) values `;
-    const tail = ` on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
+    const tail = ` on conflict (tenant_id, origin_id, resource_id, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
     s = { one: db.prepare(head + row + tail) };
     upsertStatements.set(db, s);
   }
@@ -94,7 +91,7 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
     }
     appendRecent(
       db,
-      rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, resource_id: r.resource_id, origin_no: Number(r.origin_no), resource_no: Number(r.resource_no), mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
+      rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
     );
     if (mergeDue(waiting + rows.length)) mergeRecent(db);
     else foldWhenIdle(store, waiting + rows.length);
@@ -106,22 +103,14 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
   const col = <K extends keyof EdgeInsert>(k: K): unknown[] => rows.map((r) => r[k]);
   await sql`insert into access_edges (${sql.join(EDGE_COLUMNS.map((c) => sql.ref(c)))})
     select * from unnest(${col('id')}::uuid[], ${col('tenant_id')}::uuid[], ${col('origin_kind')}::text[], ${col('origin_id')}::uuid[],
-      ${col('resource_id')}::uuid[], ${col('origin_no')}::bigint[], ${col('resource_no')}::bigint[], ${col('mode')}::text[], ${col('permitted')}::int[], ${col('grant_source')}::text[],
+      ${col('resource_id')}::uuid[], ${col('mode')}::text[], ${col('permitted')}::int[], ${col('grant_source')}::text[],
       ${col('observed_count')}::bigint[], ${col('first_seen')}::text[], ${col('last_seen')}::text[], ${col('confidence')}::text[],
       ${col('signal_source')}::text[], ${col('created_at')}::text[], ${col('updated_at')}::text[])
-    on conflict (origin_no, resource_no, mode) do update set ${sql.raw(Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', '))}`.execute(tx);
+    on conflict (tenant_id, origin_id, resource_id, mode) do update set ${sql.raw(Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', '))}`.execute(tx);
 }
 
-/** The two ends of an access: ids and node numbers. */
-interface Ends {
-  origin: string;
-  resource: string;
-  origin_no: number;
-  resource_no: number;
-}
-
-/** Resolves origin and resource specs of a batch to ids (origins grouped by kind) and node numbers (assigned on first use). */
-async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Ends[]> {
+/** Resolves origin and resource specs of a batch to ids (origins grouped by kind). */
+async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: string; resource: string }>> {
   const db = store.sqliteHandle?.(tx);
   const origin: string[] = new Array(items.length);
   for (const kind of ['agent', 'session', 'identity'] as const) {
@@ -131,8 +120,7 @@ async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ 
     idx.forEach((i, j) => (origin[i] = ids[j] as string));
   }
   const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource), db);
-  const no = await nodeNumbers(tx, db, tenant, [...origin, ...resource]);
-  return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string, origin_no: no.get(origin[i] as string) as number, resource_no: no.get(resource[i] as string) as number }));
+  return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string }));
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -166,14 +154,14 @@ export async function ingestObservations(store: Store, tenant: string, observati
     const now = nowTimestamp();
     const folded = new Map<string, Pending>();
     observations.forEach((o, i) => {
-      const e = ends[i] as Ends;
+      const e = ends[i] as { origin: string; resource: string };
       const at = o.observed_at ?? now;
       assertStorable(o, at, i);
       const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
-      const key = `${e.origin_no}|${e.resource_no}|${o.mode}`;
+      const key = `${e.origin}|${e.resource}|${o.mode}`;
       const p = folded.get(key);
       if (!p) {
-        folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin, resource_id: e.resource, origin_no: e.origin_no, resource_no: e.resource_no, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
+        folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin, resource_id: e.resource, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
         return;
       }
       p.count += o.count ?? 1;
@@ -191,8 +179,6 @@ export async function ingestObservations(store: Store, tenant: string, observati
         origin_kind: p.origin_kind,
         origin_id: p.origin_id,
         resource_id: p.resource_id,
-        origin_no: p.origin_no,
-        resource_no: p.resource_no,
         mode: p.mode,
         permitted: 0,
         grant_source: '',
@@ -219,10 +205,10 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
     await foldRecent(store, tx);
     const ends = await resolveEnds(store, tx, tenant, grants);
     const now = nowTimestamp();
-    const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; resource_id: string; origin_no: number; resource_no: number; mode: Mode; source: string }>();
+    const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; resource_id: string; mode: Mode; source: string }>();
     grants.forEach((g, i) => {
-      const e = ends[i] as Ends;
-      folded.set(`${e.origin_no}|${e.resource_no}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin, resource_id: e.resource, origin_no: e.origin_no, resource_no: e.resource_no, mode: g.mode, source: g.source });
+      const e = ends[i] as { origin: string; resource: string };
+      folded.set(`${e.origin}|${e.resource}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin, resource_id: e.resource, mode: g.mode, source: g.source });
     });
     const rows = [...folded.values()].map((g) => ({
       id: newId(),
@@ -230,8 +216,6 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
       origin_kind: g.origin_kind,
       origin_id: g.origin_id,
       resource_id: g.resource_id,
-      origin_no: g.origin_no,
-      resource_no: g.resource_no,
       mode: g.mode,
       permitted: 1,
       grant_source: g.source,
@@ -247,7 +231,7 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
       await tx
         .insertInto('access_edges')
         .values(chunk)
-        .onConflict((oc) => oc.columns(['origin_no', 'resource_no', 'mode']).doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }))
+        .onConflict((oc) => oc.columns(['tenant_id', 'origin_id', 'resource_id', 'mode']).doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }))
         .execute();
     }
     return { edges: rows.length };
@@ -262,16 +246,16 @@ export async function revokeGrants(store: Store, tenant: string, grants: Array<O
     const ends = await resolveEnds(store, tx, tenant, grants);
     let n = 0;
     for (let i = 0; i < grants.length; i++) {
-      const e = ends[i] as Ends;
+      const e = ends[i] as { origin: string; resource: string };
       const mode = (grants[i] as { mode: Mode }).mode;
-      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', e.origin_no).where('resource_no', '=', e.resource_no).where('mode', '=', mode).where('observed_count', '=', 0).executeTakeFirst();
+      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_id', '=', e.origin).where('resource_id', '=', e.resource).where('mode', '=', mode).where('observed_count', '=', 0).executeTakeFirst();
       n += Number(gone.numDeletedRows);
       const res = await tx
         .updateTable('access_edges')
         .set({ permitted: 0, grant_source: '', updated_at: nowTimestamp() })
         .where('tenant_id', '=', tenant)
-        .where('origin_no', '=', e.origin_no)
-        .where('resource_no', '=', e.resource_no)
+        .where('origin_id', '=', e.origin)
+        .where('resource_id', '=', e.resource)
         .where('mode', '=', mode)
         .executeTakeFirst();
       n += Number(res.numUpdatedRows);

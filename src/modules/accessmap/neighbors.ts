@@ -11,7 +11,6 @@ import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';
 import { foldRecent } from './recent-edges.js';
-import { numberOf } from './node-numbers.js';
 
 export type Direction = 'outgoing' | 'incoming' | 'both';
 
@@ -56,7 +55,7 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
     // columns would make the database scan the tenant's edges in id order.
     const after = q.cursor ? sql` and e.id > ${decodeCursor(q.cursor)}` : sql``;
     const side = (col: 'origin_id' | 'resource_id') =>
-      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [col]: node.id })} where e.tenant_id = ${tenant} and e.${sql.raw(col === 'origin_id' ? 'origin_no' : 'resource_no')} = ${numberOf(node.id)}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
+      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [col]: node.id })} where e.tenant_id = ${tenant} and e.${sql.raw(col)} = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
     const parts = [...(out ? [await side('origin_id')] : []), ...(inc ? [await side('resource_id')] : [])];
     const merged = new Map<string, Parameters<typeof toEdge>[0]>();
     for (const p of parts) for (const r of p.rows) merged.set(r.id, r);
