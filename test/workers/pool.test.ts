@@ -1,12 +1,12 @@
 /** Pool behaviour (run, abort, close, queue limit) with a tiny fixture worker. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTaskPool, type TaskPool } from '../../src/workers/pool.js';
+import { createTaskPool, WORKER_EXEC_ARGV, type TaskPool } from '../../src/workers/pool.js';
 import { WorkerPoolError } from '../../src/workers/errors.js';
 import type { SleepTask } from './fixtures/sleep-worker.js';
 
 const FIXTURE = new URL('./fixtures/sleep-worker.js', import.meta.url);
-type Res = { value: number; threadId: number };
+type Res = { value: number; threadId: number; execArgv: string[] };
 
 function pool(threads: number, maxQueue?: number): TaskPool<SleepTask, Res> {
   return createTaskPool<SleepTask, Res>(maxQueue === undefined ? { filename: FIXTURE, threads } : { filename: FIXTURE, threads, maxQueue });
@@ -91,6 +91,18 @@ test('a bounded queue rejects with queue-full instead of growing', async () => {
     const second = p.run({ ms: 1, value: 2 });
     await assert.rejects(p.run({ ms: 1, value: 3 }), isCode('queue-full'));
     assert.deepEqual([(await first).value, (await second).value], [1, 2]);
+  } finally {
+    await p.close();
+  }
+});
+
+test('workers start with require(esm) off where Node has it (the V8 IsGraphAsync crash in CI)', async () => {
+  const has = process.allowedNodeEnvironmentFlags.has('--experimental-require-module');
+  assert.equal(WORKER_EXEC_ARGV.execArgv?.includes('--no-experimental-require-module') ?? false, has);
+  const p = pool(1);
+  try {
+    const r = await p.run({ ms: 0, value: 1 });
+    assert.equal(r.execArgv.includes('--no-experimental-require-module'), has, `worker execArgv: ${JSON.stringify(r.execArgv)}`);
   } finally {
     await p.close();
   }
