@@ -27,6 +27,7 @@ import { newId } from '../../src/core/agents/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
+import { DEFAULT_SQLITE_CACHE_MIB, sqliteCacheMibFromEnv } from '../../src/store/sqlite/sqlite-cache.js';
 import { createTempDatabase, pgQuery, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';
 import { rawSqliteWriteRate, type RawTable } from '../lib/raw-sqlite.js';
 import { rng } from '../lib/rng.js';
@@ -99,7 +100,9 @@ export const scenario: Scenario = {
       if (pg.dsn === undefined) throw new Error(`postgres: ${pg.skip}`);
       temp = await createTempDatabase(pg.dsn);
     }
-    const store = await openStore(temp ? { backend: 'postgres', dataDir: ctx.tmpDir, dsn: temp.dsn, poolSize: 4 } : { backend: 'sqlite', dataDir: ctx.tmpDir });
+    // SQLite's page cache as svc serve would take it (SERVICE_SQLITE_CACHE_MIB, else the default).
+    const cacheMib = sqliteCacheMibFromEnv() ?? DEFAULT_SQLITE_CACHE_MIB;
+    const store = await openStore(temp ? { backend: 'postgres', dataDir: ctx.tmpDir, dsn: temp.dsn, poolSize: 4 } : { backend: 'sqlite', dataDir: ctx.tmpDir, sqliteCacheMib: cacheMib });
     const notes: string[] = [];
     try {
       await store.migrate();
@@ -191,6 +194,9 @@ export const scenario: Scenario = {
       // in a WAL of millions of frames, which no steady state has).
       if (backend === 'sqlite') checkpoint(join(ctx.tmpDir, SQLITE_FILE_NAME));
       const ingestSeconds = (performance.now() - t0) / 1000;
+      // Peak resident memory of the bench process by the end of ingest: SQLite's page cache
+      // (cacheMib) is most of it at the larger sizes.
+      const maxRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
       const ingestRate = ingested / ingestSeconds;
       const batchQ = quantiles(batchMs);
       for (const b of baselines) {
@@ -205,7 +211,7 @@ export const scenario: Scenario = {
       // owner (the service's app role may not).
       if (temp) await pgQuery(temp.dsn, 'analyze access_edges, access_nodes, agents');
       const stored = await store.withTenant(tenant, (tx) => sql<{ n: number }>`select count(*) as n from access_edges where tenant_id = ${tenant}`.execute(tx));
-      ctx.log(`ingest: ${Math.round(ingestRate)} observations/s (${Number(stored.rows[0]?.n)} edges stored)`);
+      ctx.log(`ingest: ${Math.round(ingestRate)} observations/s (${Number(stored.rows[0]?.n)} edges stored); peak RSS ${maxRssMiB} MiB`);
 
       const samples = 200;
       const graph = await timeIt(samples, async (i) => {
@@ -250,7 +256,7 @@ export const scenario: Scenario = {
         ],
         baselines,
         ratios,
-        subject: { backend, ...(backend === 'sqlite' ? { sqlite_synchronous: 'full' } : {}), nodes, observations: ingested, agents: nAgents, resources: nRes, issue_size: edgesWanted >= 10_000_000, reachable_resources_mean: meanReached, reachability_budget: DEFAULT_BOUNDS.budget, reachability_completed_fraction: completedFraction },
+        subject: { backend, ...(backend === 'sqlite' ? { sqlite_synchronous: 'full', sqlite_cache_mib: cacheMib } : {}), max_rss_mib_after_ingest: maxRssMiB, nodes, observations: ingested, agents: nAgents, resources: nRes, issue_size: edgesWanted >= 10_000_000, reachable_resources_mean: meanReached, reachability_budget: DEFAULT_BOUNDS.budget, reachability_completed_fraction: completedFraction },
         notes,
       };
     } finally {

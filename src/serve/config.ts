@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { StoreBackend } from '../store/store.js';
 import { parseCryptoEngine, type CryptoEngineSetting } from '../ledger/ed25519-engine.js';
 import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
+import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
 
 export interface ListenAddress {
   host: string;
@@ -41,6 +42,8 @@ export interface ServeConfig {
   cryptoEngine: CryptoEngineSetting;
   /** rows the accessmap recent level collects before a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`; modules/accessmap/recent-edges.ts reads the same variable) */
   accessmapMergeRows: number;
+  /** SQLite page cache in MiB (`SERVICE_SQLITE_CACHE_MIB`); undefined = the store's default (2048) */
+  sqliteCacheMib?: number;
 }
 
 /** The raw flag values as clipanion hands them over (all optional). */
@@ -114,6 +117,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     drainMs: parsePositiveInt(env.SERVICE_DRAIN_MS, 'SERVICE_DRAIN_MS') ?? DEFAULTS.drainMs,
     cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
     accessmapMergeRows: checked(() => mergeRowsFromEnv(env)),
+    sqliteCacheMib: checked(() => sqliteCacheMibFromEnv(env)),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent; got ${JSON.stringify(config.logLevel)}`);

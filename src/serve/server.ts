@@ -66,7 +66,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => log.error({ err }, 'error while stopping'));
   };
   try {
-    const store: Store = await openStore({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn }, log);
+    const store: Store = await openStore({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn, ...(config.sqliteCacheMib !== undefined ? { sqliteCacheMib: config.sqliteCacheMib } : {}) }, log);
     stops.push(() => store.close());
     const migrated = await store.migrate();
     log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');

@@ -90,6 +90,8 @@ export interface StoreConfig {
   pgAppRole?: string;
   /** SQLite `synchronous` pragma (default `full`: an acknowledged commit survives power loss) */
   sqliteSynchronous?: 'full' | 'normal';
+  /** SQLite page cache cap in MiB (default 2048; 16..65536; the serve config reads `SERVICE_SQLITE_CACHE_MIB`); filled only as pages are read */
+  sqliteCacheMib?: number;
   /** how long a writer waits on a locked SQLite file or a Postgres connection (default 5000 ms) */
   busyTimeoutMs?: number;
 }

@@ -64,6 +64,17 @@ test('config: malformed values are refused with the flag named', () => {
   assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '10' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000/.test(err.message));
   assert.equal(resolveServeConfig({}, env).accessmapMergeRows, 250_000);
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '1000000' }).accessmapMergeRows, 1_000_000);
+  // SQLite's page cache: unset = the store's default; whole MiB from 16 to 65536, nothing else.
+  assert.equal(resolveServeConfig({}, env).sqliteCacheMib, undefined);
+  assert.equal(resolveServeConfig({}, { ...env, SERVICE_SQLITE_CACHE_MIB: '256' }).sqliteCacheMib, 256);
+  assert.equal(resolveServeConfig({}, { ...env, SERVICE_SQLITE_CACHE_MIB: '65536' }).sqliteCacheMib, 65_536);
+  for (const bad of ['15', '65537', '1.5', '-64', '2g', '0x100', '1e3', 'lots']) {
+    assert.throws(
+      () => resolveServeConfig({}, { ...env, SERVICE_SQLITE_CACHE_MIB: bad }),
+      (err: Error) => err instanceof ConfigError && err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${JSON.stringify(bad)}`,
+      bad,
+    );
+  }
 });
 
 test('config: loopback detection', () => {

@@ -137,7 +137,7 @@ test('serve: /openapi.json and /openapi.beta.json pass two third-party OpenAPI 3
   }
 });
 
-test('serve: refusals — --seed-demo on a non-loopback bind, plaintext gRPC without --insecure, --insecure off loopback', async () => {
+test('serve: refusals — --seed-demo on a non-loopback bind, plaintext gRPC without --insecure, --insecure off loopback, a page cache size out of range', async () => {
   const dir = tempDir();
   try {
     const demo = await runServeExpectingExit(['--data-dir', dir, '--listen', '0.0.0.0:8443', '--seed-demo']);
@@ -149,6 +149,9 @@ test('serve: refusals — --seed-demo on a non-loopback bind, plaintext gRPC wit
     const insecure = await runServeExpectingExit(['--data-dir', dir, '--insecure', '--listen', '0.0.0.0:0']);
     assert.equal(insecure.code, 2);
     assert.match(insecure.stderr, /--insecure serves plaintext and is only allowed on loopback/);
+    const cache = await runServeExpectingExit(['--data-dir', dir, '--listen', '127.0.0.1:0'], { SERVICE_SQLITE_CACHE_MIB: '2g' });
+    assert.equal(cache.code, 2);
+    assert.match(cache.stderr, /SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 \(MiB\), got "2g"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

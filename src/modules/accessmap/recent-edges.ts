@@ -45,9 +45,6 @@ export function mergeRowsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 
 let mergeRows: number | undefined;
 
-/** Page cache (MiB) while a merge runs: the index pages it touches are written once, at its COMMIT. */
-const MERGE_CACHE_MIB = 2048;
-
 /** How an observation meets an existing edge (`excluded` = the incoming row); one text for every write path. */
 const rankOf = (col: string): string => `case ${col} when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end`;
 export const OBSERVE_SET = {
@@ -169,14 +166,11 @@ export function mergeRecent(db: SqliteHandle): number {
   const s = statements(db);
   const n = waitingRows(db);
   if (n === 0) return 0;
-  const cache = db.prepare('pragma cache_size').get() as { cache_size: number };
-  db.prepare(`pragma cache_size = -${MERGE_CACHE_MIB * 1024}`).run();
-  try {
-    s.merge.run();
-    s.empty.run();
-  } finally {
-    db.prepare(`pragma cache_size = ${cache.cache_size}`).run();
-  }
+  // The store's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default) holds the index pages the
+  // merge touches until its COMMIT writes each once; it is not raised here, so that number bounds
+  // SQLite's memory at all times.
+  s.merge.run();
+  s.empty.run();
   return n;
 }
 

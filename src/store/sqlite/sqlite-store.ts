@@ -10,6 +10,7 @@ import { assertTenantId } from '../tenant-id.js';
 import { withIntentMarker } from '../../ledger/audit-intent.js';
 import { createSqliteDialect } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
+import { checkSqliteCacheMib, DEFAULT_SQLITE_CACHE_MIB } from './sqlite-cache.js';
 
 /** File name of the embedded database inside the data directory. */
 export const SQLITE_FILE_NAME = 'svc.db';
@@ -225,6 +226,15 @@ async function tracked<T>(tx: Transaction<Database>, fn: (tx: Transaction<Databa
   }
 }
 
+/** The page cache of `config` in MiB (a StoreError for a value out of range). */
+function sqliteCacheMib(config: StoreConfig): number {
+  try {
+    return checkSqliteCacheMib(config.sqliteCacheMib ?? DEFAULT_SQLITE_CACHE_MIB);
+  } catch (err) {
+    throw new StoreError('invalid_config', (err as Error).message);
+  }
+}
+
 /** Opens (creating if needed) `<dataDir>/svc.db` with the pragmas the service relies on. */
 export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promise<Store> {
   const synchronous = config.sqliteSynchronous ?? 'full';
@@ -248,15 +258,16 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     // power loss (https://sqlite.org/pragma.html#pragma_synchronous); group commit amortises the fsync.
     sqlite.pragma(`synchronous = ${synchronous}`);
     sqlite.pragma('foreign_keys = ON');
-    // 64 MiB of page cache instead of SQLite's 2 MiB default: the access map's indexes and the
-    // ledger's right edge stay in memory under load (neighbors at 1M edges read ~240 scattered rows).
-    sqlite.pragma('cache_size = -65536');
+    // One page cache for every transaction on the connection, large merges of the access map's
+    // recent level included (docs/storage.md "SQLite"): a cap, filled only as pages are read, so
+    // a small database never reaches it.
+    sqlite.pragma(`cache_size = -${sqliteCacheMib(config) * 1024}`);
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
   } catch (err) {
     sqlite.close();
     throw err;
   }
   const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }) });
-  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous }, 'store opened');
+  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: sqliteCacheMib(config) }, 'store opened');
   return new SqliteStore(db, log, sqlite);
 }

@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { ingestObservations } from '../../../src/modules/accessmap/edge-store.js';
+import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/sqlite-store.js';
+import { StoreError } from '../../../src/store/store-error.js';
+import { openStore } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../store-fixtures.js';
 
@@ -68,6 +74,37 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       const busy = await store.transaction((tx) => sql<{ timeout: number }>`pragma busy_timeout`.execute(tx));
       assert.equal(Number(Object.values(busy.rows[0] ?? {})[0]), 1234);
     });
+  });
+
+  it('page cache: 2 GiB by default, the configured size otherwise, and a merge of the recent level leaves it as configured', async () => {
+    const cacheSize = async (store: TestStore['store']): Promise<number> => Number(Object.values((await store.transaction((tx) => sql<Record<string, unknown>>`pragma cache_size`.execute(tx))).rows[0] ?? {})[0]);
+    await withStore({}, async ({ store }) => assert.equal(await cacheSize(store), -2048 * 1024));
+    await withStore({ sqliteCacheMib: 64 }, async ({ store }) => {
+      await store.migrate();
+      const tenant = await addTenant(store);
+      const origin = crypto.randomUUID();
+      const resources = Array.from({ length: 100 }, () => crypto.randomUUID());
+      await store.withTenant(tenant, async (tx) => {
+        await tx.insertInto('agents').values({ id: origin, tenant_id: tenant, name: 'a', kind: 'agent', external_id: '', status: 'active', version: 1, created_at: '2026-06-02T10:00:00.000000000Z', updated_at: '2026-06-02T10:00:00.000000000Z' }).execute();
+        await tx.insertInto('access_nodes').values(resources.map((id, i) => ({ id, tenant_id: tenant, kind: 'resource', ref: `r${i}`, name: `r${i}`, class: '', parent_id: null, created_at: '2026-06-02T10:00:00.000000000Z' }))).execute();
+      });
+      // 100 edges go to the recent level; the read folds them in one merge, which once raised the
+      // cache to 2 GiB for itself. The configured size bounds SQLite's memory throughout.
+      await ingestObservations(store, tenant, resources.map((id) => ({ origin: { kind: 'agent' as const, id: origin }, resource: { id }, mode: 'r' as const, confidence: 'high' as const, signal_source: 't' })));
+      assert.equal(await store.withTenant(tenant, async (tx) => ((await sql<{ n: number }>`select count(*) as n from access_edges_recent`.execute(tx)).rows[0]?.n)), 100);
+      const page = await listEdges(store, tenant, { limit: 500 });
+      assert.equal(page.items.length, 100);
+      assert.equal(await store.withTenant(tenant, async (tx) => ((await sql<{ n: number }>`select count(*) as n from access_edges_recent`.execute(tx)).rows[0]?.n)), 0, 'the read merged the waiting rows');
+      assert.equal(await cacheSize(store), -64 * 1024);
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'svc-cache-'));
+    try {
+      for (const bad of [8, 65_537, 1.5]) {
+        await assert.rejects(openStore({ backend: 'sqlite', dataDir: dir, sqliteCacheMib: bad }), (err: Error) => err instanceof StoreError && err.code === 'invalid_config' && err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${bad}`, String(bad));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a read-then-write transaction waits for another process holding the write lock', async () => {
