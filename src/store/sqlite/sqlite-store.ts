@@ -242,6 +242,7 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     throw new StoreError('invalid_config', `sqlite synchronous must be full or normal, got ${String(synchronous)}`);
   }
   const busyTimeoutMs = config.busyTimeoutMs ?? 5000;
+  const cacheMib = sqliteCacheMib(config);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, SQLITE_FILE_NAME);
   // Create the file 0600 before SQLite does: the -wal and -shm files inherit its mode
@@ -261,13 +262,13 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     // One page cache for every transaction on the connection, large merges of the access map's
     // recent level included (docs/storage.md "SQLite"): a cap, filled only as pages are read, so
     // a small database never reaches it.
-    sqlite.pragma(`cache_size = -${sqliteCacheMib(config) * 1024}`);
+    sqlite.pragma(`cache_size = -${cacheMib * 1024}`);
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
   } catch (err) {
     sqlite.close();
     throw err;
   }
   const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }) });
-  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: sqliteCacheMib(config) }, 'store opened');
+  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: cacheMib }, 'store opened');
   return new SqliteStore(db, log, sqlite);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,8 +100,10 @@ describe('sqlite: embedded store specifics', { skip }, () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-cache-'));
     try {
       for (const bad of [8, 65_537, 1.5]) {
-        await assert.rejects(openStore({ backend: 'sqlite', dataDir: dir, sqliteCacheMib: bad }), (err: Error) => err instanceof StoreError && err.code === 'invalid_config' && err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${bad}`, String(bad));
+        await assert.rejects(openStore({ backend: 'sqlite', dataDir: join(dir, 'data'), sqliteCacheMib: bad }), (err: Error) => err instanceof StoreError && err.code === 'invalid_config' && err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${bad}`, String(bad));
       }
+      // Refused before anything is created.
+      assert.equal(existsSync(join(dir, 'data')), false);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
