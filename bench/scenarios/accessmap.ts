@@ -224,7 +224,7 @@ export const scenario: Scenario = {
       const examined: number[] = [];
       let completed = 0;
       const reach = await timeIt(100, async (i) => {
-        const r = await store.withTenant(tenant, (tx) => reachability(storeGraphSource(tx, tenant), agents[(i * 104729) % agents.length] as string, DEFAULT_BOUNDS));
+        const r = await store.withTenant(tenant, (tx) => reachability(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx)), agents[(i * 104729) % agents.length] as string, DEFAULT_BOUNDS));
         reached.push(r.total ?? r.total_at_least);
         examined.push(r.examined.edges);
         if (r.complete) completed++;

@@ -68,7 +68,15 @@ export interface Store {
 
 /** The few better-sqlite3 calls `sqliteTransaction` callers use (prepared statements). */
 export interface SqliteHandle {
-  prepare(source: string): { run(...params: unknown[]): { changes: number }; get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
+  prepare(source: string): SqliteStatement;
+}
+
+/** A prepared statement of {@link SqliteHandle} (better-sqlite3's); `raw(true)` makes it answer rows as arrays. */
+export interface SqliteStatement {
+  run(...params: unknown[]): { changes: number };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  raw(on?: boolean): SqliteStatement;
 }
 
 /** Minimal structured logger (pino-compatible). */

@@ -8,7 +8,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Confidence, Mode, NodeKind, OriginKind, ResourceClass } from './model.js';
-import type { Store } from '../../store/store.js';
+import type { SqliteHandle, Store } from '../../store/store.js';
 import { chunks } from './node-store.js';
 import { foldRecent } from './recent-edges.js';
 
@@ -100,27 +100,73 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
   return { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id };
 }
 
-/** A GraphSource over one tenant inside an open transaction. */
-export function storeGraphSource(tx: Transaction<Database>, tenant: string): GraphSource {
+type AccessRow = { origin_id: string; resource_id: string; mode: Mode; linking: string | null };
+
+/**
+ * The accesses of `origins` (sorted) in key order, at most `limit`, each with the id of its
+ * resource when that resource links principals. Through the query builder: chunks of 500 origins.
+ */
+async function accessRows(tx: Transaction<Database>, tenant: string, origins: readonly string[], limit: number): Promise<AccessRow[]> {
+  const rows: AccessRow[] = [];
+  for (const c of chunks(origins, 500)) {
+    if (rows.length >= limit) break;
+    const page = await sql<AccessRow>`
+      select e.origin_id, e.resource_id, e.mode, n.id as linking
+      from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and ${LINKING_PREDICATE}
+      where e.tenant_id = ${tenant} and e.origin_id in (${sql.join(c)})
+      order by e.origin_id, e.resource_id, e.mode limit ${limit - rows.length}`.execute(tx);
+    for (const r of page.rows) rows.push(r);
+  }
+  return rows;
+}
+
+/**
+ * The same on SQLite's own connection: one statement prepared once per connection that reads the
+ * origins from a JSON array (`json_each`; SQLite still walks the key in order, no sort) and
+ * answers arrays, not objects. The hot loop of every path search: for the 250 origins and 7,500
+ * accesses of a search's widest level at 3,000,000 edges, 9.8 ms median against 13.3 ms through
+ * the query builder and 20.7 ms when the join also read the linking resource's name, class and
+ * parent (which made SQLite visit the row for every probe).
+ */
+function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly string[], limit: number): AccessRow[] {
+  let s = accessStatements.get(db);
+  if (s === undefined) {
+    s = db
+      .prepare(
+        `select e.origin_id, e.resource_id, e.mode, n.id
+         from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')})
+         where e.tenant_id = ? and e.origin_id in (select value from json_each(?))
+         order by e.origin_id, e.resource_id, e.mode limit ?`,
+      )
+      .raw(true);
+    accessStatements.set(db, s);
+  }
+  return (s.all(tenant, JSON.stringify(origins), limit) as Array<[string, string, Mode, string | null]>).map(([origin_id, resource_id, mode, linking]) => ({ origin_id, resource_id, mode, linking }));
+}
+
+const accessStatements = new WeakMap<SqliteHandle, ReturnType<SqliteHandle['prepare']>>();
+
+/**
+ * A GraphSource over one tenant inside an open transaction. On SQLite pass the transaction's
+ * connection (`store.sqliteHandle(tx)`): the accesses a search walks are then read with a
+ * statement prepared once (see `sqliteAccessRows`).
+ */
+export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?: SqliteHandle): GraphSource {
   const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
   return {
     async accessesFrom(ids, limit) {
-      const out: LinkedAccess[] = [];
       // Walks the key (origin first, in key order, so `limit` stops the walk) and probes
-      // access_nodes_linking_idx, which holds only the few linking resources.
-      for (const c of chunks([...new Set(ids)].sort(), 500)) {
-        if (out.length >= limit) break;
-        const rows = await sql<{ origin_id: string; resource_id: string; mode: Mode; kind: string | null; name: string; class: string; parent_id: string | null }>`
-          select e.origin_id, e.resource_id, e.mode, n.kind, n.name, n.class, n.parent_id
-          from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and ${LINKING_PREDICATE}
-          where e.tenant_id = ${tenant} and e.origin_id in (${sql.join(c)})
-          order by e.origin_id, e.resource_id, e.mode limit ${limit - out.length}`.execute(tx);
-        for (const r of rows.rows) {
-          const resource = r.kind === null ? null : nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id });
-          out.push({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource });
-        }
+      // access_nodes_linking_idx, which holds only the few linking resources, for the id alone;
+      // the rows of the few it finds are read afterwards (docs/accessmap.md "Queries").
+      const sorted = [...new Set(ids)].sort();
+      const rows = db !== undefined ? sqliteAccessRows(db, tenant, sorted, limit) : await accessRows(tx, tenant, sorted, limit);
+      const linking = new Map<string, GraphNode>();
+      for (const c of chunks([...new Set(rows.flatMap((r) => (r.linking === null ? [] : [r.linking])))], 500)) {
+        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) linking.set(n.id, nodeOf(n));
       }
-      return out;
+      // A linking resource deleted between the two reads (Postgres reads without one snapshot) is
+      // taken as not linking: the search goes on without it, as if it had been deleted first.
+      return rows.map((r) => ({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource: r.linking === null ? null : (linking.get(r.linking) ?? null) }));
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
@@ -178,7 +224,7 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string): Gra
 /** `storeGraphSource` after folding the recent level (recent-edges.ts), so a search sees every committed observation. */
 export async function foldedGraphSource(store: Store, tx: Transaction<Database>, tenant: string): Promise<GraphSource> {
   await foldRecent(store, tx);
-  return storeGraphSource(tx, tenant);
+  return storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
 }
 
 /** A GraphSource over arrays held in memory. */

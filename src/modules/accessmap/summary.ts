@@ -69,7 +69,7 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
             where e.tenant_id = ${tenant} and e.mode = 'rw' and r.class in ('config', 'code')
               and exists (select 1 from access_edges o where o.tenant_id = e.tenant_id and o.resource_id = e.resource_id and o.origin_id <> e.origin_id)) as ctrl`.execute(tx)
     ).rows[0];
-    const src = storeGraphSource(tx, tenant);
+    const src = storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
     const evaluated: Summary['escalation']['top'] = [];
     let withPaths = 0;
     for (const a of agents.slice(0, maxAgents)) {
