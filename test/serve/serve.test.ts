@@ -51,6 +51,17 @@ test('serve: the logged fingerprint and pin match openssl on the served certific
   assert.match(keyType, /IP Address:0:0:0:0:0:0:0:1/);
 });
 
+test('serve: the SQLite page cache it runs with is logged at startup (2048 MiB unless SERVICE_SQLITE_CACHE_MIB says otherwise)', async () => {
+  assert.equal(server.logs().find((l) => l.msg === 'store opened')?.cache_mib, 2048);
+  const small = await startServer({ env: { SERVICE_SQLITE_CACHE_MIB: '96' } });
+  try {
+    assert.equal(small.logs().find((l) => l.msg === 'store opened')?.cache_mib, 96);
+    assert.equal((await call(small, 'GET', '/healthz')).status, 200);
+  } finally {
+    await small.stop();
+  }
+});
+
 test('serve: the HTTP engine is reported in the log, /v1/server-info and /metrics', async () => {
   const line = server.logs().find((l) => l.msg === 'http listening');
   assert.equal(line?.engine, 'uws-native');
