@@ -100,7 +100,8 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
   return { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id };
 }
 
-type AccessRow = { origin_id: string; resource_id: string; mode: Mode; linking: string | null };
+/** origin id, resource id, mode, and the resource's id again when it links principals (else null). */
+type AccessRow = [origin_id: string, resource_id: string, mode: Mode, linking: string | null];
 
 /**
  * The accesses of `origins` (sorted) in key order, at most `limit`, with the resource's node when
@@ -148,7 +149,7 @@ function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly st
       .raw(true);
     accessStatements.set(db, s);
   }
-  return (s.all(tenant, JSON.stringify(origins), limit) as Array<[string, string, Mode, string | null]>).map(([origin_id, resource_id, mode, linking]) => ({ origin_id, resource_id, mode, linking }));
+  return s.all(tenant, JSON.stringify(origins), limit) as AccessRow[];
 }
 
 const accessStatements = new WeakMap<SqliteHandle, ReturnType<SqliteHandle['prepare']>>();
@@ -170,10 +171,10 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
       // (docs/accessmap.md "Queries"). One connection, one snapshot: the second read sees them.
       const rows = sqliteAccessRows(db, tenant, sorted, limit);
       const linking = new Map<string, GraphNode>();
-      for (const c of chunks([...new Set(rows.flatMap((r) => (r.linking === null ? [] : [r.linking])))], 500)) {
+      for (const c of chunks([...new Set(rows.flatMap(([, , , linking]) => (linking === null ? [] : [linking])))], 500)) {
         for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) linking.set(n.id, nodeOf(n));
       }
-      return rows.map((r) => ({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource: r.linking === null ? null : (linking.get(r.linking) ?? null) }));
+      return rows.map(([origin_id, resource_id, mode, id]) => ({ origin_id, resource_id, mode, resource: id === null ? null : (linking.get(id) ?? null) }));
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
