@@ -116,7 +116,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(renderTables([...result.raw, ...result.baselines], result.ratios));
     for (const n of result.notes) process.stdout.write(`note: ${n}\n`);
 
-    const command = `npm run bench -- ${argv.join(' ')}`.trim();
+    // The settings that shape a run travel in the environment (sizes, backend, the store's own
+    // knobs), so the command to reproduce it names them; DSNs stay out (they may hold credentials).
+    const settings = Object.keys(process.env)
+      .filter((k) => /^(SVC_BENCH_|SERVICE_)/.test(k) && !/DSN|URL|PASSWORD|SECRET|TOKEN/.test(k))
+      .sort()
+      .map((k) => `${k}=${shellWord(process.env[k] ?? '')}`);
+    const command = [...settings, `npm run bench -- ${argv.join(' ')}`.trim()].join(' ');
     const record = {
       scenario: scenario.name,
       description: scenario.description,
@@ -178,3 +184,8 @@ main(process.argv.slice(2)).then(
     }
   },
 );
+
+/** `v` as one POSIX shell word: bare when it is plainly safe, else single-quoted. */
+function shellWord(v: string): string {
+  return /^[\w.,:/@%+=-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
