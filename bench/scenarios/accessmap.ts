@@ -207,9 +207,13 @@ export const scenario: Scenario = {
       const worstBatchMs = batchMs.reduce((a, b) => Math.max(a, b), 0);
       // PostgreSQL plans from table statistics, which a table bulk-loaded from empty has not got yet
       // (autovacuum gathers them within a minute or so); without them a filtered graph page sorts
-      // the whole tenant. Gathered here, outside the ingest time, as autovacuum would, by the tables'
-      // owner (the service's app role may not).
-      if (temp) await pgQuery(temp.dsn, 'analyze access_edges, access_nodes, agents');
+      // the whole tenant. Autovacuum also vacuums a table that grew by a fifth (PostgreSQL 13+),
+      // which sets the visibility map; until then an index-only scan still reads the heap for every
+      // row, and path searches are mostly index-only scans (reachability p95 at 1,000,000 edges:
+      // 197-216 ms after analyze alone, 128 ms after vacuum, docs/accessmap.md). The test server
+      // runs with autovacuum off, so both are done here, outside the ingest time, as autovacuum
+      // would, by the tables' owner (the service's app role may not).
+      if (temp) await pgQuery(temp.dsn, 'vacuum (analyze) access_edges, access_nodes, agents');
       const stored = await store.withTenant(tenant, (tx) => sql<{ n: number }>`select count(*) as n from access_edges where tenant_id = ${tenant}`.execute(tx));
       ctx.log(`ingest: ${Math.round(ingestRate)} observations/s (${Number(stored.rows[0]?.n)} edges stored); peak RSS ${maxRssMiB} MiB`);
 
