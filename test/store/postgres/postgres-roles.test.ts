@@ -15,10 +15,14 @@ const target = selectedBackends().has('postgres')
 const adminDsn = target.dsn ?? '';
 const isolation = (re: RegExp) => (err: unknown) => err instanceof StoreError && err.code === 'isolation_broken' && re.test(err.message);
 
-function recordingLog(): StoreLog & { warnings: string[] } {
+function recordingLog(): StoreLog & { warnings: string[]; fields: object[] } {
   const warnings: string[] = [];
-  return { warnings, info() {}, warn: (_obj, msg) => void warnings.push(msg ?? '') };
+  const fields: object[] = [];
+  return { warnings, fields, info() {}, warn: (obj, msg) => void (warnings.push(msg ?? ''), fields.push(obj)) };
 }
+
+/** Warnings other than the autovacuum one, which depends on the server's configuration (its own tests below). */
+const besidesAutovacuum = (warnings: string[]): string[] => warnings.filter((w) => !/autovacuum/.test(w));
 
 describe('postgres: roles and row-level security', { skip: target.skip ?? false }, () => {
   it('the app role is NOLOGIN and cannot bypass RLS; every tenant_id table is forced under tenant_isolation', async () => {
@@ -81,7 +85,7 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
     const store = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: ownerDsn, pgAppRole: app }, log);
     try {
       await store.migrate();
-      assert.deepEqual(log.warnings, []);
+      assert.deepEqual(besidesAutovacuum(log.warnings), []);
       const [a, b] = [await addTenant(store), await addTenant(store)];
       const idsA = await addAgents(store, a, 2);
       await addAgents(store, b, 2);
@@ -124,6 +128,43 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
       const [me] = await pgQuery<{ s: boolean }>(temp.dsn, 'select rolsuper as s from pg_roles where rolname = current_user');
       await store.migrate();
       assert.equal(log.warnings.some((w) => /superuser/.test(w)), me?.s === true);
+    } finally {
+      await store.close();
+      await temp.drop();
+    }
+  });
+
+  it('warns at start when the server runs without autovacuum, and only then', async () => {
+    const temp = await createTempDatabase(adminDsn);
+    const log = recordingLog();
+    const store = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: temp.dsn }, log);
+    try {
+      const [cfg] = await pgQuery<{ av: string; tc: string }>(temp.dsn, "select current_setting('autovacuum') as av, current_setting('track_counts') as tc");
+      await store.migrate();
+      const off = cfg?.av !== 'on' || cfg?.tc !== 'on';
+      assert.equal(log.warnings.some((w) => /autovacuum is off/.test(w)), off, `autovacuum=${cfg?.av} track_counts=${cfg?.tc}: ${JSON.stringify(log.warnings)}`);
+    } finally {
+      await store.close();
+      await temp.drop();
+    }
+  });
+
+  it('names the service tables whose autovacuum an operator disabled', async () => {
+    const temp = await createTempDatabase(adminDsn);
+    const first = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: temp.dsn }, recordingLog());
+    try {
+      await first.migrate();
+    } finally {
+      await first.close();
+    }
+    await pgQuery(temp.dsn, 'alter table access_edges set (autovacuum_enabled = false); alter table agents set (autovacuum_enabled = false)');
+    const log = recordingLog();
+    const store = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: temp.dsn }, log);
+    try {
+      await store.migrate();
+      const i = log.warnings.findIndex((w) => /autovacuum/.test(w));
+      assert.ok(i >= 0, JSON.stringify(log.warnings));
+      assert.deepEqual((log.fields[i] as { tables_without_autovacuum?: string[] }).tables_without_autovacuum, ['access_edges', 'agents']);
     } finally {
       await store.close();
       await temp.drop();
