@@ -6,6 +6,7 @@ import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
 import type { AnyRoute } from './route.js';
 import { PUBLIC } from './route.js';
+import { uuidCanonicalizer, type Canonicalizer } from './canonical.js';
 
 /** A compiled checker plus the schema it came from (coercion needs the schema). */
 export interface Checker {
@@ -13,6 +14,8 @@ export interface Checker {
   check(value: unknown): boolean;
   /** human-readable first errors, e.g. `/limit must be <= 1000` */
   explain(value: unknown): string;
+  /** lowercases in place the UUIDs of a value `check` accepted (canonical.ts); absent when the schema holds none */
+  canonical?: Canonicalizer;
 }
 
 export interface CompiledRoute {
@@ -70,8 +73,10 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
 /** Compile one schema into a Checker. */
 export function makeChecker(schema: TSchema): Checker {
   const validator = Compile(schema);
+  const canonical = uuidCanonicalizer(schema);
   return {
     schema,
+    ...(canonical !== undefined ? { canonical } : {}),
     check: (value) => validator.Check(value),
     explain: (value) => {
       const out: string[] = [];

@@ -270,7 +270,7 @@ function validatePart(route: CompiledRoute, part: 'params', value: Record<string
   if (!checker) return value;
   const coerced = Value.Convert(checker.schema, { ...value });
   if (!checker.check(coerced)) throw errors.badRequest(`invalid path parameter: ${checker.explain(coerced)}`);
-  return coerced;
+  return checker.canonical ? checker.canonical(coerced) : coerced;
 }
 
 function parseAndValidateQuery(route: CompiledRoute, raw: string): unknown {
@@ -281,10 +281,14 @@ function parseAndValidateQuery(route: CompiledRoute, raw: string): unknown {
     if (keys.length > 0) throw errors.badRequest(`unknown query parameter: ${keys.join(', ')}`);
     return {};
   }
+  // A parameter given twice where the schema takes one value: say so, rather than "must be integer".
+  const props = (checker.schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const repeated = Object.keys(parsed).filter((k) => Array.isArray(parsed[k]) && props[k] !== undefined && props[k]?.type !== 'array');
+  if (repeated.length > 0) throw errors.badRequest(`query parameter given more than once: ${repeated.join(', ')}`);
   // Only string parts of a request are coerced; a JSON body never is (STYLE.md rule 1).
   const coerced = Value.Convert(checker.schema, parsed);
   if (!checker.check(coerced)) throw errors.badRequest(`invalid query: ${checker.explain(coerced)}`);
-  return coerced;
+  return checker.canonical ? checker.canonical(coerced) : coerced;
 }
 
 function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
@@ -303,5 +307,6 @@ function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
     throw errors.badRequest(err instanceof SyntaxError ? `malformed JSON: ${err.message}` : 'request body is not valid UTF-8');
   }
   if (!checker.check(value)) throw errors.badRequest(`invalid body: ${checker.explain(value)}`);
-  return value;
+  // Canonical UUIDs (canonical.ts) are not coercion: the value already passed as sent.
+  return checker.canonical ? checker.canonical(value) : value;
 }

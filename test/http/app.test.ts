@@ -95,6 +95,7 @@ test('app: bad input is a 400 envelope naming the problem, and the handler never
     ['path param below minimum', '/items/0', { name: 'x', size: 1 }, /path parameter/],
     ['unknown query parameter', '/items/1?dry=true&admin=1', { name: 'x', size: 1 }, /admin/],
     ['query of wrong type', '/items/1?dry=maybe', { name: 'x', size: 1 }, /invalid query/],
+    ['query parameter repeated', '/items/1?dry=true&dry=false', { name: 'x', size: 1 }, /given more than once: dry/],
     ['__proto__ key', '/items/1', '{"name":"x","size":1,"__proto__":{"admin":true}}', /additional properties/],
   ];
   for (const [what, path, body, pattern] of cases) {

@@ -146,4 +146,26 @@ describe('accessmap over HTTPS', () => {
       assert.ok(JSON.stringify(op.responses).includes('"complete"'), `${p}: complete`);
     }
   });
+
+  it('ids are case-insensitive on input: an uppercase id in a path, a filter or a body finds the lowercase one, and only lowercase is stored or answered', async () => {
+    const created = await send(editor, 'POST', '/v1/agents', { name: 'upper-case-caller' });
+    const id = created.json().id as string;
+    const upper = id.toUpperCase();
+    assert.notEqual(upper, id);
+    const got = await send(editor, 'GET', `/v1/agents/${upper}`);
+    assert.deepEqual([got.status, got.json().id], [200, id], got.text);
+    const observed = await send(owner, 'POST', '/v1/m/accessmap/observations', { observations: [{ origin: { kind: 'agent', id: upper }, resource: { ref: 's3://upper' }, mode: 'r', confidence: 'high', signal_source: 'test' }] });
+    assert.deepEqual([observed.status, observed.json()], [200, { accepted: 1, edges: 1 }], observed.text);
+    const byUpper = (await send(editor, 'GET', `/v1/m/accessmap/graph?origin_id=${upper}`)).json();
+    const byLower = (await send(editor, 'GET', `/v1/m/accessmap/graph?origin_id=${id}`)).json();
+    assert.deepEqual(byUpper.items.map((e: { origin_id: string; resource_name: string }) => `${e.origin_id} ${e.resource_name}`), [`${id} s3://upper`]);
+    assert.deepEqual(byUpper, byLower);
+    const near = await send(editor, 'GET', `/v1/m/accessmap/neighbors?id=${upper}`);
+    assert.deepEqual([near.status, near.json().node.id], [200, id], near.text);
+    const patched = await send(editor, 'PATCH', `/v1/agents/${upper}`, { version: 1, name: 'renamed' });
+    assert.deepEqual([patched.status, patched.json().id, patched.json().name], [200, id, 'renamed'], patched.text);
+    const audit = await send(owner, 'GET', '/v1/audit?action=agent.update&limit=1000');
+    assert.ok(audit.text.includes(id), 'the ledger names the agent');
+    assert.ok(!audit.text.includes(upper), 'and only in lowercase');
+  });
 });
