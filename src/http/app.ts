@@ -86,6 +86,27 @@ const MUTATING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Invalid UTF-8 is refused rather than silently replaced with U+FFFD (RFC 8259 §8.1).
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** JSON pointer of the first string (key or value) in `v` that is not well-formed UTF-16, if any. */
+function illFormedAt(v: unknown, at: string): string | undefined {
+  if (typeof v === 'string') return LONE_SURROGATE.test(v) ? at : undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const w = illFormedAt(v[i], `${at}/${i}`);
+      if (w !== undefined) return w;
+    }
+  } else if (typeof v === 'object' && v !== null) {
+    for (const [k, x] of Object.entries(v)) {
+      const here = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (LONE_SURROGATE.test(k)) return here;
+      const w = illFormedAt(x, here);
+      if (w !== undefined) return w;
+    }
+  }
+  return undefined;
+}
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 
 /** The HTTP application: one instance per server. */
@@ -301,10 +322,19 @@ function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
   const type = req.headers['content-type'] ?? '';
   if (!JSON_TYPE.test(type)) throw new ApiError('unsupported_media_type', `request body must be application/json, got ${JSON.stringify(type.slice(0, 100))}`);
   let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(UTF8.decode(req.body));
+    text = UTF8.decode(req.body);
+    value = JSON.parse(text);
   } catch (err) {
     throw errors.badRequest(err instanceof SyntaxError ? `malformed JSON: ${err.message}` : 'request body is not valid UTF-8');
+  }
+  // JSON may escape a lone surrogate (`"\ud800"`), which is no Unicode text: the ledger's
+  // canonical JSON (RFC 8785) cannot hash it, nor can most SIEMs read it. Only an escape makes one
+  // (the bytes were strict UTF-8), so the walk runs only when the text has such an escape.
+  if (LONE_SURROGATE_ESCAPE.test(text)) {
+    const where = illFormedAt(value, '');
+    if (where !== undefined) throw errors.badRequest(`invalid body: ${where === '' ? '(root)' : where} holds a lone UTF-16 surrogate (not Unicode text)`);
   }
   if (!checker.check(value)) throw errors.badRequest(`invalid body: ${checker.explain(value)}`);
   // Canonical UUIDs (canonical.ts) are not coercion: the value already passed as sent.

@@ -72,6 +72,9 @@ test('app: a valid request is coerced from strings (params, query) and answered 
   const res = await app.request('POST', '/items/7?dry=true', { body: { name: 'ünï 😀', size: 3 } });
   assert.equal(res.status, 201);
   assert.deepEqual(res.json(), { id: 7, name: 'ünï 😀', dry: true });
+  // A surrogate pair written as escapes is one character, not a lone surrogate.
+  const escaped = await app.request('POST', '/items/8', { body: '{"name":"\\ud83d\\ude00","size":1}' });
+  assert.deepEqual([escaped.status, escaped.json()], [201, { id: 8, name: '😀', dry: false }]);
 });
 
 test('app: unknown route 404, wrong method 405 with Allow, both as the envelope', async () => {
@@ -97,6 +100,8 @@ test('app: bad input is a 400 envelope naming the problem, and the handler never
     ['query of wrong type', '/items/1?dry=maybe', { name: 'x', size: 1 }, /invalid query/],
     ['query parameter repeated', '/items/1?dry=true&dry=false', { name: 'x', size: 1 }, /given more than once: dry/],
     ['__proto__ key', '/items/1', '{"name":"x","size":1,"__proto__":{"admin":true}}', /additional properties/],
+    ['lone high surrogate', '/items/1', '{"name":"a\\ud800b","size":1}', /\/name holds a lone UTF-16 surrogate/],
+    ['lone low surrogate in a key', '/items/1', '{"name":"x","size":1,"\\udc00":1}', /holds a lone UTF-16 surrogate/],
   ];
   for (const [what, path, body, pattern] of cases) {
     const message = assertEnvelope(await app.request('POST', path, { body }), 400, 'bad_request');

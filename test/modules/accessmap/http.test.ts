@@ -168,4 +168,14 @@ describe('accessmap over HTTPS', () => {
     assert.ok(audit.text.includes(id), 'the ledger names the agent');
     assert.ok(!audit.text.includes(upper), 'and only in lowercase');
   });
+
+  it('a lone surrogate in a body is a 400 naming the field; nothing is stored and the ledger keeps going (was a 500 from the ledger hash)', async () => {
+    const before = (await send(editor, 'GET', '/v1/agents?limit=200')).json().items.length as number;
+    const bad = await send(editor, 'POST', '/v1/agents', { name: 'half \ud800 a pair' });
+    assert.deepEqual([bad.status, bad.json().error.code], [400, 'bad_request'], bad.text);
+    assert.match(bad.json().error.message, /\/name holds a lone UTF-16 surrogate/);
+    assert.equal((await send(editor, 'GET', '/v1/agents?limit=200')).json().items.length, before);
+    const next = await send(editor, 'POST', '/v1/agents', { name: 'whole 🤖 pair' });
+    assert.deepEqual([next.status, next.json().name], [201, 'whole 🤖 pair'], next.text);
+  });
 });
