@@ -88,25 +88,6 @@ export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** JSON pointer of the first string (key or value) in `v` that is not well-formed UTF-16, if any. */
-function illFormedAt(v: unknown, at: string): string | undefined {
-  if (typeof v === 'string') return LONE_SURROGATE.test(v) ? at : undefined;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const w = illFormedAt(v[i], `${at}/${i}`);
-      if (w !== undefined) return w;
-    }
-  } else if (typeof v === 'object' && v !== null) {
-    for (const [k, x] of Object.entries(v)) {
-      const here = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (LONE_SURROGATE.test(k)) return here;
-      const w = illFormedAt(x, here);
-      if (w !== undefined) return w;
-    }
-  }
-  return undefined;
-}
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 
 /** The HTTP application: one instance per server. */
@@ -339,4 +320,23 @@ function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
   if (!checker.check(value)) throw errors.badRequest(`invalid body: ${checker.explain(value)}`);
   // Canonical UUIDs (canonical.ts) are not coercion: the value already passed as sent.
   return checker.canonical ? checker.canonical(value) : value;
+}
+
+/** JSON pointer of the first string (key or value) in `v` that is not well-formed UTF-16, if any. */
+function illFormedAt(v: unknown, at: string): string | undefined {
+  if (typeof v === 'string') return LONE_SURROGATE.test(v) ? at : undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const w = illFormedAt(v[i], `${at}/${i}`);
+      if (w !== undefined) return w;
+    }
+  } else if (typeof v === 'object' && v !== null) {
+    for (const [k, x] of Object.entries(v)) {
+      const here = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (LONE_SURROGATE.test(k)) return here;
+      const w = illFormedAt(x, here);
+      if (w !== undefined) return w;
+    }
+  }
+  return undefined;
 }
