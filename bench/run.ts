@@ -153,8 +153,9 @@ async function main(argv: string[]): Promise<number> {
     ok = true;
     return 0;
   } finally {
-    // Keep the scratch directory (svc log, certificate) when something went wrong.
-    if (ok) await rm(tmpDir, { recursive: true, force: true });
+    // Keep the scratch directory (svc log, certificate, a generated database) when something went
+    // wrong, or when asked to (SVC_BENCH_KEEP_SCRATCH=1: profile reads on the estate a run built).
+    if (ok && process.env.SVC_BENCH_KEEP_SCRATCH !== '1') await rm(tmpDir, { recursive: true, force: true });
     else log(`scratch directory kept for inspection: ${tmpDir}`);
   }
 }
