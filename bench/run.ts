@@ -117,9 +117,11 @@ async function main(argv: string[]): Promise<number> {
     for (const n of result.notes) process.stdout.write(`note: ${n}\n`);
 
     // The settings that shape a run travel in the environment (sizes, backend, the store's own
-    // knobs), so the command to reproduce it names them; DSNs stay out (they may hold credentials).
+    // knobs), so the command to reproduce it names them; DSNs, credentials and key settings stay out,
+    // and so does SVC_BENCH_KEEP_SCRATCH (it shapes no figure, and a copied command would leave
+    // gigabytes of scratch behind).
     const settings = Object.keys(process.env)
-      .filter((k) => /^(SVC_BENCH_|SERVICE_)/.test(k) && !/DSN|URL|PASSWORD|SECRET|TOKEN/.test(k))
+      .filter((k) => /^(SVC_BENCH_|SERVICE_)/.test(k) && !/DSN|URL|PASSWORD|SECRET|TOKEN|KEY/.test(k) && k !== 'SVC_BENCH_KEEP_SCRATCH')
       .sort()
       .map((k) => `${k}=${shellWord(process.env[k] ?? '')}`);
     const command = [...settings, `npm run bench -- ${argv.join(' ')}`.trim()].join(' ');
