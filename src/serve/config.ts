@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { StoreBackend } from '../store/store.js';
 import { parseCryptoEngine, type CryptoEngineSetting } from '../ledger/ed25519-engine.js';
 import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
+import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';
 import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
 
 export interface ListenAddress {
@@ -42,6 +43,8 @@ export interface ServeConfig {
   cryptoEngine: CryptoEngineSetting;
   /** rows the accessmap recent level collects before a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`; modules/accessmap/recent-edges.ts reads the same variable) */
   accessmapMergeRows: number;
+  /** linking resource ids SQLite path searches keep in memory, 0 = off (`SERVICE_ACCESSMAP_LINKING_IDS`; modules/accessmap/linking-set.ts reads the same variable) */
+  accessmapLinkingIds: number;
   /** SQLite page cache in MiB (`SERVICE_SQLITE_CACHE_MIB`); undefined = the store's default (2048) */
   sqliteCacheMib?: number;
 }
@@ -117,6 +120,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     drainMs: parsePositiveInt(env.SERVICE_DRAIN_MS, 'SERVICE_DRAIN_MS') ?? DEFAULTS.drainMs,
     cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
     accessmapMergeRows: checked(() => mergeRowsFromEnv(env)),
+    accessmapLinkingIds: checked(() => linkingIdsFromEnv(env)),
     sqliteCacheMib: checked(() => sqliteCacheMibFromEnv(env)),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

@@ -77,6 +77,10 @@ export interface SqliteStatement {
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   raw(on?: boolean): SqliteStatement;
+  /** answer the first column's value instead of a row */
+  pluck(on?: boolean): SqliteStatement;
+  /** rows one at a time */
+  iterate(...params: unknown[]): IterableIterator<unknown>;
 }
 
 /** Minimal structured logger (pino-compatible). */

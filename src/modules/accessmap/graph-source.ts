@@ -8,7 +8,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Confidence, Mode, NodeKind, OriginKind, ResourceClass } from './model.js';
-import type { SqliteHandle, Store } from '../../store/store.js';
+import type { SqliteHandle, SqliteStatement, Store } from '../../store/store.js';
+import { linkingNodes } from './linking-set.js';
 import { chunks } from './node-store.js';
 import { foldRecent } from './recent-edges.js';
 
@@ -128,31 +129,44 @@ async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string,
 }
 
 /**
- * The accesses of `origins` (sorted) in key order, at most `limit`, each with the id of its
- * resource when that resource links principals, on SQLite's own connection: one statement prepared
- * once per connection that reads the origins from a JSON array (`json_each`; SQLite still walks
- * the key in order, no sort) and answers arrays, not objects. The hot loop of every path search:
- * for the 250 origins and 7,500 accesses of a search's widest level at 3,000,000 edges, 9.8 ms
- * median against 13.3 ms through the query builder and 20.7 ms when the join also read the
- * linking resource's name, class and parent.
+ * The accesses of `origins` (sorted) in key order, at most `limit`, on SQLite's own connection:
+ * one statement prepared once per connection that reads the origins from a JSON array
+ * (`json_each`; SQLite still walks the key in order, no sort) and answers arrays, not objects.
+ * The hot loop of every path search. Which resources link principals comes from the tenant's
+ * linking resources held in memory (`linking`, linking-set.ts); without them (turned off, or a
+ * tenant past the cap) each access probes `access_nodes_linking_idx` in the join and its row
+ * carries the resource's id when it links. At 10,000,000 edges the probe was two thirds of the
+ * walk (docs/accessmap.md "Queries").
  */
-function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly string[], limit: number): AccessRow[] {
+function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly string[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<string, GraphNode> } {
   let s = accessStatements.get(db);
   if (s === undefined) {
-    s = db
-      .prepare(
-        `select e.origin_id, e.resource_id, e.mode, n.id
-         from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')})
-         where e.tenant_id = ? and e.origin_id in (select value from json_each(?))
-         order by e.origin_id, e.resource_id, e.mode limit ?`,
-      )
-      .raw(true);
+    s = {
+      probe: db
+        .prepare(
+          `select e.origin_id, e.resource_id, e.mode, n.id
+           from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')})
+           where e.tenant_id = ? and e.origin_id in (select value from json_each(?))
+           order by e.origin_id, e.resource_id, e.mode limit ?`,
+        )
+        .raw(true),
+      walk: db
+        .prepare(
+          `select e.origin_id, e.resource_id, e.mode, null
+           from access_edges e
+           where e.tenant_id = ? and e.origin_id in (select value from json_each(?))
+           order by e.origin_id, e.resource_id, e.mode limit ?`,
+        )
+        .raw(true),
+    };
     accessStatements.set(db, s);
   }
-  return s.all(tenant, JSON.stringify(origins), limit) as AccessRow[];
+  const linking = linkingNodes(db, tenant);
+  if (linking === undefined) return { rows: s.probe.all(tenant, JSON.stringify(origins), limit) as AccessRow[] };
+  return { rows: s.walk.all(tenant, JSON.stringify(origins), limit) as AccessRow[], linking };
 }
 
-const accessStatements = new WeakMap<SqliteHandle, ReturnType<SqliteHandle['prepare']>>();
+const accessStatements = new WeakMap<SqliteHandle, { probe: SqliteStatement; walk: SqliteStatement }>();
 
 /**
  * A GraphSource over one tenant inside an open transaction. On SQLite pass the transaction's
@@ -163,18 +177,21 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
   const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
   return {
     async accessesFrom(ids, limit) {
-      // Walks the key (origin first, in key order, so `limit` stops the walk) and probes
-      // access_nodes_linking_idx, which holds only the few linking resources.
+      // Walks the key (origin first, in key order, so `limit` stops the walk) and asks which
+      // resources link principals: the tenant's linking resources held in memory on SQLite, else
+      // access_nodes_linking_idx, which holds only those few.
       const sorted = [...new Set(ids)].sort();
       if (db === undefined) return accessesThroughBuilder(tx, tenant, sorted, limit);
-      // SQLite: the probe answers the id alone and the few linking rows are read afterwards
-      // (docs/accessmap.md "Queries"). One connection, one snapshot: the second read sees them.
-      const rows = sqliteAccessRows(db, tenant, sorted, limit);
-      const linking = new Map<string, GraphNode>();
-      for (const c of chunks([...new Set(rows.flatMap(([, , , linking]) => (linking === null ? [] : [linking])))], 500)) {
-        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) linking.set(n.id, nodeOf(n));
+      // SQLite (docs/accessmap.md "Queries"): the linking resources come from the tenant's map in
+      // memory; without it the probe answers their ids alone and the few rows are read afterwards
+      // (one connection, one snapshot: the second read sees them).
+      const { rows, linking } = sqliteAccessRows(db, tenant, sorted, limit);
+      if (linking !== undefined) return rows.map(([origin_id, resource_id, mode]) => ({ origin_id, resource_id, mode, resource: linking.get(resource_id) ?? null }));
+      const found = new Map<string, GraphNode>();
+      for (const c of chunks([...new Set(rows.flatMap(([, , , id]) => (id === null ? [] : [id])))], 500)) {
+        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) found.set(n.id, nodeOf(n));
       }
-      return rows.map(([origin_id, resource_id, mode, id]) => ({ origin_id, resource_id, mode, resource: id === null ? null : (linking.get(id) ?? null) }));
+      return rows.map(([origin_id, resource_id, mode, id]) => ({ origin_id, resource_id, mode, resource: id === null ? null : (found.get(id) ?? null) }));
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
