@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { connect } from 'node:tls';
+import { request } from 'undici';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startServer, runServeExpectingExit, call, SVC_BIN, tempDir, type TestServer } from '../helpers/server.js';
@@ -126,6 +129,51 @@ test('serve: bad input over the wire gets the envelope, and the server stays hea
   const echoed = await call(server, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
   assert.equal(echoed.headers['x-request-id'], 'trace-42');
   assert.equal((await call(server, 'GET', '/healthz')).status, 200);
+});
+
+test('serve: an oversized body gets its 413 envelope, not a broken pipe; past 8 MiB declared it is refused before the body', async () => {
+  // Closing while the client still wrote its body made about 2% of these fail with EPIPE before
+  // the client read the answer; the server now drops the body and answers when it is sent.
+  const big = Buffer.alloc(2 * 1024 * 1024, 'a');
+  const answers = new Map<string, number>();
+  for (let i = 0; i < 100; i++) {
+    const r = await call(server, 'POST', '/healthz', { body: big, headers: { 'content-type': 'application/json' } }).then(
+      (x) => `${x.status} ${x.json().error.code}`,
+      (err: NodeJS.ErrnoException) => err.code ?? err.message,
+    );
+    answers.set(r, (answers.get(r) ?? 0) + 1);
+  }
+  assert.deepEqual([...answers], [['413 request_body_too_large', 100]]);
+
+  // No content-length (chunked): counted as it arrives, refused the same way.
+  const chunked = Readable.from(Array.from({ length: 4 }, () => Buffer.alloc(512 * 1024, 'b')));
+  const streamed = await request(`${server.url}/healthz`, { method: 'POST', body: chunked, headers: { 'content-type': 'application/json' }, dispatcher: server.dispatcher });
+  assert.equal(streamed.statusCode, 413);
+  assert.equal(((await streamed.body.json()) as { error: { code: string } }).error.code, 'request_body_too_large');
+
+  // Headers alone, no body sent: answered at once when the declared size is past 8 MiB.
+  const headersOnly = (extra: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: server.port, ca: server.certPem, checkServerIdentity: () => undefined }, () => {
+        socket.write(`POST /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${extra}\r\n`);
+      });
+      let text = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(`no answer within 3 s: ${JSON.stringify(text)}`);
+      }, 3000);
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (text.includes('\r\n\r\n') && text.includes('}')) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(text.split('\r\n')[0] as string);
+        }
+      });
+      socket.on('error', reject);
+    });
+  assert.equal(await headersOnly('content-length: 104857600\r\n'), 'HTTP/1.1 413 Payload Too Large');
+  assert.equal((await call(server, 'GET', '/healthz')).status, 200, 'the server stays healthy');
 });
 
 test('serve: /openapi.json and /openapi.beta.json pass two third-party OpenAPI 3.1 validators and equal `svc openapi`', async () => {
