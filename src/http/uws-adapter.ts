@@ -80,11 +80,19 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     let onClientAbort: (() => void) | undefined;
     // uWS keeps one onAborted handler per response: every waiter hangs off this one.
     const state: StreamState = { aborted: () => aborted, waiters: new Set() };
+    // Set while the request's body is still arriving (nothing answers yet): a client that goes
+    // away then is recorded here, or it would never leave the in-flight count.
+    let receiving: string | undefined;
     res.onAborted(() => {
       aborted = true;
       onClientAbort?.();
       for (const w of state.waiters) w();
       state.waiters.clear();
+      if (receiving !== undefined) {
+        const route = receiving;
+        receiving = undefined;
+        done(CLIENT_CLOSED, route, requestIdOf(headers));
+      }
     });
     inFlight++;
     observer?.started();
@@ -98,8 +106,8 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     const path = normalisePath(rawUrl);
     const prepared = path === undefined ? undefined : app.prepare(method, path);
     const fail = (err: ApiError, route = 'unmatched') => {
-      const incoming = headers['x-request-id'];
-      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      receiving = undefined;
+      const requestId = requestIdOf(headers);
       const hdrs = { ...securityHeaders(tls), 'content-type': 'application/json', 'x-request-id': requestId };
       if (!aborted) bytesOut = writeWhole(res, err.status, hdrs, JSON.stringify(err.toEnvelope()), true);
       done(err.status, route, requestId);
@@ -117,6 +125,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
       if (Number(declared) > DRAIN_MAX) return fail(err, prepared.route?.spec.path);
       let dropped = 0;
       let answered = false;
+      receiving = prepared.route?.spec.path ?? 'unmatched';
       res.onData((ab, isLast) => {
         dropped += ab.byteLength;
         if (!answered && (isLast || dropped > DRAIN_MAX)) {
@@ -130,6 +139,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     const hasBody = (declared !== undefined && declared !== '0') || headers['transfer-encoding'] !== undefined;
 
     const dispatch = (body: Buffer) => {
+      receiving = undefined;
       app
         .handle({ method, path, query, headers, body, remoteAddress, onClientAbort: (cb) => (aborted ? cb() : (onClientAbort = cb)) }, prepared)
         .then((out) => write(out))
@@ -150,6 +160,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     let received = 0;
     let refused = false;
     let answered = false;
+    receiving = prepared.route?.spec.path ?? 'unmatched';
     res.onData((ab, isLast) => {
       received += ab.byteLength;
       if (refused || received > limit) {
@@ -200,6 +211,15 @@ function writeWhole(res: UwsResponse, status: number, headers: Record<string, st
     res.end(body, closeConnection);
   });
   return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
+/** Status recorded (access log, metrics; never sent) for a client that went away while sending its body, as nginx logs it. */
+const CLIENT_CLOSED = 499;
+
+/** The client's `x-request-id` when it is one we accept, else a new one. */
+function requestIdOf(headers: Record<string, string>): string {
+  const incoming = headers['x-request-id'];
+  return incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 /** Most bytes of an oversized body read and dropped before the 413 (see `refuse`). */

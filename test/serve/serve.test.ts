@@ -176,6 +176,39 @@ test('serve: an oversized body gets its 413 envelope, not a broken pipe; past 8 
   assert.equal((await call(server, 'GET', '/healthz')).status, 200, 'the server stays healthy');
 });
 
+test('serve: a client that goes away while sending its body is logged (499, aborted) and leaves the in-flight count', async () => {
+  const inFlight = async () => Number(/^svc_http_requests_in_flight (\d+)/m.exec((await call(server, 'GET', '/metrics')).text)?.[1]);
+  const before = await inFlight();
+  const requestId = `gone-${Date.now()}`;
+  for (const [declared, sent] of [
+    [1000, 10], // within the limit: the body was being read
+    [2 * 1024 * 1024, 10], // past the limit: the body was being dropped before the 413
+  ] as const) {
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: server.port, ca: server.certPem, checkServerIdentity: () => undefined }, () => {
+        socket.write(`POST /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\nx-request-id: ${requestId}-${declared}\r\n\r\n${'x'.repeat(sent)}`);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', reject);
+    });
+  }
+  const deadline = Date.now() + 5000;
+  while ((await inFlight()) !== before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await inFlight(), before, 'both aborted uploads left the in-flight gauge');
+  const lineOf = (declared: number) => server.logs().find((l) => l.msg === 'request' && l.request_id === `${requestId}-${declared}`);
+  // The access log reaches us through the child's stdout, a little after the gauge moves.
+  while (!(lineOf(1000) && lineOf(2 * 1024 * 1024)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const declared of [1000, 2 * 1024 * 1024]) {
+    const line = lineOf(declared);
+    assert.ok(line, `an access-log line for the upload of ${declared} bytes`);
+    assert.equal(line.status, 499);
+    assert.equal(line.aborted, true);
+  }
+});
+
 test('serve: /openapi.json and /openapi.beta.json pass two third-party OpenAPI 3.1 validators and equal `svc openapi`', async () => {
   for (const [p, flag] of [['/openapi.json', []], ['/openapi.beta.json', ['--beta']]] as const) {
     const served = (await call(server, 'GET', p)).json();
