@@ -51,15 +51,12 @@ function cached<R>(db: SqliteHandle, tenant: string, name: keyof typeof LOOKUPS,
   return out.concat(found);
 }
 
-// One string per kind held by the cache, not one per fact (every row read brings its own copy).
-const KINDS = new Map(['session', 'identity', 'resource'].map((k) => [k, k]));
-
 /** Remembers access nodes the caller has just created (inside its transaction), so the next batch finds them in memory. */
 export function rememberNodes(db: SqliteHandle | undefined, tenant: string, rows: ReadonlyArray<{ id: string; kind: string; ref: string }>): void {
   if (db === undefined || rows.length === 0) return;
   rememberFacts(db, tenant, (f) => {
     for (const r of rows) {
-      f.nodes.set(r.id, KINDS.get(r.kind) ?? r.kind);
+      f.nodes.set(r.id, r.kind);
       f.refs.set(`${r.kind}\n${r.ref}`, r.id);
     }
   });
@@ -78,7 +75,7 @@ export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: st
         const kind = f.nodes.get(id);
         return kind === undefined ? undefined : { id, kind };
       },
-      (f, r) => void f.nodes.set(r.id, KINDS.get(r.kind) ?? r.kind),
+      (f, r) => void f.nodes.set(r.id, r.kind),
     );
   }
   const out: Array<{ id: string; kind: string }> = [];
