@@ -37,20 +37,17 @@ for (const b of await testStores()) {
         await h.admin.query('drop index access_edges_resource_idx');
         await h.admin.query('create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)');
       }
-      // And back from 9 and 10 (SQLite's linking-change log and node-cache log; empty on Postgres), which come again after 8.
+      // And back from 9 (SQLite's linking-change log; empty on Postgres), which comes again after 8.
       if (b.backend === 'sqlite') {
         for (const t of ['insert', 'update', 'delete']) await h.admin.query(`drop trigger access_nodes_linking_${t}`);
         await h.admin.query('drop table access_linking_changes');
-        for (const t of ['agents_node_cache_update', 'agents_node_cache_delete', 'access_nodes_cache_update', 'access_nodes_cache_delete']) await h.admin.query(`drop trigger ${t}`);
-        await h.admin.query('drop table access_node_changes');
-        await h.admin.query('drop table access_node_cache_marks');
       }
       await h.admin.query('delete from schema_migrations where version >= 8');
       await h.store.close();
 
       const store = await h.reopen();
       const result = await store.migrate();
-      assert.deepEqual(result.applied, [8, 9, 10]);
+      assert.deepEqual(result.applied, [8, 9]);
       if (b.backend === 'postgres') {
         const defs = await h.admin.query<{ indexname: string; indexdef: string }>("select indexname, indexdef from pg_indexes where tablename = 'access_edges' and indexname in ('access_edges_key', 'access_edges_resource_idx') order by indexname");
         assert.match(defs[0]?.indexdef ?? '', /UNIQUE INDEX access_edges_key .*\(origin_id, resource_id, mode, tenant_id\)/);
