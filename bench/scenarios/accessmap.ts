@@ -34,6 +34,8 @@ import { rng } from '../lib/rng.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
 const BATCH = 5_000;
+/** A batch at least this long (ms) is counted as one that merged the recent level (SQLite merges take seconds, other batches tens of ms). */
+const SLOW_BATCH_MS = 1_000;
 /** Rows of the raw append baseline (its rate does not depend on the table's size). */
 const RAW_APPEND_ROWS = 500_000;
 /** Up to this size the raw indexed-upsert baseline runs at the bench's own size; beyond, it would take as long again as the bench. */
@@ -205,6 +207,18 @@ export const scenario: Scenario = {
         notes.push(`ingest is ${ratio.toFixed(2)} × raw SQLite ${b.path} (${Math.round(b.requestsPerSec)} rows/s, same run)`);
       }
       const worstBatchMs = batchMs.reduce((a, b) => Math.max(a, b), 0);
+      // Where ingest's time went: on SQLite a batch that crosses the merge threshold holds the
+      // writer for seconds and the others commit in tens of milliseconds, so one second splits
+      // them (docs/accessmap.md "Where the time goes"). The rest of the ingest time is generating
+      // the batches, the final fold and the checkpoint.
+      const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / 1000;
+      const slowBatches = batchMs.filter((ms) => ms >= SLOW_BATCH_MS);
+      const slowSeconds = sum(slowBatches);
+      const otherSeconds = sum(batchMs.filter((ms) => ms < SLOW_BATCH_MS));
+      const share = (x: number): string => `${((100 * x) / ingestSeconds).toFixed(0)}%`;
+      notes.push(
+        `ingest time ${ingestSeconds.toFixed(1)} s: ${slowBatches.length} batches of ${SLOW_BATCH_MS / 1000} s or more${backend === 'sqlite' ? ' (merges)' : ''} ${slowSeconds.toFixed(1)} s (${share(slowSeconds)}), the other ${batchMs.length - slowBatches.length} batches ${otherSeconds.toFixed(1)} s (${share(otherSeconds)}), the rest (generating batches, final fold, checkpoint) ${(ingestSeconds - slowSeconds - otherSeconds).toFixed(1)} s`,
+      );
       // PostgreSQL plans from table statistics, which a table bulk-loaded from empty has not got yet
       // (autovacuum gathers them within a minute or so); without them a filtered graph page sorts
       // the whole tenant. Autovacuum also vacuums a table that grew by a fifth (PostgreSQL 13+),
@@ -253,7 +267,7 @@ export const scenario: Scenario = {
       );
       return {
         raw: [
-          { target: 'svc-store', path: 'ingest (observations)', requestsPerSec: ingestRate, p50Ms: batchQ.p50, p99Ms: batchQ.p99, detail: { observations: ingested, edges: Number(stored.rows[0]?.n), seconds: ingestSeconds, batch: BATCH, worstBatchMs, note: 'p50/p99: commit time of one batch; worstBatchMs: the longest (a merge of the recent level)' } },
+          { target: 'svc-store', path: 'ingest (observations)', requestsPerSec: ingestRate, p50Ms: batchQ.p50, p99Ms: batchQ.p99, detail: { observations: ingested, edges: Number(stored.rows[0]?.n), seconds: ingestSeconds, batch: BATCH, worstBatchMs, slowBatches: slowBatches.length, slowBatchSeconds: slowSeconds, otherBatchSeconds: otherSeconds, note: 'p50/p99: commit time of one batch; worstBatchMs: the longest (a merge of the recent level); slowBatches: batches of 1 s or more (merges on SQLite), slowBatchSeconds their total, otherBatchSeconds the total of the rest' } },
           graphM,
           nbM,
           reachM,
