@@ -24,9 +24,19 @@
  * run: raw SQLite append of the same rows (bench/lib/raw-sqlite.ts).
  *
  * `SVC_BENCH_LAYOUT_EDGES` (default 1,000,000) sets the size, `SVC_BENCH_LAYOUTS` (comma list) the layouts.
+ *
+ * `SVC_BENCH_LAYOUT_OVERLAP=1` measures that overlap instead of deriving it: the level lives in a
+ * file of its own, appended by the main thread, and a worker thread with its own connection to the
+ * edge file (the level's file attached) merges each 250,000 rows while the main thread appends
+ * the next; the main thread deletes what was merged, and waits when more than two merges' worth
+ * is waiting (so the rate is one that can be kept up). A feasibility measurement of "merges off
+ * the writer" (docs/accessmap.md "Where the time goes"): it records no merged-up-to mark, so a
+ * crash between merge and delete would merge rows twice, which the service could not allow.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { rawSqliteWriteRate } from '../lib/raw-sqlite.js';
@@ -198,6 +208,118 @@ function runLayout(dir: string, name: string, layout: Layout, n: number, gen: Re
   }
 }
 
+/**
+ * The worker of the overlapped mode: merges `recent` of the attached level file into the edge file
+ * up to the seq it is sent, adds the merge's time to the shared totals, then stores that seq in
+ * `shared[0]` and wakes the main thread (which never yields to its event loop while it appends).
+ */
+const MERGE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.edges);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('cache_size = -' + workerData.cacheKib);
+db.prepare('attach database ? as lvl').run(workerData.level);
+const merge = db.prepare(workerData.merge.replace('from recent where true', 'from lvl.recent where seq > ? and seq <= ?'));
+const shared = new Int32Array(workerData.shared, 0, 2);
+const times = new Float64Array(workerData.shared, 8, 3); // merge ms in all, worst merge ms, merge CPU µs
+let done = 0;
+parentPort.on('message', (upTo) => {
+  if (upTo === 'stop') { db.pragma('wal_checkpoint(TRUNCATE)'); db.close(); Atomics.store(shared, 1, 1); Atomics.notify(shared, 1); return; }
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  db.transaction(() => merge.run(done, upTo))();
+  done = upTo;
+  const c = process.cpuUsage(c0);
+  const ms = performance.now() - t0;
+  times[0] += ms;
+  times[1] = Math.max(times[1], ms);
+  times[2] += c.user + c.system;
+  Atomics.store(shared, 0, upTo);
+  Atomics.notify(shared, 0);
+});
+`;
+
+/** Append on this thread and merge on a worker at once (`SVC_BENCH_LAYOUT_OVERLAP=1`); returns the wall time of the whole and the merges' own time. */
+async function runOverlapped(dir: string, name: string, layout: Layout, n: number, gen: ReturnType<typeof generator>, log: (m: string) => void): Promise<{ seconds: number; mergeSeconds: number; mergeCpu: number; waitSeconds: number; worstMerge: number; bytes: number }> {
+  const levelFile = join(dir, `overlap-${name}-level.db`);
+  const edgesFile = join(dir, `overlap-${name}-edges.db`);
+  const int = layout.columns === INT_COLS;
+  gen.reset();
+  const level = new BetterSqlite3(levelFile);
+  level.pragma('journal_mode = WAL');
+  level.pragma('synchronous = FULL');
+  level.exec(layout.ddl.find((d) => d.startsWith('create table recent')) as string);
+  const edges = new BetterSqlite3(edgesFile);
+  edges.pragma('journal_mode = WAL');
+  for (const d of layout.ddl) if (!d.startsWith('create table recent')) edges.exec(d);
+  if (layout.tenants === true) edges.prepare('insert into tenants (id) values (?)').run(gen.tenant);
+  edges.close();
+  const shared = new SharedArrayBuffer(32);
+  const flags = new Int32Array(shared, 0, 2);
+  const times = new Float64Array(shared, 8, 3);
+  const worker = new Worker(MERGE_WORKER, { eval: true, workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), edges: edgesFile, level: levelFile, merge: layout.merge, cacheKib: MERGE_CACHE_KIB, shared } });
+  const one = `(${layout.columns.map(() => '?').join(', ')})`;
+  const ins = level.prepare(`insert into recent (${layout.columns.join(', ')}) values ${Array.from({ length: 200 }, () => one).join(', ')}`);
+  const drop = level.prepare('delete from recent where seq <= ?');
+  let asked = 0; // merged up to this seq once the worker answers
+  let deleted = 0;
+  let waitMs = 0;
+  const t0 = performance.now();
+  const settle = (): void => {
+    const merged = Atomics.load(flags, 0);
+    if (merged > deleted) {
+      drop.run(merged);
+      deleted = merged;
+    }
+  };
+  try {
+    for (let done = 0; done < n; done += BATCH) {
+      level.transaction(() => {
+        settle();
+        for (let j = done; j < done + BATCH; j += 200) {
+          const params: unknown[] = [];
+          for (let k = j; k < j + 200; k++) params.push(...gen.row(k, int));
+          ins.run(...params);
+        }
+      })();
+      const appended = done + BATCH; // seq = rowid, from 1, never reused here
+      const merged = Atomics.load(flags, 0);
+      if (merged === asked && appended - asked >= MERGE_ROWS) {
+        asked = appended;
+        worker.postMessage(asked);
+      }
+      // Keep at most two merges' worth waiting: the rate must be one the merge keeps up with.
+      if (appended - Atomics.load(flags, 0) > 2 * MERGE_ROWS) {
+        const w0 = performance.now();
+        while (appended - Atomics.load(flags, 0) > 2 * MERGE_ROWS) Atomics.wait(flags, 0, Atomics.load(flags, 0), 1000);
+        waitMs += performance.now() - w0;
+      }
+      if (appended % 1_000_000 === 0) log(`  ${name} overlapped: ${appended} appended, ${Atomics.load(flags, 0)} merged`);
+    }
+    // The last rows: wait for the merge running, then merge the rest.
+    const w0 = performance.now();
+    while (Atomics.load(flags, 0) !== asked) Atomics.wait(flags, 0, Atomics.load(flags, 0), 1000);
+    if (asked < n) {
+      asked = n;
+      worker.postMessage(asked);
+      while (Atomics.load(flags, 0) !== asked) Atomics.wait(flags, 0, Atomics.load(flags, 0), 1000);
+    }
+    worker.postMessage('stop');
+    while (Atomics.load(flags, 1) !== 1) Atomics.wait(flags, 1, 0, 1000);
+    waitMs += performance.now() - w0;
+    level.transaction(settle)();
+    level.pragma('wal_checkpoint(TRUNCATE)');
+    const seconds = (performance.now() - t0) / 1000;
+    return { seconds, mergeSeconds: (times[0] as number) / 1000, mergeCpu: (times[2] as number) / 1e6, waitSeconds: waitMs / 1000, worstMerge: times[1] as number, bytes: statSync(edgesFile).size };
+  } finally {
+    await worker.terminate();
+    level.close();
+    for (const f of [levelFile, edgesFile]) for (const x of [f, `${f}-wal`, `${f}-shm`]) rmSync(x, { force: true });
+  }
+}
+
 export const scenario: Scenario = {
   name: 'accessmap-layout',
   description: 'access_edges layouts (text keys, text without tenant, integer node numbers) under the recent level: append and merge cost at one size',
@@ -213,6 +335,17 @@ export const scenario: Scenario = {
     const out: Measurement[] = [];
     const ratios: Ratio[] = [];
     const notes: string[] = [];
+    if (process.env['SVC_BENCH_LAYOUT_OVERLAP'] === '1') {
+      for (const name of names) {
+        ctx.log(`layout ${name}, overlapped: ${n} edges …`);
+        const r = await runOverlapped(ctx.tmpDir, name, LAYOUTS[name] as Layout, n, gen, ctx.log);
+        const rate = n / r.seconds;
+        out.push({ target: `layout ${name}, overlapped`, path: `append on one thread, merge on another (${n} edges)`, requestsPerSec: Math.round(rate), p50Ms: 0, p99Ms: 0, detail: { seconds: Number(r.seconds.toFixed(1)), mergeSeconds: Number(r.mergeSeconds.toFixed(1)), mergeCpuSeconds: Number(r.mergeCpu.toFixed(1)), appendWaitedSeconds: Number(r.waitSeconds.toFixed(1)), worstMergeMs: Math.round(r.worstMerge), edgeFileBytesPerEdge: Math.round(r.bytes / n) } });
+        ratios.push({ name: `layout-${name}-overlapped/raw-sqlite-append`, path: 'append + merge, overlapped', requestsPerSec: Number((rate / raw).toFixed(3)), p50: 0, p99: 0 });
+        notes.push(`${name}, overlapped (measured): ${Math.round(rate)} edges/s at ${n} in ${r.seconds.toFixed(1)} s; merges took ${r.mergeSeconds.toFixed(1)} s on the worker (worst ${(r.worstMerge / 1000).toFixed(1)} s), the appending thread waited ${r.waitSeconds.toFixed(1)} s for them`);
+      }
+      return { raw: out, baselines: [rawM], ratios, subject: { edges: n, merge_rows: MERGE_ROWS, batch: BATCH, sqlite_synchronous: 'full', layouts: names, overlapped: true }, notes };
+    }
     for (const name of names) {
       ctx.log(`layout ${name}: ${n} edges …`);
       const r = runLayout(ctx.tmpDir, name, LAYOUTS[name] as Layout, n, gen, ctx.log);
