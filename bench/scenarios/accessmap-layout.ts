@@ -215,6 +215,11 @@ function runLayout(dir: string, name: string, layout: Layout, n: number, gen: Re
  */
 const MERGE_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
+const shared = new Int32Array(workerData.shared, 0, 2);
+const times = new Float64Array(workerData.shared, 8, 3); // merge ms in all, worst merge ms, merge CPU µs
+// A failure sets shared[1] to -1 and wakes the main thread, which would otherwise wait for ever.
+const fail = (err) => { console.error('accessmap-layout merge worker:', err); Atomics.store(shared, 1, -1); Atomics.notify(shared, 0); Atomics.notify(shared, 1); };
+try {
 const Database = require(workerData.driver);
 const db = new Database(workerData.edges);
 db.pragma('journal_mode = WAL');
@@ -222,10 +227,8 @@ db.pragma('synchronous = FULL');
 db.pragma('cache_size = -' + workerData.cacheKib);
 db.prepare('attach database ? as lvl').run(workerData.level);
 const merge = db.prepare(workerData.merge.replace('from recent where true', 'from lvl.recent where seq > ? and seq <= ?'));
-const shared = new Int32Array(workerData.shared, 0, 2);
-const times = new Float64Array(workerData.shared, 8, 3); // merge ms in all, worst merge ms, merge CPU µs
 let done = 0;
-parentPort.on('message', (upTo) => {
+parentPort.on('message', (upTo) => { try {
   if (upTo === 'stop') { db.pragma('wal_checkpoint(TRUNCATE)'); db.close(); Atomics.store(shared, 1, 1); Atomics.notify(shared, 1); return; }
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -238,7 +241,8 @@ parentPort.on('message', (upTo) => {
   times[2] += c.user + c.system;
   Atomics.store(shared, 0, upTo);
   Atomics.notify(shared, 0);
-});
+} catch (err) { fail(err); } });
+} catch (err) { fail(err); }
 `;
 
 /** Append on this thread and merge on a worker at once (`SVC_BENCH_LAYOUT_OVERLAP=1`); returns the wall time of the whole and the merges' own time. */
@@ -267,6 +271,13 @@ async function runOverlapped(dir: string, name: string, layout: Layout, n: numbe
   let deleted = 0;
   let waitMs = 0;
   const t0 = performance.now();
+  /** Blocks until `done()`; throws if the worker failed (shared[1] = -1). */
+  const waitFor = (slot: 0 | 1, done: () => boolean): void => {
+    while (!done()) {
+      if (Atomics.load(flags, 1) === -1) throw new Error(`merge worker for layout ${name} failed (its error is on stderr)`);
+      Atomics.wait(flags, slot, Atomics.load(flags, slot), 1000);
+    }
+  };
   const settle = (): void => {
     const merged = Atomics.load(flags, 0);
     if (merged > deleted) {
@@ -293,21 +304,21 @@ async function runOverlapped(dir: string, name: string, layout: Layout, n: numbe
       // Keep at most two merges' worth waiting: the rate must be one the merge keeps up with.
       if (appended - Atomics.load(flags, 0) > 2 * MERGE_ROWS) {
         const w0 = performance.now();
-        while (appended - Atomics.load(flags, 0) > 2 * MERGE_ROWS) Atomics.wait(flags, 0, Atomics.load(flags, 0), 1000);
+        waitFor(0, () => appended - Atomics.load(flags, 0) <= 2 * MERGE_ROWS);
         waitMs += performance.now() - w0;
       }
       if (appended % 1_000_000 === 0) log(`  ${name} overlapped: ${appended} appended, ${Atomics.load(flags, 0)} merged`);
     }
     // The last rows: wait for the merge running, then merge the rest.
     const w0 = performance.now();
-    while (Atomics.load(flags, 0) !== asked) Atomics.wait(flags, 0, Atomics.load(flags, 0), 1000);
+    waitFor(0, () => Atomics.load(flags, 0) === asked);
     if (asked < n) {
       asked = n;
       worker.postMessage(asked);
-      while (Atomics.load(flags, 0) !== asked) Atomics.wait(flags, 0, Atomics.load(flags, 0), 1000);
+      waitFor(0, () => Atomics.load(flags, 0) === asked);
     }
     worker.postMessage('stop');
-    while (Atomics.load(flags, 1) !== 1) Atomics.wait(flags, 1, 0, 1000);
+    waitFor(1, () => Atomics.load(flags, 1) === 1);
     waitMs += performance.now() - w0;
     level.transaction(settle)();
     level.pragma('wal_checkpoint(TRUNCATE)');
