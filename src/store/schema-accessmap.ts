@@ -3,6 +3,10 @@ import type { ColumnType } from 'kysely';
 
 /** bigint on Postgres comes back as a string; written as a number. */
 type Count = ColumnType<number | string, number, number>;
+/** A node number (migration 10): bigint on Postgres, read as a string there; given on insert or left to the store; never updated. */
+type NodeNo = ColumnType<number | string, number | undefined, never>;
+/** The node number of an edge's end: always written with the edge. */
+type EndNo = ColumnType<number | string, number, number>;
 
 /** `workspaces`: governed workspaces (spec "Governed workspace"). */
 export interface WorkspacesTable {
@@ -39,6 +43,8 @@ export interface AccessNodesTable {
   /** sessions: the agent running it; credential resources: the identity it authenticates as; else null */
   parent_id: string | null;
   created_at: string;
+  /** node number (migration 10): one integer space per database with agents.no, never reused */
+  no: NodeNo;
 }
 
 /** `access_edges`: one row per (origin, resource, mode); permitted and/or observed. */
@@ -49,6 +55,9 @@ export interface AccessEdgesTable {
   origin_kind: string;
   origin_id: string;
   resource_id: string;
+  /** node numbers of the two ends (migration 10): what the key and the resource index hold */
+  origin_no: EndNo;
+  resource_no: EndNo;
   /** `r` or `rw` */
   mode: string;
   /** 1 when a grant allows this access */
@@ -84,6 +93,8 @@ declare module './schema.js' {
   interface AgentsTable {
     /** JSON object of string labels (default `{}`); PATCH merges it key by key (RFC 7396). Optional so rows of migration 1 still type-check. */
     labels?: string;
+    /** node number (migration 10), from the space access_nodes.no shares (a string on Postgres); optional so rows of migration 1 still type-check; never updated (a trigger refuses) */
+    no?: number | string;
   }
 }
 

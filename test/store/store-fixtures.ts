@@ -1,5 +1,6 @@
 /** Row builders shared by the store case suites. */
 import { randomUUID } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
 import type { AgentsTable, TenantsTable } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { storeTimestamp } from '../../src/store/timestamp.js';
@@ -46,4 +47,12 @@ export async function addAgents(store: Store, tenantId: string, count: number): 
   const rows = Array.from({ length: count }, (_, i) => agentRow(tenantId, { name: `agent-${i}` }));
   await store.withTenant(tenantId, (tx) => tx.insertInto('agents').values(rows).execute());
   return rows.map((r) => r.id);
+}
+
+/**
+ * The node number (migration 10) of agent or node `id`, as an expression for an edge row written
+ * by hand: `origin_no: nodeNo(originId)`. The store numbers nodes as they are inserted.
+ */
+export function nodeNo(id: string): RawBuilder<number> {
+  return sql<number>`coalesce((select no from agents where id = ${id}), (select no from access_nodes where id = ${id}))`;
 }

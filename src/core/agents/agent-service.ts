@@ -162,7 +162,9 @@ export async function deleteAgent(store: Store, tenant: string, id: string, vers
     if (!cur) throw errors.notFound('agent');
     if (version !== undefined && Number(cur.version) !== version) throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
     // The graph forgets the agent with it: an edge to a missing origin would be unexplainable.
-    await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_id', '=', id).execute();
+    // Edges are found by the agent's node number (migration 10), which the edge key starts with.
+    const numbered = await tx.selectFrom('agents').select('no').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
+    if (numbered?.no != null) await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', Number(numbered.no)).execute();
     await tx.updateTable('access_nodes').set({ parent_id: null }).where('tenant_id', '=', tenant).where('parent_id', '=', id).execute();
     await tx.deleteFrom('agents').where('tenant_id', '=', tenant).where('id', '=', id).execute();
     return toAgent(cur);

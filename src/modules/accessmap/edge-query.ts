@@ -15,6 +15,7 @@ import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
 import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks } from './node-store.js';
+import { numbersOf, tenantCheck } from './node-lookup.js';
 import { foldRecent } from './recent-edges.js';
 
 /** Filters of `graph` and `drift` (spec client inputs). */
@@ -61,20 +62,41 @@ type EdgeRow = {
   updated_at: string;
 };
 
-const COVERED = sql`exists (select 1 from access_edges p where p.tenant_id = e.tenant_id and p.origin_id = e.origin_id and p.resource_id = e.resource_id and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw'))`;
-const USED = sql`exists (select 1 from access_edges o where o.tenant_id = e.tenant_id and o.origin_id = e.origin_id and o.resource_id = e.resource_id and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw'))`;
-const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.tenant_id = e.tenant_id and s.origin_id = e.origin_id and s.observed_count > 0)`;
+// The other edges of the same access or origin, sought by node number through the key (an edge's
+// numbers name nodes of its own tenant, so the same numbers are the same tenant).
+const COVERED = sql`exists (select 1 from access_edges p where p.origin_no = e.origin_no and p.resource_no = e.resource_no and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw'))`;
+const USED = sql`exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no = e.resource_no and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw'))`;
+const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.origin_no = e.origin_no and s.observed_count > 0)`;
 const DRIFT_KIND = sql`case when e.observed_count > 0 and not ${COVERED} then 'unexpected' when e.permitted = 1 and not ${USED} then 'unused' end`;
 const DRIFT_CONF = sql`case when e.observed_count > 0 then e.confidence when ${ORIGIN_SEEN} then 'medium' else 'low' end`;
 const EDGE_COLUMNS = sql`e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at`;
 
-function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
-  const where: RawBuilder<unknown>[] = [sql`e.tenant_id = ${tenant}`];
+/** Node numbers of the origin and resource filters (migration 10); -1 for an id that names no node of the tenant, which matches nothing. */
+export interface FilterNumbers {
+  origin_no?: number;
+  resource_no?: number;
+}
+
+/** Looks up the numbers of `f`'s origin and resource filters, inside the read's transaction. */
+export async function filterNumbers(tx: Transaction<Database>, tenant: string, f: { origin_id?: string; resource_id?: string }): Promise<FilterNumbers> {
+  const ids = [f.origin_id, f.resource_id].filter((id): id is string => id !== undefined && id !== '');
+  if (ids.length === 0) return {};
+  const found = await numbersOf(tx, tenant, ids);
+  const out: FilterNumbers = {};
+  if (f.origin_id) out.origin_no = found.get(f.origin_id) ?? -1;
+  if (f.resource_id) out.resource_no = found.get(f.resource_id) ?? -1;
+  return out;
+}
+
+function conditions(tenant: string, f: EdgeFilter, n: FilterNumbers): RawBuilder<unknown>[] {
+  // With a node filter the page seeks that node's edges by number and the tenant is checked on
+  // the rows (tenantCheck); without one it walks the tenant's edges in id order.
+  const where: RawBuilder<unknown>[] = [n.origin_no !== undefined || n.resource_no !== undefined ? tenantCheck('e.tenant_id', tenant) : sql`e.tenant_id = ${tenant}`];
   if (f.cursor) where.push(sql`e.id > ${decodeCursor(f.cursor)}`);
   if (f.mode) where.push(sql`e.mode = ${f.mode}`);
-  if (f.origin_id) where.push(sql`e.origin_id = ${f.origin_id}`);
+  if (f.origin_id) where.push(sql`e.origin_no = ${n.origin_no ?? -1}`, sql`e.origin_id = ${f.origin_id}`);
   if (f.origin_kind) where.push(sql`e.origin_kind = ${f.origin_kind}`);
-  if (f.resource_id) where.push(sql`e.resource_id = ${f.resource_id}`);
+  if (f.resource_id) where.push(sql`e.resource_no = ${n.resource_no ?? -1}`, sql`e.resource_id = ${f.resource_id}`);
   if (f.signal_source) where.push(sql`e.signal_source = ${f.signal_source}`);
   return where;
 }
@@ -85,9 +107,9 @@ function conditions(tenant: string, f: EdgeFilter): RawBuilder<unknown>[] {
  * planner walks (tenant_id, id), which satisfies the order, and filters every edge of the tenant.
  * A materialized CTE keeps the plan on both backends.
  */
-export function edgeSource(tenant: string, f: { origin_id?: string; resource_id?: string }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
-  return f.origin_id && !f.resource_id
-    ? sql`with of_origin as materialized (select * from access_edges where tenant_id = ${tenant} and origin_id = ${f.origin_id}) select ${columns} from of_origin e`
+export function edgeSource(tenant: string, f: { origin_no?: number; resource_no?: number }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
+  return f.origin_no !== undefined && f.resource_no === undefined
+    ? sql`with of_origin as materialized (select * from access_edges where ${tenantCheck('tenant_id', tenant)} and origin_no = ${f.origin_no}) select ${columns} from of_origin e`
     : sql`select ${columns} from access_edges e`;
 }
 
@@ -137,26 +159,28 @@ function pageFrom<T extends { id: string }>(items: T[], limit: number): Page<T> 
 
 /** One page of the graph's edges under the filters; `confidence` is a floor and matches observed edges only. */
 export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Promise<Page<AccessEdge>> {
-  const where = conditions(tenant, f);
-  if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
   return store.withTenant(tenant, async (tx) => {
     await foldRecent(store, tx);
-    const res = await sql<EdgeRow>`${edgeSource(tenant, f)} where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
+    const n = await filterNumbers(tx, tenant, f);
+    const where = conditions(tenant, f, n);
+    if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
+    const res = await sql<EdgeRow>`${edgeSource(tenant, n)} where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
     return pageFrom(await withNames(tx, tenant, res.rows), f.limit);
   });
 }
 
 /** One page of drift findings under the filters (plus `drift` to pick one kind). */
 export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { drift?: DriftKind }): Promise<Page<DriftItem>> {
-  const where = conditions(tenant, f);
   const outer: RawBuilder<unknown>[] = [sql`d.drift is not null`];
   if (f.drift) outer.push(sql`d.drift = ${f.drift}`);
   if (f.confidence) outer.push(sql`d.drift_confidence in ${inList(confidencesAtLeast(f.confidence))}`);
   return store.withTenant(tenant, async (tx) => {
     await foldRecent(store, tx);
+    const n = await filterNumbers(tx, tenant, f);
+    const where = conditions(tenant, f, n);
     const res = await sql<EdgeRow & { drift: DriftKind; drift_confidence: Confidence; origin_seen: number | boolean }>`
       select * from (
-        ${edgeSource(tenant, f, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where ${sql.join(where, sql` and `)}
+        ${edgeSource(tenant, n, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where ${sql.join(where, sql` and `)}
       ) d where ${sql.join(outer, sql` and `)} order by d.id limit ${f.limit + 1}`.execute(tx);
     const edges = await withNames(tx, tenant, res.rows);
     const items = edges.map((edge, i) => {

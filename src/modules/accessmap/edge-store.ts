@@ -11,7 +11,7 @@ import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
-import { chunks, resolveNodes, type NodeSpec } from './node-store.js';
+import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
 import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, waitingRows } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
@@ -43,7 +43,9 @@ export interface GrantInput {
 interface Pending {
   origin_kind: OriginKind;
   origin_id: string;
+  origin_no: number;
   resource_id: string;
+  resource_no: number;
   mode: Mode;
   count: number;
   first: string;
@@ -52,7 +54,7 @@ interface Pending {
   signal_source: string;
 }
 
-const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
+const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
 type EdgeInsert = Required<Insertable<Database['access_edges']>>;
 
 const upsertStatements = new WeakMap<SqliteHandle, { one: ReturnType<SqliteHandle['prepare']> }>();
@@ -63,7 +65,7 @@ function observeStatements(db: SqliteHandle): { one: ReturnType<SqliteHandle['pr
   if (s === undefined) {
     const row = `(${EDGE_COLUMNS.map(() => '?').join(', ')})`;
     const head = `insert into access_edges (${EDGE_COLUMNS.join(', ')}) values `;
-    const tail = ` on conflict (tenant_id, origin_id, resource_id, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
+    const tail = ` on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
     s = { one: db.prepare(head + row + tail) };
     upsertStatements.set(db, s);
   }
@@ -91,7 +93,7 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
     }
     appendRecent(
       db,
-      rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
+      rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, origin_no: r.origin_no as number, resource_id: r.resource_id, resource_no: r.resource_no as number, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
     );
     if (mergeDue(waiting + rows.length)) mergeRecent(db);
     else foldWhenIdle(store, waiting + rows.length);
@@ -102,25 +104,25 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
   // parameters each. The batch is folded already: no access repeats, which ON CONFLICT requires.
   const col = <K extends keyof EdgeInsert>(k: K): unknown[] => rows.map((r) => r[k]);
   await sql`insert into access_edges (${sql.join(EDGE_COLUMNS.map((c) => sql.ref(c)))})
-    select * from unnest(${col('id')}::uuid[], ${col('tenant_id')}::uuid[], ${col('origin_kind')}::text[], ${col('origin_id')}::uuid[],
-      ${col('resource_id')}::uuid[], ${col('mode')}::text[], ${col('permitted')}::int[], ${col('grant_source')}::text[],
+    select * from unnest(${col('id')}::uuid[], ${col('tenant_id')}::uuid[], ${col('origin_kind')}::text[], ${col('origin_id')}::uuid[], ${col('origin_no')}::bigint[],
+      ${col('resource_id')}::uuid[], ${col('resource_no')}::bigint[], ${col('mode')}::text[], ${col('permitted')}::int[], ${col('grant_source')}::text[],
       ${col('observed_count')}::bigint[], ${col('first_seen')}::text[], ${col('last_seen')}::text[], ${col('confidence')}::text[],
       ${col('signal_source')}::text[], ${col('created_at')}::text[], ${col('updated_at')}::text[])
-    on conflict (tenant_id, origin_id, resource_id, mode) do update set ${sql.raw(Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', '))}`.execute(tx);
+    on conflict (origin_no, resource_no, mode) do update set ${sql.raw(Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', '))}`.execute(tx);
 }
 
-/** Resolves origin and resource specs of a batch to ids (origins grouped by kind). */
-async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: string; resource: string }>> {
+/** Resolves origin and resource specs of a batch to ids and numbers (origins grouped by kind). */
+async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: ResolvedNode; resource: ResolvedNode }>> {
   const db = store.sqliteHandle?.(tx);
-  const origin: string[] = new Array(items.length);
+  const origin: ResolvedNode[] = new Array(items.length);
   for (const kind of ['agent', 'session', 'identity'] as const) {
     const idx = items.map((it, i) => (it.origin.kind === kind ? i : -1)).filter((i) => i >= 0);
     if (idx.length === 0) continue;
     const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin), db);
-    idx.forEach((i, j) => (origin[i] = ids[j] as string));
+    idx.forEach((i, j) => (origin[i] = ids[j] as ResolvedNode));
   }
   const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource), db);
-  return items.map((_, i) => ({ origin: origin[i] as string, resource: resource[i] as string }));
+  return items.map((_, i) => ({ origin: origin[i] as ResolvedNode, resource: resource[i] as ResolvedNode }));
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -154,14 +156,14 @@ export async function ingestObservations(store: Store, tenant: string, observati
     const now = nowTimestamp();
     const folded = new Map<string, Pending>();
     observations.forEach((o, i) => {
-      const e = ends[i] as { origin: string; resource: string };
+      const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
       const at = o.observed_at ?? now;
       assertStorable(o, at, i);
       const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
-      const key = `${e.origin}|${e.resource}|${o.mode}`;
+      const key = `${e.origin.no}|${e.resource.no}|${o.mode}`;
       const p = folded.get(key);
       if (!p) {
-        folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin, resource_id: e.resource, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
+        folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
         return;
       }
       p.count += o.count ?? 1;
@@ -178,7 +180,9 @@ export async function ingestObservations(store: Store, tenant: string, observati
         tenant_id: tenant,
         origin_kind: p.origin_kind,
         origin_id: p.origin_id,
+        origin_no: p.origin_no,
         resource_id: p.resource_id,
+        resource_no: p.resource_no,
         mode: p.mode,
         permitted: 0,
         grant_source: '',
@@ -205,17 +209,19 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
     await foldRecent(store, tx);
     const ends = await resolveEnds(store, tx, tenant, grants);
     const now = nowTimestamp();
-    const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; resource_id: string; mode: Mode; source: string }>();
+    const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; origin_no: number; resource_id: string; resource_no: number; mode: Mode; source: string }>();
     grants.forEach((g, i) => {
-      const e = ends[i] as { origin: string; resource: string };
-      folded.set(`${e.origin}|${e.resource}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin, resource_id: e.resource, mode: g.mode, source: g.source });
+      const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
+      folded.set(`${e.origin.no}|${e.resource.no}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: g.mode, source: g.source });
     });
     const rows = [...folded.values()].map((g) => ({
       id: newId(),
       tenant_id: tenant,
       origin_kind: g.origin_kind,
       origin_id: g.origin_id,
+      origin_no: g.origin_no,
       resource_id: g.resource_id,
+      resource_no: g.resource_no,
       mode: g.mode,
       permitted: 1,
       grant_source: g.source,
@@ -231,7 +237,7 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
       await tx
         .insertInto('access_edges')
         .values(chunk)
-        .onConflict((oc) => oc.columns(['tenant_id', 'origin_id', 'resource_id', 'mode']).doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }))
+        .onConflict((oc) => oc.columns(['origin_no', 'resource_no', 'mode']).doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }))
         .execute();
     }
     return { edges: rows.length };
@@ -246,16 +252,16 @@ export async function revokeGrants(store: Store, tenant: string, grants: Array<O
     const ends = await resolveEnds(store, tx, tenant, grants);
     let n = 0;
     for (let i = 0; i < grants.length; i++) {
-      const e = ends[i] as { origin: string; resource: string };
+      const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
       const mode = (grants[i] as { mode: Mode }).mode;
-      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_id', '=', e.origin).where('resource_id', '=', e.resource).where('mode', '=', mode).where('observed_count', '=', 0).executeTakeFirst();
+      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', e.origin.no).where('resource_no', '=', e.resource.no).where('mode', '=', mode).where('observed_count', '=', 0).executeTakeFirst();
       n += Number(gone.numDeletedRows);
       const res = await tx
         .updateTable('access_edges')
         .set({ permitted: 0, grant_source: '', updated_at: nowTimestamp() })
         .where('tenant_id', '=', tenant)
-        .where('origin_id', '=', e.origin)
-        .where('resource_id', '=', e.resource)
+        .where('origin_no', '=', e.origin.no)
+        .where('resource_no', '=', e.resource.no)
         .where('mode', '=', mode)
         .executeTakeFirst();
       n += Number(res.numUpdatedRows);

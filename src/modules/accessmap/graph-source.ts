@@ -11,6 +11,7 @@ import type { Confidence, Mode, NodeKind, OriginKind, ResourceClass } from './mo
 import type { SqliteHandle, SqliteStatement, Store } from '../../store/store.js';
 import { linkingNodes } from './linking-set.js';
 import { chunks } from './node-store.js';
+import { numbersOf, tenantCheck } from './node-lookup.js';
 import { foldRecent } from './recent-edges.js';
 
 /** An access edge as the algorithms see it. */
@@ -101,64 +102,62 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
   return { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id };
 }
 
-/** origin id, resource id, mode, and the resource's id again when it links principals (else null). */
-type AccessRow = [origin_id: string, resource_id: string, mode: Mode, linking: string | null];
+/** origin number, resource number, resource id, mode, and the resource's id again when it links principals (else null). */
+type AccessRow = [origin_no: number, resource_no: number, resource_id: string, mode: Mode, linking: string | null];
 
 /**
- * The accesses of `origins` (sorted) in key order, at most `limit`, with the resource's node when
- * it links principals, through the query builder (Postgres): chunks of 500 origins, the linking
- * resource's row read in the join. Reading only its id and the rows afterwards, as SQLite does,
- * costs Postgres a statement more per level (a bench run at 1,000,000 edges: reachability p95 139
- * ms against 106 ms, one run each), so it keeps the join.
+ * The accesses of `origins` (by number, ascending) in key order, at most `limit`, with the
+ * resource's node when it links principals, through the query builder (Postgres): chunks of 500
+ * origins, the resource's row read in the join (its id, and its class, name and parent when it
+ * links). Reading only its id and the linking rows afterwards, as SQLite does, cost Postgres a
+ * statement more per level (a bench run at 1,000,000 edges: reachability p95 139 ms against 106
+ * ms, one run each), so it keeps the join.
  */
-async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string, origins: readonly string[], limit: number): Promise<LinkedAccess[]> {
+async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string, origins: ReadonlyArray<readonly [no: number, id: string]>, limit: number, memo: Map<string, number>): Promise<LinkedAccess[]> {
   const out: LinkedAccess[] = [];
-  for (const c of chunks(origins, 500)) {
+  const idOf = new Map(origins.map(([no, id]) => [no, id]));
+  for (const c of chunks(origins.map(([no]) => no), 500)) {
     if (out.length >= limit) break;
-    const rows = await sql<{ origin_id: string; resource_id: string; mode: Mode; kind: string | null; name: string; class: string; parent_id: string | null }>`
-      select e.origin_id, e.resource_id, e.mode, n.kind, n.name, n.class, n.parent_id
-      from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and ${LINKING_PREDICATE}
-      where e.tenant_id = ${tenant} and e.origin_id in (${sql.join(c)})
-      order by e.origin_id, e.resource_id, e.mode limit ${limit - out.length}`.execute(tx);
+    const rows = await sql<{ origin_no: string | number; resource_no: string | number; resource_id: string; mode: Mode; kind: string; name: string; class: string; parent_id: string | null }>`
+      select e.origin_no, e.resource_no, n.id as resource_id, e.mode, n.kind, n.name, n.class, n.parent_id
+      from access_edges e join access_nodes n on n.no = e.resource_no and n.tenant_id = ${tenant}
+      where e.tenant_id = ${tenant} and e.origin_no in (${sql.join(c)})
+      order by e.origin_no, e.resource_no, e.mode limit ${limit - out.length}`.execute(tx);
     for (const r of rows.rows) {
-      const resource = r.kind === null ? null : nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id });
-      out.push({ origin_id: r.origin_id, resource_id: r.resource_id, mode: r.mode, resource });
+      memo.set(r.resource_id, Number(r.resource_no));
+      const linking = (LINKING_CLASSES as readonly string[]).includes(r.class);
+      const resource = linking ? nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id }) : null;
+      out.push({ origin_id: idOf.get(Number(r.origin_no)) as string, resource_id: r.resource_id, mode: r.mode, resource });
     }
   }
   return out;
 }
 
 /**
- * The accesses of `origins` (sorted) in key order, at most `limit`, on SQLite's own connection:
- * one statement prepared once per connection that reads the origins from a JSON array
- * (`json_each`; SQLite still walks the key in order, no sort) and answers arrays, not objects.
- * The hot loop of every path search. Which resources link principals comes from the tenant's
- * linking resources held in memory (`linking`, linking-set.ts); without them (turned off, or a
- * tenant past the cap) each access probes `access_nodes_linking_idx` in the join and its row
- * carries the resource's id when it links. At 10,000,000 edges the probe was two thirds of the
- * walk (docs/accessmap.md "Queries").
+ * The accesses of `origins` (numbers, ascending) in key order, at most `limit`, on SQLite's own
+ * connection: one statement prepared once per connection that reads the origins from a JSON array
+ * (`json_each`; SQLite walks the key `(origin_no, resource_no, mode)` seek by seek in order, no
+ * sort) and answers arrays, not objects. The hot loop of every path search. The resource's id is
+ * read from its row through `access_nodes_no_key`, with the tenant checked on that row. Which
+ * resources link principals comes from the tenant's linking resources held in memory (`linking`,
+ * linking-set.ts); without them (turned off, or a tenant past the cap) the row's class says so and
+ * the row carries the resource's id again when it links (docs/accessmap.md "Queries").
  */
-function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly string[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<string, GraphNode> } {
+function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly number[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<string, GraphNode> } {
   let s = accessStatements.get(db);
   if (s === undefined) {
-    s = {
-      probe: db
+    const walk = (fourth: string) =>
+      db
         .prepare(
-          `select e.origin_id, e.resource_id, e.mode, n.id
-           from access_edges e left join access_nodes n on n.tenant_id = e.tenant_id and n.id = e.resource_id and n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')})
-           where e.tenant_id = ? and e.origin_id in (select value from json_each(?))
-           order by e.origin_id, e.resource_id, e.mode limit ?`,
+          // CROSS JOIN keeps the key walk as the outer loop (SQLite never reorders it), and the
+          // unary + keeps the tenant a check on the node's row, not an index to start from.
+          `select e.origin_no, e.resource_no, n.id, e.mode, ${fourth}
+           from access_edges e cross join access_nodes n on n.no = e.resource_no and +n.tenant_id = ?
+           where e.origin_no in (select value from json_each(?))
+           order by e.origin_no, e.resource_no, e.mode limit ?`,
         )
-        .raw(true),
-      walk: db
-        .prepare(
-          `select e.origin_id, e.resource_id, e.mode, null
-           from access_edges e
-           where e.tenant_id = ? and e.origin_id in (select value from json_each(?))
-           order by e.origin_id, e.resource_id, e.mode limit ?`,
-        )
-        .raw(true),
-    };
+        .raw(true);
+    s = { probe: walk(`case when n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')}) then n.id end`), walk: walk('null') };
     accessStatements.set(db, s);
   }
   const linking = linkingNodes(db, tenant);
@@ -171,40 +170,56 @@ const accessStatements = new WeakMap<SqliteHandle, { probe: SqliteStatement; wal
 /**
  * A GraphSource over one tenant inside an open transaction. On SQLite pass the transaction's
  * connection (`store.sqliteHandle(tx)`): the accesses a search walks are then read with a
- * statement prepared once (see `sqliteAccessRows`).
+ * statement prepared once (see `sqliteAccessRows`). Edges are sought by node number (migration
+ * 10); the numbers of the ids a search asks about are looked up once and remembered for the
+ * length of the source (numbers never change), and the walk tells it those of the resources it meets.
  */
 export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?: SqliteHandle): GraphSource {
-  const edges = tx.selectFrom('access_edges').where('tenant_id', '=', tenant);
+  const edges = tx.selectFrom('access_edges').where(tenantCheck('tenant_id', tenant));
+  const memo = new Map<string, number>();
+  /** [number, id] of the nodes among `ids`, by number; unknown ids are left out. */
+  const numbered = async (ids: readonly string[]): Promise<Array<[number, string]>> => {
+    const unique = [...new Set(ids)];
+    const missing = unique.filter((id) => !memo.has(id));
+    if (missing.length > 0) for (const [id, no] of await numbersOf(tx, tenant, missing)) memo.set(id, no);
+    return unique.flatMap((id): Array<[number, string]> => (memo.has(id) ? [[memo.get(id) as number, id]] : [])).sort((a, b) => a[0] - b[0]);
+  };
   return {
     async accessesFrom(ids, limit) {
-      // Walks the key (origin first, in key order, so `limit` stops the walk) and asks which
-      // resources link principals: the tenant's linking resources held in memory on SQLite, else
-      // access_nodes_linking_idx, which holds only those few.
-      const sorted = [...new Set(ids)].sort();
-      if (db === undefined) return accessesThroughBuilder(tx, tenant, sorted, limit);
-      // SQLite (docs/accessmap.md "Queries"): the linking resources come from the tenant's map in
-      // memory; without it the probe answers their ids alone and the few rows are read afterwards
-      // (one connection, one snapshot: the second read sees them).
-      const { rows, linking } = sqliteAccessRows(db, tenant, sorted, limit);
-      if (linking !== undefined) return rows.map(([origin_id, resource_id, mode]) => ({ origin_id, resource_id, mode, resource: linking.get(resource_id) ?? null }));
+      // Walks the key (origin number first, in key order, so `limit` stops the walk) and asks
+      // which resources link principals: the tenant's linking resources held in memory on
+      // SQLite, else the resource's row, read anyway for its id.
+      const origins = await numbered(ids);
+      if (origins.length === 0) return [];
+      if (db === undefined) return accessesThroughBuilder(tx, tenant, origins, limit, memo);
+      const idOf = new Map(origins);
+      const { rows, linking } = sqliteAccessRows(db, tenant, origins.map(([no]) => no), limit);
+      for (const [, resourceNo, resourceId] of rows) memo.set(resourceId, resourceNo);
+      if (linking !== undefined) return rows.map(([originNo, , resource_id, mode]) => ({ origin_id: idOf.get(originNo) as string, resource_id, mode, resource: linking.get(resource_id) ?? null }));
+      // The few linking rows, read afterwards (one connection, one snapshot: the second read sees them).
       const found = new Map<string, GraphNode>();
-      for (const c of chunks([...new Set(rows.flatMap(([, , , id]) => (id === null ? [] : [id])))], 500)) {
+      for (const c of chunks([...new Set(rows.flatMap(([, , , , id]) => (id === null ? [] : [id])))], 500)) {
         for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) found.set(n.id, nodeOf(n));
       }
-      return rows.map(([origin_id, resource_id, mode, id]) => ({ origin_id, resource_id, mode, resource: id === null ? null : (found.get(id) ?? null) }));
+      return rows.map(([originNo, , resource_id, mode, id]) => ({ origin_id: idOf.get(originNo) as string, resource_id, mode, resource: id === null ? null : (found.get(id) ?? null) }));
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
-      const byOrigin = new Map<string, Set<string>>();
-      for (const a of accesses) byOrigin.set(a.origin_id, (byOrigin.get(a.origin_id) ?? new Set()).add(a.resource_id));
+      await numbered(accesses.flatMap((a) => [a.origin_id, a.resource_id]));
+      const byOrigin = new Map<number, Set<number>>();
+      for (const a of accesses) {
+        const o = memo.get(a.origin_id);
+        const r = memo.get(a.resource_id);
+        if (o !== undefined && r !== undefined) byOrigin.set(o, (byOrigin.get(o) ?? new Set()).add(r));
+      }
       const out: GraphEdge[] = [];
       // `origin in (…) and resource in (…)` seeks every pair of the two lists in the key: groups of
       // origins whose resources together stay few keep that product small.
-      let origins: string[] = [];
-      let resources = new Set<string>();
+      let origins: number[] = [];
+      let resources = new Set<number>();
       const flush = async () => {
         if (origins.length === 0) return;
-        for (const row of await edges.select(EDGE_COLS).where('origin_id', 'in', origins).where('resource_id', 'in', [...resources]).execute()) {
+        for (const row of await edges.select(EDGE_COLS).where('origin_no', 'in', origins).where('resource_no', 'in', [...resources]).execute()) {
           const e = edgeOf(row);
           if (wanted.has(accessKey(e))) out.push(e);
         }
@@ -221,10 +236,11 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
     },
     async edgesTo(ids, limit) {
       const out: GraphEdge[] = [];
-      // (tenant, resource, id) order: the index's own, so `limit` stops the walk.
-      for (const c of chunks([...new Set(ids)].sort(), 500)) {
+      // (resource_no, id) order: the resource index's own, so `limit` stops the walk.
+      for (const c of chunks(await numbered(ids), 500)) {
         if (out.length >= limit) break;
-        for (const r of await edges.select(EDGE_COLS).where('resource_id', 'in', c).orderBy('resource_id').orderBy('id').limit(limit - out.length).execute()) out.push(edgeOf(r));
+        const nos = c.map(([no]) => no);
+        for (const r of await edges.select(EDGE_COLS).where('resource_no', 'in', nos).orderBy('resource_no').orderBy('id').limit(limit - out.length).execute()) out.push(edgeOf(r));
       }
       return out;
     },
@@ -252,8 +268,12 @@ export async function foldedGraphSource(store: Store, tx: Transaction<Database>,
   return storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
 }
 
-/** A GraphSource over arrays held in memory. */
-export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): GraphSource {
+/**
+ * A GraphSource over arrays held in memory. `numbers`: each node's number, the order the stores
+ * read edges in (by origin, resource and mode numbers; a resource's incoming edges by id); nodes
+ * without one rank after those with one, by id, so a graph built by hand reads in id order.
+ */
+export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly GraphEdge[], numbers: ReadonlyMap<string, number> = new Map()): GraphSource {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const from = new Map<string, GraphEdge[]>();
   const to = new Map<string, GraphEdge[]>();
@@ -265,19 +285,21 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
   for (const n of nodes) if (n.parent_id) kids.set(n.parent_id, [...(kids.get(n.parent_id) ?? []), n]);
   const uniq = (ids: readonly string[]) => [...new Set(ids)];
   const linking = (n: GraphNode | undefined): n is GraphNode => n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
-  // The stores' `order by` of those columns, column by column (ids: canonical lowercase UUIDs).
+  // The stores' `order by` of those columns, column by column (ids: canonical lowercase UUIDs; a
+  // node's place: its number, then its id).
+  const rank = (id: string): Array<number | string> => [numbers.get(id) ?? Number.MAX_SAFE_INTEGER, id];
   const byKey =
-    <T>(key: (x: T) => string[]) =>
+    <T>(key: (x: T) => Array<number | string>) =>
     (a: T, b: T): number => {
       const [ka, kb] = [key(a), key(b)];
-      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as string) < (kb[i] as string) ? -1 : 1;
+      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number | string) < (kb[i] as number | string) ? -1 : 1;
       return 0;
     };
   return {
     accessesFrom: async (ids, limit) =>
       uniq(ids)
         .flatMap((id) => from.get(id) ?? [])
-        .sort(byKey((e) => [e.origin_id, e.resource_id, e.mode]))
+        .sort(byKey((e) => [...rank(e.origin_id), ...rank(e.resource_id), e.mode]))
         .slice(0, limit)
         .map((e) => {
           const r = byId.get(e.resource_id);
@@ -287,7 +309,7 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
       const wanted = new Set(accesses.map(accessKey));
       return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
     },
-    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [e.resource_id, e.id])).slice(0, limit),
+    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [...rank(e.resource_id), e.id])).slice(0, limit),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
     children: async (ids) => uniq(ids).flatMap((id) => kids.get(id) ?? []),
   };

@@ -11,6 +11,7 @@ import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';
 import { foldRecent } from './recent-edges.js';
+import { numbersOf, tenantCheck } from './node-lookup.js';
 
 export type Direction = 'outgoing' | 'incoming' | 'both';
 
@@ -54,9 +55,12 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
     // One keyset query per side (each reads its own index) merged by id: an OR across the two
     // columns would make the database scan the tenant's edges in id order.
     const after = q.cursor ? sql` and e.id > ${decodeCursor(q.cursor)}` : sql``;
-    const side = (col: 'origin_id' | 'resource_id') =>
-      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [col]: node.id })} where e.tenant_id = ${tenant} and e.${sql.raw(col)} = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
-    const parts = [...(out ? [await side('origin_id')] : []), ...(inc ? [await side('resource_id')] : [])];
+    // By the node's number (migration 10): the key for its outgoing edges, the resource index for
+    // its incoming ones; the tenant and the id are checked on the rows found.
+    const no = (await numbersOf(tx, tenant, [node.id])).get(node.id) ?? -1;
+    const side = (end: 'origin' | 'resource') =>
+      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [`${end}_no`]: no })} where ${tenantCheck('e.tenant_id', tenant)} and e.${sql.raw(end)}_no = ${no} and e.${sql.raw(end)}_id = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
+    const parts = [...(out ? [await side('origin')] : []), ...(inc ? [await side('resource')] : [])];
     const merged = new Map<string, Parameters<typeof toEdge>[0]>();
     for (const p of parts) for (const r of p.rows) merged.set(r.id, r);
     const res = { rows: [...merged.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, q.limit + 1) };

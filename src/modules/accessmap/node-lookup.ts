@@ -5,7 +5,7 @@
  * query building and no statement preparation per chunk; elsewhere chunks of 500 parameters
  * through the query builder.
  */
-import type { Transaction } from 'kysely';
+import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle } from '../../store/store.js';
 import { chunks } from './chunks.js';
@@ -13,10 +13,10 @@ import { chunks } from './chunks.js';
 type Tx = Transaction<Database>;
 
 const LOOKUPS = {
-  nodesById: 'select n.id, n.kind from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
-  nodesByRef: 'select n.id, n.ref from access_nodes n where n.tenant_id = ? and n.kind = ? and n.ref in (select value from json_each(?))',
-  agentsById: 'select a.id from agents a where a.tenant_id = ? and a.id in (select value from json_each(?))',
-  agentsByExternalId: 'select a.id, a.external_id from agents a where a.tenant_id = ? and a.external_id in (select value from json_each(?))',
+  nodesById: 'select n.id, n.kind, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
+  nodesByRef: 'select n.id, n.ref, n.no from access_nodes n where n.tenant_id = ? and n.kind = ? and n.ref in (select value from json_each(?))',
+  agentsById: 'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?))',
+  agentsByExternalId: 'select a.id, a.external_id, a.no from agents a where a.tenant_id = ? and a.external_id in (select value from json_each(?))',
 } as const;
 
 const prepared = new WeakMap<SqliteHandle, Map<keyof typeof LOOKUPS, ReturnType<SqliteHandle['prepare']>>>();
@@ -29,40 +29,86 @@ function lookup<R>(db: SqliteHandle, name: keyof typeof LOOKUPS, ...params: unkn
   return s.all(...params) as R[];
 }
 
-/** Nodes of `access_nodes` (not agents) among `ids`, with their kind. */
-export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; kind: string }>> {
+/** Nodes of `access_nodes` (not agents) among `ids`, with their kind and number. */
+export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; kind: string; no: number }>> {
   if (ids.length === 0) return [];
   if (db !== undefined) return lookup(db, 'nodesById', tenant, JSON.stringify(ids));
-  const out: Array<{ id: string; kind: string }> = [];
+  const out: Array<{ id: string; kind: string; no: number }> = [];
   // The kind is checked by the caller, not in SQL: `kind = ?` would lead SQLite onto the (tenant, kind, ref)
   // index and a scan of every node of that kind, where (tenant, id) finds each row directly.
-  for (const c of chunks(ids, 500)) out.push(...(await tx.selectFrom('access_nodes').select(['id', 'kind']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()));
+  for (const c of chunks(ids, 500)) for (const r of await tx.selectFrom('access_nodes').select(['id', 'kind', 'no']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.push({ ...r, no: Number(r.no) });
   return out;
 }
 
-/** Nodes of one kind among natural keys `refs`. */
-export async function nodesByRef(tx: Tx, db: SqliteHandle | undefined, tenant: string, kind: string, refs: readonly string[]): Promise<Array<{ id: string; ref: string }>> {
+/** Nodes of one kind among natural keys `refs`, with their number. */
+export async function nodesByRef(tx: Tx, db: SqliteHandle | undefined, tenant: string, kind: string, refs: readonly string[]): Promise<Array<{ id: string; ref: string; no: number }>> {
   if (refs.length === 0) return [];
   if (db !== undefined) return lookup(db, 'nodesByRef', tenant, kind, JSON.stringify(refs));
-  const out: Array<{ id: string; ref: string }> = [];
-  for (const c of chunks(refs, 500)) out.push(...(await tx.selectFrom('access_nodes').select(['id', 'ref']).where('tenant_id', '=', tenant).where('kind', '=', kind).where('ref', 'in', c).execute()));
+  const out: Array<{ id: string; ref: string; no: number }> = [];
+  for (const c of chunks(refs, 500)) for (const r of await tx.selectFrom('access_nodes').select(['id', 'ref', 'no']).where('tenant_id', '=', tenant).where('kind', '=', kind).where('ref', 'in', c).execute()) out.push({ ...r, no: Number(r.no) });
   return out;
 }
 
-/** Agents among `ids`. */
-export async function agentsById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string }>> {
+/** Agents among `ids`, with their number. */
+export async function agentsById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; no: number }>> {
   if (ids.length === 0) return [];
   if (db !== undefined) return lookup(db, 'agentsById', tenant, JSON.stringify(ids));
-  const out: Array<{ id: string }> = [];
-  for (const c of chunks(ids, 500)) out.push(...(await tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', 'in', c).execute()));
+  const out: Array<{ id: string; no: number }> = [];
+  for (const c of chunks(ids, 500)) for (const r of await tx.selectFrom('agents').select(['id', 'no']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.push({ id: r.id, no: Number(r.no) });
   return out;
 }
 
-/** Agents among external ids `refs`. */
-export async function agentsByExternalId(tx: Tx, db: SqliteHandle | undefined, tenant: string, refs: readonly string[]): Promise<Array<{ id: string; external_id: string }>> {
+/** Agents among external ids `refs`, with their number. */
+export async function agentsByExternalId(tx: Tx, db: SqliteHandle | undefined, tenant: string, refs: readonly string[]): Promise<Array<{ id: string; external_id: string; no: number }>> {
   if (refs.length === 0) return [];
   if (db !== undefined) return lookup(db, 'agentsByExternalId', tenant, JSON.stringify(refs));
-  const out: Array<{ id: string; external_id: string }> = [];
-  for (const c of chunks(refs, 500)) out.push(...(await tx.selectFrom('agents').select(['id', 'external_id']).where('tenant_id', '=', tenant).where('external_id', 'in', c).execute()));
+  const out: Array<{ id: string; external_id: string; no: number }> = [];
+  for (const c of chunks(refs, 500)) for (const r of await tx.selectFrom('agents').select(['id', 'external_id', 'no']).where('tenant_id', '=', tenant).where('external_id', 'in', c).execute()) out.push({ id: r.id, external_id: r.external_id, no: Number(r.no) });
   return out;
+}
+
+/**
+ * Takes `n` fresh node numbers (migration 10): a block from `access_node_counter` on SQLite, from
+ * the sequence `access_node_no_seq` elsewhere. Inside the caller's transaction, so a rollback
+ * hands the block back on SQLite (the counter row rolls back with it) and leaves a gap on
+ * Postgres (sequences do not roll back); numbers are never handed out twice either way.
+ */
+export async function takeNumbers(tx: Tx, db: SqliteHandle | undefined, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  if (db !== undefined) {
+    let s = counterStatements.get(db);
+    if (s === undefined) counterStatements.set(db, (s = db.prepare('update access_node_counter set last = last + ? where id = 1 returning last')));
+    const last = Number((s.get(n) as { last: number }).last);
+    return Array.from({ length: n }, (_, i) => last - n + 1 + i);
+  }
+  const res = await sql<{ no: string | number }>`select nextval('access_node_no_seq') as no from generate_series(1, ${n})`.execute(tx);
+  return res.rows.map((r) => Number(r.no));
+}
+
+const counterStatements = new WeakMap<SqliteHandle, ReturnType<SqliteHandle['prepare']>>();
+
+/**
+ * Numbers of nodes (agents included) among `ids`, for the reads that seek edges by number; ids
+ * that name no node of the tenant are absent.
+ */
+export async function numbersOf(tx: Tx, tenant: string, ids: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const c of chunks([...new Set(ids)], 500)) {
+    const rows = await sql<{ id: string; no: string | number }>`
+      select id, no from agents where tenant_id = ${tenant} and id in (${sql.join(c)})
+      union all select id, no from access_nodes where tenant_id = ${tenant} and id in (${sql.join(c)})`.execute(tx);
+    for (const r of rows.rows) out.set(r.id, Number(r.no));
+  }
+  return out;
+}
+
+/**
+ * `<col> = tenant` written so that no index starts from it: for queries that seek edges by node
+ * number, where the tenant is a check on the rows found, not a way in. Left as a plain equality,
+ * SQLite (which keeps no statistics) walks the table's `(tenant_id, id)` key and filters every
+ * edge of the tenant instead of seeking the numbers. Works on both backends (`uuid || ''` is text
+ * on Postgres, where row-level security applies the tenant besides).
+ */
+export function tenantCheck(col: string, tenant: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(col)} || '' = ${tenant}`;
 }

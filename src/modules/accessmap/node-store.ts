@@ -11,7 +11,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { chunks } from './chunks.js';
 import type { NodeKind, ResourceClass } from './model.js';
-import { agentsByExternalId, agentsById, nodesById, nodesByRef } from './node-lookup.js';
+import { agentsByExternalId, agentsById, nodesById, nodesByRef, takeNumbers } from './node-lookup.js';
 
 /** A node reference in a write: an id, or a natural key (created on first sight). */
 export interface NodeSpec {
@@ -36,14 +36,20 @@ export interface GraphNodeView {
 
 type Tx = Transaction<Database>;
 
+/** A node as the write paths resolve it: its id and its number (migration 10). */
+export interface ResolvedNode {
+  id: string;
+  no: number;
+}
+
 /**
- * Resolves node specs of one kind to ids, creating unknown refs in bulk; agents resolve by id or
- * by `external_id` and are never created here. Returns ids in input order. `db`: the SQLite
- * connection under `tx`, when there is one (node-lookup.ts).
+ * Resolves node specs of one kind to ids and numbers, creating unknown refs in bulk (with a block
+ * of fresh numbers); agents resolve by id or by `external_id` and are never created here. Returns
+ * them in input order. `db`: the SQLite connection under `tx`, when there is one (node-lookup.ts).
  */
-export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[], db?: SqliteHandle): Promise<string[]> {
+export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs: NodeSpec[], db?: SqliteHandle): Promise<ResolvedNode[]> {
   if (kind === 'agent') return resolveAgents(tx, tenant, specs, db);
-  const out: string[] = new Array(specs.length);
+  const out: ResolvedNode[] = new Array(specs.length);
   const byRef = new Map<string, number[]>();
   const byId: Array<[string, number]> = [];
   specs.forEach((s, i) => {
@@ -53,48 +59,51 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
   });
   if (byId.length > 0) {
     const ids = [...new Set(byId.map(([id]) => id))];
-    const found = new Set<string>();
-    for (const r of await nodesById(tx, db, tenant, ids)) if (r.kind === kind) found.add(r.id);
+    const found = new Map<string, ResolvedNode>();
+    for (const r of await nodesById(tx, db, tenant, ids)) if (r.kind === kind) found.set(r.id, { id: r.id, no: r.no });
     for (const [id, i] of byId) {
-      if (!found.has(id)) throw errors.notFound(`${kind} ${id}`);
-      out[i] = id;
+      const n = found.get(id);
+      if (n === undefined) throw errors.notFound(`${kind} ${id}`);
+      out[i] = n;
     }
   }
   if (byRef.size > 0) {
     const refs = [...byRef.keys()];
-    const known = new Map<string, string>();
-    for (const r of await nodesByRef(tx, db, tenant, kind, refs)) known.set(r.ref, r.id);
+    const known = new Map<string, ResolvedNode>();
+    for (const r of await nodesByRef(tx, db, tenant, kind, refs)) known.set(r.ref, { id: r.id, no: r.no });
     const now = nowTimestamp();
-    const fresh = refs.filter((r) => !known.has(r)).map((ref) => {
+    const unknown = refs.filter((r) => !known.has(r));
+    const numbers = await takeNumbers(tx, db, unknown.length);
+    const fresh = unknown.map((ref, j) => {
       const spec = specs[(byRef.get(ref) as number[])[0] as number] as NodeSpec;
-      const row = { id: newId(), tenant_id: tenant, kind, ref, name: spec.name ?? ref, class: kind === 'resource' ? (spec.class ?? 'data') : '', parent_id: spec.parent_id ?? null, created_at: now };
-      known.set(ref, row.id);
+      const row = { id: newId(), tenant_id: tenant, kind, ref, name: spec.name ?? ref, class: kind === 'resource' ? (spec.class ?? 'data') : '', parent_id: spec.parent_id ?? null, created_at: now, no: numbers[j] as number };
+      known.set(ref, { id: row.id, no: row.no });
       return row;
     });
     for (const chunk of chunks(fresh, 400)) await tx.insertInto('access_nodes').values(chunk).execute();
-    for (const [ref, idx] of byRef) for (const i of idx) out[i] = known.get(ref) as string;
+    for (const [ref, idx] of byRef) for (const i of idx) out[i] = known.get(ref) as ResolvedNode;
   }
   return out;
 }
 
-async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: SqliteHandle | undefined): Promise<string[]> {
+async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: SqliteHandle | undefined): Promise<ResolvedNode[]> {
   const ids = [...new Set(specs.filter((s) => s.id).map((s) => s.id as string))];
   const refs = [...new Set(specs.filter((s) => !s.id && s.ref).map((s) => s.ref as string))];
-  const found = new Set<string>();
-  const byExternal = new Map<string, string>();
-  for (const r of await agentsById(tx, db, tenant, ids)) found.add(r.id);
-  for (const r of await agentsByExternalId(tx, db, tenant, refs)) byExternal.set(r.external_id, r.id);
+  const found = new Map<string, ResolvedNode>();
+  const byExternal = new Map<string, ResolvedNode>();
+  for (const r of await agentsById(tx, db, tenant, ids)) found.set(r.id, { id: r.id, no: r.no });
+  for (const r of await agentsByExternalId(tx, db, tenant, refs)) byExternal.set(r.external_id, { id: r.id, no: r.no });
   return specs.map((s) => {
-    const id = s.id ? (found.has(s.id) ? s.id : undefined) : s.ref ? byExternal.get(s.ref) : undefined;
+    const a = s.id ? found.get(s.id) : s.ref ? byExternal.get(s.ref) : undefined;
     // Agents are registered through /v1/agents; an observation cannot invent one.
-    if (!id) throw errors.notFound(`agent ${s.id ?? s.ref ?? '(no id or ref)'}`);
-    return id;
+    if (!a) throw errors.notFound(`agent ${s.id ?? s.ref ?? '(no id or ref)'}`);
+    return a;
   });
 }
 
 /** Creates or updates nodes by natural key: name, class and parent follow the latest write. */
-export async function upsertNodes(tx: Tx, tenant: string, kind: Exclude<NodeKind, 'agent'>, specs: Array<NodeSpec & { ref: string }>): Promise<GraphNodeView[]> {
-  const ids = await resolveNodes(tx, tenant, kind, specs.map((s) => ({ ref: s.ref, name: s.name, class: s.class, parent_id: s.parent_id })));
+export async function upsertNodes(tx: Tx, tenant: string, kind: Exclude<NodeKind, 'agent'>, specs: Array<NodeSpec & { ref: string }>, db?: SqliteHandle): Promise<GraphNodeView[]> {
+  const ids = (await resolveNodes(tx, tenant, kind, specs.map((s) => ({ ref: s.ref, name: s.name, class: s.class, parent_id: s.parent_id })), db)).map((n) => n.id);
   const out: GraphNodeView[] = [];
   for (let i = 0; i < specs.length; i++) {
     const s = specs[i] as NodeSpec & { ref: string };
@@ -140,7 +149,7 @@ export async function writeNodes(store: Store, tenant: string, nodes: Array<Node
     // One kind at a time: resolution and upsert are batched per kind.
     for (const kind of ['identity', 'session', 'resource'] as const) {
       const mine = nodes.filter((n) => n.kind === kind);
-      if (mine.length > 0) out.push(...(await upsertNodes(tx, tenant, kind, mine)));
+      if (mine.length > 0) out.push(...(await upsertNodes(tx, tenant, kind, mine, store.sqliteHandle?.(tx))));
     }
     return out;
   });

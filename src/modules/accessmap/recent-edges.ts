@@ -62,7 +62,9 @@ export interface RecentRow {
   tenant_id: string;
   origin_kind: string;
   origin_id: string;
+  origin_no: number;
   resource_id: string;
+  resource_no: number;
   mode: string;
   observed_count: number;
   first_seen: string;
@@ -72,9 +74,9 @@ export interface RecentRow {
   recorded_at: string;
 }
 
-const RECENT_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'] as const;
+const RECENT_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'] as const;
 
-// Rows per multi-row insert (12 × 200 parameters).
+// Rows per multi-row insert (14 × 200 parameters).
 const MULTI = 200;
 
 interface Statements {
@@ -100,12 +102,12 @@ const prepared = new WeakMap<SqliteHandle, Statements>();
  * (sqlite.org/lang_upsert.html).
  */
 function mergeSql(upTo: string): string {
-  return `insert into access_edges (id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
-     select r.id, r.tenant_id, r.origin_kind, r.origin_id, r.resource_id, r.mode, 0, '', r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at, r.recorded_at
+  return `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+     select r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, 0, '', r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at, r.recorded_at
      from access_edges_recent r
      where ${upTo} (r.origin_kind <> 'agent' or exists (select 1 from agents a where a.id = r.origin_id and a.tenant_id = r.tenant_id))
      order by r.seq
-     on conflict (tenant_id, origin_id, resource_id, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
+     on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
 }
 
 function statements(db: SqliteHandle): Statements {
@@ -141,13 +143,13 @@ export function appendRecent(db: SqliteHandle, rows: readonly RecentRow[]): void
     params.length = 0;
     for (let j = i; j < i + MULTI; j++) {
       const r = rows[j] as RecentRow;
-      params.push(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.resource_id, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
+      params.push(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
     }
     s.many.run(...params);
   }
   for (; i < rows.length; i++) {
     const r = rows[i] as RecentRow;
-    s.one.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.resource_id, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
+    s.one.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
   }
 }
 

@@ -56,8 +56,8 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
     const d = (
       await sql<{ unexpected: unknown; unused: unknown }>`
         select
-          sum(case when e.observed_count > 0 and not exists (select 1 from access_edges p where p.tenant_id = e.tenant_id and p.origin_id = e.origin_id and p.resource_id = e.resource_id and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw')) then 1 else 0 end) as unexpected,
-          sum(case when e.permitted = 1 and not exists (select 1 from access_edges o where o.tenant_id = e.tenant_id and o.origin_id = e.origin_id and o.resource_id = e.resource_id and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw')) then 1 else 0 end) as unused
+          sum(case when e.observed_count > 0 and not exists (select 1 from access_edges p where p.origin_no = e.origin_no and p.resource_no = e.resource_no and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw')) then 1 else 0 end) as unexpected,
+          sum(case when e.permitted = 1 and not exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no = e.resource_no and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw')) then 1 else 0 end) as unused
         from access_edges e where e.tenant_id = ${tenant}`.execute(tx)
     ).rows[0];
     const s = (
@@ -67,7 +67,7 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
             where e.tenant_id = ${tenant} and r.class = 'credential') as cred,
           (select count(*) from access_edges e join access_nodes r on r.tenant_id = e.tenant_id and r.id = e.resource_id
             where e.tenant_id = ${tenant} and e.mode = 'rw' and r.class in ('config', 'code')
-              and exists (select 1 from access_edges o where o.tenant_id = e.tenant_id and o.resource_id = e.resource_id and o.origin_id <> e.origin_id)) as ctrl`.execute(tx)
+              and exists (select 1 from access_edges o where o.resource_no = e.resource_no and o.origin_no <> e.origin_no)) as ctrl`.execute(tx)
     ).rows[0];
     const src = storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
     const evaluated: Summary['escalation']['top'] = [];

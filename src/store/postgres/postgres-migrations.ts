@@ -8,6 +8,7 @@ import { POSTGRES_MIGRATION_006_INGEST } from './migrations/postgres-006-ingest.
 import { POSTGRES_MIGRATION_007_AUDIT_INTENTS } from './migrations/postgres-007-audit-intents.js';
 import { POSTGRES_MIGRATION_008_ACCESSMAP_KEYS } from './migrations/postgres-008-accessmap-keys.js';
 import { POSTGRES_MIGRATION_009_ACCESSMAP_LINKING } from './migrations/postgres-009-accessmap-linking.js';
+import { POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS } from './migrations/postgres-010-accessmap-numbers.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -63,4 +64,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_007_AUDIT_INTENTS,
   ...POSTGRES_MIGRATION_008_ACCESSMAP_KEYS,
   ...POSTGRES_MIGRATION_009_ACCESSMAP_LINKING,
+  ...POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS,
 ];

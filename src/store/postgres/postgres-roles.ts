@@ -37,6 +37,9 @@ export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege
   ...INGEST_APP_ROLE_GRANTS,
 };
 
+/** Sequences the app role draws from (nextval); a new one must be listed here. */
+export const APP_ROLE_SEQUENCES = ['access_node_no_seq'] as const;
+
 /** The app role from config, then `SERVICE_PG_APP_ROLE`, then `svc_app`; refuses names that need quoting. */
 export function resolveAppRole(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const role = configured ?? env['SERVICE_PG_APP_ROLE'] ?? DEFAULT_APP_ROLE;
@@ -93,6 +96,8 @@ export async function grantAppRole(tx: Transaction<MigrationDatabase>, role: str
   for (const [table, privileges] of Object.entries(APP_ROLE_GRANTS)) {
     await sql.raw(`grant ${privileges.join(', ')} on table ${table} to "${role}"`).execute(tx);
   }
+  // Node numbers (migration 10): the column default of agents.no and access_nodes.no, and ingest's blocks.
+  for (const seq of APP_ROLE_SEQUENCES) await sql.raw(`grant usage on sequence ${seq} to "${role}"`).execute(tx);
 }
 
 /** Refuses to run unless every table with a tenant_id column is forced under `tenant_isolation` and the app role cannot bypass it. */

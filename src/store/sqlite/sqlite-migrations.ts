@@ -8,6 +8,7 @@ import { SQLITE_MIGRATION_006_INGEST } from './migrations/sqlite-006-ingest.js';
 import { SQLITE_MIGRATION_007_AUDIT_INTENTS } from './migrations/sqlite-007-audit-intents.js';
 import { SQLITE_MIGRATION_008_ACCESSMAP_KEYS } from './migrations/sqlite-008-accessmap-keys.js';
 import { SQLITE_MIGRATION_009_ACCESSMAP_LINKING } from './migrations/sqlite-009-accessmap-linking.js';
+import { SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS } from './migrations/sqlite-010-accessmap-numbers.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -56,4 +57,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_007_AUDIT_INTENTS,
   ...SQLITE_MIGRATION_008_ACCESSMAP_KEYS,
   ...SQLITE_MIGRATION_009_ACCESSMAP_LINKING,
+  ...SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS,
 ];

@@ -26,16 +26,28 @@ function renumbered(g: Graph): Graph {
   };
 }
 
-async function write(h: TestStore, tenant: string, g: Graph): Promise<void> {
+/**
+ * Node numbers against id order (the highest id gets the lowest number), above any number in use:
+ * the stores read edges in number order, and a source that read them in id order would cut a
+ * search elsewhere than the in-memory graph told the same numbers.
+ */
+async function numbersFor(h: TestStore, g: Graph): Promise<Map<string, number>> {
+  const top = Number((await h.admin.query<{ m: number | string | null }>('select max(m) as m from (select max(no) as m from agents union all select max(no) as m from access_nodes) x'))[0]?.m ?? 0);
+  const ids = g.nodes.map((n) => n.id).sort().reverse();
+  return new Map(ids.map((id, i) => [id, top + 1 + i]));
+}
+
+async function write(h: TestStore, tenant: string, g: Graph, numbers: ReadonlyMap<string, number>): Promise<void> {
   const now = nowTimestamp();
+  const no = (id: string) => numbers.get(id) as number;
   await h.store.withTenant(tenant, async (tx) => {
     const agents = g.nodes.filter((n) => n.kind === 'agent');
-    if (agents.length > 0) await tx.insertInto('agents').values(agents.map((a) => agentRow(tenant, { id: a.id, name: a.name }))).execute();
+    if (agents.length > 0) await tx.insertInto('agents').values(agents.map((a) => ({ ...agentRow(tenant, { id: a.id, name: a.name }), no: no(a.id) }))).execute();
     const others = g.nodes.filter((n): n is GraphNode & { kind: 'session' | 'identity' | 'resource' } => n.kind !== 'agent');
     if (others.length > 0) {
       await tx
         .insertInto('access_nodes')
-        .values(others.map((n) => ({ id: n.id, tenant_id: tenant, kind: n.kind, ref: n.id, name: n.name, class: n.class ?? '', parent_id: n.parent_id, created_at: now })))
+        .values(others.map((n) => ({ id: n.id, tenant_id: tenant, kind: n.kind, ref: n.id, name: n.name, class: n.class ?? '', parent_id: n.parent_id, created_at: now, no: no(n.id) })))
         .execute();
     }
     const row = (e: GraphEdge) => ({
@@ -43,7 +55,9 @@ async function write(h: TestStore, tenant: string, g: Graph): Promise<void> {
       tenant_id: tenant,
       origin_kind: e.origin_kind,
       origin_id: e.origin_id,
+      origin_no: no(e.origin_id),
       resource_id: e.resource_id,
+      resource_no: no(e.resource_id),
       mode: e.mode,
       permitted: e.permitted ? 1 : 0,
       grant_source: e.permitted ? 'iam' : '',
@@ -73,8 +87,9 @@ for (const b of await testStores()) {
         fc.asyncProperty(arbitraryGraph, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 6 }), fc.oneof(fc.constant(MAX_BUDGET), fc.integer({ min: 1, max: 12 })), async (raw, maxDepth, limit, budget) => {
           const g = renumbered(raw);
           const tenant = await addTenant(h.store);
-          await write(h, tenant, g);
-          const mem = memoryGraphSource(g.nodes, g.edges);
+          const numbers = await numbersFor(h, g);
+          await write(h, tenant, g, numbers);
+          const mem = memoryGraphSource(g.nodes, g.edges, numbers);
           const bounds = { maxDepth, maxNodes: 100_000, limit, budget };
           await h.store.withTenant(tenant, async (tx) => {
             // On SQLite the connection's own statements (what the routes use), else the query builder.

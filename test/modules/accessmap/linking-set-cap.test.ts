@@ -11,7 +11,7 @@ import { reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { linkingNodes } from '../../../src/modules/accessmap/linking-set.js';
 import { nowTimestamp } from '../../../src/ledger/time.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
-import { addTenant, agentRow } from '../../store/store-fixtures.js';
+import { addTenant, agentRow, nodeNo } from '../../store/store-fixtures.js';
 
 process.env['SERVICE_ACCESSMAP_LINKING_IDS'] = '3';
 
@@ -38,7 +38,7 @@ async function chain(h: TestStore, tenant: string, n: number): Promise<{ agent: 
       .execute();
     await tx
       .insertInto('access_edges')
-      .values(edges.map((e) => ({ id: e.id, tenant_id: tenant, origin_kind: e.origin_kind, origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode, permitted: 1, grant_source: 'iam', observed_count: 0, first_seen: null, last_seen: null, confidence: '', signal_source: '', created_at: now, updated_at: now })))
+      .values(edges.map((e) => ({ id: e.id, tenant_id: tenant, origin_kind: e.origin_kind, origin_id: e.origin_id, origin_no: nodeNo(e.origin_id), resource_id: e.resource_id, resource_no: nodeNo(e.resource_id), mode: e.mode, permitted: 1, grant_source: 'iam', observed_count: 0, first_seen: null, last_seen: null, confidence: '', signal_source: '', created_at: now, updated_at: now })))
       .execute();
   });
   return { agent, nodes, edges };

@@ -16,7 +16,7 @@ import { linkingIdsFromEnv, linkingNodes } from '../../../src/modules/accessmap/
 import { nowTimestamp } from '../../../src/ledger/time.js';
 import type { Store } from '../../../src/store/store.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
-import { addTenant, agentRow } from '../../store/store-fixtures.js';
+import { addTenant, agentRow, nodeNo } from '../../store/store-fixtures.js';
 
 const CLASSES = ['data', 'config', 'code', 'credential'] as const;
 type Class = (typeof CLASSES)[number];
@@ -179,7 +179,9 @@ describe('sqlite: the in-memory linking set follows every write', () => {
         tenant_id: tenant,
         origin_kind,
         origin_id,
+        origin_no: nodeNo(origin_id),
         resource_id,
+        resource_no: nodeNo(resource_id),
         mode,
         permitted: 1,
         grant_source: 'iam',
