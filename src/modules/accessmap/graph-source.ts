@@ -54,11 +54,11 @@ export interface LinkedAccess extends Access {
  * database stops where the budget does and a cut search answers alike on every backend.
  */
 export interface GraphSource {
-  /** the accesses whose origin is one of `ids`, ordered by origin, resource, mode; at most `limit` */
+  /** the accesses whose origin is one of `ids`, ordered by origin number, resource number, mode; at most `limit` */
   accessesFrom(ids: readonly string[], limit: number): Promise<LinkedAccess[]>;
   /** the access edges of `accesses` (each by origin, resource and mode); absent ones are skipped */
   edgesOf(accesses: readonly Access[]): Promise<GraphEdge[]>;
-  /** access edges whose resource is one of `ids`, ordered by resource, id; at most `limit` */
+  /** access edges whose resource is one of `ids`, ordered by resource number, edge id; at most `limit` */
   edgesTo(ids: readonly string[], limit: number): Promise<GraphEdge[]>;
   /** nodes (agents included) by id; unknown ids are absent */
   nodes(ids: readonly string[]): Promise<Map<string, GraphNode>>;
@@ -150,9 +150,11 @@ function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly nu
       db
         .prepare(
           // CROSS JOIN keeps the key walk as the outer loop (SQLite never reorders it), and the
-          // unary + keeps the tenant a check on the node's row, not an index to start from.
+          // unary + keeps the tenant a check on the node, not an index to start from. The walk
+          // names resources from access_nodes_no_cover alone (migration 11); the planner would
+          // pick the unique (no) index and read each node's row. The probe reads the row anyway (class).
           `select e.origin_no, e.resource_no, n.id, e.mode, ${fourth}
-           from access_edges e cross join access_nodes n on n.no = e.resource_no and +n.tenant_id = ?
+           from access_edges e cross join access_nodes n ${fourth === 'null' ? 'indexed by access_nodes_no_cover' : ''} on n.no = e.resource_no and +n.tenant_id = ?
            where e.origin_no in (select value from json_each(?))
            order by e.origin_no, e.resource_no, e.mode limit ?`,
         )
@@ -181,7 +183,7 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
   const numbered = async (ids: readonly string[]): Promise<Array<[number, string]>> => {
     const unique = [...new Set(ids)];
     const missing = unique.filter((id) => !memo.has(id));
-    if (missing.length > 0) for (const [id, no] of await numbersOf(tx, tenant, missing)) memo.set(id, no);
+    if (missing.length > 0) for (const [id, no] of await numbersOf(tx, tenant, missing, db)) memo.set(id, no);
     return unique.flatMap((id): Array<[number, string]> => (memo.has(id) ? [[memo.get(id) as number, id]] : [])).sort((a, b) => a[0] - b[0]);
   };
   return {

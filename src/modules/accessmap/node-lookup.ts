@@ -16,6 +16,7 @@ const LOOKUPS = {
   nodesById: 'select n.id, n.kind, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
   nodesByRef: 'select n.id, n.ref, n.no from access_nodes n where n.tenant_id = ? and n.kind = ? and n.ref in (select value from json_each(?))',
   agentsById: 'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?))',
+  numbersById: 'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?)) union all select n.id, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
   agentsByExternalId: 'select a.id, a.external_id, a.no from agents a where a.tenant_id = ? and a.external_id in (select value from json_each(?))',
 } as const;
 
@@ -89,10 +90,17 @@ const counterStatements = new WeakMap<SqliteHandle, ReturnType<SqliteHandle['pre
 
 /**
  * Numbers of nodes (agents included) among `ids`, for the reads that seek edges by number; ids
- * that name no node of the tenant are absent.
+ * that name no node of the tenant are absent. `db`: the SQLite connection under `tx`, when there
+ * is one (a path search asks once per level).
  */
-export async function numbersOf(tx: Tx, tenant: string, ids: readonly string[]): Promise<Map<string, number>> {
+export async function numbersOf(tx: Tx, tenant: string, ids: readonly string[], db?: SqliteHandle): Promise<Map<string, number>> {
   const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  if (db !== undefined) {
+    const list = JSON.stringify([...new Set(ids)]);
+    for (const r of lookup<{ id: string; no: number }>(db, 'numbersById', tenant, list, tenant, list)) out.set(r.id, r.no);
+    return out;
+  }
   for (const c of chunks([...new Set(ids)], 500)) {
     const rows = await sql<{ id: string; no: string | number }>`
       select id, no from agents where tenant_id = ${tenant} and id in (${sql.join(c)})

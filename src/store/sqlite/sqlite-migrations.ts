@@ -9,6 +9,7 @@ import { SQLITE_MIGRATION_007_AUDIT_INTENTS } from './migrations/sqlite-007-audi
 import { SQLITE_MIGRATION_008_ACCESSMAP_KEYS } from './migrations/sqlite-008-accessmap-keys.js';
 import { SQLITE_MIGRATION_009_ACCESSMAP_LINKING } from './migrations/sqlite-009-accessmap-linking.js';
 import { SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS } from './migrations/sqlite-010-accessmap-numbers.js';
+import { SQLITE_MIGRATION_011_ACCESSMAP_NUMBER_COVER } from './migrations/sqlite-011-accessmap-number-cover.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -58,4 +59,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_008_ACCESSMAP_KEYS,
   ...SQLITE_MIGRATION_009_ACCESSMAP_LINKING,
   ...SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS,
+  ...SQLITE_MIGRATION_011_ACCESSMAP_NUMBER_COVER,
 ];
