@@ -138,7 +138,8 @@ async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string,
  * connection: one statement prepared once per connection that reads the origins from a JSON array
  * (`json_each`; SQLite walks the key `(origin_no, resource_no, mode)` seek by seek in order, no
  * sort) and answers arrays, not objects. The hot loop of every path search. The resource's id is
- * read from its row through `access_nodes_no_key`, with the tenant checked on that row. Which
+ * read from its row through `access_nodes_no_key`, with the tenant checked on that row (a seek per
+ * access: two thirds of the walk, docs/accessmap.md "Node numbers on `main`"). Which
  * resources link principals comes from the tenant's linking resources held in memory (`linking`,
  * linking-set.ts); without them (turned off, or a tenant past the cap) the row's class says so and
  * the row carries the resource's id again when it links (docs/accessmap.md "Queries").
@@ -150,11 +151,9 @@ function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly nu
       db
         .prepare(
           // CROSS JOIN keeps the key walk as the outer loop (SQLite never reorders it), and the
-          // unary + keeps the tenant a check on the node, not an index to start from. The walk
-          // names resources from access_nodes_no_cover alone (migration 11); the planner would
-          // pick the unique (no) index and read each node's row. The probe reads the row anyway (class).
+          // unary + keeps the tenant a check on the node's row, not an index to start from.
           `select e.origin_no, e.resource_no, n.id, e.mode, ${fourth}
-           from access_edges e cross join access_nodes n ${fourth === 'null' ? 'indexed by access_nodes_no_cover' : ''} on n.no = e.resource_no and +n.tenant_id = ?
+           from access_edges e cross join access_nodes n on n.no = e.resource_no and +n.tenant_id = ?
            where e.origin_no in (select value from json_each(?))
            order by e.origin_no, e.resource_no, e.mode limit ?`,
         )

@@ -49,7 +49,11 @@ for (const b of await testStores()) {
       await undoMigration010(h, b.backend);
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [10, 11]);
+      assert.deepEqual((await store.migrate()).applied, [10, 11, 12]);
+      if (b.backend === 'sqlite') {
+        const cover = await h.admin.query("select name from sqlite_master where type = 'index' and name = 'access_nodes_no_cover'");
+        assert.deepEqual(cover, [], 'migration 12 drops the index 11 added');
+      }
 
       // Every node has a number of its own; every edge carries its ends' numbers.
       const nodes = await h.admin.query<{ no: number | string | null }>('select no from agents union all select no from access_nodes');
