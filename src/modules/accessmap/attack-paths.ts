@@ -170,8 +170,9 @@ async function linksFrom(src: GraphSource, frontier: readonly Principal[], acces
     if (!r) continue;
     cache.nodes.set(r.id, r);
     const from = { id: a.origin_id, kind: kindOf.get(a.origin_id) as OriginKind };
-    if (r.class === 'credential' && r.parent_id) links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access: a });
-    if (a.mode === 'rw' && controls(r)) writers.set(a.resource_id, [...(writers.get(a.resource_id) ?? []), a]);
+    const access: Access = { origin_id: a.origin_id, resource_id: r.id, mode: a.mode };
+    if (r.class === 'credential' && r.parent_id) links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access });
+    if (a.mode === 'rw' && controls(r)) writers.set(r.id, [...(writers.get(r.id) ?? []), access]);
   }
   if (writers.size > 0) {
     for (const rd of await work.read((limit) => src.edgesTo([...writers.keys()], limit))) {
@@ -206,7 +207,10 @@ async function linksTo(src: GraphSource, frontier: readonly Principal[], cache: 
   }
   const kindOf = new Map(frontier.map((p) => [p.id, p.kind]));
   const readers = new Map<string, Access[]>();
-  for (const a of await accessesOf(src, frontier, work)) if (a.resource && controls(a.resource)) readers.set(a.resource_id, [...(readers.get(a.resource_id) ?? []), a]);
+  for (const a of await accessesOf(src, frontier, work)) {
+    const r = a.resource;
+    if (r && controls(r)) readers.set(r.id, [...(readers.get(r.id) ?? []), { origin_id: a.origin_id, resource_id: r.id, mode: a.mode }]);
+  }
   if (readers.size > 0) {
     for (const w of await work.read((limit) => src.edgesTo([...readers.keys()], limit))) {
       if (w.mode !== 'rw') continue;
@@ -364,34 +368,41 @@ export type ReachabilityResult = { start: NodeRef; items: ReachItem[] } & Total 
 export async function reachability(src: GraphSource, agentId: string, bounds: SearchBounds = DEFAULT_BOUNDS): Promise<ReachabilityResult> {
   const cache = newCache();
   const work = new Work(bounds.budget);
-  // Per resource the strongest mode, then the least depth, then the least origin, level by level
-  // as the search reads each depth's accesses.
-  const best = new Map<string, { access: Access; depth: number }>();
+  // Per resource (by node number: the search names by id only the resources it returns) the
+  // strongest mode, then the least depth, then the least origin, level by level as the search
+  // reads each depth's accesses.
+  const best = new Map<number, { origin_id: string; mode: Mode; depth: number }>();
   const { reached, truncated } = await principalsFrom(src, { id: agentId, kind: 'agent' }, bounds, cache, work, (accesses, depth) => {
-    const level = new Map<string, Access>();
+    const level = new Map<number, LinkedAccess>();
     for (const a of accesses) {
-      const held = level.get(a.resource_id);
-      if (!held || (a.mode === 'rw' && held.mode === 'r') || (a.mode === held.mode && a.origin_id < held.origin_id)) level.set(a.resource_id, { origin_id: a.origin_id, resource_id: a.resource_id, mode: a.mode });
+      const held = level.get(a.resource_no);
+      if (!held || (a.mode === 'rw' && held.mode === 'r') || (a.mode === held.mode && a.origin_id < held.origin_id)) level.set(a.resource_no, a);
     }
-    for (const [rid, a] of level) {
-      const cur = best.get(rid);
-      if (!cur || (a.mode === 'rw' && cur.access.mode === 'r')) best.set(rid, { access: a, depth });
+    for (const [no, a] of level) {
+      const cur = best.get(no);
+      if (!cur || (a.mode === 'rw' && cur.mode === 'r')) best.set(no, { origin_id: a.origin_id, mode: a.mode, depth });
     }
   });
   const extent = work.extent(truncated);
-  const ranked = [...best.entries()].sort(([ra, a], [rb, b]) => a.depth - b.depth || cmp(ra, rb));
-  const kept = ranked.slice(0, bounds.limit);
-  const chains = kept.map(([, { access }]) => chainTo(reached, access.origin_id));
-  const edges = await edgesFor(src, [...kept.map(([, { access }]) => access), ...chains.flatMap((c) => c.map((l) => l.access))]);
-  await fill(src, [agentId, ...kept.map(([r]) => r), ...chains.flatMap((c) => c.flatMap((l) => [l.from.id, l.to.id]))], cache);
+  // Shortest first, then by node number (the order the resources were first recorded).
+  const ranked = [...best.entries()].sort(([na, a], [nb, b]) => a.depth - b.depth || na - nb);
+  const named = await src.resources(ranked.slice(0, bounds.limit).map(([no]) => no));
+  // A number no resource of the tenant answers to is not returned (the walk trusts the key; the names check the tenant).
+  const kept = ranked.slice(0, bounds.limit).flatMap(([no, b]) => {
+    const node = named.get(no);
+    return node === undefined ? [] : [{ node, access: { origin_id: b.origin_id, resource_id: node.id, mode: b.mode } }];
+  });
+  const chains = kept.map(({ access }) => chainTo(reached, access.origin_id));
+  const edges = await edgesFor(src, [...kept.map(({ access }) => access), ...chains.flatMap((c) => c.map((l) => l.access))]);
+  for (const { node } of kept) cache.nodes.set(node.id, node);
+  await fill(src, [agentId, ...chains.flatMap((c) => c.flatMap((l) => [l.from.id, l.to.id]))], cache);
   const items: ReachItem[] = [];
-  kept.forEach(([rid, { access }], i) => {
+  kept.forEach(({ node, access }, i) => {
     const edge = edges.get(accessKey(access));
     const hops = hopsOf(chains[i] as Link[], edges);
     // Gone since the search read it (no single snapshot on that backend): not reachable this way now.
     if (!edge || !hops) return;
-    const node = cache.nodes.get(rid);
-    items.push({ resource: { kind: 'resource', id: rid, name: node?.name ?? null, class: node?.class ?? null }, mode: edge.mode, path: pathOf([...hops, accessHop(edge)], cache.nodes) });
+    items.push({ resource: { kind: 'resource', id: node.id, name: node.name, class: node.class }, mode: edge.mode, path: pathOf([...hops, accessHop(edge)], cache.nodes) });
   });
   return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, items, ...totalOf(ranked.length, extent), truncated: !extent.complete || ranked.length > bounds.limit, ...extent };
 }

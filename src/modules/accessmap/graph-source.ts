@@ -43,8 +43,16 @@ export interface Access {
   mode: Mode;
 }
 
-/** An access as a search reads it: with its resource when that resource links principals (credential, config, code). */
-export interface LinkedAccess extends Access {
+/**
+ * An access as a search walks it: the resource by node number (the order both sources read in),
+ * and its node only when it links principals (credential, config, code). A search names the other
+ * resources by id only when it returns them (`GraphSource.resources`), so the walk reads the edge
+ * key alone.
+ */
+export interface LinkedAccess {
+  origin_id: string;
+  resource_no: number;
+  mode: Mode;
   resource: GraphNode | null;
 }
 
@@ -62,6 +70,8 @@ export interface GraphSource {
   edgesTo(ids: readonly string[], limit: number): Promise<GraphEdge[]>;
   /** nodes (agents included) by id; unknown ids are absent */
   nodes(ids: readonly string[]): Promise<Map<string, GraphNode>>;
+  /** resources by node number (those `accessesFrom` answered); numbers that name no resource of the tenant are absent */
+  resources(nos: readonly number[]): Promise<Map<number, GraphNode>>;
   /** nodes whose parent is one of `ids` (an agent's sessions, an identity's credentials) */
   children(ids: readonly string[]): Promise<GraphNode[]>;
 }
@@ -102,32 +112,34 @@ function nodeOf(n: { id: string; kind: string; name: string; class: string; pare
   return { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id };
 }
 
-/** origin number, resource number, resource id, mode, and the resource's id again when it links principals (else null). */
-type AccessRow = [origin_no: number, resource_no: number, resource_id: string, mode: Mode, linking: string | null];
+/** origin number, resource number, mode, and (probe) the resource's id when it links principals, else null. */
+type AccessRow = [origin_no: number, resource_no: number, mode: Mode, linking?: string | null];
 
 /**
  * The accesses of `origins` (by number, ascending) in key order, at most `limit`, with the
  * resource's node when it links principals, through the query builder (Postgres): chunks of 500
- * origins, the resource's row read in the join (its id, and its class, name and parent when it
- * links). Reading only its id and the linking rows afterwards, as SQLite does, cost Postgres a
- * statement more per level (a bench run at 1,000,000 edges: reachability p95 139 ms against 106
- * ms, one run each), so it keeps the join.
+ * origins; the linking resource's row comes in the same statement through a left join on
+ * `access_nodes_linking_no` (migration 13), a small index of the linking resources alone, so an
+ * access to any other resource costs a probe of that index and no row.
  */
 async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string, origins: ReadonlyArray<readonly [no: number, id: string]>, limit: number, memo: Map<string, number>): Promise<LinkedAccess[]> {
   const out: LinkedAccess[] = [];
   const idOf = new Map(origins.map(([no, id]) => [no, id]));
   for (const c of chunks(origins.map(([no]) => no), 500)) {
     if (out.length >= limit) break;
-    const rows = await sql<{ origin_no: string | number; resource_no: string | number; resource_id: string; mode: Mode; kind: string; name: string; class: string; parent_id: string | null }>`
-      select e.origin_no, e.resource_no, n.id as resource_id, e.mode, n.kind, n.name, n.class, n.parent_id
-      from access_edges e join access_nodes n on n.no = e.resource_no and n.tenant_id = ${tenant}
+    const rows = await sql<{ origin_no: string | number; resource_no: string | number; mode: Mode; id: string | null; kind: string; name: string; class: string; parent_id: string | null }>`
+      select e.origin_no, e.resource_no, e.mode, n.id, n.kind, n.name, n.class, n.parent_id
+      from access_edges e left join access_nodes n on n.no = e.resource_no and ${LINKING_PREDICATE} and n.tenant_id = ${tenant}
       where e.tenant_id = ${tenant} and e.origin_no in (${sql.join(c)})
       order by e.origin_no, e.resource_no, e.mode limit ${limit - out.length}`.execute(tx);
     for (const r of rows.rows) {
-      memo.set(r.resource_id, Number(r.resource_no));
-      const linking = (LINKING_CLASSES as readonly string[]).includes(r.class);
-      const resource = linking ? nodeOf({ id: r.resource_id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id }) : null;
-      out.push({ origin_id: idOf.get(Number(r.origin_no)) as string, resource_id: r.resource_id, mode: r.mode, resource });
+      const resourceNo = Number(r.resource_no);
+      let resource: GraphNode | null = null;
+      if (r.id !== null) {
+        resource = nodeOf({ id: r.id, kind: r.kind, name: r.name, class: r.class, parent_id: r.parent_id });
+        memo.set(r.id, resourceNo);
+      }
+      out.push({ origin_id: idOf.get(Number(r.origin_no)) as string, resource_no: resourceNo, mode: r.mode, resource });
     }
   }
   return out;
@@ -137,33 +149,40 @@ async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string,
  * The accesses of `origins` (numbers, ascending) in key order, at most `limit`, on SQLite's own
  * connection: one statement prepared once per connection that reads the origins from a JSON array
  * (`json_each`; SQLite walks the key `(origin_no, resource_no, mode)` seek by seek in order, no
- * sort) and answers arrays, not objects. The hot loop of every path search. The resource's id is
- * read from its row through `access_nodes_no_key`, with the tenant checked on that row (a seek per
- * access: two thirds of the walk, docs/accessmap.md "Node numbers on `main`"). Which
- * resources link principals comes from the tenant's linking resources held in memory (`linking`,
- * linking-set.ts); without them (turned off, or a tenant past the cap) the row's class says so and
- * the row carries the resource's id again when it links (docs/accessmap.md "Queries").
+ * sort, from the index alone) and answers arrays, not objects. The hot loop of every path search.
+ * Which resources link principals comes from the tenant's linking resources held in memory by
+ * number (`linking`, linking-set.ts); without them (turned off, or a tenant past the cap) the
+ * resource's row says so, read through `access_nodes_no_key`, and the row carries the resource's id
+ * when it links (docs/accessmap.md "Queries").
  */
-function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly number[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<string, GraphNode> } {
+function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly number[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<number, GraphNode> } {
   let s = accessStatements.get(db);
   if (s === undefined) {
-    const walk = (fourth: string) =>
-      db
+    s = {
+      // CROSS JOIN keeps the key walk as the outer loop (SQLite never reorders it), and the
+      // unary + keeps the tenant a check on the node's row, not an index to start from.
+      probe: db
         .prepare(
-          // CROSS JOIN keeps the key walk as the outer loop (SQLite never reorders it), and the
-          // unary + keeps the tenant a check on the node's row, not an index to start from.
-          `select e.origin_no, e.resource_no, n.id, e.mode, ${fourth}
+          `select e.origin_no, e.resource_no, e.mode, case when n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')}) then n.id end
            from access_edges e cross join access_nodes n on n.no = e.resource_no and +n.tenant_id = ?
            where e.origin_no in (select value from json_each(?))
            order by e.origin_no, e.resource_no, e.mode limit ?`,
         )
-        .raw(true);
-    s = { probe: walk(`case when n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')}) then n.id end`), walk: walk('null') };
+        .raw(true),
+      // The key alone: the origins are the tenant's (looked up within it), and so are their edges.
+      walk: db
+        .prepare(
+          `select origin_no, resource_no, mode from access_edges
+           where origin_no in (select value from json_each(?))
+           order by origin_no, resource_no, mode limit ?`,
+        )
+        .raw(true),
+    };
     accessStatements.set(db, s);
   }
   const linking = linkingNodes(db, tenant);
   if (linking === undefined) return { rows: s.probe.all(tenant, JSON.stringify(origins), limit) as AccessRow[] };
-  return { rows: s.walk.all(tenant, JSON.stringify(origins), limit) as AccessRow[], linking };
+  return { rows: s.walk.all(JSON.stringify(origins), limit) as AccessRow[], linking };
 }
 
 const accessStatements = new WeakMap<SqliteHandle, { probe: SqliteStatement; walk: SqliteStatement }>();
@@ -189,20 +208,29 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
     async accessesFrom(ids, limit) {
       // Walks the key (origin number first, in key order, so `limit` stops the walk) and asks
       // which resources link principals: the tenant's linking resources held in memory on
-      // SQLite, else the resource's row, read anyway for its id.
+      // SQLite, else the linking resource's row.
       const origins = await numbered(ids);
       if (origins.length === 0) return [];
       if (db === undefined) return accessesThroughBuilder(tx, tenant, origins, limit, memo);
       const idOf = new Map(origins);
       const { rows, linking } = sqliteAccessRows(db, tenant, origins.map(([no]) => no), limit);
-      for (const [, resourceNo, resourceId] of rows) memo.set(resourceId, resourceNo);
-      if (linking !== undefined) return rows.map(([originNo, , resource_id, mode]) => ({ origin_id: idOf.get(originNo) as string, resource_id, mode, resource: linking.get(resource_id) ?? null }));
+      if (linking !== undefined) {
+        return rows.map(([originNo, resource_no, mode]) => {
+          const resource = linking.get(resource_no) ?? null;
+          if (resource !== null) memo.set(resource.id, resource_no);
+          return { origin_id: idOf.get(originNo) as string, resource_no, mode, resource };
+        });
+      }
       // The few linking rows, read afterwards (one connection, one snapshot: the second read sees them).
       const found = new Map<string, GraphNode>();
-      for (const c of chunks([...new Set(rows.flatMap(([, , , , id]) => (id === null ? [] : [id])))], 500)) {
+      for (const c of chunks([...new Set(rows.flatMap(([, , , id]) => (id == null ? [] : [id])))], 500)) {
         for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) found.set(n.id, nodeOf(n));
       }
-      return rows.map(([originNo, , resource_id, mode, id]) => ({ origin_id: idOf.get(originNo) as string, resource_id, mode, resource: id === null ? null : (found.get(id) ?? null) }));
+      return rows.map(([originNo, resource_no, mode, id]) => {
+        const resource = id == null ? null : (found.get(id) ?? null);
+        if (resource !== null) memo.set(resource.id, resource_no);
+        return { origin_id: idOf.get(originNo) as string, resource_no, mode, resource };
+      });
     },
     async edgesOf(accesses) {
       const wanted = new Set(accesses.map(accessKey));
@@ -255,6 +283,17 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
       }
       return out;
     },
+    async resources(nos) {
+      const out = new Map<number, GraphNode>();
+      for (const c of chunks([...new Set(nos)], 500)) {
+        for (const n of await tx.selectFrom('access_nodes').select([...NODE_COLS, 'no']).where(tenantCheck('tenant_id', tenant)).where('no', 'in', c).execute()) {
+          const no = Number(n.no);
+          memo.set(n.id, no);
+          out.set(no, nodeOf(n));
+        }
+      }
+      return out;
+    },
     async children(ids) {
       const out: GraphNode[] = [];
       for (const c of chunks([...new Set(ids)], 500)) for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('parent_id', 'in', c).execute()) out.push(nodeOf(n));
@@ -270,9 +309,9 @@ export async function foldedGraphSource(store: Store, tx: Transaction<Database>,
 }
 
 /**
- * A GraphSource over arrays held in memory. `numbers`: each node's number, the order the stores
- * read edges in (by origin, resource and mode numbers; a resource's incoming edges by id); nodes
- * without one rank after those with one, by id, so a graph built by hand reads in id order.
+ * A GraphSource over arrays held in memory. `numbers`: node numbers, the order the stores read edges
+ * in (by origin, resource and mode numbers; a resource's incoming edges by id); nodes without one
+ * are numbered after the highest given, in id order, so a graph built by hand reads in id order.
  */
 export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly GraphEdge[], numbers: ReadonlyMap<string, number> = new Map()): GraphSource {
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -284,11 +323,14 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
     to.set(e.resource_id, [...(to.get(e.resource_id) ?? []), e]);
   }
   for (const n of nodes) if (n.parent_id) kids.set(n.parent_id, [...(kids.get(n.parent_id) ?? []), n]);
-  const uniq = (ids: readonly string[]) => [...new Set(ids)];
+  const no = new Map(numbers);
+  let top = [...no.values()].reduce((m, n) => Math.max(m, n), 0);
+  for (const id of [...new Set([...byId.keys(), ...edges.flatMap((e) => [e.origin_id, e.resource_id])])].sort()) if (!no.has(id)) no.set(id, ++top);
+  const idOfNo = new Map([...no].map(([id, n]) => [n, id]));
+  const numberOf = (id: string): number => no.get(id) as number;
+  const uniq = <T>(xs: readonly T[]) => [...new Set(xs)];
   const linking = (n: GraphNode | undefined): n is GraphNode => n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
-  // The stores' `order by` of those columns, column by column (ids: canonical lowercase UUIDs; a
-  // node's place: its number, then its id).
-  const rank = (id: string): Array<number | string> => [numbers.get(id) ?? Number.MAX_SAFE_INTEGER, id];
+  // The stores' `order by` of those columns, column by column (ids: canonical lowercase UUIDs).
   const byKey =
     <T>(key: (x: T) => Array<number | string>) =>
     (a: T, b: T): number => {
@@ -300,18 +342,25 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
     accessesFrom: async (ids, limit) =>
       uniq(ids)
         .flatMap((id) => from.get(id) ?? [])
-        .sort(byKey((e) => [...rank(e.origin_id), ...rank(e.resource_id), e.mode]))
+        .sort(byKey((e) => [numberOf(e.origin_id), numberOf(e.resource_id), e.mode]))
         .slice(0, limit)
         .map((e) => {
           const r = byId.get(e.resource_id);
-          return { origin_id: e.origin_id, resource_id: e.resource_id, mode: e.mode, resource: linking(r) ? r : null };
+          return { origin_id: e.origin_id, resource_no: numberOf(e.resource_id), mode: e.mode, resource: linking(r) ? r : null };
         }),
     edgesOf: async (accesses) => {
       const wanted = new Set(accesses.map(accessKey));
       return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
     },
-    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [...rank(e.resource_id), e.id])).slice(0, limit),
+    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [numberOf(e.resource_id), e.id])).slice(0, limit),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
+    resources: async (nos) =>
+      new Map(
+        uniq(nos).flatMap((n) => {
+          const r = byId.get(idOfNo.get(n) ?? '');
+          return r?.kind === 'resource' ? [[n, r] as const] : [];
+        }),
+      ),
     children: async (ids) => uniq(ids).flatMap((id) => kids.get(id) ?? []),
   };
 }

@@ -46,9 +46,15 @@ interface Statements {
   since: SqliteStatement;
   /** a tenant's linking resources, from the partial index, at most cap + 1 */
   load: SqliteStatement;
+  /** a node's number by tenant and id (the change log names nodes by id; numbers never change) */
+  numberOf: SqliteStatement;
 }
 
-type Nodes = Map<string, GraphNode>;
+/** A tenant's linking resources: by number (what a search walks) and, to apply changes, the number of each id. */
+interface Nodes {
+  byNo: Map<number, GraphNode>;
+  noOf: Map<string, number>;
+}
 
 interface State {
   /** seq and token of the last change applied (0 and null: none yet) */
@@ -70,7 +76,8 @@ function statementsOf(db: SqliteHandle): Statements {
       tokenAt: db.prepare('select token from access_linking_changes where seq = ?').pluck(),
       last: db.prepare('select seq, token from access_linking_changes order by seq desc limit 1').raw(true),
       since: db.prepare('select seq, token, tenant_id, linking, node_id, kind, name, class, parent_id from access_linking_changes where seq > ? order by seq').raw(true),
-      load: db.prepare(`select id, kind, name, class, parent_id from access_nodes indexed by access_nodes_linking_idx where tenant_id = ? and class in ('credential', 'config', 'code') limit ?`).raw(true),
+      load: db.prepare(`select no, id, kind, name, class, parent_id from access_nodes indexed by access_nodes_linking_idx where tenant_id = ? and class in ('credential', 'config', 'code') limit ?`).raw(true),
+      numberOf: db.prepare('select no from access_nodes where id = ? and tenant_id = ?').pluck(),
     };
     statements.set(db, s);
   }
@@ -100,9 +107,20 @@ function sync(state: State, s: Statements): void {
     const nodes = state.tenants.get(tenant);
     if (nodes === undefined || nodes === null) continue;
     const node = nodeOf(row.slice(4) as NodeRow);
-    const had = nodes.delete(node.id);
-    if (linking === 1) nodes.set(node.id, node);
-    state.size += (linking === 1 ? 1 : 0) - (had ? 1 : 0);
+    const had = nodes.noOf.get(node.id);
+    if (had !== undefined) {
+      nodes.noOf.delete(node.id);
+      nodes.byNo.delete(had);
+      state.size -= 1;
+    }
+    if (linking !== 1) continue;
+    // The node as it is now: a row it no longer matches (its id changed again, or it is gone) is
+    // followed by the row that says so, which this loop applies before the map is used.
+    const no = (had ?? s.numberOf.get(node.id, tenant)) as number | undefined;
+    if (no === undefined) continue;
+    nodes.noOf.set(node.id, no);
+    nodes.byNo.set(no, node);
+    state.size += 1;
   }
   // Grown past the cap: forget every tenant; each loads again on its next search (and one that
   // alone has more than the cap is then searched with the probe).
@@ -113,12 +131,12 @@ function sync(state: State, s: Statements): void {
 }
 
 /**
- * The linking resources of `tenant` by id, as the connection `db` reads them now (inside the
+ * The linking resources of `tenant` by node number, as the connection `db` reads them now (inside the
  * caller's transaction), or undefined when the map is off or the tenant has more than the cap:
  * then ask `access_nodes_linking_idx`. The map is the connection's and changes with its next
  * use: do not keep it past the statement it serves.
  */
-export function linkingNodes(db: SqliteHandle, tenant: string): ReadonlyMap<string, GraphNode> | undefined {
+export function linkingNodes(db: SqliteHandle, tenant: string): ReadonlyMap<number, GraphNode> | undefined {
   cap ??= linkingIdsFromEnv();
   if (cap === 0) return undefined;
   const s = statementsOf(db);
@@ -129,8 +147,8 @@ export function linkingNodes(db: SqliteHandle, tenant: string): ReadonlyMap<stri
     states.set(db, state);
   } else sync(state, s);
   const known = state.tenants.get(tenant);
-  if (known !== undefined) return known ?? undefined;
-  const rows = s.load.all(tenant, cap + 1) as NodeRow[];
+  if (known !== undefined) return known?.byNo;
+  const rows = s.load.all(tenant, cap + 1) as Array<[number, ...NodeRow]>;
   if (rows.length > cap) {
     state.tenants.set(tenant, null);
     return undefined;
@@ -140,8 +158,12 @@ export function linkingNodes(db: SqliteHandle, tenant: string): ReadonlyMap<stri
     state.tenants.clear();
     state.size = 0;
   }
-  const nodes: Nodes = new Map(rows.map((r) => [r[0], nodeOf(r)]));
+  const nodes: Nodes = { byNo: new Map(), noOf: new Map() };
+  for (const [no, ...row] of rows) {
+    nodes.byNo.set(no, nodeOf(row));
+    nodes.noOf.set(row[0], no);
+  }
   state.tenants.set(tenant, nodes);
-  state.size += nodes.size;
-  return nodes;
+  state.size += nodes.byNo.size;
+  return nodes.byNo;
 }

@@ -24,11 +24,14 @@ const isLinking = (c: Class): boolean => c !== 'data';
 
 type Fact = [id: string, cls: Class, name: string, parent: string | null];
 
-/** The linking resources as a search inside a transaction of `tenant` sees them (id, class, name; by id), or undefined. */
+/** The linking resources as a search inside a transaction of `tenant` sees them (id, class, name; sorted by id), or undefined. */
 function factsOf(store: Store, tx: Parameters<Parameters<Store['withTenant']>[1]>[0], tenant: string): Fact[] | undefined {
-  const m = linkingNodes(store.sqliteHandle?.(tx) as NonNullable<ReturnType<NonNullable<Store['sqliteHandle']>>>, tenant);
+  const db = store.sqliteHandle?.(tx) as NonNullable<ReturnType<NonNullable<Store['sqliteHandle']>>>;
+  const m = linkingNodes(db, tenant);
   if (m === undefined) return undefined;
-  for (const [id, n] of m) assert.equal(n.id, id);
+  // Keyed by each node's number, as the connection reads it now.
+  const numberOf = db.prepare('select no from access_nodes where id = ?').pluck();
+  for (const [no, n] of m) assert.equal(no, numberOf.get(n.id));
   return [...m.values()].map((n): Fact => [n.id, n.class as Class, n.name, n.parent_id]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
 
