@@ -152,19 +152,20 @@ async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string,
  * sort, from the index alone) and answers arrays, not objects. The hot loop of every path search.
  * Which resources link principals comes from the tenant's linking resources held in memory by
  * number (`linking`, linking-set.ts); without them (turned off, or a tenant past the cap) the
- * resource's row says so, read through `access_nodes_no_key`, and the row carries the resource's id
- * when it links (docs/accessmap.md "Queries").
+ * walk probes the linking resources' index by number (`access_nodes_linking_no`, migration 13) and
+ * answers the resource's id when it links (docs/accessmap.md "Queries").
  */
 function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly number[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<number, GraphNode> } {
   let s = accessStatements.get(db);
   if (s === undefined) {
     s = {
-      // CROSS JOIN keeps the key walk as the outer loop (SQLite never reorders it), and the
-      // unary + keeps the tenant a check on the node's row, not an index to start from.
+      // The key walk stays the outer loop of the LEFT JOIN; the linking resources' own index
+      // (migration 13) answers the probe, and the unary + keeps the tenant a check on the rows found.
       probe: db
         .prepare(
-          `select e.origin_no, e.resource_no, e.mode, case when n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')}) then n.id end
-           from access_edges e cross join access_nodes n on n.no = e.resource_no and +n.tenant_id = ?
+          `select e.origin_no, e.resource_no, e.mode, n.id
+           from access_edges e left join access_nodes n indexed by access_nodes_linking_no
+             on n.no = e.resource_no and n.class in (${LINKING_CLASSES.map((c) => `'${c}'`).join(', ')}) and +n.tenant_id = ?
            where e.origin_no in (select value from json_each(?))
            order by e.origin_no, e.resource_no, e.mode limit ?`,
         )

@@ -11,6 +11,7 @@ import { POSTGRES_MIGRATION_009_ACCESSMAP_LINKING } from './migrations/postgres-
 import { POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS } from './migrations/postgres-010-accessmap-numbers.js';
 import { POSTGRES_MIGRATION_011_ACCESSMAP_NUMBER_COVER } from './migrations/postgres-011-accessmap-number-cover.js';
 import { POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from './migrations/postgres-012-accessmap-drop-number-cover.js';
+import { POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/postgres-013-accessmap-linking-numbers.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -69,4 +70,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS,
   ...POSTGRES_MIGRATION_011_ACCESSMAP_NUMBER_COVER,
   ...POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER,
+  ...POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
 ];

@@ -11,6 +11,7 @@ import { SQLITE_MIGRATION_009_ACCESSMAP_LINKING } from './migrations/sqlite-009-
 import { SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS } from './migrations/sqlite-010-accessmap-numbers.js';
 import { SQLITE_MIGRATION_011_ACCESSMAP_NUMBER_COVER } from './migrations/sqlite-011-accessmap-number-cover.js';
 import { SQLITE_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from './migrations/sqlite-012-accessmap-drop-number-cover.js';
+import { SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/sqlite-013-accessmap-linking-numbers.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -62,4 +63,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS,
   ...SQLITE_MIGRATION_011_ACCESSMAP_NUMBER_COVER,
   ...SQLITE_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER,
+  ...SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
 ];

@@ -1,11 +1,12 @@
 /**
- * Takes a database migrated to 12 back to version 9 (11 added an index that 12 dropped), as it was before node numbers: for the
+ * Takes a database migrated to 13 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index), as it was before node numbers: for the
  * migration tests, which write data with today's code, step the schema back and migrate again.
  */
 import type { TestStore } from '../../helpers/stores.js';
 
 export async function undoMigration010(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
+  await q('drop index access_nodes_linking_no');
   if (backend === 'sqlite') {
     for (const t of ['agents', 'access_nodes']) for (const tr of ['number', 'number_given', 'number_fixed']) await q(`drop trigger ${t}_${tr}`);
     for (const i of ['agents_no_key', 'access_nodes_no_key', 'access_edges_key', 'access_edges_resource_idx']) await q(`drop index ${i}`);
