@@ -193,7 +193,8 @@ const accessStatements = new WeakMap<SqliteHandle, { probe: SqliteStatement; wal
  * connection (`store.sqliteHandle(tx)`): the accesses a search walks are then read with a
  * statement prepared once (see `sqliteAccessRows`). Edges are sought by node number (migration
  * 10); the numbers of the ids a search asks about are looked up once and remembered for the
- * length of the source (numbers never change), and the walk tells it those of the resources it meets.
+ * length of the source (numbers never change); the walk adds those of the linking resources it
+ * meets, and `resources` those of the resources a search names.
  */
 export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?: SqliteHandle): GraphSource {
   const edges = tx.selectFrom('access_edges').where(tenantCheck('tenant_id', tenant));
