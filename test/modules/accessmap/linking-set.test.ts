@@ -51,7 +51,8 @@ type Op =
   | { op: 'other-connection'; node: number; cls: Class }
   | { op: 'other-connection-delete'; node: number }
   | { op: 'rename'; node: number; name: string }
-  | { op: 'other-connection-reparent'; node: number; parent: boolean };
+  | { op: 'other-connection-reparent'; node: number; parent: boolean }
+  | { op: 'other-connection-reid'; node: number };
 
 const arbitraryOp: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('create' as const), cls: fc.constantFrom(...CLASSES) }),
@@ -62,6 +63,7 @@ const arbitraryOp: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('other-connection-delete' as const), node: fc.nat() }),
   fc.record({ op: fc.constant('rename' as const), node: fc.nat(), name: fc.string({ minLength: 1, maxLength: 12 }) }),
   fc.record({ op: fc.constant('other-connection-reparent' as const), node: fc.nat(), parent: fc.boolean() }),
+  fc.record({ op: fc.constant('other-connection-reid' as const), node: fc.nat() }),
 );
 
 describe('sqlite: the in-memory linking set follows every write', () => {
@@ -138,6 +140,14 @@ describe('sqlite: the in-memory linking set follows every write', () => {
               await store.withTenant(tenant, (tx) => tx.insertInto('access_nodes').values(insertResource(tenant, next, o.then as Class)).execute());
               model.set(next, { cls: o.then, name: next });
             }
+          } else if (o.op === 'other-connection-reid') {
+            // A new id, the same node (and number): the set is keyed by number and must follow.
+            const id = pick(o.node);
+            if (id === undefined) continue;
+            const next = newId();
+            await h.admin.query('update access_nodes set id = ? where id = ?', [next, id]);
+            model.set(next, model.get(id) as { cls: Class; name: string });
+            model.delete(id);
           } else if (o.op === 'other-connection') {
             const id = pick(o.node);
             if (id === undefined) continue;
