@@ -17,8 +17,8 @@
  * it applied: when that row is gone or carries another token, it drops everything and loads again.
  *
  * Memory: at most `SERVICE_ACCESSMAP_LINKING_IDS` resources per connection (default 1,000,000;
- * about 250 bytes each with short names); a tenant with more is searched with the probe, and 0
- * turns the map off.
+ * about 630 bytes of V8 heap each with short names, the id's number included); a tenant with more
+ * is searched with the probe, and 0 turns the map off.
  */
 import type { SqliteHandle, SqliteStatement } from '../../store/store.js';
 import type { GraphNode } from './graph-source.js';
@@ -133,7 +133,7 @@ function sync(state: State, s: Statements): void {
 /**
  * The linking resources of `tenant` by node number, as the connection `db` reads them now (inside the
  * caller's transaction), or undefined when the map is off or the tenant has more than the cap:
- * then ask `access_nodes_linking_idx`. The map is the connection's and changes with its next
+ * then probe `access_nodes_linking_no` (migration 13). The map is the connection's and changes with its next
  * use: do not keep it past the statement it serves.
  */
 export function linkingNodes(db: SqliteHandle, tenant: string): ReadonlyMap<number, GraphNode> | undefined {
