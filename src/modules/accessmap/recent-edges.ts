@@ -19,6 +19,12 @@
  *   uses (`OBSERVE_SET`), so folding later gives the edges direct upserts would have given.
  * - An agent deleted while its observations wait is not brought back: the merge skips rows whose
  *   agent no longer exists (agent delete removes its edges from `access_edges` only).
+ * - The rows a merge writes meet access_edges' CHECKs, checked once, on the way in: `appendRecent`
+ *   refuses a row that any of them would refuse (`assertMergeable`), and the merge then runs with
+ *   CHECKs off (`ignore_check_constraints`), since SQLite's GLOB checks of the UUID and timestamp
+ *   columns cost about as much as the rest of the merge (docs/accessmap.md "Checked once").
+ *   Foreign keys, NOT NULL and STRICT types are still enforced by the merge, and `PRAGMA
+ *   integrity_check` verifies every CHECK of the table afterwards.
  */
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
@@ -74,6 +80,40 @@ export interface RecentRow {
   recorded_at: string;
 }
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// The CHECK's GLOB, digit for digit (sqlite-checks.ts); Date.parse is not asked: the CHECK does not ask it either.
+const TIMESTAMP_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$/;
+const ORIGIN_KINDS: readonly string[] = ['agent', 'session', 'identity'];
+const MODES: readonly string[] = ['r', 'rw'];
+const CONFIDENCES: readonly string[] = ['high', 'medium', 'low'];
+
+/**
+ * Throws unless `r` would pass every CHECK of `access_edges` (SQLite migration 5) once merged:
+ * canonical lowercase UUIDs, 9-digit UTC timestamps, the kinds, modes and confidences the table
+ * allows, a positive count, and node numbers. The merge skips those CHECKs, so this is where they
+ * hold. Callers validate their input first (edge-store.ts `assertStorable`, 400 to a client); a row
+ * refused here is a bug, and nothing of its batch is stored.
+ */
+export function assertMergeable(r: RecentRow): void {
+  const bad = (what: string): never => {
+    throw new Error(`accessmap recent level: refusing a row that access_edges' CHECKs would refuse (${what}: ${JSON.stringify((r as unknown as Record<string, unknown>)[what])})`);
+  };
+  if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
+  if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
+  if (!ORIGIN_KINDS.includes(r.origin_kind)) bad('origin_kind');
+  if (typeof r.origin_id !== 'string' || !UUID_RE.test(r.origin_id)) bad('origin_id');
+  if (typeof r.resource_id !== 'string' || !UUID_RE.test(r.resource_id)) bad('resource_id');
+  if (!Number.isSafeInteger(r.origin_no)) bad('origin_no');
+  if (!Number.isSafeInteger(r.resource_no)) bad('resource_no');
+  if (!MODES.includes(r.mode)) bad('mode');
+  if (!Number.isSafeInteger(r.observed_count) || r.observed_count < 1) bad('observed_count');
+  if (typeof r.first_seen !== 'string' || !TIMESTAMP_RE.test(r.first_seen)) bad('first_seen');
+  if (typeof r.last_seen !== 'string' || !TIMESTAMP_RE.test(r.last_seen)) bad('last_seen');
+  if (!CONFIDENCES.includes(r.confidence)) bad('confidence');
+  if (typeof r.signal_source !== 'string') bad('signal_source');
+  if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
+}
+
 const RECENT_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'] as const;
 
 // Rows per multi-row insert (14 × 200 parameters).
@@ -82,6 +122,8 @@ const MULTI = 200;
 interface Statements {
   one: ReturnType<SqliteHandle['prepare']>;
   many: ReturnType<SqliteHandle['prepare']>;
+  checksOff: ReturnType<SqliteHandle['prepare']>;
+  checksOn: ReturnType<SqliteHandle['prepare']>;
   waiting: ReturnType<SqliteHandle['prepare']>;
   oldest: ReturnType<SqliteHandle['prepare']>;
   merge: ReturnType<SqliteHandle['prepare']>;
@@ -118,6 +160,8 @@ function statements(db: SqliteHandle): Statements {
     s = {
       one: db.prepare(head + row),
       many: db.prepare(head + Array.from({ length: MULTI }, () => row).join(', ')),
+      checksOff: db.prepare('pragma ignore_check_constraints = 1'),
+      checksOn: db.prepare('pragma ignore_check_constraints = 0'),
       // seq is an INTEGER PRIMARY KEY and the level is only ever emptied whole or from its oldest
       // row up (a slice), so the waiting seqs are contiguous: two index lookups, not a count (one
       // subquery each: SQLite looks min or max up in the index only when it is a query's only aggregate).
@@ -134,8 +178,9 @@ function statements(db: SqliteHandle): Statements {
   return s;
 }
 
-/** Appends folded observations to the recent level, on the connection of the caller's transaction. */
+/** Appends folded observations to the recent level, on the connection of the caller's transaction; throws, appending nothing, if one is not {@link assertMergeable}. */
 export function appendRecent(db: SqliteHandle, rows: readonly RecentRow[]): void {
+  for (const r of rows) assertMergeable(r);
   const s = statements(db);
   const params: unknown[] = [];
   let i = 0;
@@ -150,6 +195,22 @@ export function appendRecent(db: SqliteHandle, rows: readonly RecentRow[]): void
   for (; i < rows.length; i++) {
     const r = rows[i] as RecentRow;
     s.one.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
+  }
+}
+
+/**
+ * Runs a merge with CHECK constraints off on the connection, and on again afterwards whatever
+ * happens. Every row of the level passed {@link assertMergeable} on its way in. Changing the flag
+ * expires the connection's prepared statements (SQLite recompiles each on its next use, with the
+ * flag as it then is), so the merge statement runs without the CHECKs and every other
+ * statement with them.
+ */
+function withoutChecks(s: Statements, merge: () => void): void {
+  s.checksOff.run();
+  try {
+    merge();
+  } finally {
+    s.checksOn.run();
   }
 }
 
@@ -171,7 +232,7 @@ export function mergeRecent(db: SqliteHandle): number {
   // The store's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default) holds the index pages the
   // merge touches until its COMMIT writes each once; it is not raised here, so that number bounds
   // SQLite's memory at all times.
-  s.merge.run();
+  withoutChecks(s, () => s.merge.run());
   s.empty.run();
   return n;
 }
@@ -186,7 +247,7 @@ export function mergeSlice(db: SqliteHandle, rows: number): number {
   const first = (s.oldest.get() as { s: number | null }).s;
   if (first === null) return 0;
   const upTo = first + rows - 1;
-  s.mergeUpTo.run(upTo);
+  withoutChecks(s, () => s.mergeUpTo.run(upTo));
   return s.emptyUpTo.run(upTo).changes;
 }
 
