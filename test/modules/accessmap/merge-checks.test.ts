@@ -49,6 +49,15 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
 
   const integrity = async (): Promise<string[]> => (await h.admin.query<{ integrity_check: string }>('pragma integrity_check')).map((r) => r.integrity_check);
 
+  /** Writes one edge straight into access_edges through the store's own connection; `bad` breaks one CHECK. */
+  const directInsert = (tenant: string, bad: { first_seen?: string; confidence?: string }): Promise<void> =>
+    h.store.withTenant(tenant, async (tx) => {
+      const db = h.store.sqliteHandle?.(tx);
+      assert.ok(db);
+      db.prepare(`insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+        values (?, ?, 'identity', ?, ?, ?, ?, 'r', 1, ?, ?, ?, 's', ?, ?)`).run(newId(), tenant, newId(), 990_000 + Math.floor(Math.random() * 9_000), newId(), 999_000 + Math.floor(Math.random() * 900), bad.first_seen ?? AT, AT, bad.confidence ?? 'high', AT, AT);
+    });
+
   it('refuses, appending nothing, a batch with one row any CHECK would refuse', async () => {
     const tenant = await addTenant(h.store);
     assert.doesNotThrow(() => assertMergeable(goodRow(tenant)));
@@ -88,15 +97,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
     assert.ok(Number(merged[0]?.n) > 100, 'merged into access_edges');
     assert.deepEqual(await integrity(), ['ok']);
     // The writer connection checks again: a bad row written through it is refused.
-    await assert.rejects(
-      h.store.withTenant(tenant, async (tx) => {
-        const db = h.store.sqliteHandle?.(tx);
-        assert.ok(db);
-        db.prepare(`insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
-          values (?, ?, 'identity', ?, 999001, ?, 999002, 'r', 1, 'yesterday', ?, 'high', 's', ?, ?)`).run(newId(), tenant, newId(), newId(), AT, AT, AT);
-      }),
-      /CHECK constraint failed/,
-    );
+    await assert.rejects(directInsert(tenant, { first_seen: 'yesterday' }), /CHECK constraint failed/);
   });
 
   it('after a merge that fails, CHECKs are on again; a row put in the level around appendRecent is merged unchecked and integrity_check names it', async () => {
@@ -112,16 +113,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
       }),
       /FOREIGN KEY constraint failed/,
     );
-    await assert.rejects(
-      h.store.withTenant(tenant, async (tx) => {
-        const db = h.store.sqliteHandle?.(tx);
-        assert.ok(db);
-        db.prepare(`insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
-          values (?, ?, 'identity', ?, 999003, ?, 999004, 'r', 1, ?, ?, 'bold', 's', ?, ?)`).run(newId(), tenant, newId(), newId(), AT, AT, AT, AT);
-      }),
-      /CHECK constraint failed/,
-      'CHECKs are on again after the failed merge',
-    );
+    await assert.rejects(directInsert(tenant, { confidence: 'bold' }), /CHECK constraint failed/, 'CHECKs are on again after the failed merge');
     await h.admin.query('delete from access_edges_recent');
     assert.deepEqual(await integrity(), ['ok']);
     // Written by hand around appendRecent (the service never does): the merge does not check it.
