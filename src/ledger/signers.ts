@@ -15,6 +15,7 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
+  randomBytes,
   sign as cryptoSign,
   verify as cryptoVerify,
   type KeyObject,
@@ -169,11 +170,32 @@ export function createVerifier(alg: SignatureAlgorithm, publicKey: KeyObject): V
   };
 }
 
+/** The fixed DER prefix of an Ed25519 private key in PKCS#8 (RFC 8410 §7); the 32-byte seed follows it. */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * A fresh Ed25519 key from 32 random bytes (RFC 8032 §5.1.5: the private key is a random seed),
+ * made with createPrivateKey rather than generateKeyPairSync. Node 20 deadlocks when a garbage
+ * collection runs inside a JWK export of a generated key (sodiumSign exports one) and collects
+ * the generation job, whose destructor takes the same key's mutex the export holds: seen once in
+ * this suite (main thread in ExportJWKEdKey, then ~KeyGenJob, waiting on that mutex for good). A key
+ * made from bytes has no generation job.
+ */
+function generateEd25519(): { privateKey: KeyObject; publicKey: KeyObject } {
+  const der = Buffer.concat([ED25519_PKCS8_PREFIX, randomBytes(32)]);
+  try {
+    const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+    return { privateKey, publicKey: createPublicKey(privateKey) };
+  } finally {
+    der.fill(0);
+  }
+}
+
 /** A fresh key pair; RSA keys are 3072-bit (NIST SP 800-57 128-bit strength). */
 export function generateKey(alg: SignatureAlgorithm = DEFAULT_ALGORITHM, rsaBits = 3072): { privateKey: KeyObject; publicKey: KeyObject } {
   switch (alg) {
     case 'ed25519':
-      return generateKeyPairSync('ed25519');
+      return generateEd25519();
     case 'ecdsa-p256-sha256':
       return generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     case 'ecdsa-p384-sha384':

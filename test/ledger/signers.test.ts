@@ -137,3 +137,21 @@ test('private keys export as PKCS#8 PEM', () => {
   const pem = privateKeyPem(keys.get('ed25519')!.privateKey);
   assert.match(pem, /^-----BEGIN PRIVATE KEY-----\n/);
 });
+
+test('fresh Ed25519 keys: RFC 8410 PKCS#8 with a 32-byte seed, never repeated, signing the same through both engines', () => {
+  const prefix = Buffer.from('302e020100300506032b657004220420', 'hex');
+  const seeds = new Set<string>();
+  for (let i = 0; i < 64; i++) {
+    const { privateKey, publicKey } = generateKey('ed25519');
+    assert.equal(privateKey.asymmetricKeyType, 'ed25519');
+    const der = privateKey.export({ format: 'der', type: 'pkcs8' });
+    assert.equal(der.length, 48);
+    assert.deepEqual(der.subarray(0, 16), prefix);
+    seeds.add(der.subarray(16).toString('hex'));
+    // The public key is the one the seed derives (OpenSSL's), and the signer (libsodium when it loads) agrees with OpenSSL's verify.
+    assert.deepEqual(spkiDer(publicKey), spkiDer(createPublicKey(privateKey)));
+    const sig = createSigner('ed25519', privateKey).sign(msg);
+    assert.ok(cryptoVerify(null, msg, publicKey, sig));
+  }
+  assert.equal(seeds.size, 64, 'every seed is fresh');
+});
