@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync, sign as opensslSign, verify as opensslVerify } from 'node:crypto';
+import { sign as opensslSign, verify as opensslVerify } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import * as noble from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { ed25519Engine, parseCryptoEngine } from '../../src/ledger/ed25519-engine.js';
-import { createSigner, createVerifier, publicKeyBytes } from '../../src/ledger/signers.js';
+// Keys from generateKey (CSPRNG seed, createPrivateKey): generateKeyPairSync keys can deadlock Node 20 in sodiumSign's JWK export (signers.ts).
+import { createSigner, createVerifier, generateKey, publicKeyBytes } from '../../src/ledger/signers.js';
 
 noble.hashes.sha512 = sha512;
 
@@ -34,7 +35,7 @@ test('the default engine is libsodium on this platform (the prebuilt binary load
 test('libsodium signatures are byte-equal to OpenSSL signatures and verify with @noble/ed25519', () => {
   fc.assert(
     fc.property(fc.uint8Array({ minLength: 0, maxLength: 300 }), (msg) => {
-      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const { privateKey, publicKey } = generateKey('ed25519');
       const signer = createSigner('ed25519', privateKey);
       const data = Buffer.from(msg);
       const ours = signer.sign(data);
@@ -47,8 +48,8 @@ test('libsodium signatures are byte-equal to OpenSSL signatures and verify with 
 });
 
 test('the libsodium verifier agrees with OpenSSL on valid, altered and malformed signatures', () => {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const other = generateKeyPairSync('ed25519');
+  const { privateKey, publicKey } = generateKey('ed25519');
+  const other = generateKey('ed25519');
   const v = createVerifier('ed25519', publicKey);
   const msg = Buffer.from('svc.audit.event.v1 preimage stand-in');
   const sig = opensslSign(null, msg, privateKey);
@@ -85,7 +86,7 @@ test('SERVICE_CRYPTO_ENGINE: auto, libsodium and openssl are accepted; anything 
 });
 
 test('SERVICE_CRYPTO_ENGINE=openssl signs with node:crypto, and the signatures are the same bytes', () => {
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const { privateKey } = generateKey('ed25519');
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   const msg = Buffer.from('same bytes from either engine');
   const mod = fileURLToPath(new URL('../../src/ledger/signers.js', import.meta.url));
