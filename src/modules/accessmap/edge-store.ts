@@ -10,9 +10,9 @@ import { newId } from '../../core/agents/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
-import { capConfidence, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
+import { capConfidence, CONFIDENCES, MODES, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
-import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, waitingRows } from './recent-edges.js';
+import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, TIMESTAMP_RE, waitingRows } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -125,9 +125,6 @@ async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ 
   return items.map((_, i) => ({ origin: origin[i] as ResolvedNode, resource: resource[i] as ResolvedNode }));
 }
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
-const MODES: readonly string[] = ['r', 'rw'];
-const CONFIDENCES: readonly string[] = ['high', 'medium', 'low'];
 
 /**
  * Refuses what access_edges' CHECKs would refuse, before the batch is stored. On SQLite a batch
@@ -137,10 +134,10 @@ const CONFIDENCES: readonly string[] = ['high', 'medium', 'low'];
  */
 function assertStorable(o: Observation, at: string, i: number): void {
   const count = o.count ?? 1;
-  if (!TIMESTAMP.test(at) || Number.isNaN(Date.parse(at))) throw errors.badRequest(`observation ${i}: observed_at must be RFC 3339 UTC with 9 fractional digits`);
+  if (!TIMESTAMP_RE.test(at) || Number.isNaN(Date.parse(at))) throw errors.badRequest(`observation ${i}: observed_at must be RFC 3339 UTC with 9 fractional digits`);
   if (!Number.isSafeInteger(count) || count < 1) throw errors.badRequest(`observation ${i}: count must be a positive integer`);
-  if (!MODES.includes(o.mode)) throw errors.badRequest(`observation ${i}: mode must be r or rw`);
-  if (!CONFIDENCES.includes(o.confidence)) throw errors.badRequest(`observation ${i}: confidence must be high, medium or low`);
+  if (!(MODES as readonly string[]).includes(o.mode)) throw errors.badRequest(`observation ${i}: mode must be r or rw`);
+  if (!(CONFIDENCES as readonly string[]).includes(o.confidence)) throw errors.badRequest(`observation ${i}: confidence must be high, medium or low`);
 }
 
 /**

@@ -29,6 +29,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
+import { CONFIDENCES, MODES, ORIGIN_KINDS } from './model.js';
 
 /**
  * When a merge runs: once this many rows wait (`SERVICE_ACCESSMAP_MERGE_ROWS`, default 250,000).
@@ -81,11 +82,9 @@ export interface RecentRow {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-// The CHECK's GLOB, digit for digit (sqlite-checks.ts); Date.parse is not asked: the CHECK does not ask it either.
-const TIMESTAMP_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$/;
-const ORIGIN_KINDS: readonly string[] = ['agent', 'session', 'identity'];
-const MODES: readonly string[] = ['r', 'rw'];
-const CONFIDENCES: readonly string[] = ['high', 'medium', 'low'];
+/** A stored timestamp: the CHECK's GLOB digit for digit (sqlite-checks.ts); whether the date exists is the caller's question (edge-store.ts asks Date.parse). */
+export const TIMESTAMP_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$/;
+const isOneOf = (list: readonly string[], v: unknown): boolean => typeof v === 'string' && list.includes(v);
 
 /**
  * Throws unless `r` would pass every CHECK of `access_edges` (SQLite migration 5) once merged:
@@ -100,16 +99,16 @@ export function assertMergeable(r: RecentRow): void {
   };
   if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
   if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
-  if (!ORIGIN_KINDS.includes(r.origin_kind)) bad('origin_kind');
+  if (!isOneOf(ORIGIN_KINDS, r.origin_kind)) bad('origin_kind');
   if (typeof r.origin_id !== 'string' || !UUID_RE.test(r.origin_id)) bad('origin_id');
   if (typeof r.resource_id !== 'string' || !UUID_RE.test(r.resource_id)) bad('resource_id');
   if (!Number.isSafeInteger(r.origin_no)) bad('origin_no');
   if (!Number.isSafeInteger(r.resource_no)) bad('resource_no');
-  if (!MODES.includes(r.mode)) bad('mode');
+  if (!isOneOf(MODES, r.mode)) bad('mode');
   if (!Number.isSafeInteger(r.observed_count) || r.observed_count < 1) bad('observed_count');
   if (typeof r.first_seen !== 'string' || !TIMESTAMP_RE.test(r.first_seen)) bad('first_seen');
   if (typeof r.last_seen !== 'string' || !TIMESTAMP_RE.test(r.last_seen)) bad('last_seen');
-  if (!CONFIDENCES.includes(r.confidence)) bad('confidence');
+  if (!isOneOf(CONFIDENCES, r.confidence)) bad('confidence');
   if (typeof r.signal_source !== 'string') bad('signal_source');
   if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
 }
