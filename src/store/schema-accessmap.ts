@@ -7,6 +7,8 @@ type Count = ColumnType<number | string, number, number>;
 type NodeNo = ColumnType<number | string, number | undefined, never>;
 /** The node number of an edge's end: always written with the edge. */
 type EndNo = ColumnType<number | string, number, number>;
+/** An edge's place in store order (migration 14): the store assigns it; never written or updated. */
+type EdgeSeq = ColumnType<number | string, never, never>;
 
 /** `workspaces`: governed workspaces (spec "Governed workspace"). */
 export interface WorkspacesTable {
@@ -49,6 +51,8 @@ export interface AccessNodesTable {
 
 /** `access_edges`: one row per (origin, resource, mode); permitted and/or observed. */
 export interface AccessEdgesTable {
+  /** order of storing (migration 14): SQLite's rowid, a Postgres identity; what node-seeking pages walk */
+  seq: EdgeSeq;
   id: string;
   tenant_id: string;
   /** `agent`, `session` or `identity` */

@@ -29,3 +29,23 @@ export function pageOf<T extends { id: string }>(rows: T[], limit: number): { it
   const last = items[items.length - 1];
   return hasMore && last ? { items, has_more: true, cursor: encodeCursor(last.id) } : { items, has_more: false };
 }
+
+const SEQ_PREFIX = 's1.';
+
+/**
+ * Encodes the last `seq` of a page as an opaque cursor: pages that seek one node's access edges
+ * walk the order edges were stored in (migration 14), a counter that only grows, so an edge stored
+ * while a client pages sorts after every edge it has.
+ */
+export function encodeSeqCursor(lastSeq: number | string): string {
+  return Buffer.from(`${SEQ_PREFIX}${Number(lastSeq)}`, 'utf8').toString('base64url');
+}
+
+/** Decodes a `seq` cursor back to the last seq, or throws 400 `bad_request` (an id cursor of another page included). */
+export function decodeSeqCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const digits = text.startsWith(SEQ_PREFIX) ? text.slice(SEQ_PREFIX.length) : '';
+  const seq = /^(0|[1-9][0-9]{0,15})$/.test(digits) ? Number(digits) : NaN;
+  if (!Number.isSafeInteger(seq) || encodeSeqCursor(seq) !== cursor) throw errors.badRequest('invalid cursor');
+  return seq;
+}

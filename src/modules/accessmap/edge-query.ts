@@ -1,6 +1,9 @@
 /**
  * Reading the access graph: the `graph` page (edges under filters) and the `drift` page. Both
- * are keyset pages on the edge id (UUIDv7), so a page walk survives concurrent ingest.
+ * are keyset pages, so a page walk survives concurrent ingest: pages of the whole tenant walk the
+ * edge id (UUIDv7, `(tenant_id, id)`); pages filtered by origin or resource walk `seq`, the order
+ * edges were stored in (migration 14), which is the order of the resource index and grows with
+ * every edge stored (`pageOrder`).
  *
  * Drift (docs/accessmap.md "Drift"): `unexpected` = observed but no grant covers it (a grant in
  * `rw` covers an observed `r`); `unused` = granted but never observed in a covering mode (an
@@ -12,7 +15,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
+import { decodeCursor, decodeSeqCursor, encodeCursor, encodeSeqCursor } from '../../core/agents/cursor.js';
 import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks } from './node-store.js';
 import { numbersOf, tenantCheck } from './node-lookup.js';
@@ -47,6 +50,7 @@ export interface Page<T> {
 }
 
 type EdgeRow = {
+  seq: number | string;
   id: string;
   origin_kind: string;
   origin_id: string;
@@ -69,7 +73,7 @@ const USED = sql`exists (select 1 from access_edges o where o.origin_no = e.orig
 const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.origin_no = e.origin_no and s.observed_count > 0)`;
 const DRIFT_KIND = sql`case when e.observed_count > 0 and not ${COVERED} then 'unexpected' when e.permitted = 1 and not ${USED} then 'unused' end`;
 const DRIFT_CONF = sql`case when e.observed_count > 0 then e.confidence when ${ORIGIN_SEEN} then 'medium' else 'low' end`;
-const EDGE_COLUMNS = sql`e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at`;
+const EDGE_COLUMNS = sql`e.seq, e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at`;
 
 /** Node numbers of the origin and resource filters (migration 10); -1 for an id that names no node of the tenant, which matches nothing. */
 export interface FilterNumbers {
@@ -88,11 +92,24 @@ export async function filterNumbers(tx: Transaction<Database>, tenant: string, f
   return out;
 }
 
+/**
+ * The key a page walks: `seq` when it seeks a node's edges (an origin or resource filter), whose
+ * order the resource index holds with no more than the node number; else `id`, the tenant's own
+ * order through `(tenant_id, id)`. The cursor names which (a cursor of the other order is a 400).
+ */
+export type PageOrder = 'seq' | 'id';
+export const pageOrder = (n: FilterNumbers): PageOrder => (n.origin_no !== undefined || n.resource_no !== undefined ? 'seq' : 'id');
+
+/** `alias.<order key> > <cursor's key>`. */
+export function afterCursor(order: PageOrder, cursor: string, alias = 'e'): RawBuilder<unknown> {
+  return order === 'seq' ? sql`${sql.ref(`${alias}.seq`)} > ${decodeSeqCursor(cursor)}` : sql`${sql.ref(`${alias}.id`)} > ${decodeCursor(cursor)}`;
+}
+
 function conditions(tenant: string, f: EdgeFilter, n: FilterNumbers): RawBuilder<unknown>[] {
   // With a node filter the page seeks that node's edges by number and the tenant is checked on
   // the rows (tenantCheck); without one it walks the tenant's edges in id order.
   const where: RawBuilder<unknown>[] = [n.origin_no !== undefined || n.resource_no !== undefined ? tenantCheck('e.tenant_id', tenant) : sql`e.tenant_id = ${tenant}`];
-  if (f.cursor) where.push(sql`e.id > ${decodeCursor(f.cursor)}`);
+  if (f.cursor) where.push(afterCursor(pageOrder(n), f.cursor));
   if (f.mode) where.push(sql`e.mode = ${f.mode}`);
   if (f.origin_id) where.push(sql`e.origin_no = ${n.origin_no ?? -1}`, sql`e.origin_id = ${f.origin_id}`);
   if (f.origin_kind) where.push(sql`e.origin_kind = ${f.origin_kind}`);
@@ -103,9 +120,9 @@ function conditions(tenant: string, f: EdgeFilter, n: FilterNumbers): RawBuilder
 
 /**
  * `with … from <edges> e` for a page: an origin filter (without a resource filter) reads that
- * principal's edges through the key (origin first) and sorts them by id. Left to itself the
- * planner walks (tenant_id, id), which satisfies the order, and filters every edge of the tenant.
- * A materialized CTE keeps the plan on both backends.
+ * principal's edges through the key (origin first) and sorts them by seq. Left to itself the
+ * planner could walk the table in seq order and filter every edge. A materialized CTE keeps the
+ * plan on both backends.
  */
 export function edgeSource(tenant: string, f: { origin_no?: number; resource_no?: number }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
   return f.origin_no !== undefined && f.resource_no === undefined
@@ -150,11 +167,13 @@ export function toEdge(r: EdgeRow, names: Map<string, string> = new Map()): Acce
   };
 }
 
-function pageFrom<T extends { id: string }>(items: T[], limit: number): Page<T> {
+/** A page from `limit + 1` items and their rows (same positions): the cursor names the last row's key in `order`. */
+function pageFrom<T>(items: T[], rows: ReadonlyArray<{ id: string; seq: number | string }>, limit: number, order: PageOrder): Page<T> {
   const more = items.length > limit;
   const kept = more ? items.slice(0, limit) : items;
-  const last = kept[kept.length - 1];
-  return more && last ? { items: kept, has_more: true, cursor: encodeCursor(last.id) } : { items: kept, has_more: false };
+  const last = rows[kept.length - 1];
+  if (!more || last === undefined) return { items: kept, has_more: false };
+  return { items: kept, has_more: true, cursor: order === 'seq' ? encodeSeqCursor(last.seq) : encodeCursor(last.id) };
 }
 
 /** One page of the graph's edges under the filters; `confidence` is a floor and matches observed edges only. */
@@ -164,8 +183,9 @@ export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Pr
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
     if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
-    const res = await sql<EdgeRow>`${edgeSource(tenant, n)} where ${sql.join(where, sql` and `)} order by e.id limit ${f.limit + 1}`.execute(tx);
-    return pageFrom(await withNames(tx, tenant, res.rows), f.limit);
+    const order = pageOrder(n);
+    const res = await sql<EdgeRow>`${edgeSource(tenant, n)} where ${sql.join(where, sql` and `)} order by ${sql.ref(`e.${order}`)} limit ${f.limit + 1}`.execute(tx);
+    return pageFrom(await withNames(tx, tenant, res.rows), res.rows, f.limit, order);
   });
 }
 
@@ -178,16 +198,17 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
     await foldRecent(store, tx);
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
+    const order = pageOrder(n);
     const res = await sql<EdgeRow & { drift: DriftKind; drift_confidence: Confidence; origin_seen: number | boolean }>`
       select * from (
         ${edgeSource(tenant, n, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where ${sql.join(where, sql` and `)}
-      ) d where ${sql.join(outer, sql` and `)} order by d.id limit ${f.limit + 1}`.execute(tx);
+      ) d where ${sql.join(outer, sql` and `)} order by ${sql.ref(`d.${order}`)} limit ${f.limit + 1}`.execute(tx);
     const edges = await withNames(tx, tenant, res.rows);
     const items = edges.map((edge, i) => {
       const r = res.rows[i] as (typeof res.rows)[number];
       return { ...edge, drift: r.drift, drift_confidence: r.drift_confidence, basis: basisOf(edge, r.drift, r.drift_confidence) };
     });
-    return pageFrom(items, f.limit);
+    return pageFrom(items, res.rows, f.limit, order);
   });
 }
 

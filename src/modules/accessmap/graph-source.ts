@@ -267,11 +267,11 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
     },
     async edgesTo(ids, limit) {
       const out: GraphEdge[] = [];
-      // (resource_no, id) order: the resource index's own, so `limit` stops the walk.
+      // (resource_no, seq) order: the resource index's own (migration 14), so `limit` stops the walk.
       for (const c of chunks(await numbered(ids), 500)) {
         if (out.length >= limit) break;
         const nos = c.map(([no]) => no);
-        for (const r of await edges.select(EDGE_COLS).where('resource_no', 'in', nos).orderBy('resource_no').orderBy('id').limit(limit - out.length).execute()) out.push(edgeOf(r));
+        for (const r of await edges.select(EDGE_COLS).where('resource_no', 'in', nos).orderBy('resource_no').orderBy('seq').limit(limit - out.length).execute()) out.push(edgeOf(r));
       }
       return out;
     },
@@ -312,11 +312,14 @@ export async function foldedGraphSource(store: Store, tx: Transaction<Database>,
 
 /**
  * A GraphSource over arrays held in memory. `numbers`: node numbers, the order the stores read edges
- * in (by origin, resource and mode numbers; a resource's incoming edges by id); nodes without one
- * are numbered after the highest given, in id order, so a graph built by hand reads in id order.
+ * in (by origin, resource and mode numbers; a resource's incoming edges by resource number, then in
+ * the order `edges` lists them, which stands for the order they were stored in, `seq`); nodes
+ * without one are numbered after the highest given, in id order, so a graph built by hand reads in
+ * id order.
  */
 export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly GraphEdge[], numbers: ReadonlyMap<string, number> = new Map()): GraphSource {
   const byId = new Map(nodes.map((n) => [n.id, n]));
+  const stored = new Map(edges.map((e, i) => [e, i]));
   const from = new Map<string, GraphEdge[]>();
   const to = new Map<string, GraphEdge[]>();
   const kids = new Map<string, GraphNode[]>();
@@ -354,7 +357,7 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
       const wanted = new Set(accesses.map(accessKey));
       return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
     },
-    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [numberOf(e.resource_id), e.id])).slice(0, limit),
+    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [numberOf(e.resource_id), stored.get(e) as number])).slice(0, limit),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
     resources: async (nos) =>
       new Map(

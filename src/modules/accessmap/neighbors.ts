@@ -1,12 +1,12 @@
 /**
  * Neighbours of one node: its access edges (a principal's outgoing, a resource's incoming), paged
- * by edge id, plus on the first page its structural links (an agent's sessions, a session's agent,
+ * in the order the edges were stored (`seq`, migration 14: the resource index's own order), plus on the first page its structural links (an agent's sessions, a session's agent,
  * a credential's identity, an identity's credentials).
  */
 import { sql } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import type { Store } from '../../store/store.js';
-import { decodeCursor, encodeCursor } from '../../core/agents/cursor.js';
+import { decodeSeqCursor, encodeSeqCursor } from '../../core/agents/cursor.js';
 import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';
@@ -52,18 +52,18 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
   const inc = q.direction !== 'outgoing';
   return store.withTenant(tenant, async (tx) => {
     await foldRecent(store, tx);
-    // One keyset query per side (each reads its own index) merged by id: an OR across the two
-    // columns would make the database scan the tenant's edges in id order.
-    const after = q.cursor ? sql` and e.id > ${decodeCursor(q.cursor)}` : sql``;
+    // One keyset query per side (each reads its own index) merged by seq: an OR across the two
+    // columns would make the database scan the tenant's edges.
+    const after = q.cursor ? sql` and e.seq > ${decodeSeqCursor(q.cursor)}` : sql``;
     // By the node's number (migration 10): the key for its outgoing edges, the resource index for
     // its incoming ones; the tenant and the id are checked on the rows found.
     const no = (await numbersOf(tx, tenant, [node.id])).get(node.id) ?? -1;
     const side = (end: 'origin' | 'resource') =>
-      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [`${end}_no`]: no })} where ${tenantCheck('e.tenant_id', tenant)} and e.${sql.raw(end)}_no = ${no} and e.${sql.raw(end)}_id = ${node.id}${after} order by e.id limit ${q.limit + 1}`.execute(tx);
+      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [`${end}_no`]: no })} where ${tenantCheck('e.tenant_id', tenant)} and e.${sql.raw(end)}_no = ${no} and e.${sql.raw(end)}_id = ${node.id}${after} order by e.seq limit ${q.limit + 1}`.execute(tx);
     const parts = [...(out ? [await side('origin')] : []), ...(inc ? [await side('resource')] : [])];
     const merged = new Map<string, Parameters<typeof toEdge>[0]>();
     for (const p of parts) for (const r of p.rows) merged.set(r.id, r);
-    const res = { rows: [...merged.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, q.limit + 1) };
+    const res = { rows: [...merged.values()].sort((a, b) => Number(a.seq) - Number(b.seq)).slice(0, q.limit + 1) };
     const ids = [...new Set(res.rows.flatMap((r) => [r.origin_id, r.resource_id]))];
     const names = new Map<string, string>();
     if (ids.length > 0) {
@@ -97,7 +97,7 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
         if (p) links.push({ relation: node.kind === 'session' ? 'runs' : 'authenticates_as', direction: node.kind === 'session' ? 'incoming' : 'outgoing', node: p });
       }
     }
-    const last = items[items.length - 1];
-    return { node, links, items, has_more: more, ...(more && last ? { cursor: encodeCursor(last.id) } : {}) };
+    const last = res.rows[items.length - 1];
+    return { node, links, items, has_more: more, ...(more && last ? { cursor: encodeSeqCursor(last.seq) } : {}) };
   });
 }

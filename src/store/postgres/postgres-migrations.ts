@@ -12,6 +12,7 @@ import { POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS } from './migrations/postgres-
 import { POSTGRES_MIGRATION_011_ACCESSMAP_NUMBER_COVER } from './migrations/postgres-011-accessmap-number-cover.js';
 import { POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from './migrations/postgres-012-accessmap-drop-number-cover.js';
 import { POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/postgres-013-accessmap-linking-numbers.js';
+import { POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from './migrations/postgres-014-accessmap-edge-seq.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -71,4 +72,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_011_ACCESSMAP_NUMBER_COVER,
   ...POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER,
   ...POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
+  ...POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ,
 ];

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createAgent, listAgents } from '../../../src/core/agents/agent-service.js';
 import { ingestObservations } from '../../../src/modules/accessmap/edge-store.js';
-import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
+import { listDrift, listEdges } from '../../../src/modules/accessmap/edge-query.js';
+import { neighbors } from '../../../src/modules/accessmap/neighbors.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 
@@ -29,12 +30,22 @@ async function walk(read: (cursor?: string) => Promise<{ items: { id: string }[]
   throw new Error('the walk did not end');
 }
 
-function checkWalk(served: string[], present: string[]): void {
+/** `order`: the order a full read gives afterwards (node-seeking pages walk the order edges were stored in, not ids); id order when left out. */
+function checkWalk(served: string[], present: string[], order?: string[]): void {
   assert.equal(new Set(served).size, served.length, 'no item is served twice');
-  assert.deepEqual([...served].sort(), served, 'served in id order');
+  if (order === undefined) assert.deepEqual([...served].sort(), served, 'served in id order');
+  else assert.deepEqual(served, order.filter((id) => served.includes(id)), 'served in the order a full read gives');
   const seen = new Set(served);
   for (const id of present) assert.ok(seen.has(id), `item ${id} present for the whole walk was skipped`);
 }
+
+/** `n` new identities reading the resource `shared`, and the first `again` of them reading it once more (an upsert of an existing edge). */
+let readerSeq = 0;
+const observeShared = (h: TestStore, tenant: string, n: number, again: number) =>
+  ingestObservations(h.store, tenant, [
+    ...Array.from({ length: n }, () => ({ origin: { kind: 'identity' as const, ref: `reader-${readerSeq++}` }, resource: { ref: 'shared' }, mode: 'r' as const, confidence: 'high' as const, signal_source: 'test' })),
+    ...Array.from({ length: again }, (_, i) => ({ origin: { kind: 'identity' as const, ref: `reader-${i}` }, resource: { ref: 'shared' }, mode: 'r' as const, confidence: 'low' as const, signal_source: 'again' })),
+  ]);
 
 for (const b of await testStores()) {
   describe(`${b.backend}: cursors under concurrent inserts (fast-check)`, { skip: b.skip }, () => {
@@ -62,6 +73,27 @@ for (const b of await testStores()) {
       );
     });
 
+    it('pages that seek one node (resource filter, drift, neighbours both ways) never skip or repeat an edge while edges are inserted and updated concurrently', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 7 }), fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 8 }), async (initial, limit, inserts) => {
+          const tenant = await addTenant(h.store);
+          readerSeq = 0;
+          await observeShared(h, tenant, initial, 0);
+          const resource = (await listEdges(h.store, tenant, { limit: 1 })).items[0]?.resource_id as string;
+          const full = async () => (await listEdges(h.store, tenant, { resource_id: resource, limit: 1000 })).items.map((e) => e.id);
+          const present = await full();
+          const insert = (round: number) => observeShared(h, tenant, inserts[round] ?? 0, Math.min(readerSeq, 3));
+          const byFilter = await walk((cursor) => listEdges(h.store, tenant, { resource_id: resource, limit, cursor }), insert);
+          checkWalk(byFilter, present, await full());
+          const drift = await walk((cursor) => listDrift(h.store, tenant, { resource_id: resource, limit, cursor }), insert);
+          checkWalk(drift, present, await full());
+          const nb = await walk((cursor) => neighbors(h.store, tenant, { id: resource, direction: 'both', limit, cursor }), insert);
+          checkWalk(nb, present, await full());
+        }),
+        { numRuns: 10 },
+      );
+    });
+
     it('agent pages never skip or repeat an agent while agents are created concurrently', async () => {
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 6 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 5 }), async (initial, limit, inserts) => {
@@ -84,6 +116,19 @@ for (const b of await testStores()) {
       const tenant = await addTenant(h.store);
       await assert.rejects(listEdges(h.store, tenant, { limit: 5, cursor: 'not-a-cursor' }), { code: 'bad_request' });
       await assert.rejects(listAgents(h.store, tenant, { limit: 5, cursor: Buffer.from('k1.zzz').toString('base64url') }), { code: 'bad_request' });
+      // A cursor of the other order (a node-seeking page walks seq, a tenant page walks ids) is refused too.
+      readerSeq = 0;
+      await observeShared(h, tenant, 4, 0);
+      const tenantPage = await listEdges(h.store, tenant, { limit: 1 });
+      const resource = tenantPage.items[0]?.resource_id as string;
+      const nodePage = await listEdges(h.store, tenant, { resource_id: resource, limit: 1 });
+      assert.ok(tenantPage.cursor && nodePage.cursor);
+      await assert.rejects(listEdges(h.store, tenant, { resource_id: resource, limit: 1, cursor: tenantPage.cursor }), { code: 'bad_request' });
+      await assert.rejects(neighbors(h.store, tenant, { id: resource, direction: 'both', limit: 1, cursor: tenantPage.cursor }), { code: 'bad_request' });
+      await assert.rejects(listEdges(h.store, tenant, { limit: 1, cursor: nodePage.cursor }), { code: 'bad_request' });
+      for (const bad of ['s1.-1', 's1.01', 's1.1e3', 's1.99999999999999999', 's1.']) {
+        await assert.rejects(listEdges(h.store, tenant, { resource_id: resource, limit: 1, cursor: Buffer.from(bad).toString('base64url') }), { code: 'bad_request' }, bad);
+      }
     });
   });
 }
