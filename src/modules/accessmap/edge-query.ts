@@ -97,11 +97,11 @@ export async function filterNumbers(tx: Transaction<Database>, tenant: string, f
  * order the resource index holds with no more than the node number; else `id`, the tenant's own
  * order through `(tenant_id, id)`. The cursor names which (a cursor of the other order is a 400).
  */
-export type PageOrder = 'seq' | 'id';
-export const pageOrder = (n: FilterNumbers): PageOrder => (n.origin_no !== undefined || n.resource_no !== undefined ? 'seq' : 'id');
+type PageOrder = 'seq' | 'id';
+const pageOrder = (n: FilterNumbers): PageOrder => (n.origin_no !== undefined || n.resource_no !== undefined ? 'seq' : 'id');
 
 /** `alias.<order key> > <cursor's key>`. */
-export function afterCursor(order: PageOrder, cursor: string, alias = 'e'): RawBuilder<unknown> {
+function afterCursor(order: PageOrder, cursor: string, alias = 'e'): RawBuilder<unknown> {
   return order === 'seq' ? sql`${sql.ref(`${alias}.seq`)} > ${decodeSeqCursor(cursor)}` : sql`${sql.ref(`${alias}.id`)} > ${decodeCursor(cursor)}`;
 }
 
