@@ -3,40 +3,20 @@
  * migration tests, which write data with today's code, step the schema back and migrate again.
  */
 import type { TestStore } from '../../helpers/stores.js';
-import { ts, uuid } from '../../../src/store/sqlite/sqlite-checks.js';
 
 /** Takes a database migrated to 14 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
 export async function undoMigration014(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   if (backend === 'sqlite') {
     const columns = 'id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at, origin_no, resource_no';
-    // Migration 5's table with migration 10's two columns, as version 13 had it.
-    await q(`create table access_edges_v13 (
-      id text not null check (${uuid('id')}),
-      tenant_id text not null references tenants (id) check (${uuid('tenant_id')}),
-      origin_kind text not null check (origin_kind in ('agent', 'session', 'identity')),
-      origin_id text not null check (${uuid('origin_id')}),
-      resource_id text not null check (${uuid('resource_id')}),
-      mode text not null check (mode in ('r', 'rw')),
-      permitted integer not null default 0 check (permitted in (0, 1)),
-      grant_source text not null default '',
-      observed_count integer not null default 0 check (observed_count >= 0),
-      first_seen text check (first_seen is null or ${ts('first_seen')}),
-      last_seen text check (last_seen is null or ${ts('last_seen')}),
-      confidence text not null default '' check (confidence in ('', 'high', 'medium', 'low')),
-      signal_source text not null default '',
-      created_at text not null check (${ts('created_at')}),
-      updated_at text not null check (${ts('updated_at')}),
-      origin_no integer,
-      resource_no integer,
-      check (permitted = 1 or observed_count > 0),
-      primary key (tenant_id, id)
-    ) strict`);
-    // Rows in reverse id order, so that rowid order is not id order: migration 14 must number by id.
-    await q(`insert into access_edges_v13 (${columns}) select ${columns} from access_edges order by id desc`);
+    // Version 13's columns and indexes, without `seq`; its CHECKs are left out (migration 14
+    // builds its table with its own and copies the rows into it). Rows in reverse id order, so
+    // that rowid order is not id order: migration 14 must number by id.
+    await q(`create table access_edges_v13 as select ${columns} from access_edges order by id desc`);
     await q('drop table access_edges');
     await q('alter table access_edges_v13 rename to access_edges');
     await q("delete from sqlite_sequence where name = 'access_edges'");
+    await q('create unique index access_edges_pk on access_edges (tenant_id, id)');
     await q('create unique index access_edges_key on access_edges (origin_no, resource_no, mode)');
     await q('create index access_edges_resource_idx on access_edges (resource_no, id)');
   } else {
