@@ -100,16 +100,17 @@ export async function filterNumbers(tx: Transaction<Database>, tenant: string, f
 type PageOrder = 'seq' | 'id';
 const pageOrder = (n: FilterNumbers): PageOrder => (n.origin_no !== undefined || n.resource_no !== undefined ? 'seq' : 'id');
 
-/** `alias.<order key> > <cursor's key>`. */
-function afterCursor(order: PageOrder, cursor: string, alias = 'e'): RawBuilder<unknown> {
-  return order === 'seq' ? sql`${sql.ref(`${alias}.seq`)} > ${decodeSeqCursor(cursor)}` : sql`${sql.ref(`${alias}.id`)} > ${decodeCursor(cursor)}`;
+/** `e.<order key> > <the cursor's key>`; 400 for a cursor of the other order. */
+function afterCursor(order: PageOrder, cursor: string): RawBuilder<unknown> {
+  return order === 'seq' ? sql`e.seq > ${decodeSeqCursor(cursor)}` : sql`e.id > ${decodeCursor(cursor)}`;
 }
 
 function conditions(tenant: string, f: EdgeFilter, n: FilterNumbers): RawBuilder<unknown>[] {
   // With a node filter the page seeks that node's edges by number and the tenant is checked on
   // the rows (tenantCheck); without one it walks the tenant's edges in id order.
-  const where: RawBuilder<unknown>[] = [n.origin_no !== undefined || n.resource_no !== undefined ? tenantCheck('e.tenant_id', tenant) : sql`e.tenant_id = ${tenant}`];
-  if (f.cursor) where.push(afterCursor(pageOrder(n), f.cursor));
+  const order = pageOrder(n);
+  const where: RawBuilder<unknown>[] = [order === 'seq' ? tenantCheck('e.tenant_id', tenant) : sql`e.tenant_id = ${tenant}`];
+  if (f.cursor) where.push(afterCursor(order, f.cursor));
   if (f.mode) where.push(sql`e.mode = ${f.mode}`);
   if (f.origin_id) where.push(sql`e.origin_no = ${n.origin_no ?? -1}`, sql`e.origin_id = ${f.origin_id}`);
   if (f.origin_kind) where.push(sql`e.origin_kind = ${f.origin_kind}`);

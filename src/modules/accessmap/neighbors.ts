@@ -1,6 +1,7 @@
 /**
  * Neighbours of one node: its access edges (a principal's outgoing, a resource's incoming), paged
- * in the order the edges were stored (`seq`, migration 14: the resource index's own order), plus on the first page its structural links (an agent's sessions, a session's agent,
+ * in the order the edges were stored (`seq`, migration 14: the resource index's own order), plus
+ * on the first page its structural links (an agent's sessions, a session's agent,
  * a credential's identity, an identity's credentials).
  */
 import { sql } from 'kysely';
