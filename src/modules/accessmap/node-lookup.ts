@@ -12,7 +12,8 @@ import { chunks } from './chunks.js';
 
 type Tx = Transaction<Database>;
 
-const LOOKUPS = {
+/** The SQLite statements, by name (exported for the migration tests, which read their query plans). */
+export const LOOKUPS = {
   nodesById: 'select n.id, n.kind, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
   nodesByRef: 'select n.id, n.ref, n.no from access_nodes n where n.tenant_id = ? and n.kind = ? and n.ref in (select value from json_each(?))',
   agentsById: 'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?))',

@@ -13,6 +13,7 @@ import { SQLITE_MIGRATION_011_ACCESSMAP_NUMBER_COVER } from './migrations/sqlite
 import { SQLITE_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from './migrations/sqlite-012-accessmap-drop-number-cover.js';
 import { SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/sqlite-013-accessmap-linking-numbers.js';
 import { SQLITE_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from './migrations/sqlite-014-accessmap-edge-seq.js';
+import { SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/sqlite-015-accessmap-node-lookup-cover.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -66,4 +67,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER,
   ...SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
   ...SQLITE_MIGRATION_014_ACCESSMAP_EDGE_SEQ,
+  ...SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER,
 ];
