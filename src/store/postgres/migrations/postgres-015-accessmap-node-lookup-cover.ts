@@ -5,7 +5,9 @@ import type { Migration } from '../../migrations.js';
 /**
  * As on SQLite (see that file): the `(tenant_id, id)` indexes of `access_nodes` and `agents`
  * include what the write paths' lookups read (kind and number, number), so a lookup can be an
- * index-only scan instead of a heap fetch per node.
+ * index-only scan instead of a heap fetch per node. Measured at 1,000,000 edges it changes no
+ * figure on PostgreSQL, where a batch's lookups are a few statements of 500 ids and writing the
+ * table and its WAL bounds ingest; it is here so both backends keep the same indexes.
  */
 export const POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER: readonly Migration[] = [
   {
