@@ -10,7 +10,7 @@ import { newId } from '../../core/agents/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
-import { capConfidence, CONFIDENCES, MODES, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
+import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
 import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, TIMESTAMP_RE, waitingRows } from './recent-edges.js';
 
@@ -114,6 +114,10 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
 /** Resolves origin and resource specs of a batch to ids and numbers (origins grouped by kind). */
 async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: ResolvedNode; resource: ResolvedNode }>> {
   const db = store.sqliteHandle?.(tx);
+  // A kind outside the model would match none of the passes below and leave its origin unresolved.
+  items.forEach((it, i) => {
+    if (!(ORIGIN_KINDS as readonly string[]).includes(it.origin.kind)) throw errors.badRequest(`origin ${i}: kind must be agent, session or identity`);
+  });
   const origin: ResolvedNode[] = new Array(items.length);
   for (const kind of ['agent', 'session', 'identity'] as const) {
     const idx = items.map((it, i) => (it.origin.kind === kind ? i : -1)).filter((i) => i >= 0);
