@@ -49,14 +49,16 @@ expect('BEGIN IMMEDIATE on the store waits for the worker and fails while the ed
 const deferred = attempt(() => {
   store.exec('begin deferred');
   store.prepare('update main.access_node_counter set last = last where 0').run();
-  store.prepare('insert into access_edges_recent values (1)').run();
 });
 expect('BEGIN DEFERRED + a no-op write to svc.db succeeds beside the merge', deferred === 'ok', deferred);
-const seen = store.prepare('select count(*) as n from access_edges').get().n;
-expect('the store reads the edge file as last committed (the merge is not visible yet)', seen === 0, `${seen} rows`);
+// Checked before the transaction writes anything real: the no-op write alone must hold svc.db's lock.
 const contender = attempt(() => other.exec('begin immediate'));
 if (other.inTransaction) other.exec('rollback');
-expect('svc.db is write-locked by that transaction (another connection is refused)', contender === 'SQLITE_BUSY', contender);
+expect('the no-op write alone write-locks svc.db (another connection is refused)', contender === 'SQLITE_BUSY', contender);
+const append = attempt(() => store.prepare('insert into access_edges_recent values (1)').run());
+expect('the transaction appends to svc.db while the edge file stays locked by the worker', append === 'ok', append);
+const seen = store.prepare('select count(*) as n from access_edges').get().n;
+expect('the store reads the edge file as last committed (the merge is not visible yet)', seen === 0, `${seen} rows`);
 if (store.inTransaction) store.exec('commit');
 worker.exec('commit');
 const after = store.prepare('select count(*) as n from access_edges').get().n;
