@@ -73,7 +73,7 @@ export interface SqliteHandle {
 
 /** A prepared statement of {@link SqliteHandle} (better-sqlite3's); `raw(true)` makes it answer rows as arrays. */
 export interface SqliteStatement {
-  run(...params: unknown[]): { changes: number };
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   raw(on?: boolean): SqliteStatement;

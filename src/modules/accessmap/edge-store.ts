@@ -12,7 +12,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
-import { appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, TIMESTAMP_RE, waitingRows } from './recent-edges.js';
+import { appendGrants, appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, TIMESTAMP_RE, waitingRows, writeGrants, type GrantRow } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -201,13 +201,15 @@ export async function ingestObservations(store: Store, tenant: string, observati
   });
 }
 
-/** Marks accesses as permitted (grants); an existing observed edge keeps its observations. */
+/**
+ * Marks accesses as permitted (grants); an existing observed edge keeps its observations. SQLite:
+ * with rows waiting in the recent level the grants wait behind them (a fold applies both in commit
+ * order, so a grant costs no merge); with none they are written straight into access_edges.
+ */
 export async function upsertGrants(store: Store, tenant: string, grants: GrantInput[]): Promise<{ edges: number }> {
   if (grants.length === 0) return { edges: 0 };
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    // Observations waiting in the recent level come first, as they were committed first.
-    await foldRecent(store, tx);
     const ends = await resolveEnds(store, tx, tenant, grants);
     const now = nowTimestamp();
     const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; origin_no: number; resource_id: string; resource_no: number; mode: Mode; source: string }>();
@@ -215,6 +217,13 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
       const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
       folded.set(`${e.origin.no}|${e.resource.no}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: g.mode, source: g.source });
     });
+    const db = store.sqliteHandle?.(tx);
+    if (db !== undefined) {
+      const rows: GrantRow[] = [...folded.values()].map((g) => ({ id: newId(), tenant_id: tenant, ...g, recorded_at: now }));
+      if (waitingRows(db) === 0) writeGrants(db, rows);
+      else appendGrants(db, rows);
+      return { edges: rows.length };
+    }
     const rows = [...folded.values()].map((g) => ({
       id: newId(),
       tenant_id: tenant,

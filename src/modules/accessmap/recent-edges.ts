@@ -17,8 +17,12 @@
  *   (`foldRecent`), so nothing committed is ever invisible; on an empty level that is one lookup.
  * - Same answers: the merge applies the rows in commit order with the very upsert a direct write
  *   uses (`OBSERVE_SET`), so folding later gives the edges direct upserts would have given.
- * - An agent deleted while its observations wait is not brought back: the merge skips rows whose
- *   agent no longer exists (agent delete removes its edges from `access_edges` only).
+ * - Grants wait in the level too (migration 16): a grant committed while rows wait is appended as
+ *   a row of its own, its seq listed in `access_edges_recent_ops`, and a fold applies observations
+ *   and grants in seq order, the observations between two grants with the one merge statement.
+ * - An agent deleted while its observations wait is not brought back: deleting an agent folds the
+ *   level first (agent-service.ts), then removes its edges, so the merge never meets a row of an
+ *   agent that is gone and tests none against `agents`.
  * - The rows a merge writes meet access_edges' CHECKs, checked once, on the way in: `appendRecent`
  *   refuses a row that any of them would refuse (`assertMergeable`), and the merge then runs with
  *   CHECKs off (`ignore_check_constraints`), since SQLite's GLOB checks of the UUID and timestamp
@@ -81,6 +85,20 @@ export interface RecentRow {
   recorded_at: string;
 }
 
+/** One grant of a batch (one row per access), as the recent level keeps it until a fold applies it. */
+export interface GrantRow {
+  id: string;
+  tenant_id: string;
+  origin_kind: string;
+  origin_id: string;
+  origin_no: number;
+  resource_id: string;
+  resource_no: number;
+  mode: string;
+  source: string;
+  recorded_at: string;
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A stored timestamp: the CHECK's GLOB digit for digit (sqlite-checks.ts); whether the date exists is the caller's question (edge-store.ts asks Date.parse). */
 export const TIMESTAMP_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$/;
@@ -113,6 +131,23 @@ export function assertMergeable(r: RecentRow): void {
   if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
 }
 
+/** As {@link assertMergeable}, for a grant: the row a fold would insert has no observations, so no seen-range or confidence. */
+export function assertGrantable(r: GrantRow): void {
+  const bad = (what: string): never => {
+    throw new Error(`accessmap recent level: refusing a grant that access_edges' CHECKs would refuse (${what}: ${JSON.stringify((r as unknown as Record<string, unknown>)[what])})`);
+  };
+  if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
+  if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
+  if (!isOneOf(ORIGIN_KINDS, r.origin_kind)) bad('origin_kind');
+  if (typeof r.origin_id !== 'string' || !UUID_RE.test(r.origin_id)) bad('origin_id');
+  if (typeof r.resource_id !== 'string' || !UUID_RE.test(r.resource_id)) bad('resource_id');
+  if (!Number.isSafeInteger(r.origin_no)) bad('origin_no');
+  if (!Number.isSafeInteger(r.resource_no)) bad('resource_no');
+  if (!isOneOf(MODES, r.mode)) bad('mode');
+  if (typeof r.source !== 'string') bad('source');
+  if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
+}
+
 const RECENT_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'] as const;
 
 // Rows per multi-row insert (14 × 200 parameters).
@@ -125,28 +160,34 @@ interface Statements {
   checksOn: ReturnType<SqliteHandle['prepare']>;
   waiting: ReturnType<SqliteHandle['prepare']>;
   oldest: ReturnType<SqliteHandle['prepare']>;
+  newest: ReturnType<SqliteHandle['prepare']>;
   merge: ReturnType<SqliteHandle['prepare']>;
-  mergeUpTo: ReturnType<SqliteHandle['prepare']>;
+  opMark: ReturnType<SqliteHandle['prepare']>;
+  opsIn: ReturnType<SqliteHandle['prepare']>;
+  grant: ReturnType<SqliteHandle['prepare']>;
   empty: ReturnType<SqliteHandle['prepare']>;
+  emptyOps: ReturnType<SqliteHandle['prepare']>;
   emptyUpTo: ReturnType<SqliteHandle['prepare']>;
+  emptyOpsUpTo: ReturnType<SqliteHandle['prepare']>;
 }
 
 const prepared = new WeakMap<SqliteHandle, Statements>();
 
 /**
- * The fold of waiting rows into access_edges, all of them or (with `upTo` = 'r.seq <= ? and') the
- * oldest up to a seq. Commit order (seq): later rows meet earlier ones exactly as sequential upserts
- * would. Key order (commit order within a key) folded 8-15% faster, since it walks the key index
+ * The fold of the waiting observations with seqs from one bound to another into access_edges (the
+ * grants among them are applied between two such folds, `foldRange`). Commit order (seq): later
+ * rows meet earlier ones exactly as sequential upserts would. Key order (commit order within a key) folded 8-15% faster, since it walks the key index
  * once from end to end, but at 10M edges path searches afterwards were slower (reachability p95
  * 115-137 ms in three runs against 62 and 102 ms after commit-order merges), and that read has a
- * target. The WHERE keeps the upsert's ON from parsing as a join constraint
- * (sqlite.org/lang_upsert.html).
+ * target. The WHERE (a range of the rowid) also keeps the upsert's ON from parsing as a join
+ * constraint (sqlite.org/lang_upsert.html). No row is tested against `agents`: an agent's delete
+ * folds the level before it removes the agent's edges (migration 16).
  */
-function mergeSql(upTo: string): string {
+function mergeSql(): string {
   return `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
      select r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, 0, '', r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at, r.recorded_at
      from access_edges_recent r
-     where ${upTo} (r.origin_kind <> 'agent' or exists (select 1 from agents a where a.id = r.origin_id and a.tenant_id = r.tenant_id))
+     where r.seq between ? and ?
      order by r.seq
      on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
 }
@@ -166,11 +207,20 @@ function statements(db: SqliteHandle): Statements {
       // subquery each: SQLite looks min or max up in the index only when it is a query's only aggregate).
       waiting: db.prepare('select coalesce((select max(seq) from access_edges_recent) - (select min(seq) from access_edges_recent) + 1, 0) as n'),
       oldest: db.prepare('select min(seq) as s from access_edges_recent'),
-      merge: db.prepare(mergeSql('')),
-      mergeUpTo: db.prepare(mergeSql('r.seq <= ? and')),
+      newest: db.prepare('select max(seq) as s from access_edges_recent'),
+      merge: db.prepare(mergeSql()),
+      opMark: db.prepare('insert into access_edges_recent_ops (seq, op) values (?, ?)'),
+      opsIn: db.prepare(`select o.seq, o.op, r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.signal_source, r.recorded_at
+        from access_edges_recent_ops o join access_edges_recent r on r.seq = o.seq where o.seq between ? and ? order by o.seq`),
+      // A grant marks the access permitted and names its source; an edge it creates has no observations.
+      grant: db.prepare(`insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+        values (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0, null, null, '', ?, ?, ?)
+        on conflict (origin_no, resource_no, mode) do update set permitted = 1, grant_source = excluded.grant_source, updated_at = excluded.updated_at`),
       // Without a WHERE, SQLite empties the table by dropping its pages (the truncate optimization).
       empty: db.prepare('delete from access_edges_recent'),
+      emptyOps: db.prepare('delete from access_edges_recent_ops'),
       emptyUpTo: db.prepare('delete from access_edges_recent where seq <= ?'),
+      emptyOpsUpTo: db.prepare('delete from access_edges_recent_ops where seq <= ?'),
     };
     prepared.set(db, s);
   }
@@ -197,9 +247,52 @@ export function appendRecent(db: SqliteHandle, rows: readonly RecentRow[]): void
   }
 }
 
+/** Applies one grant to access_edges now; `r` passed {@link assertGrantable}. */
+function applyGrant(s: Statements, r: GrantRow): void {
+  s.grant.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.source, r.source, r.recorded_at, r.recorded_at);
+}
+
+/** Writes grants straight into access_edges, on the connection of the caller's transaction (nothing waits in the level); throws, writing nothing, if one is not {@link assertGrantable}. */
+export function writeGrants(db: SqliteHandle, rows: readonly GrantRow[]): void {
+  for (const r of rows) assertGrantable(r);
+  const s = statements(db);
+  for (const r of rows) applyGrant(s, r);
+}
+
+/**
+ * Appends grants to the recent level behind what waits there, on the connection of the caller's
+ * transaction: each a row of the level (its source in `signal_source`) whose seq
+ * `access_edges_recent_ops` marks as a grant. A fold applies it in seq order. Throws, appending
+ * nothing, if one is not {@link assertGrantable}.
+ */
+export function appendGrants(db: SqliteHandle, rows: readonly GrantRow[]): void {
+  for (const r of rows) assertGrantable(r);
+  const s = statements(db);
+  for (const r of rows) {
+    const { lastInsertRowid } = s.one.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, 0, '', '', '', r.source, r.recorded_at);
+    s.opMark.run(lastInsertRowid, 'grant');
+  }
+}
+
+/**
+ * Folds the waiting rows with seqs from `lo` to `hi` into access_edges, in seq order: the
+ * observations between two grants with one merge statement each, each grant after the rows before
+ * it. With no grant waiting (the usual case under ingest) that is the one merge statement.
+ */
+function foldRange(s: Statements, lo: number, hi: number): void {
+  let from = lo;
+  for (const g of s.opsIn.all(lo, hi) as Array<GrantRow & { seq: number; op: string; signal_source: string }>) {
+    if (g.op !== 'grant') throw new Error(`accessmap recent level: unknown operation ${JSON.stringify(g.op)} at seq ${g.seq}`);
+    if (from < g.seq) s.merge.run(from, g.seq - 1);
+    applyGrant(s, { ...g, source: g.signal_source });
+    from = g.seq + 1;
+  }
+  if (from <= hi) s.merge.run(from, hi);
+}
+
 /**
  * Runs a merge with CHECK constraints off on the connection, and on again afterwards whatever
- * happens. Every row of the level passed {@link assertMergeable} on its way in. Changing the flag
+ * happens. Every row of the level passed {@link assertMergeable} (or, a grant, {@link assertGrantable}) on its way in. Changing the flag
  * expires the connection's prepared statements (SQLite recompiles each on its next use, with the
  * flag as it then is), so the merge statement runs without the CHECKs and every other
  * statement with them.
@@ -226,14 +319,16 @@ export function mergeDue(waiting: number): boolean {
 /** Folds every waiting row into `access_edges` and empties the level; inside the caller's transaction. Returns the rows folded. */
 export function mergeRecent(db: SqliteHandle): number {
   const s = statements(db);
-  const n = waitingRows(db);
-  if (n === 0) return 0;
+  const first = (s.oldest.get() as { s: number | null }).s;
+  if (first === null) return 0;
+  const last = (s.newest.get() as { s: number }).s;
   // The store's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default) holds the index pages the
   // merge touches until its COMMIT writes each once; it is not raised here, so that number bounds
   // SQLite's memory at all times.
-  withoutChecks(s, () => s.merge.run());
+  withoutChecks(s, () => foldRange(s, first, last));
   s.empty.run();
-  return n;
+  s.emptyOps.run();
+  return last - first + 1;
 }
 
 /**
@@ -246,7 +341,8 @@ export function mergeSlice(db: SqliteHandle, rows: number): number {
   const first = (s.oldest.get() as { s: number | null }).s;
   if (first === null) return 0;
   const upTo = first + rows - 1;
-  withoutChecks(s, () => s.mergeUpTo.run(upTo));
+  withoutChecks(s, () => foldRange(s, first, upTo));
+  s.emptyOpsUpTo.run(upTo);
   return s.emptyUpTo.run(upTo).changes;
 }
 
@@ -272,8 +368,8 @@ export function foldWhenIdle(store: Store, waiting: number): void {
 }
 
 /**
- * Makes every committed observation visible in `access_edges` for the rest of `tx`: the first
- * thing each read (and each grant or revoke) of edges does. A no-op on Postgres, which has no
+ * Makes every committed observation and grant visible in `access_edges` for the rest of `tx`: the
+ * first thing each read of edges does, and each revoke and agent delete. A no-op on Postgres, which has no
  * recent level, and one index lookup when nothing waits.
  */
 export async function foldRecent(store: Store, tx: Transaction<Database>): Promise<void> {

@@ -14,6 +14,7 @@ import { POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from './migrations
 import { POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/postgres-013-accessmap-linking-numbers.js';
 import { POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from './migrations/postgres-014-accessmap-edge-seq.js';
 import { POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/postgres-015-accessmap-node-lookup-cover.js';
+import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/postgres-016-accessmap-level-ops.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -75,4 +76,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
   ...POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ,
   ...POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER,
+  ...POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
 ];

@@ -14,6 +14,7 @@ import { SQLITE_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from './migrations/s
 import { SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/sqlite-013-accessmap-linking-numbers.js';
 import { SQLITE_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from './migrations/sqlite-014-accessmap-edge-seq.js';
 import { SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/sqlite-015-accessmap-node-lookup-cover.js';
+import { SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/sqlite-016-accessmap-level-ops.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -68,4 +69,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
   ...SQLITE_MIGRATION_014_ACCESSMAP_EDGE_SEQ,
   ...SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER,
+  ...SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
 ];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent } from '../../../src/core/agents/agent-service.js';
 import { ingestObservations, type Observation } from '../../../src/modules/accessmap/edge-store.js';
-import { appendRecent, assertMergeable, foldRecent, mergeRecent, waitingRows, type RecentRow } from '../../../src/modules/accessmap/recent-edges.js';
+import { appendGrants, appendRecent, assertGrantable, assertMergeable, foldRecent, mergeRecent, waitingRows, type GrantRow, type RecentRow } from '../../../src/modules/accessmap/recent-edges.js';
 import { newId } from '../../../src/core/agents/ids.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
@@ -37,6 +37,16 @@ const BAD: Array<[string, Partial<Record<keyof RecentRow, unknown>>]> = [
   ['origin number missing', { origin_no: null }],
   ['resource number a string', { resource_no: '2' }],
   ['signal source not text', { signal_source: 7 }],
+];
+
+function goodGrant(tenant: string): GrantRow {
+  return { id: newId(), tenant_id: tenant, origin_kind: 'identity', origin_id: newId(), origin_no: 1, resource_id: newId(), resource_no: 2, mode: 'r', source: 'iam', recorded_at: AT };
+}
+
+/** The changes of {@link BAD} that a grant row has fields for. */
+const BAD_GRANT: Array<[string, Partial<Record<keyof GrantRow, unknown>>]> = [
+  ...BAD.filter(([, change]) => Object.keys(change).every((k) => k in goodGrant('00000000-0000-7000-8000-000000000000'))),
+  ['source not text', { source: null }],
 ];
 
 describe('sqlite: access_edges CHECKs are checked on the way into the recent level, once', () => {
@@ -68,6 +78,22 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
         const before = waitingRows(db);
         const rows = [goodRow(tenant), { ...goodRow(tenant), ...change } as RecentRow, goodRow(tenant)];
         assert.throws(() => appendRecent(db, rows), /refusing a row that access_edges' CHECKs would refuse/, what);
+        assert.equal(waitingRows(db), before, `${what}: nothing of the batch appended`);
+      });
+    }
+  });
+
+  it('refuses, appending nothing, a batch of grants with one row any CHECK would refuse', async () => {
+    const tenant = await addTenant(h.store);
+    assert.doesNotThrow(() => assertGrantable(goodGrant(tenant)));
+    assert.equal(BAD_GRANT.length, 11, 'ids, kinds, numbers, mode, timestamp and source are all tried');
+    for (const [what, change] of BAD_GRANT) {
+      await h.store.withTenant(tenant, async (tx) => {
+        const db = h.store.sqliteHandle?.(tx);
+        assert.ok(db);
+        const before = waitingRows(db);
+        const rows = [goodGrant(tenant), { ...goodGrant(tenant), ...change } as GrantRow, goodGrant(tenant)];
+        assert.throws(() => appendGrants(db, rows), /refusing a grant that access_edges' CHECKs would refuse/, what);
         assert.equal(waitingRows(db), before, `${what}: nothing of the batch appended`);
       });
     }

@@ -33,10 +33,10 @@ for (const b of await testStores()) {
       const before15 = await listEdges(h.store, tenant, { limit: 1000 });
       assert.equal(before15.items.length, 24);
 
-      await undoMigration015(h);
+      await undoMigration015(h, b.backend);
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [15]);
+      assert.deepEqual((await store.migrate()).applied, [15, 16]);
 
       // The same accesses again, every node named by id: each must resolve to its edge (count 2), none to a new one.
       const again: Observation[] = before15.items.map((e) => ({ origin: { kind: 'agent', id: e.origin_id }, resource: { id: e.resource_id }, mode: 'r', confidence: 'high', signal_source: 'test', observed_at: AT }));

@@ -1,8 +1,9 @@
 /**
  * The recent level (src/modules/accessmap/recent-edges.ts) against a reference model: random
  * interleavings of observation batches (small ones go straight into access_edges, larger ones wait
- * in the recent level), grants, revokes, explicit merges and reads give exactly the edges that
- * applying every write in commit order to a map gives. On Postgres (no recent level) the same
+ * in the recent level), grants (straight in, or waiting behind waiting rows), revokes, agent
+ * deletes (and the agent made again), explicit merges, slices cut anywhere and reads give exactly
+ * the edges that applying every write in commit order to a map gives. On Postgres (no recent level) the same
  * property holds for the direct path. Plus: waiting observations survive a restart, and an agent
  * deleted while its observations wait does not come back.
  */
@@ -38,6 +39,7 @@ type Op =
   | { kind: 'observe'; keys: number[]; times: number[]; conf: Confidence[]; signal: string[]; count: number[] }
   | { kind: 'grant'; key: number; source: string }
   | { kind: 'revoke'; key: number }
+  | { kind: 'forget'; agent: 'agent-0' | 'agent-1' }
   | { kind: 'merge' }
   | { kind: 'slice'; rows: number }
   | { kind: 'read' };
@@ -60,6 +62,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: observeOp(90, 160), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('grant' as const), key: fc.integer({ min: 0, max: KEYS.length - 1 }), source: fc.constantFrom('iam', 'acl') }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('revoke' as const), key: fc.integer({ min: 0, max: KEYS.length - 1 }) }), weight: 1 },
+  // An agent deleted (its edges go with it) and made again under the same name, with a new id.
+  { arbitrary: fc.record({ kind: fc.constant('forget' as const), agent: fc.constantFrom('agent-0' as const, 'agent-1' as const) }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'merge' as const }), weight: 1 },
   // A fold of the oldest waiting rows only (what idle folding runs), cut anywhere.
   { arbitrary: fc.record({ kind: fc.constant('slice' as const), rows: fc.integer({ min: 1, max: 200 }) }), weight: 2 },
@@ -94,6 +98,8 @@ function applyModel(model: Map<string, ModelEdge>, o: Op): void {
       e.permitted = true;
       e.grant = o.source;
     } else model.set(key, { count: 0, first: null, last: null, confidence: '', signal: o.source, permitted: true, grant: o.source });
+  } else if (o.kind === 'forget') {
+    for (const key of [...model.keys()]) if (key.startsWith(`${o.agent}|`)) model.delete(key);
   } else if (o.kind === 'revoke') {
     const key = keyOf(o.key);
     const e = model.get(key);
@@ -166,6 +172,9 @@ for (const b of await testStores()) {
               const g = { origin: originOf(k.o, agents), resource: { ref: k.r }, mode: k.m };
               if (o.kind === 'grant') await upsertGrants(h.store, tenant, [{ ...g, source: o.source }]);
               else await revokeGrants(h.store, tenant, [g]);
+            } else if (o.kind === 'forget') {
+              await deleteAgent(h.store, tenant, agents.get(o.agent) as string);
+              agents.set(o.agent, (await createAgent(h.store, tenant, { name: o.agent })).id);
             } else if (o.kind === 'merge') {
               await h.store.withTenant(tenant, (tx) => foldRecent(h.store, tx));
             } else if (o.kind === 'slice') {
@@ -184,6 +193,40 @@ for (const b of await testStores()) {
     });
 
     // SQLite only: Postgres has no recent level.
+    if (b.backend === 'sqlite') it('a grant made while observations wait costs no merge: it waits behind them, and a read applies both in commit order', async () => {
+      const tenant = await addTenant(h.store);
+      const origin = { kind: 'identity' as const, ref: 'wait-ident' };
+      await ingestObservations(h.store, tenant, Array.from({ length: 100 }, (_, i) => ({ origin, resource: { ref: `wait-res-${i}` }, mode: 'r' as const, confidence: 'high' as const, signal_source: 'obs', observed_at: TIMES[0] as string })));
+      const level = async () => {
+        const [w] = await h.admin.query<{ n: number }>('select count(*) as n from access_edges_recent');
+        const [o] = await h.admin.query<{ n: number }>('select count(*) as n from access_edges_recent_ops');
+        const [e] = await h.admin.query<{ n: number }>('select count(*) as n from access_edges where tenant_id = ?', [tenant]);
+        return { waiting: Number(w?.n), ops: Number(o?.n), edges: Number(e?.n) };
+      };
+      const before = await level();
+      assert.equal(before.edges, 0, 'the batch waits');
+      await upsertGrants(h.store, tenant, [
+        { origin, resource: { ref: 'wait-res-0' }, mode: 'r', source: 'iam' },
+        { origin, resource: { ref: 'wait-new' }, mode: 'rw', source: 'acl' },
+      ]);
+      assert.deepEqual(await level(), { waiting: before.waiting + 2, ops: 2, edges: 0 }, 'the grants wait behind the observations; nothing merged');
+      // Then observations again: of a new access first, then of the one just granted. Applied in
+      // commit order, the granted access's edge is the grant's, minted before either of these.
+      await ingestObservations(h.store, tenant, [
+        { origin, resource: { ref: 'wait-later' }, mode: 'r', confidence: 'low', signal_source: 'obs2', observed_at: TIMES[1] as string },
+        ...Array.from({ length: 80 }, (_, i) => ({ origin, resource: { ref: i === 0 ? 'wait-new' : `wait-more-${i}` }, mode: i === 0 ? ('rw' as const) : ('r' as const), confidence: 'low' as const, signal_source: 'obs2', observed_at: TIMES[1] as string })),
+      ]);
+      const edges = new Map((await readAll(h, tenant)).map((e) => [`${e.resource_name}|${e.mode}`, e]));
+      assert.equal(edges.size, 181);
+      const both = edges.get('wait-res-0|r');
+      assert.deepEqual([both?.observed_count, both?.permitted, both?.grant_source, both?.signal_source], [1, true, 'iam', 'obs'], 'observed first, then granted: one edge with both');
+      const granted = edges.get('wait-new|rw');
+      assert.deepEqual([granted?.observed_count, granted?.permitted, granted?.grant_source, granted?.signal_source], [1, true, 'acl', 'obs2']);
+      assert.ok((both?.id as string) < (granted?.id as string), 'the observed edge keeps the id it was given first');
+      assert.ok((granted?.id as string) < (edges.get('wait-later|r')?.id as string), 'the granted edge was made by its grant, before the later observations');
+      assert.deepEqual(await level(), { waiting: 0, ops: 0, edges: 181 });
+    });
+
     if (b.backend === 'sqlite') it('with the writer idle, waiting observations fold themselves a slice at a time, no read needed', async () => {
       const tenant = await addTenant(h.store);
       const n = SLICE_ROWS * 2 + 250;

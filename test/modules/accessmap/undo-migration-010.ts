@@ -1,12 +1,19 @@
 /**
- * Takes a database migrated to 15 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes), as it was before node numbers: for the
+ * Takes a database migrated to 16 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes; 16 the recent level's operations), as it was before node numbers: for the
  * migration tests, which write data with today's code, step the schema back and migrate again.
  */
 import type { TestStore } from '../../helpers/stores.js';
 
-/** Takes a database migrated to 15 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
-export async function undoMigration015(h: TestStore): Promise<void> {
+/** Takes a database migrated to 16 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
+export async function undoMigration016(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
+  if (backend === 'sqlite') await h.admin.query('drop table access_edges_recent_ops');
+  await h.admin.query('delete from schema_migrations where version >= 16');
+}
+
+/** Takes a database migrated to 16 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
+export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
+  await undoMigration016(h, backend);
   await q('create index access_nodes_tenant_id_idx on access_nodes (tenant_id, id)');
   await q('drop index access_nodes_lookup');
   await q('create index agents_tenant_id_idx on agents (tenant_id, id)');
@@ -14,10 +21,10 @@ export async function undoMigration015(h: TestStore): Promise<void> {
   await q('delete from schema_migrations where version >= 15');
 }
 
-/** Takes a database migrated to 15 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
+/** Takes a database migrated to 16 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
 export async function undoMigration014(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
-  await undoMigration015(h);
+  await undoMigration015(h, backend);
   if (backend === 'sqlite') {
     const columns = 'id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at, origin_no, resource_no';
     // Version 13's columns and indexes, without `seq`; its CHECKs are left out (migration 14
