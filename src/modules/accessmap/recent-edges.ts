@@ -34,6 +34,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { CONFIDENCES, MODES, ORIGIN_KINDS } from './model.js';
+import { newId } from '../../core/agents/ids.js';
 
 /**
  * When a merge runs: once this many rows wait (`SERVICE_ACCESSMAP_MERGE_ROWS`, default 250,000).
@@ -165,6 +166,7 @@ interface Statements {
   opMark: ReturnType<SqliteHandle['prepare']>;
   opsIn: ReturnType<SqliteHandle['prepare']>;
   grant: ReturnType<SqliteHandle['prepare']>;
+  forget: ReturnType<SqliteHandle['prepare']>;
   empty: ReturnType<SqliteHandle['prepare']>;
   emptyOps: ReturnType<SqliteHandle['prepare']>;
   emptyUpTo: ReturnType<SqliteHandle['prepare']>;
@@ -216,6 +218,8 @@ function statements(db: SqliteHandle): Statements {
       grant: db.prepare(`insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
         values (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0, null, null, '', ?, ?, ?)
         on conflict (origin_no, resource_no, mode) do update set permitted = 1, grant_source = excluded.grant_source, updated_at = excluded.updated_at`),
+      // An agent deleted: its edges go, found by its number, which the key starts with.
+      forget: db.prepare('delete from access_edges where tenant_id = ? and origin_no = ?'),
       // Without a WHERE, SQLite empties the table by dropping its pages (the truncate optimization).
       empty: db.prepare('delete from access_edges_recent'),
       emptyOps: db.prepare('delete from access_edges_recent_ops'),
@@ -275,17 +279,38 @@ export function appendGrants(db: SqliteHandle, rows: readonly GrantRow[]): void 
 }
 
 /**
+ * Appends the delete of an agent's edges to the recent level behind what waits there (an agent
+ * deleted while its observations or grants wait), on the connection of the caller's transaction:
+ * a row of the level naming the agent and its number, whose seq `access_edges_recent_ops` marks
+ * `forget`. A fold removes the agent's edges after merging the rows before it; no row after it
+ * can name the agent (agent-service.ts deletes the agent in the same transaction).
+ */
+export function appendForget(db: SqliteHandle, tenant: string, agentId: string, agentNo: number, at: string): void {
+  if (!UUID_RE.test(tenant) || !UUID_RE.test(agentId) || !Number.isSafeInteger(agentNo) || !TIMESTAMP_RE.test(at)) {
+    throw new Error(`accessmap recent level: refusing to forget ${JSON.stringify({ tenant, agentId, agentNo, at })}`);
+  }
+  const s = statements(db);
+  const { lastInsertRowid } = s.one.run(newId(), tenant, 'agent', agentId, agentNo, '', null, '', 0, '', '', '', '', at);
+  s.opMark.run(lastInsertRowid, 'forget');
+}
+
+/** An operation waiting in the level, as {@link foldRange} reads it. */
+type WaitingOp = GrantRow & { seq: number; op: string; signal_source: string };
+
+/**
  * Folds the waiting rows with seqs from `lo` to `hi` into access_edges, in seq order: the
- * observations between two grants with one merge statement each, each grant after the rows before
- * it. With no grant waiting (the usual case under ingest) that is the one merge statement.
+ * observations between two operations (grants, agents forgotten) with one merge statement each,
+ * each operation after the rows before it. With no operation waiting (the usual case under
+ * ingest) that is the one merge statement.
  */
 function foldRange(s: Statements, lo: number, hi: number): void {
   let from = lo;
-  for (const g of s.opsIn.all(lo, hi) as Array<GrantRow & { seq: number; op: string; signal_source: string }>) {
-    if (g.op !== 'grant') throw new Error(`accessmap recent level: unknown operation ${JSON.stringify(g.op)} at seq ${g.seq}`);
-    if (from < g.seq) s.merge.run(from, g.seq - 1);
-    applyGrant(s, { ...g, source: g.signal_source });
-    from = g.seq + 1;
+  for (const o of s.opsIn.all(lo, hi) as WaitingOp[]) {
+    if (from < o.seq) s.merge.run(from, o.seq - 1);
+    if (o.op === 'grant') applyGrant(s, { ...o, source: o.signal_source });
+    else if (o.op === 'forget') s.forget.run(o.tenant_id, o.origin_no);
+    else throw new Error(`accessmap recent level: unknown operation ${JSON.stringify(o.op)} at seq ${o.seq}`);
+    from = o.seq + 1;
   }
   if (from <= hi) s.merge.run(from, hi);
 }

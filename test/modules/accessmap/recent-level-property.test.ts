@@ -287,7 +287,13 @@ for (const b of await testStores()) {
       const kept = await createAgent(h.store, tenant, { name: 'kept' });
       const batch = (id: string) => RESOURCES.flatMap((r) => MODES.flatMap((m) => Array.from({ length: 5 }, (_, i) => ({ origin: { kind: 'agent' as const, id }, resource: { ref: `${r}-${i}` }, mode: m, confidence: 'high' as const, signal_source: 'delete' }))));
       await ingestObservations(h.store, tenant, [...batch(gone.id), ...batch(kept.id)]);
-      await deleteAgent(h.store, tenant, gone.id);
+      if (b.backend === 'sqlite') {
+        const count = async (table: string) => Number((await h.admin.query<{ n: number }>(`select count(*) as n from ${table}`))[0]?.n);
+        const waiting = await count('access_edges_recent');
+        await deleteAgent(h.store, tenant, gone.id);
+        assert.equal(await count('access_edges_recent'), waiting + 1, 'the delete waits behind the rows: one row, no merge');
+        assert.deepEqual(await h.admin.query('select o.op from access_edges_recent_ops o join access_edges_recent r on r.seq = o.seq where r.origin_id = ?', [gone.id]), [{ op: 'forget' }]);
+      } else await deleteAgent(h.store, tenant, gone.id);
       const edges = await readAll(h, tenant);
       assert.equal(edges.filter((e) => e.origin_id === gone.id).length, 0);
       assert.equal(edges.filter((e) => e.origin_id === kept.id).length, batch(kept.id).length);

@@ -1,4 +1,4 @@
-/** Migration 16 (accessmap: grants wait in the recent level; merges stop testing each row's agent) for sqlite; mirror of the other backend's file with the same number. */
+/** Migration 16 (accessmap: grants and agent deletes wait in the recent level; merges stop testing each row's agent) for sqlite; mirror of the other backend's file with the same number. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
@@ -11,10 +11,12 @@ import type { Migration } from '../../migrations.js';
  *   `access_edges_recent_ops` says which seqs are such operations and what they do; a fold applies
  *   observations and operations in seq order, so the edges come out as if each had been written
  *   directly when it was committed.
- * - **An agent's delete folds the level first**, so a merge never meets a waiting row of an agent
- *   that no longer exists, and no longer tests every row against `agents` (until now rows of a
- *   deleted agent were left waiting and skipped by that test). Rows a version-15 database left
- *   waiting for agents deleted since are removed here, since the merge would no longer skip them.
+ * - **An agent's delete waits there too**, as an operation `forget` behind the agent's waiting
+ *   rows: a fold merges them and then removes the agent's edges, so a merge never meets a waiting
+ *   row of an agent that no longer exists and no longer tests every row against `agents` (until
+ *   now a delete removed the agent's merged edges at once and left its waiting rows for that test
+ *   to skip). Rows a version-15 database left waiting for agents deleted since are removed here,
+ *   since the merge would no longer skip them.
  */
 export const SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS: readonly Migration[] = [
   {
@@ -24,7 +26,7 @@ export const SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS: readonly Migration[] = [
       for (const s of [
         `create table access_edges_recent_ops (
           seq integer primary key,
-          op text not null check (op in ('grant'))
+          op text not null check (op in ('grant', 'forget'))
         ) strict`,
         `delete from access_edges_recent
           where origin_kind = 'agent'
