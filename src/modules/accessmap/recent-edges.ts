@@ -17,12 +17,13 @@
  *   (`foldRecent`), so nothing committed is ever invisible; on an empty level that is one lookup.
  * - Same answers: the merge applies the rows in commit order with the very upsert a direct write
  *   uses (`OBSERVE_SET`), so folding later gives the edges direct upserts would have given.
- * - Grants wait in the level too (migration 16): a grant committed while rows wait is appended as
- *   a row of its own, its seq listed in `access_edges_recent_ops`, and a fold applies observations
- *   and grants in seq order, the observations between two grants with the one merge statement.
- * - An agent deleted while its observations wait is not brought back: deleting an agent folds the
- *   level first (agent-service.ts), then removes its edges, so the merge never meets a row of an
- *   agent that is gone and tests none against `agents`.
+ * - Grants and agent deletes wait in the level too (migration 16): one committed while rows wait
+ *   is appended as a row of its own, its seq marked `grant` or `forget` in
+ *   `access_edges_recent_ops`, and a fold applies observations and operations in seq order, the
+ *   observations between two operations with the one merge statement.
+ * - An agent deleted while its observations wait is not brought back: its `forget` comes after
+ *   them in the level (agent-service.ts), and no row after it can name the agent, so the merge
+ *   never meets a row of an agent that is gone and tests none against `agents`.
  * - The rows a merge writes meet access_edges' CHECKs, checked once, on the way in: `appendRecent`
  *   refuses a row that any of them would refuse (`assertMergeable`), and the merge then runs with
  *   CHECKs off (`ignore_check_constraints`), since SQLite's GLOB checks of the UUID and timestamp
