@@ -106,6 +106,25 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const TIMESTAMP_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$/;
 const isOneOf = (list: readonly string[], v: unknown): boolean => typeof v === 'string' && list.includes(v);
 
+/** The fields an observation's row and a grant's share, held to access_edges' CHECKs; `what` names the row in the error. */
+type Refuse = (what: string) => never;
+function refuser(r: object, what: string): Refuse {
+  return (field) => {
+    throw new Error(`accessmap recent level: refusing ${what} that access_edges' CHECKs would refuse (${field}: ${JSON.stringify((r as Record<string, unknown>)[field])})`);
+  };
+}
+function assertEnds(r: RecentRow | GrantRow, bad: Refuse): void {
+  if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
+  if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
+  if (!isOneOf(ORIGIN_KINDS, r.origin_kind)) bad('origin_kind');
+  if (typeof r.origin_id !== 'string' || !UUID_RE.test(r.origin_id)) bad('origin_id');
+  if (typeof r.resource_id !== 'string' || !UUID_RE.test(r.resource_id)) bad('resource_id');
+  if (!Number.isSafeInteger(r.origin_no)) bad('origin_no');
+  if (!Number.isSafeInteger(r.resource_no)) bad('resource_no');
+  if (!isOneOf(MODES, r.mode)) bad('mode');
+  if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
+}
+
 /**
  * Throws unless `r` would pass every CHECK of `access_edges` (SQLite migration 5) once merged:
  * canonical lowercase UUIDs, 9-digit UTC timestamps, the kinds, modes and confidences the table
@@ -114,40 +133,20 @@ const isOneOf = (list: readonly string[], v: unknown): boolean => typeof v === '
  * refused here is a bug, and nothing of its batch is stored.
  */
 export function assertMergeable(r: RecentRow): void {
-  const bad = (what: string): never => {
-    throw new Error(`accessmap recent level: refusing a row that access_edges' CHECKs would refuse (${what}: ${JSON.stringify((r as unknown as Record<string, unknown>)[what])})`);
-  };
-  if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
-  if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
-  if (!isOneOf(ORIGIN_KINDS, r.origin_kind)) bad('origin_kind');
-  if (typeof r.origin_id !== 'string' || !UUID_RE.test(r.origin_id)) bad('origin_id');
-  if (typeof r.resource_id !== 'string' || !UUID_RE.test(r.resource_id)) bad('resource_id');
-  if (!Number.isSafeInteger(r.origin_no)) bad('origin_no');
-  if (!Number.isSafeInteger(r.resource_no)) bad('resource_no');
-  if (!isOneOf(MODES, r.mode)) bad('mode');
+  const bad = refuser(r, 'a row');
+  assertEnds(r, bad);
   if (!Number.isSafeInteger(r.observed_count) || r.observed_count < 1) bad('observed_count');
   if (typeof r.first_seen !== 'string' || !TIMESTAMP_RE.test(r.first_seen)) bad('first_seen');
   if (typeof r.last_seen !== 'string' || !TIMESTAMP_RE.test(r.last_seen)) bad('last_seen');
   if (!isOneOf(CONFIDENCES, r.confidence)) bad('confidence');
   if (typeof r.signal_source !== 'string') bad('signal_source');
-  if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
 }
 
 /** As {@link assertMergeable}, for a grant: the row a fold would insert has no observations, so no seen-range or confidence. */
 export function assertGrantable(r: GrantRow): void {
-  const bad = (what: string): never => {
-    throw new Error(`accessmap recent level: refusing a grant that access_edges' CHECKs would refuse (${what}: ${JSON.stringify((r as unknown as Record<string, unknown>)[what])})`);
-  };
-  if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
-  if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
-  if (!isOneOf(ORIGIN_KINDS, r.origin_kind)) bad('origin_kind');
-  if (typeof r.origin_id !== 'string' || !UUID_RE.test(r.origin_id)) bad('origin_id');
-  if (typeof r.resource_id !== 'string' || !UUID_RE.test(r.resource_id)) bad('resource_id');
-  if (!Number.isSafeInteger(r.origin_no)) bad('origin_no');
-  if (!Number.isSafeInteger(r.resource_no)) bad('resource_no');
-  if (!isOneOf(MODES, r.mode)) bad('mode');
+  const bad = refuser(r, 'a grant');
+  assertEnds(r, bad);
   if (typeof r.source !== 'string') bad('source');
-  if (typeof r.recorded_at !== 'string' || !TIMESTAMP_RE.test(r.recorded_at)) bad('recorded_at');
 }
 
 const RECENT_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'] as const;
@@ -178,13 +177,14 @@ const prepared = new WeakMap<SqliteHandle, Statements>();
 
 /**
  * The fold of the waiting observations with seqs from one bound to another into access_edges (the
- * grants among them are applied between two such folds, `foldRange`). Commit order (seq): later
- * rows meet earlier ones exactly as sequential upserts would. Key order (commit order within a key) folded 8-15% faster, since it walks the key index
- * once from end to end, but at 10M edges path searches afterwards were slower (reachability p95
- * 115-137 ms in three runs against 62 and 102 ms after commit-order merges), and that read has a
- * target. The WHERE (a range of the rowid) also keeps the upsert's ON from parsing as a join
- * constraint (sqlite.org/lang_upsert.html). No row is tested against `agents`: an agent's delete
- * folds the level before it removes the agent's edges (migration 16).
+ * operations among them are applied between two such folds, `foldRange`). Commit order (seq):
+ * later rows meet earlier ones exactly as sequential upserts would. Key order (commit order within
+ * a key) folded 8-15% faster, since it walks the key index once from end to end, but at 10M edges
+ * path searches afterwards were slower (reachability p95 115-137 ms in three runs against 62 and
+ * 102 ms after commit-order merges), and that read has a target. The WHERE (a range of the rowid)
+ * also keeps the upsert's ON from parsing as a join constraint (sqlite.org/lang_upsert.html). No
+ * row is tested against `agents`: an agent's delete comes after its rows in the level (a `forget`
+ * operation) or, with nothing waiting, removes its edges at once (migration 16).
  */
 function mergeSql(): string {
   return `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
@@ -318,8 +318,8 @@ function foldRange(s: Statements, lo: number, hi: number): void {
 
 /**
  * Runs a merge with CHECK constraints off on the connection, and on again afterwards whatever
- * happens. Every row of the level passed {@link assertMergeable} (or, a grant, {@link assertGrantable}) on its way in. Changing the flag
- * expires the connection's prepared statements (SQLite recompiles each on its next use, with the
+ * happens. Every row of the level passed {@link assertMergeable} (a grant {@link assertGrantable})
+ * on its way in. Changing the flag expires the connection's prepared statements (SQLite recompiles each on its next use, with the
  * flag as it then is), so the merge statement runs without the CHECKs and every other
  * statement with them.
  */
@@ -394,9 +394,9 @@ export function foldWhenIdle(store: Store, waiting: number): void {
 }
 
 /**
- * Makes every committed observation and grant visible in `access_edges` for the rest of `tx`: the
- * first thing each read of edges does, and each revoke and agent delete. A no-op on Postgres, which has no
- * recent level, and one index lookup when nothing waits.
+ * Makes every committed observation, grant and agent delete visible in `access_edges` for the rest
+ * of `tx`: the first thing each read of edges does, and each revoke. A no-op on Postgres, which has
+ * no recent level, and one index lookup when nothing waits.
  */
 export async function foldRecent(store: Store, tx: Transaction<Database>): Promise<void> {
   const db = store.sqliteHandle?.(tx);

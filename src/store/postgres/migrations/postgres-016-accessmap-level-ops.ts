@@ -2,9 +2,9 @@
 import type { Migration } from '../../migrations.js';
 
 /**
- * Nothing to do on PostgreSQL: it has no recent level (docs/accessmap.md "The recent level"),
- * grants, agent deletes and observations write `access_edges` directly. The version exists so both backends keep
- * one numbering.
+ * Nothing to do on PostgreSQL: it has no recent level (docs/accessmap.md "The recent level");
+ * grants, agent deletes and observations write `access_edges` directly. The version exists so
+ * both backends keep one numbering.
  */
 export const POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS: readonly Migration[] = [
   {
