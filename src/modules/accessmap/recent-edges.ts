@@ -69,8 +69,8 @@ export const OBSERVE_SET = {
   updated_at: 'excluded.updated_at',
 } as const;
 
-/** One folded observation of a batch, as the recent level keeps it. */
-export interface RecentRow {
+/** What every row of the recent level names: the edge it makes (id), its tenant, its two ends by id and number, the mode, when it was committed. */
+interface LevelRow {
   id: string;
   tenant_id: string;
   origin_kind: string;
@@ -79,26 +79,21 @@ export interface RecentRow {
   resource_id: string;
   resource_no: number;
   mode: string;
+  recorded_at: string;
+}
+
+/** One folded observation of a batch, as the recent level keeps it. */
+export interface RecentRow extends LevelRow {
   observed_count: number;
   first_seen: string;
   last_seen: string;
   confidence: string;
   signal_source: string;
-  recorded_at: string;
 }
 
 /** One grant of a batch (one row per access), as the recent level keeps it until a fold applies it. */
-export interface GrantRow {
-  id: string;
-  tenant_id: string;
-  origin_kind: string;
-  origin_id: string;
-  origin_no: number;
-  resource_id: string;
-  resource_no: number;
-  mode: string;
+export interface GrantRow extends LevelRow {
   source: string;
-  recorded_at: string;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -113,7 +108,7 @@ function refuser(r: object, what: string): Refuse {
     throw new Error(`accessmap recent level: refusing ${what} that access_edges' CHECKs would refuse (${field}: ${JSON.stringify((r as Record<string, unknown>)[field])})`);
   };
 }
-function assertEnds(r: RecentRow | GrantRow, bad: Refuse): void {
+function assertEnds(r: LevelRow, bad: Refuse): void {
   if (typeof r.id !== 'string' || !UUID_RE.test(r.id)) bad('id');
   if (typeof r.tenant_id !== 'string' || !UUID_RE.test(r.tenant_id)) bad('tenant_id');
   if (!isOneOf(ORIGIN_KINDS, r.origin_kind)) bad('origin_kind');
