@@ -15,6 +15,7 @@ import { POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from './migrations/p
 import { POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from './migrations/postgres-014-accessmap-edge-seq.js';
 import { POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/postgres-015-accessmap-node-lookup-cover.js';
 import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/postgres-016-accessmap-level-ops.js';
+import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/postgres-017-accessmap-level-seq.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -77,4 +78,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ,
   ...POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER,
   ...POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
+  ...POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
 ];

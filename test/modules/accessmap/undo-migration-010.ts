@@ -1,16 +1,36 @@
 /**
- * Takes a database migrated to 16 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes; 16 the recent level's operations), as it was before node numbers: for the
+ * Takes a database migrated to 17 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes; 16 the recent level's operations; 17 its seq that only grows), as it was before node numbers: for the
  * migration tests, which write data with today's code, step the schema back and migrate again.
  */
 import type { TestStore } from '../../helpers/stores.js';
 
-/** Takes a database migrated to 16 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
+/**
+ * Takes a database migrated to 17 back to version 16: the recent level's seq a plain rowid again
+ * (SQLite; nothing on Postgres). The waiting rows keep their seqs.
+ */
+export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
+  if (backend === 'sqlite') {
+    const q = (s: string) => h.admin.query(s);
+    await q(`create table access_edges_recent_v16 (
+      seq integer primary key, id text not null, tenant_id text not null, origin_kind text not null, origin_id text not null,
+      resource_id text not null, mode text not null, observed_count integer not null, first_seen text not null, last_seen text not null,
+      confidence text not null, signal_source text not null, recorded_at text not null, origin_no integer, resource_no integer) strict`);
+    await q('insert into access_edges_recent_v16 select seq, id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at, origin_no, resource_no from access_edges_recent');
+    await q('drop table access_edges_recent');
+    await q('alter table access_edges_recent_v16 rename to access_edges_recent');
+    await q("delete from sqlite_sequence where name = 'access_edges_recent'");
+  }
+  await h.admin.query('delete from schema_migrations where version >= 17');
+}
+
+/** Takes a database migrated to 17 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
 export async function undoMigration016(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
+  await undoMigration017(h, backend);
   if (backend === 'sqlite') await h.admin.query('drop table access_edges_recent_ops');
   await h.admin.query('delete from schema_migrations where version >= 16');
 }
 
-/** Takes a database migrated to 16 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
+/** Takes a database migrated to 17 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
 export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   await undoMigration016(h, backend);
@@ -21,7 +41,7 @@ export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgr
   await q('delete from schema_migrations where version >= 15');
 }
 
-/** Takes a database migrated to 16 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
+/** Takes a database migrated to 17 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
 export async function undoMigration014(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   await undoMigration015(h, backend);
