@@ -27,6 +27,7 @@ import { newId } from '../../src/core/agents/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
+import { EDGE_FILE_NAME } from '../../src/store/sqlite/edge-file.js';
 import { DEFAULT_SQLITE_CACHE_MIB, sqliteCacheMibFromEnv } from '../../src/store/sqlite/sqlite-cache.js';
 import { createTempDatabase, pgQuery, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';
 import { rawSqliteWriteRate, type RawTable } from '../lib/raw-sqlite.js';
@@ -204,11 +205,11 @@ export const scenario: Scenario = {
       await Promise.all(Array.from({ length: streams }, stream));
       // The rate counts folding the recent level into access_edges (docs/accessmap.md "Storage"): what
       // the first read would otherwise do, so every observation's whole write cost is inside it.
-      await store.withTenant(tenant, (tx) => foldRecent(store, tx));
+      await foldRecent(store);
       // So is copying the merges' pages from the WAL into the database file: the next write's
       // automatic checkpoint would do it (and the reads below would otherwise look every page up
       // in a WAL of millions of frames, which no steady state has).
-      if (backend === 'sqlite') checkpoint(join(ctx.tmpDir, SQLITE_FILE_NAME));
+      if (backend === 'sqlite') for (const f of [SQLITE_FILE_NAME, EDGE_FILE_NAME]) checkpoint(join(ctx.tmpDir, f));
       const ingestSeconds = (performance.now() - t0) / 1000;
       // Peak resident memory of the bench process by the end of ingest: SQLite's page cache
       // (cacheMib) is most of it at the larger sizes.

@@ -2,7 +2,7 @@
  * Commits one pushed batch exactly once (ingest.proto "Durability", "Idempotency").
  *
  * 1. One store transaction (tenant-bound, RLS on Postgres): existence checks, the access edges
- *    through accessmap's `ingestObservations` (run inside this transaction), findings and cost
+ *    through accessmap's `ingestInTransaction` (run inside this transaction), findings and cost
  *    samples, and the `ingest_batches` row keyed by (tenant, batch_id) with the chain's head seq.
  *    The primary key makes "seen" and "stored" one fact: a re-sent batch finds its row and adds
  *    nothing. Batches of all streams that queue up meanwhile share that transaction
@@ -20,7 +20,7 @@ import { canonicalMeta } from '../ledger/canonical-json.js';
 import { readHead, readRecords } from '../ledger/ledger-store.js';
 import { nowTimestamp } from '../ledger/time.js';
 import { uuid7 } from '../ledger/uuid7.js';
-import { ingestObservations, type Observation } from '../modules/accessmap/edge-store.js';
+import { afterIngestCommit, ingestInTransaction, type Observation } from '../modules/accessmap/edge-store.js';
 import { chunks } from '../modules/accessmap/node-store.js';
 import { agentsByExternalId, agentsById, nodesById } from '../modules/accessmap/node-lookup.js';
 import type { Services } from '../serve/services.js';
@@ -118,7 +118,13 @@ function groupsOf(store: Store): StoreGroups<Job, Stored> {
   let g = groupsByStore.get(store);
   if (!g) {
     g = new StoreGroups<Job, Stored>(
-      (tenant, jobs, notes) => (jobs.length === 0 && notes.size === 0 ? Promise.resolve([]) : store.withTenant(tenant, (tx) => storeGroup(store, tx, tenant, jobs, notes))),
+      async (tenant, jobs, notes) => {
+        if (jobs.length === 0 && notes.size === 0) return [];
+        const group = await store.withTenant(tenant, (tx) => storeGroup(store, tx, tenant, jobs, notes));
+        // Committed: the access map's recent level may ask for a merge before the acks go out.
+        await afterIngestCommit(store, group.waiting);
+        return group.stored;
+      },
       (job) => job.valid.edges.length + job.valid.findings.length + job.valid.costs.length,
     );
     groupsByStore.set(store, g);
@@ -137,12 +143,12 @@ async function readBatch(store: Store, tenant: string, batchId: string): Promise
 /**
  * The store half of a group in one transaction: the pending `ledger_seq` notes, the "seen?" check
  * of every batch (a seen batch writes nothing), then each new batch's existence checks and
- * rejections, the access edges of all new batches through accessmap's `ingestObservations` (run
+ * rejections, the access edges of all new batches through accessmap's `ingestInTransaction` (run
  * inside this transaction), findings and cost samples, and one `ingest_batches` row per new batch.
  */
-async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<Stored[]> {
+async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<{ stored: Stored[]; waiting: number }> {
   for (const [batchId, seq] of notes) await tx.updateTable('ingest_batches').set({ ledger_seq: seq }).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).execute();
-  if (jobs.length === 0) return [];
+  if (jobs.length === 0) return { stored: [], waiting: 0 };
   const db = store.sqliteHandle?.(tx);
   const existing = new Map<string, BatchRow>();
   for (const c of chunks(jobs.map((j) => j.batchId), 500)) for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
@@ -161,19 +167,20 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
     const payload_hash = payloadHash(batchId, edges, valid.findings, valid.costs);
     prepared.push({ accepted: edges.length + valid.findings.length + valid.costs.length, rejected: JSON.stringify(rejected), payload_hash, collector: job.collector });
   }
-  // accessmap's service function opens its own transaction through `store.withTenant`; this view
-  // of the store hands it ours, so the edges and the batch rows commit together.
-  const inTx = Object.assign(Object.create(store) as Store, { withTenant: <T>(t: string, fn: (tx: Tx) => Promise<T>) => (t === tenant ? fn(tx) : Promise.reject(new Error('tenant mismatch'))) });
-  await ingestObservations(inTx, tenant, observations);
+  // In this transaction, so the edges and the batch rows commit together.
+  const { waiting } = await ingestInTransaction(store, tx, tenant, observations);
   for (const chunk of chunks(items, 200)) await tx.insertInto('ingest_items').values(chunk).execute();
   const head_seq = (await readHead(tx, tenant))?.seq ?? 0;
   const rows = fresh.map((job, i) => ({ ...(prepared[i] as (typeof prepared)[number]), head_seq, ledger_seq: null }));
   for (const chunk of chunks(rows.map((r, i) => ({ tenant_id: tenant, batch_id: (fresh[i] as Job).batchId, created_at: (fresh[i] as Job).now, ...r })), 100)) await tx.insertInto('ingest_batches').values(chunk).execute();
   const stored = new Map(fresh.map((j, i) => [j.batchId, rows[i] as BatchRow]));
-  return jobs.map((j) => {
-    const seen = existing.get(j.batchId);
-    return seen ? { row: seen, seen: true } : { row: stored.get(j.batchId) as BatchRow, seen: false };
-  });
+  return {
+    stored: jobs.map((j) => {
+      const seen = existing.get(j.batchId);
+      return seen ? { row: seen, seen: true } : { row: stored.get(j.batchId) as BatchRow, seen: false };
+    }),
+    waiting,
+  };
 }
 
 /** Drops (as rejections) edges whose agent, or node given by id, does not exist in the tenant. */

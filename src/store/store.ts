@@ -51,7 +51,7 @@ export interface Store {
   /**
    * SQLite only (absent on Postgres): the connection under `tx` when `tx` is a transaction this store
    * opened (`transaction`, `withTenant`), else undefined. For a hot path that runs inside its
-   * caller's transaction (accessmap's `ingestObservations` inside gRPC ingest) and so cannot open
+   * caller's transaction (accessmap's `ingestInTransaction` inside gRPC ingest) and so cannot open
    * `sqliteTransaction`: statements run on the same connection, inside the same transaction.
    */
   sqliteHandle?(tx: Transaction<Database>): SqliteHandle | undefined;

@@ -10,7 +10,7 @@ import { newId } from './ids.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, pageOf } from './cursor.js';
 import { assertTenantWritable, isUniqueViolation } from './scope.js';
-import { appendForget, waitingRows } from '../../modules/accessmap/recent-edges.js';
+import { appendForget } from '../../modules/accessmap/recent-edges.js';
 
 export const AGENT_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -164,13 +164,14 @@ export async function deleteAgent(store: Store, tenant: string, id: string, vers
     if (version !== undefined && Number(cur.version) !== version) throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
     // The graph forgets the agent with it: an edge to a missing origin would be unexplainable.
     // Edges are found by the agent's node number (migration 10), which the edge key starts with.
-    // On SQLite, with rows waiting in the recent level (some may be this agent's), the delete of
-    // its edges waits behind them as an operation, which a fold applies after merging them; the
-    // merge does not test rows against agents (migration 16).
+    // On SQLite the delete of its edges is an operation of the recent level, behind whatever of
+    // the agent waits there, which a fold applies after merging those rows (the merge does not
+    // test rows against agents, migration 16); the edges themselves live in the edge file, which
+    // this transaction does not write (store/sqlite/edge-file.ts).
     const numbered = await tx.selectFrom('agents').select('no').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
     const db = store.sqliteHandle?.(tx);
     if (numbered?.no != null) {
-      if (db !== undefined && waitingRows(db) > 0) appendForget(db, tenant, id, Number(numbered.no), nowTimestamp());
+      if (db !== undefined) appendForget(db, tenant, id, Number(numbered.no), nowTimestamp());
       else await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', Number(numbered.no)).execute();
     }
     await tx.updateTable('access_nodes').set({ parent_id: null }).where('tenant_id', '=', tenant).where('parent_id', '=', id).execute();

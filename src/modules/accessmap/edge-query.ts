@@ -179,8 +179,8 @@ function pageFrom<T>(items: T[], rows: ReadonlyArray<{ id: string; seq: number |
 
 /** One page of the graph's edges under the filters; `confidence` is a floor and matches observed edges only. */
 export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Promise<Page<AccessEdge>> {
+  await foldRecent(store);
   return store.withTenant(tenant, async (tx) => {
-    await foldRecent(store, tx);
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
     if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
@@ -195,8 +195,8 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
   const outer: RawBuilder<unknown>[] = [sql`d.drift is not null`];
   if (f.drift) outer.push(sql`d.drift = ${f.drift}`);
   if (f.confidence) outer.push(sql`d.drift_confidence in ${inList(confidencesAtLeast(f.confidence))}`);
+  await foldRecent(store);
   return store.withTenant(tenant, async (tx) => {
-    await foldRecent(store, tx);
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
     const order = pageOrder(n);

@@ -12,7 +12,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
-import { appendGrants, appendRecent, foldRecent, foldWhenIdle, mergeDue, mergeRecent, OBSERVE_SET, TIMESTAMP_RE, waitingRows, writeGrants, type GrantRow } from './recent-edges.js';
+import { appendGrants, appendRecent, applyRevokes, collectMerged, foldRecent, foldWhenIdle, mergeDue, OBSERVE_SET, TIMESTAMP_RE, waitingRows, type GrantRow } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -57,47 +57,21 @@ interface Pending {
 const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
 type EdgeInsert = Required<Insertable<Database['access_edges']>>;
 
-const upsertStatements = new WeakMap<SqliteHandle, { one: ReturnType<SqliteHandle['prepare']> }>();
-
-/** The direct observation upsert, prepared once per SQLite connection (the ledger's pattern, src/ledger/ledger-store.ts). */
-function observeStatements(db: SqliteHandle): { one: ReturnType<SqliteHandle['prepare']> } {
-  let s = upsertStatements.get(db);
-  if (s === undefined) {
-    const row = `(${EDGE_COLUMNS.map(() => '?').join(', ')})`;
-    const head = `insert into access_edges (${EDGE_COLUMNS.join(', ')}) values `;
-    const tail = ` on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
-    s = { one: db.prepare(head + row + tail) };
-    upsertStatements.set(db, s);
-  }
-  return s;
-}
-
-// A batch of fewer folded edges than this, with nothing waiting in the recent level, is upserted
-// straight into access_edges: it dirties few pages, and access_edges stays current for whoever
-// reads the file without the read functions (sqlite3, an offline copy).
-const DIRECT_MAX = 64;
-
 /**
- * Records observed edges. SQLite: appended to the recent level (recent-edges.ts), which is merged
- * once enough rows wait (`mergeDue`); a small batch with nothing waiting goes straight in. Postgres:
- * one upsert of the whole batch.
+ * Records observed edges. SQLite: appended to the recent level (recent-edges.ts), after removing
+ * what the last merge took from it; returns the rows then waiting, for the caller to start a merge
+ * once the transaction has committed (`mergeDue`; a merge writes the edge file, which a grouped
+ * transaction never does). Postgres: one upsert of the whole batch; returns 0.
  */
-async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise<void> {
+async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise<number> {
   const db = store.sqliteHandle?.(tx);
   if (db !== undefined) {
-    const waiting = waitingRows(db);
-    if (waiting === 0 && rows.length < DIRECT_MAX) {
-      const s = observeStatements(db);
-      for (const r of rows) s.one.run(...EDGE_COLUMNS.map((c) => r[c]));
-      return;
-    }
+    collectMerged(db);
     appendRecent(
       db,
       rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, origin_no: r.origin_no as number, resource_id: r.resource_id, resource_no: r.resource_no as number, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
     );
-    if (mergeDue(waiting + rows.length)) mergeRecent(db);
-    else foldWhenIdle(store, waiting + rows.length);
-    return;
+    return waitingRows(db);
   }
   // Postgres: the whole batch in one statement, its columns as arrays (unnest), so a batch of
   // 5,000 edges costs one round trip and one plan instead of five multi-row VALUES of 15,000 bound
@@ -109,6 +83,7 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
       ${col('observed_count')}::bigint[], ${col('first_seen')}::text[], ${col('last_seen')}::text[], ${col('confidence')}::text[],
       ${col('signal_source')}::text[], ${col('created_at')}::text[], ${col('updated_at')}::text[])
     on conflict (origin_no, resource_no, mode) do update set ${sql.raw(Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', '))}`.execute(tx);
+  return 0;
 }
 
 /** Resolves origin and resource specs of a batch to ids and numbers (origins grouped by kind). */
@@ -145,66 +120,88 @@ function assertStorable(o: Observation, at: string, i: number): void {
 }
 
 /**
- * Records a batch of observations in one transaction; the service function the collector ingest
+ * Records a batch of observations in one transaction; the service function the REST write path
  * calls. Duplicates inside the batch are folded first (Postgres refuses to update one row twice in
  * one `ON CONFLICT` statement). Returns how many edges were touched.
  */
 export async function ingestObservations(store: Store, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number }> {
   if (observations.length === 0) return { accepted: 0, edges: 0 };
-  return store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    const ends = await resolveEnds(store, tx, tenant, observations);
-    const now = nowTimestamp();
-    const folded = new Map<string, Pending>();
-    observations.forEach((o, i) => {
-      const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
-      const at = o.observed_at ?? now;
-      assertStorable(o, at, i);
-      const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
-      const key = `${e.origin.no}|${e.resource.no}|${o.mode}`;
-      const p = folded.get(key);
-      if (!p) {
-        folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
-        return;
-      }
-      p.count += o.count ?? 1;
-      if (at < p.first) p.first = at;
-      if (at >= p.last) {
-        p.last = at;
-        p.signal_source = o.signal_source;
-      }
-      p.confidence = strongerConfidence(p.confidence, conf);
-    });
-    const rows = [...folded.values()].map(
-      (p): EdgeInsert => ({
-        id: newId(),
-        tenant_id: tenant,
-        origin_kind: p.origin_kind,
-        origin_id: p.origin_id,
-        origin_no: p.origin_no,
-        resource_id: p.resource_id,
-        resource_no: p.resource_no,
-        mode: p.mode,
-        permitted: 0,
-        grant_source: '',
-        observed_count: p.count,
-        first_seen: p.first,
-        last_seen: p.last,
-        confidence: p.confidence,
-        signal_source: p.signal_source,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
-    await upsertObserved(store, tx, rows);
-    return { accepted: observations.length, edges: rows.length };
+  const out = await store.withTenant(tenant, (tx) => ingestInTransaction(store, tx, tenant, observations));
+  await afterIngestCommit(store, out.waiting);
+  return { accepted: out.accepted, edges: out.edges };
+}
+
+/**
+ * What the recent level asks of a caller of {@link ingestInTransaction} once its transaction has
+ * committed (a merge writes the edge file, which the store's grouped transactions never do): the
+ * batch that filled the level to `SERVICE_ACCESSMAP_MERGE_ROWS` pays its merge before its answer;
+ * below that, slices fold while the writer is idle. Nothing on Postgres.
+ */
+export async function afterIngestCommit(store: Store, waiting: number): Promise<void> {
+  if (waiting === 0) return;
+  if (mergeDue(waiting)) await foldRecent(store);
+  else foldWhenIdle(store, waiting);
+}
+
+/**
+ * {@link ingestObservations} inside the caller's transaction `tx` (gRPC ingest commits a group of
+ * batches in one); `waiting`: the rows then waiting in the recent level (SQLite; 0 on Postgres),
+ * for {@link afterIngestCommit} once `tx` has committed.
+ */
+export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number; waiting: number }> {
+  if (observations.length === 0) return { accepted: 0, edges: 0, waiting: 0 };
+  await assertTenantWritable(tx, tenant);
+  const ends = await resolveEnds(store, tx, tenant, observations);
+  const now = nowTimestamp();
+  const folded = new Map<string, Pending>();
+  observations.forEach((o, i) => {
+    const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
+    const at = o.observed_at ?? now;
+    assertStorable(o, at, i);
+    const conf = capConfidence(o.confidence, o.attribution ?? 'direct');
+    const key = `${e.origin.no}|${e.resource.no}|${o.mode}`;
+    const p = folded.get(key);
+    if (!p) {
+      folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
+      return;
+    }
+    p.count += o.count ?? 1;
+    if (at < p.first) p.first = at;
+    if (at >= p.last) {
+      p.last = at;
+      p.signal_source = o.signal_source;
+    }
+    p.confidence = strongerConfidence(p.confidence, conf);
   });
+  const rows = [...folded.values()].map(
+    (p): EdgeInsert => ({
+      id: newId(),
+      tenant_id: tenant,
+      origin_kind: p.origin_kind,
+      origin_id: p.origin_id,
+      origin_no: p.origin_no,
+      resource_id: p.resource_id,
+      resource_no: p.resource_no,
+      mode: p.mode,
+      permitted: 0,
+      grant_source: '',
+      observed_count: p.count,
+      first_seen: p.first,
+      last_seen: p.last,
+      confidence: p.confidence,
+      signal_source: p.signal_source,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+  const waiting = await upsertObserved(store, tx, rows);
+  return { accepted: observations.length, edges: rows.length, waiting };
 }
 
 /**
  * Marks accesses as permitted (grants); an existing observed edge keeps its observations. SQLite:
- * with rows waiting in the recent level the grants wait behind them (a fold applies both in commit
- * order, so a grant costs no merge); with none they are written straight into access_edges.
+ * the grants are appended to the recent level behind what waits there (a fold applies both in
+ * commit order, so a grant costs no merge, and its transaction writes svc.db alone).
  */
 export async function upsertGrants(store: Store, tenant: string, grants: GrantInput[]): Promise<{ edges: number }> {
   if (grants.length === 0) return { edges: 0 };
@@ -219,10 +216,8 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
     });
     const db = store.sqliteHandle?.(tx);
     if (db !== undefined) {
-      const rows: GrantRow[] = [...folded.values()].map((g) => ({ id: newId(), tenant_id: tenant, ...g, recorded_at: now }));
-      if (waitingRows(db) === 0) writeGrants(db, rows);
-      else appendGrants(db, rows);
-      return { edges: rows.length };
+      appendGrants(db, [...folded.values()].map((g): GrantRow => ({ id: newId(), tenant_id: tenant, ...g, recorded_at: now })));
+      return { edges: folded.size };
     }
     const rows = [...folded.values()].map((g) => ({
       id: newId(),
@@ -254,28 +249,43 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
   });
 }
 
-/** Withdraws grants: the edge stays only while it has observations. */
+/**
+ * Withdraws grants: the edge stays only while it has observations. SQLite: the ends are resolved
+ * in a grouped transaction (svc.db), then the revoke is applied in a transaction of its own after
+ * a fold of everything waiting (recent-edges.ts `applyRevokes`), since it writes the edge file.
+ */
 export async function revokeGrants(store: Store, tenant: string, grants: Array<Omit<GrantInput, 'source'>>): Promise<{ edges: number }> {
-  return store.withTenant(tenant, async (tx) => {
+  let sqlite = false;
+  const resolved = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    await foldRecent(store, tx);
     const ends = await resolveEnds(store, tx, tenant, grants);
-    let n = 0;
-    for (let i = 0; i < grants.length; i++) {
+    const accesses = grants.map((g, i) => {
       const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
-      const mode = (grants[i] as { mode: Mode }).mode;
-      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', e.origin.no).where('resource_no', '=', e.resource.no).where('mode', '=', mode).where('observed_count', '=', 0).executeTakeFirst();
+      return { origin_no: e.origin.no, resource_no: e.resource.no, mode: g.mode };
+    });
+    if (store.sqliteHandle?.(tx) !== undefined) {
+      sqlite = true;
+      return { accesses, edges: 0 };
+    }
+    let n = 0;
+    for (const a of accesses) {
+      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', a.origin_no).where('resource_no', '=', a.resource_no).where('mode', '=', a.mode).where('observed_count', '=', 0).executeTakeFirst();
       n += Number(gone.numDeletedRows);
       const res = await tx
         .updateTable('access_edges')
         .set({ permitted: 0, grant_source: '', updated_at: nowTimestamp() })
         .where('tenant_id', '=', tenant)
-        .where('origin_no', '=', e.origin.no)
-        .where('resource_no', '=', e.resource.no)
-        .where('mode', '=', mode)
+        .where('origin_no', '=', a.origin_no)
+        .where('resource_no', '=', a.resource_no)
+        .where('mode', '=', a.mode)
         .executeTakeFirst();
       n += Number(res.numUpdatedRows);
     }
-    return { edges: n };
+    return { accesses, edges: n };
   });
+  if (!sqlite || store.sqliteTransaction === undefined) return { edges: resolved.edges };
+  const at = nowTimestamp();
+  const edges = await store.sqliteTransaction((db) => applyRevokes(db, tenant, resolved.accesses, at));
+  await store.sqliteTransaction(collectMerged);
+  return { edges };
 }

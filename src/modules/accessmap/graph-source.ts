@@ -304,10 +304,13 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
   };
 }
 
-/** `storeGraphSource` after folding the recent level (recent-edges.ts), so a search sees every committed observation. */
-export async function foldedGraphSource(store: Store, tx: Transaction<Database>, tenant: string): Promise<GraphSource> {
-  await foldRecent(store, tx);
-  return storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
+/**
+ * Runs `fn` on `storeGraphSource` in a transaction of `tenant`, after folding the recent level
+ * (recent-edges.ts), so a search sees every observation committed before it began.
+ */
+export async function withFoldedGraph<T>(store: Store, tenant: string, fn: (g: GraphSource) => Promise<T>): Promise<T> {
+  await foldRecent(store);
+  return store.withTenant(tenant, (tx) => fn(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx))));
 }
 
 /**

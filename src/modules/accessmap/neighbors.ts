@@ -51,8 +51,8 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
   const node = await findNode(store, tenant, q.id, q.kind);
   const out = q.direction !== 'incoming';
   const inc = q.direction !== 'outgoing';
+  await foldRecent(store);
   return store.withTenant(tenant, async (tx) => {
-    await foldRecent(store, tx);
     // One keyset query per side (each reads its own index) merged by seq: an OR across the two
     // columns would make the database scan the tenant's edges.
     const after = q.cursor ? sql` and e.seq > ${decodeSeqCursor(q.cursor)}` : sql``;

@@ -154,7 +154,6 @@ interface Statements {
   many: ReturnType<SqliteHandle['prepare']>;
   checksOff: ReturnType<SqliteHandle['prepare']>;
   checksOn: ReturnType<SqliteHandle['prepare']>;
-  waiting: ReturnType<SqliteHandle['prepare']>;
   oldest: ReturnType<SqliteHandle['prepare']>;
   newest: ReturnType<SqliteHandle['prepare']>;
   merge: ReturnType<SqliteHandle['prepare']>;
@@ -166,6 +165,10 @@ interface Statements {
   emptyOps: ReturnType<SqliteHandle['prepare']>;
   emptyUpTo: ReturnType<SqliteHandle['prepare']>;
   emptyOpsUpTo: ReturnType<SqliteHandle['prepare']>;
+  mark: ReturnType<SqliteHandle['prepare']>;
+  setMark: ReturnType<SqliteHandle['prepare']>;
+  revokeDelete: ReturnType<SqliteHandle['prepare']>;
+  revokeUpdate: ReturnType<SqliteHandle['prepare']>;
 }
 
 const prepared = new WeakMap<SqliteHandle, Statements>();
@@ -201,9 +204,9 @@ function statements(db: SqliteHandle): Statements {
       checksOff: db.prepare('pragma ignore_check_constraints = 1'),
       checksOn: db.prepare('pragma ignore_check_constraints = 0'),
       // seq is an INTEGER PRIMARY KEY and the level is only ever emptied whole or from its oldest
-      // row up (a slice), so the waiting seqs are contiguous: two index lookups, not a count (one
-      // subquery each: SQLite looks min or max up in the index only when it is a query's only aggregate).
-      waiting: db.prepare('select coalesce((select max(seq) from access_edges_recent) - (select min(seq) from access_edges_recent) + 1, 0) as n'),
+      // row up, so its seqs are contiguous: rows above the mark are counted with two index lookups
+      // and the mark (one query each: SQLite looks min or max up in the index only when it is a
+      // query's only aggregate).
       oldest: db.prepare('select min(seq) as s from access_edges_recent'),
       newest: db.prepare('select max(seq) as s from access_edges_recent'),
       merge: db.prepare(mergeSql()),
@@ -221,6 +224,12 @@ function statements(db: SqliteHandle): Statements {
       emptyOps: db.prepare('delete from access_edges_recent_ops'),
       emptyUpTo: db.prepare('delete from access_edges_recent where seq <= ?'),
       emptyOpsUpTo: db.prepare('delete from access_edges_recent_ops where seq <= ?'),
+      // In the edge file (store/sqlite/edge-file.ts): the level's rows the edges hold.
+      mark: db.prepare('select up_to from access_edges_merged'),
+      setMark: db.prepare('update access_edges_merged set up_to = ?'),
+      // A revoke: the edge goes if nothing was observed on it, else it stays, no longer permitted.
+      revokeDelete: db.prepare('delete from access_edges where origin_no = ? and resource_no = ? and mode = ? and tenant_id = ? and observed_count = 0'),
+      revokeUpdate: db.prepare("update access_edges set permitted = 0, grant_source = '', updated_at = ? where origin_no = ? and resource_no = ? and mode = ? and tenant_id = ?"),
     };
     prepared.set(db, s);
   }
@@ -252,18 +261,11 @@ function applyGrant(s: Statements, r: GrantRow): void {
   s.grant.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.source, r.source, r.recorded_at, r.recorded_at);
 }
 
-/** Writes grants straight into access_edges, on the connection of the caller's transaction (nothing waits in the level); throws, writing nothing, if one is not {@link assertGrantable}. */
-export function writeGrants(db: SqliteHandle, rows: readonly GrantRow[]): void {
-  for (const r of rows) assertGrantable(r);
-  const s = statements(db);
-  for (const r of rows) applyGrant(s, r);
-}
-
 /**
- * Appends grants to the recent level behind what waits there, on the connection of the caller's
- * transaction: each a row of the level (its source in `signal_source`) whose seq
- * `access_edges_recent_ops` marks as a grant. A fold applies it in seq order. Throws, appending
- * nothing, if one is not {@link assertGrantable}.
+ * Appends grants to the recent level, on the connection of the caller's transaction: each a row
+ * of the level (its source in `signal_source`) whose seq `access_edges_recent_ops` marks as a
+ * grant. A fold applies it in seq order, after the rows before it. Throws, appending nothing, if
+ * one is not {@link assertGrantable}.
  */
 export function appendGrants(db: SqliteHandle, rows: readonly GrantRow[]): void {
   for (const r of rows) assertGrantable(r);
@@ -275,11 +277,11 @@ export function appendGrants(db: SqliteHandle, rows: readonly GrantRow[]): void 
 }
 
 /**
- * Appends the delete of an agent's edges to the recent level behind what waits there (an agent
- * deleted while its observations or grants wait), on the connection of the caller's transaction:
- * a row of the level naming the agent and its number, whose seq `access_edges_recent_ops` marks
- * `forget`. A fold removes the agent's edges after merging the rows before it; no row after it
- * can name the agent (agent-service.ts deletes the agent in the same transaction).
+ * Appends the delete of an agent's edges to the recent level, on the connection of the caller's
+ * transaction: a row of the level naming the agent and its number, whose seq
+ * `access_edges_recent_ops` marks `forget`. A fold removes the agent's edges after merging the
+ * rows before it; no row after it can name the agent (agent-service.ts deletes the agent in the
+ * same transaction).
  */
 export function appendForget(db: SqliteHandle, tenant: string, agentId: string, agentNo: number, at: string): void {
   if (!UUID_RE.test(tenant) || !UUID_RE.test(agentId) || !Number.isSafeInteger(agentNo) || !TIMESTAMP_RE.test(at)) {
@@ -327,9 +329,17 @@ function withoutChecks(s: Statements, merge: () => void): void {
   }
 }
 
-/** Rows waiting in the recent level. */
+function markOf(s: Statements): number {
+  return Number((s.mark.get() as { up_to: number }).up_to);
+}
+
+/** Rows waiting in the recent level: those above the mark (rows at or below it are merged and wait only to be removed). */
 export function waitingRows(db: SqliteHandle): number {
-  return Number((statements(db).waiting.get() as { n: number }).n);
+  const s = statements(db);
+  const newest = (s.newest.get() as { s: number | null }).s;
+  if (newest === null) return 0;
+  const oldest = (s.oldest.get() as { s: number }).s;
+  return newest - Math.max(markOf(s), oldest - 1);
 }
 
 /** Whether `waiting` rows are enough for a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`). */
@@ -337,34 +347,83 @@ export function mergeDue(waiting: number): boolean {
   return waiting >= (mergeRows ??= mergeRowsFromEnv());
 }
 
-/** Folds every waiting row into `access_edges` and empties the level; inside the caller's transaction. Returns the rows folded. */
-export function mergeRecent(db: SqliteHandle): number {
+/**
+ * Removes the level's rows at or below the mark (the edges hold them). Sound only in a
+ * transaction that has not written the edge file: the mark it reads is then the committed one,
+ * and a row is removed only once its merge is durable in the other file. Every transaction of the
+ * service qualifies but a merge's, which calls this before it merges. Returns the rows removed.
+ */
+export function collectMerged(db: SqliteHandle): number {
   const s = statements(db);
-  const first = (s.oldest.get() as { s: number | null }).s;
-  if (first === null) return 0;
-  const last = (s.newest.get() as { s: number }).s;
-  // The store's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default) holds the index pages the
-  // merge touches until its COMMIT writes each once; it is not raised here, so that number bounds
-  // SQLite's memory at all times.
-  withoutChecks(s, () => foldRange(s, first, last));
-  s.empty.run();
-  s.emptyOps.run();
-  return last - first + 1;
+  const oldest = (s.oldest.get() as { s: number | null }).s;
+  if (oldest === null) return 0;
+  const mark = markOf(s);
+  if (mark < oldest) return 0;
+  const newest = (s.newest.get() as { s: number }).s;
+  if (mark >= newest) {
+    // Without a WHERE, SQLite empties the table by dropping its pages (the truncate optimization).
+    s.empty.run();
+    s.emptyOps.run();
+    return newest - oldest + 1;
+  }
+  s.emptyOpsUpTo.run(mark);
+  return s.emptyUpTo.run(mark).changes;
 }
 
 /**
- * Folds the oldest `rows` waiting rows (at most) into `access_edges` and removes them from the
- * level; inside the caller's transaction. The same fold as {@link mergeRecent}, cut at a seq, so
- * the order rows are applied in is still commit order. Returns the rows folded.
+ * A merge: removes what the last one merged ({@link collectMerged}), folds up to `rows` waiting
+ * rows (all by default), oldest first, into `access_edges` and moves the mark past them, in the
+ * caller's transaction, which must write nothing else: the fold and the mark are in the edge
+ * file, the removal in svc.db is of rows already durable there, so either file may commit first
+ * (store/sqlite/edge-file.ts). Returns the rows folded.
  */
-export function mergeSlice(db: SqliteHandle, rows: number): number {
+function merge(db: SqliteHandle, rows = Number.MAX_SAFE_INTEGER): number {
+  collectMerged(db);
   const s = statements(db);
-  const first = (s.oldest.get() as { s: number | null }).s;
-  if (first === null) return 0;
-  const upTo = first + rows - 1;
-  withoutChecks(s, () => foldRange(s, first, upTo));
-  s.emptyOpsUpTo.run(upTo);
-  return s.emptyUpTo.run(upTo).changes;
+  const newest = (s.newest.get() as { s: number | null }).s;
+  if (newest === null) return 0;
+  const lo = Math.max(markOf(s) + 1, (s.oldest.get() as { s: number }).s);
+  const hi = Math.min(newest, lo + rows - 1);
+  if (hi < lo) return 0;
+  // The store's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default, per file) holds the index
+  // pages the merge touches until its COMMIT writes each once; it is not raised here, so that
+  // number bounds SQLite's memory at all times.
+  withoutChecks(s, () => foldRange(s, lo, hi));
+  s.setMark.run(hi);
+  return hi - lo + 1;
+}
+
+/** Folds every waiting row into `access_edges` ({@link merge}); in a transaction of its own (`Store.sqliteTransaction`). Returns the rows folded. */
+export function mergeRecent(db: SqliteHandle): number {
+  return merge(db);
+}
+
+/** Folds the oldest `rows` waiting rows (at most) into `access_edges` ({@link merge}); in a transaction of its own. Returns the rows folded. */
+export function mergeSlice(db: SqliteHandle, rows: number): number {
+  return merge(db, rows);
+}
+
+/** One access a revoke names, by node numbers. */
+export interface RevokedAccess {
+  origin_no: number;
+  resource_no: number;
+  mode: string;
+}
+
+/**
+ * Withdraws grants in `access_edges`, after folding every waiting row (so the operations committed
+ * before the revoke come first): an edge without observations goes, an observed one stays, no
+ * longer permitted. In a transaction of its own, like a merge. Returns the edges changed.
+ */
+export function applyRevokes(db: SqliteHandle, tenant: string, accesses: readonly RevokedAccess[], at: string): number {
+  merge(db);
+  const s = statements(db);
+  let n = 0;
+  for (const a of accesses) {
+    n += s.revokeDelete.run(a.origin_no, a.resource_no, a.mode, tenant).changes;
+    n += s.revokeUpdate.run(at, a.origin_no, a.resource_no, a.mode, tenant).changes;
+  }
+  return n;
 }
 
 /** Rows one idle fold takes (bench ingest paced at 25,000/s: ack p99 69 ms with 1,000, 99 ms with 2,000, 135 ms with 4,000). */
@@ -383,17 +442,25 @@ const IDLE_MS = 1;
 export function foldWhenIdle(store: Store, waiting: number): void {
   if (waiting < SLICE_ROWS || store.whenWriterIdle === undefined) return;
   store.whenWriterIdle('accessmap.recent-level', IDLE_MS, (db) => {
-    mergeSlice(db, SLICE_ROWS);
-    return waitingRows(db) >= SLICE_ROWS;
+    if (waitingRows(db) >= SLICE_ROWS) {
+      merge(db, SLICE_ROWS);
+      return true;
+    }
+    // Then one more transaction, once the last slice has committed: its rows leave the level.
+    collectMerged(db);
+    return false;
   });
 }
 
 /**
- * Makes every committed observation, grant and agent delete visible in `access_edges` for the rest
- * of `tx`: the first thing each read of edges does, and each revoke. A no-op on Postgres, which has
- * no recent level, and one index lookup when nothing waits.
+ * Makes every committed observation, grant and agent delete visible in `access_edges`: what each
+ * read of edges awaits before its transaction (a merge cannot run inside one: it writes the edge
+ * file, which the store's grouped transactions never do). A no-op on Postgres, which has no recent
+ * level, and one transaction of a few index lookups when nothing waits. The rows it merged are
+ * removed from the level in a second transaction, once the merge has committed.
  */
-export async function foldRecent(store: Store, tx: Transaction<Database>): Promise<void> {
-  const db = store.sqliteHandle?.(tx);
-  if (db !== undefined) mergeRecent(db);
+export async function foldRecent(store: Store): Promise<void> {
+  if (store.backend !== 'sqlite' || store.sqliteTransaction === undefined) return;
+  const merged = await store.sqliteTransaction((db) => merge(db));
+  if (merged > 0) await store.sqliteTransaction(collectMerged);
 }

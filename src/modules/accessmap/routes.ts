@@ -10,7 +10,7 @@ import { auditEvent, tenantOf } from '../../core/agents/scope.js';
 import { DEFAULT_BOUNDS, escalation, exfil, reachability, type SearchBounds } from './attack-paths.js';
 import { ingestObservations, revokeGrants, upsertGrants } from './edge-store.js';
 import { listDrift, listEdges } from './edge-query.js';
-import { foldedGraphSource } from './graph-source.js';
+import { withFoldedGraph } from './graph-source.js';
 import { ENGINE_DEFAULT_LIMIT } from './model.js';
 import { neighbors } from './neighbors.js';
 import { writeNodes } from './node-store.js';
@@ -100,7 +100,7 @@ export const accessmapRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       await assertAgent(ctx, tenant, ctx.query.agent_id);
-      return ctx.services.store.withTenant(tenant, async (tx) => escalation(await foldedGraphSource(ctx.services.store, tx, tenant), ctx.query.agent_id, bounds(ctx.query)));
+      return withFoldedGraph(ctx.services.store, tenant, (g) => escalation(g, ctx.query.agent_id, bounds(ctx.query)));
     },
   }),
   route({
@@ -116,7 +116,7 @@ export const accessmapRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       await assertAgent(ctx, tenant, ctx.query.agent_id);
-      return ctx.services.store.withTenant(tenant, async (tx) => reachability(await foldedGraphSource(ctx.services.store, tx, tenant), ctx.query.agent_id, bounds(ctx.query)));
+      return withFoldedGraph(ctx.services.store, tenant, (g) => reachability(g, ctx.query.agent_id, bounds(ctx.query)));
     },
   }),
   route({
@@ -135,7 +135,7 @@ export const accessmapRoutes: AnyRoute[] = [
         tx.selectFrom('access_nodes').select('id').where('tenant_id', '=', tenant).where('kind', '=', 'resource').where('id', '=', ctx.query.resource_id).executeTakeFirst(),
       );
       if (!found) throw errors.notFound('resource');
-      return ctx.services.store.withTenant(tenant, async (tx) => exfil(await foldedGraphSource(ctx.services.store, tx, tenant), ctx.query.resource_id, bounds(ctx.query)));
+      return withFoldedGraph(ctx.services.store, tenant, (g) => exfil(g, ctx.query.resource_id, bounds(ctx.query)));
     },
   }),
   route({

@@ -36,8 +36,8 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
   const maxAgents = opts.maxAgents ?? 100;
   const budgetMs = opts.budgetMs ?? 2_000;
   const started = Date.now();
+  await foldRecent(store);
   return store.withTenant(tenant, async (tx) => {
-    await foldRecent(store, tx);
     const agents = await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).orderBy('id').execute();
     const kinds = await sql<{ kind: string; class: string; c: string | number }>`select kind, class, count(*) as c from access_nodes where tenant_id = ${tenant} group by kind, class`.execute(tx);
     const byKind: Record<string, number> = {};

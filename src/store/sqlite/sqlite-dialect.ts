@@ -11,24 +11,55 @@ import {
 } from 'kysely';
 
 /**
- * Kysely's SQLite driver with `BEGIN IMMEDIATE` transactions.
+ * How a transaction takes `svc.db`'s write lock at its start (edge-file.ts): `BEGIN IMMEDIATE`
+ * while svc.db is the only file that matters, or, once the access map's edges live in the edge file,
+ * `BEGIN DEFERRED` and at once a write to svc.db that changes nothing, which takes svc.db's lock
+ * alone. `BEGIN IMMEDIATE` takes the write lock of every attached file, so it would also wait for
+ * whoever writes the edge file (a merge), which the store's transactions never write.
+ */
+export interface BeginMode {
+  svcDbOnly: boolean;
+}
+
+const SVC_DB_LOCK = 'update main.access_edges_file set id = id where 0';
+
+/**
+ * Kysely's SQLite driver whose transactions hold svc.db's write lock from their first statement.
  * A deferred `BEGIN` upgrades to a write lock on its first write; if another process (an offline
  * `svc` command on the same data dir) holds it, SQLite returns SQLITE_BUSY at once without
  * honouring busy_timeout (https://sqlite.org/lang_transaction.html, "deferred"). Taking the write
- * lock up front makes busy_timeout apply. In-process writers are already serialised by the
- * driver's single-connection mutex.
+ * lock up front makes busy_timeout apply: `BEGIN IMMEDIATE`, or (BeginMode) a write that changes
+ * nothing as the transaction's first statement, before it has read anything. In-process writers
+ * are already serialised by the driver's single-connection mutex.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly mode: BeginMode,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    if (!this.mode.svcDbOnly) {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      return;
+    }
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+    try {
+      await connection.executeQuery(CompiledQuery.raw(SVC_DB_LOCK));
+    } catch (err) {
+      await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+      throw err;
+    }
   }
 }
 
-/** SQLite dialect whose transactions start with `BEGIN IMMEDIATE`. */
-export function createSqliteDialect(config: SqliteDialectConfig): Dialect {
+/** SQLite dialect whose transactions hold svc.db's write lock from their start (see BeginMode). */
+export function createSqliteDialect(config: SqliteDialectConfig, mode: BeginMode = { svcDbOnly: false }): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver(config),
+    createDriver: () => new ImmediateSqliteDriver(config, mode),
     createQueryCompiler: () => new SqliteQueryCompiler(),
     createIntrospector: (db: Kysely<any>) => new SqliteIntrospector(db),
   };

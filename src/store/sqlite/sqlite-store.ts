@@ -8,9 +8,10 @@ import type { SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, Sto
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
 import { withIntentMarker } from '../../ledger/audit-intent.js';
-import { createSqliteDialect } from './sqlite-dialect.js';
+import { createSqliteDialect, type BeginMode } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 import { checkSqliteCacheMib, DEFAULT_SQLITE_CACHE_MIB } from './sqlite-cache.js';
+import { attachEdgeFile, checkEdgeFile, relocateEdges } from './edge-file.js';
 
 /** File name of the embedded database inside the data directory. */
 export const SQLITE_FILE_NAME = 'svc.db';
@@ -44,7 +45,8 @@ const openTransactions = new WeakSet<Transaction<Database>>();
  *
  * Group commit: SQLite has one writer and `synchronous=FULL` fsyncs every commit, so one transaction
  * per request would cap writes at the disk's fsync rate (about a thousand per second here). Concurrent
- * `transaction`/`withTenant` calls therefore share one `BEGIN IMMEDIATE … COMMIT`: each runs in its
+ * `transaction`/`withTenant` calls therefore share one `BEGIN … COMMIT` (holding svc.db's write lock
+ * from its start, sqlite-dialect.ts; never the edge file's, edge-file.ts): each runs in its
  * own SAVEPOINT, in arrival order; one that throws is rolled back to its savepoint alone (the others
  * keep their writes), and nobody's promise settles before the shared COMMIT has returned. A lone
  * transaction commits at once (the group closes as soon as nobody is waiting), so this adds no
@@ -69,6 +71,7 @@ class SqliteStore implements Store {
     readonly db: Kysely<Database>,
     private readonly log: StoreLog,
     private readonly sqlite: BetterSqlite3.Database,
+    private readonly beginMode: BeginMode,
   ) {
     this.whenWriterIdle = (key, idleMs, fn) => {
       if (this.#closed || this.#idleWork.has(key)) return;
@@ -95,10 +98,14 @@ class SqliteStore implements Store {
   async migrate(): Promise<MigrationResult> {
     this.#open();
     const result = await runMigrations(this.db as unknown as Kysely<MigrationDatabase>, SQLITE_MIGRATIONS, {
-      // BEGIN IMMEDIATE already holds the only write lock a SQLite file has.
+      // The transaction already holds svc.db's write lock, the only one a SQLite file has.
       lock: async () => {},
     });
     if (result.applied.length > 0) this.log.info({ applied: result.applied, current: result.current }, 'store migrations applied');
+    // After the migrations, which build access_edges in svc.db: into the edge file (edge-file.ts).
+    const moved = await this.db.connection().execute(async () => relocateEdges(this.sqlite));
+    if (moved !== undefined) this.log.info({ rows: moved }, 'access map edges moved into the edge file');
+    this.beginMode.svcDbOnly = true;
     return result;
   }
 
@@ -153,7 +160,7 @@ class SqliteStore implements Store {
     }
   }
 
-  /** One BEGIN IMMEDIATE … COMMIT over the transactions queued now and while it runs. */
+  /** One BEGIN … COMMIT over the transactions queued now and while it runs. */
   async #commitGroup(): Promise<void> {
     const members: Job[] = [];
     let failure: unknown;
@@ -249,6 +256,7 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   // (SQLite unix VFS, robust_open / findCreateFileMode), so tenant data is never world-readable.
   closeSync(openSync(file, 'a', 0o600));
   const sqlite = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+  const beginMode: BeginMode = { svcDbOnly: false };
   try {
     const mode = sqlite.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') {
@@ -264,11 +272,14 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     // a small database never reaches it.
     sqlite.pragma(`cache_size = -${cacheMib * 1024}`);
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    // The access map's edges live in a file of their own beside svc.db (edge-file.ts).
+    const edgeFile = attachEdgeFile(sqlite, config.dataDir, { synchronous, cacheMib });
+    beginMode.svcDbOnly = checkEdgeFile(sqlite, edgeFile);
   } catch (err) {
     sqlite.close();
     throw err;
   }
-  const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }, beginMode) });
   log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: cacheMib }, 'store opened');
-  return new SqliteStore(db, log, sqlite);
+  return new SqliteStore(db, log, sqlite, beginMode);
 }

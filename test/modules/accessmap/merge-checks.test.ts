@@ -118,7 +118,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
     }
     const waiting = await h.admin.query<{ n: number }>('select count(*) as n from access_edges_recent');
     assert.ok(Number(waiting[0]?.n) > 0, 'the batches waited in the recent level');
-    await h.store.withTenant(tenant, (tx) => foldRecent(h.store, tx));
+    await foldRecent(h.store);
     const merged = await h.admin.query<{ n: number; c: number }>('select count(*) as n, sum(observed_count) as c from access_edges where tenant_id = ?', [tenant]);
     assert.ok(Number(merged[0]?.n) > 100, 'merged into access_edges');
     assert.deepEqual(await integrity(), ['ok']);
@@ -129,22 +129,19 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
   it('after a merge that fails, CHECKs are on again; a row put in the level around appendRecent is merged unchecked and integrity_check names it', async () => {
     const tenant = await addTenant(h.store);
     const cols = 'id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at';
-    // A tenant that does not exist: the merge's foreign key refuses it, so the merge throws.
-    await h.admin.query(`insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`, [newId(), newId(), newId(), newId(), AT, AT, AT]);
-    await assert.rejects(
-      h.store.withTenant(tenant, async (tx) => {
-        const db = h.store.sqliteHandle?.(tx);
-        assert.ok(db);
-        mergeRecent(db);
-      }),
-      /FOREIGN KEY constraint failed/,
-    );
+    // A row whose edge id an edge of the tenant already has: the merge's unique (tenant_id, id) refuses it, so the merge throws.
+    await ingestObservations(h.store, tenant, [{ origin: { kind: 'identity', ref: 'dup-id' }, resource: { ref: 'dup-res' }, mode: 'r', confidence: 'high', signal_source: 's', observed_at: AT }]);
+    await foldRecent(h.store);
+    const [taken] = await h.admin.query<{ id: string }>('select id from access_edges where tenant_id = ?', [tenant]);
+    assert.ok(taken);
+    await h.admin.query(`insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`, [taken.id, tenant, newId(), newId(), AT, AT, AT]);
+    await assert.rejects(h.store.sqliteTransaction?.((db) => mergeRecent(db)) ?? Promise.resolve(), /UNIQUE constraint failed/);
     await assert.rejects(directInsert(tenant, { confidence: 'bold' }), /CHECK constraint failed/, 'CHECKs are on again after the failed merge');
     await h.admin.query('delete from access_edges_recent');
     assert.deepEqual(await integrity(), ['ok']);
     // Written by hand around appendRecent (the service never does): the merge does not check it.
     await h.admin.query(`insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999201, ?, 999202, 'r', 1, 'last tuesday', ?, 'high', 's', ?)`, [newId(), tenant, newId(), newId(), AT, AT]);
-    await h.store.withTenant(tenant, (tx) => foldRecent(h.store, tx));
+    await foldRecent(h.store);
     const report = await integrity();
     assert.ok(report.some((line) => /CHECK constraint failed in access_edges/.test(line)), `integrity_check reports it: ${report.join('; ')}`);
   });

@@ -4,7 +4,7 @@ import { createAgent, deleteAgent } from '../../../src/core/agents/agent-service
 import { ingestObservations, upsertGrants, type Observation } from '../../../src/modules/accessmap/edge-store.js';
 import { listDrift, listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { reachability } from '../../../src/modules/accessmap/attack-paths.js';
-import { foldedGraphSource } from '../../../src/modules/accessmap/graph-source.js';
+import { withFoldedGraph } from '../../../src/modules/accessmap/graph-source.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 import { undoMigration010 } from './undo-migration-010.js';
@@ -81,7 +81,7 @@ for (const b of await testStores()) {
         driftBefore.items.map((d) => [d.id, d.drift, d.drift_confidence]),
         'drift pairs the same grants and observations',
       );
-      const reach = await store.withTenant(tenant, async (tx) => reachability(await foldedGraphSource(store, tx, tenant), a.id));
+      const reach = await withFoldedGraph(store, tenant, (g) => reachability(g, a.id));
       assert.equal(reach.total, 301, 'the path search walks the numbered key');
       assert.equal((await listEdges(store, other, { limit: 1000 })).items.length, 50, 'the other tenant keeps its edges and sees no others');
 

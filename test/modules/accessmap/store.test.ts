@@ -6,6 +6,7 @@ import { ingestObservations, revokeGrants, upsertGrants, type Observation } from
 import { listDrift, listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { storeGraphSource } from '../../../src/modules/accessmap/graph-source.js';
 import { neighbors } from '../../../src/modules/accessmap/neighbors.js';
+import { foldRecent } from '../../../src/modules/accessmap/recent-edges.js';
 import { writeNodes } from '../../../src/modules/accessmap/node-store.js';
 import { attackPathSummary } from '../../../src/modules/accessmap/summary.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
@@ -137,6 +138,8 @@ for (const b of await testStores()) {
         { origin: { kind: 'identity', ref: 'deploy-bot' }, resource: { ref: 'db' }, mode: 'rw', source: 'iam' },
       ]);
       await ingestObservations(h.store, t, [obs({ kind: 'agent', id: bb.id }, 'cfg', 'r'), obs({ kind: 'session', ref: 'sess-1' }, 'db', 'r')]);
+      // A path search on the stored graph reads access_edges: what waits in the recent level (SQLite) is folded first, as the routes do.
+      await foldRecent(h.store);
       const esc = await h.store.withTenant(t, (tx) => escalation(storeGraphSource(tx, t), a.id));
       assert.deepEqual(esc.targets.map((x) => [x.target.name, x.path.length]), [['B', 1], ['deploy-bot', 2]]);
       const reach = await h.store.withTenant(t, (tx) => reachability(storeGraphSource(tx, t), a.id));

@@ -5,11 +5,32 @@
 import type { TestStore } from '../../helpers/stores.js';
 
 /**
+ * Moves `access_edges` back from the edge file into svc.db (SQLite), as it was before the store
+ * moved it after the migrations (store/sqlite/edge-file.ts): the same table, indexes, rows and
+ * counter; the merged rows still in the level removed, as a merge before the move did; the edge
+ * file's mark and svc.db's record of the move dropped. The next start moves it again.
+ */
+export async function undoEdgeFile(h: TestStore): Promise<void> {
+  const q = (s: string) => h.admin.query(s);
+  await q('delete from access_edges_recent_ops where seq <= (select up_to from edges.access_edges_merged)');
+  await q('delete from access_edges_recent where seq <= (select up_to from edges.access_edges_merged)');
+  const ddl = await h.admin.query<{ type: string; sql: string }>("select type, sql from edges.sqlite_master where tbl_name = 'access_edges' and sql is not null order by type desc");
+  for (const d of ddl) await q(d.type === 'table' ? d.sql.replace(/^CREATE TABLE access_edges/i, 'create table main.access_edges') : d.sql.replace(/^CREATE (UNIQUE )?INDEX (\w+)/i, (_m, u: string | undefined, n: string) => `create ${u ?? ''}index main.${n}`));
+  await q('insert into main.access_edges select * from edges.access_edges');
+  await q("delete from main.sqlite_sequence where name = 'access_edges'");
+  await q("insert into main.sqlite_sequence (name, seq) select name, seq from edges.sqlite_sequence where name = 'access_edges'");
+  await q('drop table edges.access_edges');
+  await q('drop table edges.access_edges_merged');
+  await q('drop table main.access_edges_file');
+}
+
+/**
  * Takes a database migrated to 17 back to version 16: the recent level's seq a plain rowid again
- * (SQLite; nothing on Postgres). The waiting rows keep their seqs.
+ * (SQLite; nothing on Postgres), and the edges back in svc.db. The waiting rows keep their seqs.
  */
 export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   if (backend === 'sqlite') {
+    await undoEdgeFile(h);
     const q = (s: string) => h.admin.query(s);
     await q(`create table access_edges_recent_v16 (
       seq integer primary key, id text not null, tenant_id text not null, origin_kind text not null, origin_id text not null,

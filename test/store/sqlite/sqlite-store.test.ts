@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { ingestObservations } from '../../../src/modules/accessmap/edge-store.js';
 import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/sqlite-store.js';
+import { EDGE_FILE_NAME } from '../../../src/store/sqlite/edge-file.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { openStore } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
@@ -53,7 +54,7 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       await store.migrate();
       await addTenant(store);
       assert.equal(statSync(nested).mode & 0o777, 0o700);
-      for (const f of [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`]) {
+      for (const f of [SQLITE_FILE_NAME, `${SQLITE_FILE_NAME}-wal`, EDGE_FILE_NAME]) {
         assert.equal(statSync(join(nested, f)).mode & 0o077, 0, `${f} is readable by group or others`);
       }
     });
