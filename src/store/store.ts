@@ -64,6 +64,23 @@ export interface Store {
    * Accessmap's recent level folds itself in slices this way (docs/accessmap.md).
    */
   whenWriterIdle?(key: string, idleMs: number, fn: (db: SqliteHandle) => boolean): void;
+  /**
+   * SQLite only (absent on Postgres): how to open the edge file for writing, for the access map's
+   * merge worker, the one connection that writes it (store/sqlite/edge-file.ts,
+   * modules/accessmap/merge-worker.ts). The store's own transactions never write that file.
+   */
+  readonly edgeWriter?: EdgeWriterConfig;
+  /** SQLite only: runs `fn` when the store closes, before its connection is closed (the merge worker's last merge). */
+  onClose?(fn: () => Promise<void>): void;
+}
+
+/** What the access map's merge worker opens: the edge file, svc.db beside it (attached to read the recent level), and the store's settings. */
+export interface EdgeWriterConfig {
+  edgeFile: string;
+  dbFile: string;
+  synchronous: string;
+  cacheMib: number;
+  busyTimeoutMs: number;
 }
 
 /** The few better-sqlite3 calls `sqliteTransaction` callers use (prepared statements). */

@@ -19,7 +19,7 @@ import { decodeCursor, decodeSeqCursor, encodeCursor, encodeSeqCursor } from '..
 import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks } from './node-store.js';
 import { numbersOf, tenantCheck } from './node-lookup.js';
-import { foldRecent } from './recent-edges.js';
+import { withFolded } from './recent-edges.js';
 
 /** Filters of `graph` and `drift` (spec client inputs). */
 export interface EdgeFilter {
@@ -179,8 +179,7 @@ function pageFrom<T>(items: T[], rows: ReadonlyArray<{ id: string; seq: number |
 
 /** One page of the graph's edges under the filters; `confidence` is a floor and matches observed edges only. */
 export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Promise<Page<AccessEdge>> {
-  await foldRecent(store);
-  return store.withTenant(tenant, async (tx) => {
+  return withFolded(store, tenant, async (tx) => {
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
     if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
@@ -195,8 +194,7 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
   const outer: RawBuilder<unknown>[] = [sql`d.drift is not null`];
   if (f.drift) outer.push(sql`d.drift = ${f.drift}`);
   if (f.confidence) outer.push(sql`d.drift_confidence in ${inList(confidencesAtLeast(f.confidence))}`);
-  await foldRecent(store);
-  return store.withTenant(tenant, async (tx) => {
+  return withFolded(store, tenant, async (tx) => {
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
     const order = pageOrder(n);

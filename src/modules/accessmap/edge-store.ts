@@ -12,7 +12,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
-import { appendGrants, appendRecent, applyRevokes, collectMerged, foldRecent, foldWhenIdle, mergeDue, OBSERVE_SET, TIMESTAMP_RE, waitingRows, type GrantRow } from './recent-edges.js';
+import { appendGrants, appendRecent, collectMerged, foldWhenIdle, mergeDue, mergeInBackground, OBSERVE_SET, revokeOnWorker, TIMESTAMP_RE, waitingRows, type GrantRow } from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -133,13 +133,17 @@ export async function ingestObservations(store: Store, tenant: string, observati
 
 /**
  * What the recent level asks of a caller of {@link ingestInTransaction} once its transaction has
- * committed (a merge writes the edge file, which the store's grouped transactions never do): the
- * batch that filled the level to `SERVICE_ACCESSMAP_MERGE_ROWS` pays its merge before its answer;
- * below that, slices fold while the writer is idle. Nothing on Postgres.
+ * committed (merges run on the merge worker, recent-edges.ts): from `SERVICE_ACCESSMAP_MERGE_ROWS`
+ * rows waiting, a merge starts and ingest goes on beside it; from twice that (the worker behind),
+ * the answer waits for the running merge, so the level stays bounded. Below the threshold, a merge
+ * starts when the writer is idle. Nothing on Postgres.
  */
 export async function afterIngestCommit(store: Store, waiting: number): Promise<void> {
   if (waiting === 0) return;
-  if (mergeDue(waiting)) await foldRecent(store);
+  // Never an error here: the batch has committed (a failed answer would have it sent again); a
+  // merge that fails fails the next read, which runs it again.
+  if (mergeDue(waiting / 2)) await mergeInBackground(store)?.catch(() => undefined);
+  else if (mergeDue(waiting)) mergeInBackground(store)?.catch(() => undefined);
   else foldWhenIdle(store, waiting);
 }
 
@@ -251,8 +255,8 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
 
 /**
  * Withdraws grants: the edge stays only while it has observations. SQLite: the ends are resolved
- * in a grouped transaction (svc.db), then the revoke is applied in a transaction of its own after
- * a fold of everything waiting (recent-edges.ts `applyRevokes`), since it writes the edge file.
+ * in a grouped transaction (svc.db), then the merge worker applies the revoke after a fold of
+ * everything committed before it (recent-edges.ts `applyRevokes`), since it writes the edge file.
  */
 export async function revokeGrants(store: Store, tenant: string, grants: Array<Omit<GrantInput, 'source'>>): Promise<{ edges: number }> {
   let sqlite = false;
@@ -283,9 +287,6 @@ export async function revokeGrants(store: Store, tenant: string, grants: Array<O
     }
     return { accesses, edges: n };
   });
-  if (!sqlite || store.sqliteTransaction === undefined) return { edges: resolved.edges };
-  const at = nowTimestamp();
-  const edges = await store.sqliteTransaction((db) => applyRevokes(db, tenant, resolved.accesses, at));
-  await store.sqliteTransaction(collectMerged);
-  return { edges };
+  if (!sqlite) return { edges: resolved.edges };
+  return { edges: await revokeOnWorker(store, tenant, resolved.accesses, nowTimestamp()) };
 }

@@ -12,7 +12,7 @@ import type { SqliteHandle, SqliteStatement, Store } from '../../store/store.js'
 import { linkingNodes } from './linking-set.js';
 import { chunks } from './node-store.js';
 import { numbersOf, tenantCheck } from './node-lookup.js';
-import { foldRecent } from './recent-edges.js';
+import { withFolded } from './recent-edges.js';
 
 /** An access edge as the algorithms see it. */
 export interface GraphEdge {
@@ -309,8 +309,7 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
  * (recent-edges.ts), so a search sees every observation committed before it began.
  */
 export async function withFoldedGraph<T>(store: Store, tenant: string, fn: (g: GraphSource) => Promise<T>): Promise<T> {
-  await foldRecent(store);
-  return store.withTenant(tenant, (tx) => fn(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx))));
+  return withFolded(store, tenant, (tx) => fn(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx))));
 }
 
 /**

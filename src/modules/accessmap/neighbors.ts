@@ -11,7 +11,7 @@ import { decodeSeqCursor, encodeSeqCursor } from '../../core/agents/cursor.js';
 import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';
-import { foldRecent } from './recent-edges.js';
+import { withFolded } from './recent-edges.js';
 import { numbersOf, tenantCheck } from './node-lookup.js';
 
 export type Direction = 'outgoing' | 'incoming' | 'both';
@@ -51,8 +51,7 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
   const node = await findNode(store, tenant, q.id, q.kind);
   const out = q.direction !== 'incoming';
   const inc = q.direction !== 'outgoing';
-  await foldRecent(store);
-  return store.withTenant(tenant, async (tx) => {
+  return withFolded(store, tenant, async (tx) => {
     // One keyset query per side (each reads its own index) merged by seq: an OR across the two
     // columns would make the database scan the tenant's edges.
     const after = q.cursor ? sql` and e.seq > ${decodeSeqCursor(q.cursor)}` : sql``;

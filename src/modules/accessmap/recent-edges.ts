@@ -1,26 +1,33 @@
 /**
- * The recent level of access edges on SQLite (docs/accessmap.md "Storage"): observations are
- * committed to `access_edges_recent`, an append-only table in commit order, and folded into
- * `access_edges` later in one pass.
+ * The recent level of access edges on SQLite (docs/accessmap.md "Storage"): observations, grants
+ * and agent deletes are committed to `access_edges_recent` in svc.db, an append-only table in
+ * commit order, and folded into `access_edges`, which lives in the edge file beside it
+ * (store/sqlite/edge-file.ts), by a merge worker thread (merge-worker.ts).
  *
  * Why: `access_edges` has two indexes an edge lands in at a random place (the key and the resource
  * index). Upserting a batch straight into them dirties about one leaf page per edge in each, and
  * WAL mode writes every dirty page whole at each commit: kilobytes per edge once the indexes
  * outgrow the page cache. Appending to the recent level writes only the new rows; a merge of many
- * commits' rows writes each index page it touches once.
+ * commits' rows writes each index page it touches once. With the edges in a file of their own, a
+ * merge holds that file's writer, not svc.db's: ingest goes on beside it on the other core.
  *
  * What stays true:
  * - Durable when acknowledged: the rows are committed (synchronous=FULL) with the caller's
- *   transaction, like any other write; a merge is one transaction (insert, then empty the level),
- *   so a crash leaves either the rows in the recent level or their fold in `access_edges`.
- * - Read your writes: every read of edges folds the level first, inside its own transaction
- *   (`foldRecent`), so nothing committed is ever invisible; on an empty level that is one lookup.
+ *   transaction, like any other write. A merge is one transaction of the edge file that folds the
+ *   rows above the mark (`access_edges_merged`) and moves the mark past them; rows at or below the
+ *   mark are removed from the level later, by a transaction that has not written the edge file
+ *   (`collectMerged`), so the mark it reads is committed. A crash leaves every row either above
+ *   the mark, in the level, or at or below it and folded; never both, never neither.
+ * - Read your writes: every read of edges first has the worker fold everything committed, then
+ *   checks in its own transaction that it sees that merge (`withFolded`), so nothing committed
+ *   before the read is invisible; on an empty level that is a round trip to the worker.
  * - Same answers: the merge applies the rows in commit order with the very upsert a direct write
  *   uses (`OBSERVE_SET`), so folding later gives the edges direct upserts would have given.
- * - Grants and agent deletes wait in the level too (migration 16): one committed while rows wait
- *   is appended as a row of its own, its seq marked `grant` or `forget` in
- *   `access_edges_recent_ops`, and a fold applies observations and operations in seq order, the
- *   observations between two operations with the one merge statement.
+ * - Grants and agent deletes wait in the level too (migration 16): each is a row of its own, its
+ *   seq marked `grant` or `forget` in `access_edges_recent_ops`, and a fold applies observations
+ *   and operations in seq order, the observations between two operations with one merge statement.
+ *   Revokes, whose answer counts the edges they changed, run on the worker after a fold of
+ *   everything committed before them (`applyRevokes`).
  * - An agent deleted while its observations wait is not brought back: its `forget` comes after
  *   them in the level (agent-service.ts), and no row after it can name the agent, so the merge
  *   never meets a row of an agent that is gone and tests none against `agents`.
@@ -28,7 +35,7 @@
  *   refuses a row that any of them would refuse (`assertMergeable`), and the merge then runs with
  *   CHECKs off (`ignore_check_constraints`), since SQLite's GLOB checks of the UUID and timestamp
  *   columns cost about as much as the rest of the merge (docs/accessmap.md "Checked once").
- *   Foreign keys, NOT NULL and STRICT types are still enforced by the merge, and `PRAGMA
+ *   NOT NULL, UNIQUE and STRICT types are still enforced by the merge, and `PRAGMA
  *   integrity_check` verifies every CHECK of the table afterwards.
  */
 import type { Transaction } from 'kysely';
@@ -36,14 +43,14 @@ import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { CONFIDENCES, MODES, ORIGIN_KINDS } from './model.js';
 import { newId } from '../../core/agents/ids.js';
+import { mergeThread, type MergeThread } from './merge-thread.js';
 
 /**
- * When a merge runs: once this many rows wait (`SERVICE_ACCESSMAP_MERGE_ROWS`, default 250,000).
- * A merge holds SQLite's only writer for its whole length, and the read or the ingest batch that
- * meets a due merge waits for it, so the threshold trades ingest rate against that stall: a merge
+ * When ingest starts a merge on the worker: once this many rows wait (`SERVICE_ACCESSMAP_MERGE_ROWS`,
+ * default 250,000); from twice as many, ingest waits for the running merge (edge-store.ts). A merge
  * writes about every index page it touches once, so bigger merges write fewer pages per edge, but
- * at 10,000,000 edges a merge of 1,000,000 rows held the writer for about a minute
- * (docs/accessmap.md "The recent level", bench accessmap's worst batch).
+ * a read that comes while one runs waits for it, and the last merge of a burst is not overlapped
+ * by anything (docs/accessmap.md "The recent level", "Merges on a worker thread").
  */
 export const DEFAULT_MERGE_ROWS = 250_000;
 
@@ -371,36 +378,24 @@ export function collectMerged(db: SqliteHandle): number {
 }
 
 /**
- * A merge: removes what the last one merged ({@link collectMerged}), folds up to `rows` waiting
- * rows (all by default), oldest first, into `access_edges` and moves the mark past them, in the
- * caller's transaction, which must write nothing else: the fold and the mark are in the edge
- * file, the removal in svc.db is of rows already durable there, so either file may commit first
- * (store/sqlite/edge-file.ts). Returns the rows folded.
+ * A merge: folds up to `rows` waiting rows (all by default), oldest first, into `access_edges` and
+ * moves the mark past them, in the caller's transaction, which writes the edge file alone: the
+ * merge worker's (merge-worker.ts). The rows stay in the level until a transaction of the store's
+ * removes them ({@link collectMerged}) once this one has committed. Returns the rows folded.
  */
-function merge(db: SqliteHandle, rows = Number.MAX_SAFE_INTEGER): number {
-  collectMerged(db);
+export function foldAbove(db: SqliteHandle, rows = Number.MAX_SAFE_INTEGER): number {
   const s = statements(db);
   const newest = (s.newest.get() as { s: number | null }).s;
   if (newest === null) return 0;
   const lo = Math.max(markOf(s) + 1, (s.oldest.get() as { s: number }).s);
   const hi = Math.min(newest, lo + rows - 1);
   if (hi < lo) return 0;
-  // The store's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default, per file) holds the index
-  // pages the merge touches until its COMMIT writes each once; it is not raised here, so that
-  // number bounds SQLite's memory at all times.
+  // The worker's page cache (SERVICE_SQLITE_CACHE_MIB, 2 GiB by default) holds the index pages
+  // the merge touches until its COMMIT writes each once; it is not raised here, so that number
+  // bounds each connection's cache of each file at all times.
   withoutChecks(s, () => foldRange(s, lo, hi));
   s.setMark.run(hi);
   return hi - lo + 1;
-}
-
-/** Folds every waiting row into `access_edges` ({@link merge}); in a transaction of its own (`Store.sqliteTransaction`). Returns the rows folded. */
-export function mergeRecent(db: SqliteHandle): number {
-  return merge(db);
-}
-
-/** Folds the oldest `rows` waiting rows (at most) into `access_edges` ({@link merge}); in a transaction of its own. Returns the rows folded. */
-export function mergeSlice(db: SqliteHandle, rows: number): number {
-  return merge(db, rows);
 }
 
 /** One access a revoke names, by node numbers. */
@@ -413,10 +408,10 @@ export interface RevokedAccess {
 /**
  * Withdraws grants in `access_edges`, after folding every waiting row (so the operations committed
  * before the revoke come first): an edge without observations goes, an observed one stays, no
- * longer permitted. In a transaction of its own, like a merge. Returns the edges changed.
+ * longer permitted. On the merge worker, like a merge. Returns the edges changed.
  */
 export function applyRevokes(db: SqliteHandle, tenant: string, accesses: readonly RevokedAccess[], at: string): number {
-  merge(db);
+  foldAbove(db);
   const s = statements(db);
   let n = 0;
   for (const a of accesses) {
@@ -426,41 +421,90 @@ export function applyRevokes(db: SqliteHandle, tenant: string, accesses: readonl
   return n;
 }
 
-/** Rows one idle fold takes (bench ingest paced at 25,000/s: ack p99 69 ms with 1,000, 99 ms with 2,000, 135 ms with 4,000). */
+/** Rows waiting before an idle writer starts a merge on the worker (below it, reads fold what waits). */
 export const SLICE_ROWS = 1_000;
-/** How long the writer must have been idle before a slice runs, in ms. */
+/** How long the writer must have been idle before that merge starts, in ms. */
 const IDLE_MS = 1;
 
 /**
- * Keeps the level short while ingest leaves the writer gaps: once `SLICE_ROWS` rows wait, the
- * oldest are folded a slice at a time in transactions of their own, each after the writer has been
- * idle for `IDLE_MS` (Store.whenWriterIdle; 4 ms left 30,000 observations/s too few gaps), so a collector's acknowledgement waits for
- * one short slice at most instead of a whole merge. Under back-to-back ingest the writer is never
- * idle, no slice runs and the level grows to `SERVICE_ACCESSMAP_MERGE_ROWS` for one large merge,
- * which writes each index page fewer times per edge (docs/accessmap.md "The recent level").
+ * A merge of everything committed, on the worker, not awaited by the ingest that asks for it (one
+ * at a time: while one runs, it is the answer); once it has committed, the rows it merged leave the
+ * level in a short transaction of the store's. A merge that fails is reported by the next read,
+ * which runs the same merge and fails with it.
+ */
+export function mergeInBackground(store: Store): Promise<void> | undefined {
+  const thread = mergeThread(store);
+  if (thread === undefined || store.sqliteTransaction === undefined) return undefined;
+  const wasBusy = thread.busy;
+  const running = thread.background();
+  if (wasBusy) return running.then(() => undefined);
+  return running.then(async () => void (await store.sqliteTransaction?.(collectMerged)));
+}
+
+/**
+ * Keeps the level short while ingest leaves the writer gaps: once `SLICE_ROWS` rows wait and the
+ * writer has been idle for `IDLE_MS` (Store.whenWriterIdle), a merge starts on the worker
+ * ({@link mergeInBackground}). Under back-to-back ingest the writer is never idle and the level
+ * grows to `SERVICE_ACCESSMAP_MERGE_ROWS`, where ingest starts the merge itself (edge-store.ts).
  */
 export function foldWhenIdle(store: Store, waiting: number): void {
   if (waiting < SLICE_ROWS || store.whenWriterIdle === undefined) return;
-  store.whenWriterIdle('accessmap.recent-level', IDLE_MS, (db) => {
-    if (waitingRows(db) >= SLICE_ROWS) {
-      merge(db, SLICE_ROWS);
-      return true;
-    }
-    // Then one more transaction, once the last slice has committed: its rows leave the level.
-    collectMerged(db);
+  store.whenWriterIdle('accessmap.recent-level', IDLE_MS, () => {
+    mergeInBackground(store)?.catch(() => undefined);
     return false;
   });
 }
 
 /**
- * Makes every committed observation, grant and agent delete visible in `access_edges`: what each
- * read of edges awaits before its transaction (a merge cannot run inside one: it writes the edge
- * file, which the store's grouped transactions never do). A no-op on Postgres, which has no recent
- * level, and one transaction of a few index lookups when nothing waits. The rows it merged are
- * removed from the level in a second transaction, once the merge has committed.
+ * Makes every observation, grant and agent delete committed before the call visible in
+ * `access_edges`: a merge on the worker of everything committed, then the merged rows removed from
+ * the level. What each read of edges awaits before its transaction ({@link withFolded}) and each
+ * revoke. Returns the mark the edge file then has (0 on Postgres, which has no recent level).
  */
-export async function foldRecent(store: Store): Promise<void> {
-  if (store.backend !== 'sqlite' || store.sqliteTransaction === undefined) return;
-  const merged = await store.sqliteTransaction((db) => merge(db));
-  if (merged > 0) await store.sqliteTransaction(collectMerged);
+export async function foldRecent(store: Store): Promise<number> {
+  const thread = mergeThread(store);
+  if (thread === undefined || store.sqliteTransaction === undefined) return 0;
+  const { mark } = await thread.call({ op: 'merge' });
+  await store.sqliteTransaction(collectMerged);
+  return mark;
+}
+
+/** A read's transaction that began on a snapshot of the edge file older than the merge it waited for. */
+class StaleEdges extends Error {}
+
+/**
+ * Runs `fn` in a transaction of `tenant` that sees every edge committed before the call: the
+ * level folded first ({@link foldRecent}), then, inside the transaction, the edge file's mark
+ * checked against the one the merge reached. A transaction of the store's shares its BEGIN with
+ * others (group commit); if one of them read the edge file before the merge committed, this one
+ * reads that older snapshot, and runs again in a transaction of its own.
+ */
+export async function withFolded<T>(store: Store, tenant: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const need = await foldRecent(store);
+    try {
+      return await store.withTenant(tenant, async (tx) => {
+        const db = store.sqliteHandle?.(tx);
+        if (db !== undefined && markOf(statements(db)) < need) throw new StaleEdges(`edge file snapshot older than mark ${need}`);
+        return fn(tx);
+      });
+    } catch (err) {
+      if (!(err instanceof StaleEdges) || attempt >= 20) throw err;
+    }
+  }
+}
+
+/** A merge on the worker of up to `rows` waiting rows (all by default), whose rows stay in the level until the next transaction that removes them; for tests and benches. Returns the rows folded. */
+export async function mergeOnWorker(store: Store, rows?: number): Promise<number> {
+  const thread = mergeThread(store);
+  if (thread === undefined) return 0;
+  return (await thread.call(rows === undefined ? { op: 'merge' } : { op: 'merge', rows })).value;
+}
+
+/** Applies revokes on the worker ({@link applyRevokes}), then removes the merged rows from the level. Returns the edges changed. */
+export async function revokeOnWorker(store: Store, tenant: string, accesses: RevokedAccess[], at: string): Promise<number> {
+  const thread = mergeThread(store) as MergeThread;
+  const { value } = await thread.call({ op: 'revoke', tenant, accesses, at });
+  await store.sqliteTransaction?.(collectMerged);
+  return value;
 }

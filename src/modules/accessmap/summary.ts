@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { Store } from '../../store/store.js';
 import { escalation, MAX_BUDGET, reachability } from './attack-paths.js';
 import { storeGraphSource } from './graph-source.js';
-import { foldRecent } from './recent-edges.js';
+import { withFolded } from './recent-edges.js';
 
 export interface Summary {
   nodes: { agents: number; sessions: number; identities: number; resources: number; resources_by_class: Record<string, number> };
@@ -36,8 +36,7 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
   const maxAgents = opts.maxAgents ?? 100;
   const budgetMs = opts.budgetMs ?? 2_000;
   const started = Date.now();
-  await foldRecent(store);
-  return store.withTenant(tenant, async (tx) => {
+  return withFolded(store, tenant, async (tx) => {
     const agents = await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).orderBy('id').execute();
     const kinds = await sql<{ kind: string; class: string; c: string | number }>`select kind, class, count(*) as c from access_nodes where tenant_id = ${tenant} group by kind, class`.execute(tx);
     const byKind: Record<string, number> = {};

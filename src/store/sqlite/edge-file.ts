@@ -127,3 +127,23 @@ export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefine
   }).immediate();
   return moved;
 }
+
+/**
+ * Raises the recent level's seq counter (svc.db) to the edge file's mark, if it is below: a seq at
+ * or below the mark counts as merged, so one handed out again would never be. The two only
+ * disagree after a restore of files copied at different moments (docs/storage.md "Backups");
+ * then this keeps new rows from vanishing, whatever else the mismatch cost. Run at open, once the
+ * edges have moved.
+ */
+export function keepLevelAboveMark(sqlite: BetterSqlite3.Database): void {
+  if (!has(sqlite, EDGE_SCHEMA, 'access_edges_merged') || !has(sqlite, 'main', 'access_edges_recent')) return;
+  sqlite
+    .transaction(() => {
+      const mark = Number((sqlite.prepare(`select up_to from ${EDGE_SCHEMA}.access_edges_merged`).get() as { up_to: number } | undefined)?.up_to ?? 0);
+      const counter = (sqlite.prepare("select max(seq) as seq from main.sqlite_sequence where name = 'access_edges_recent'").get() as { seq: number | null }).seq ?? 0;
+      if (counter >= mark) return;
+      sqlite.prepare("delete from main.sqlite_sequence where name = 'access_edges_recent'").run();
+      sqlite.prepare("insert into main.sqlite_sequence (name, seq) values ('access_edges_recent', ?)").run(mark);
+    })
+    .immediate();
+}

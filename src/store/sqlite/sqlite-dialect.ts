@@ -21,7 +21,8 @@ export interface BeginMode {
   svcDbOnly: boolean;
 }
 
-const SVC_DB_LOCK = 'update main.access_edges_file set id = id where 0';
+/** A write to svc.db that changes nothing: as a transaction's first statement it takes svc.db's write lock alone. */
+export const SVC_DB_LOCK = 'update main.access_edges_file set id = id where 0';
 
 /**
  * Kysely's SQLite driver whose transactions hold svc.db's write lock from their first statement.

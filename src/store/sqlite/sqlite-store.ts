@@ -4,14 +4,14 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, type Transaction } from 'kysely';
 import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
 import type { Database, MigrationDatabase } from '../schema.js';
-import type { SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
+import type { EdgeWriterConfig, SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
 import { withIntentMarker } from '../../ledger/audit-intent.js';
-import { createSqliteDialect, type BeginMode } from './sqlite-dialect.js';
+import { createSqliteDialect, SVC_DB_LOCK, type BeginMode } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 import { checkSqliteCacheMib, DEFAULT_SQLITE_CACHE_MIB } from './sqlite-cache.js';
-import { attachEdgeFile, checkEdgeFile, relocateEdges } from './edge-file.js';
+import { attachEdgeFile, checkEdgeFile, keepLevelAboveMark, relocateEdges } from './edge-file.js';
 
 /** File name of the embedded database inside the data directory. */
 export const SQLITE_FILE_NAME = 'svc.db';
@@ -64,6 +64,7 @@ class SqliteStore implements Store {
   /** When the writer last finished a transaction (performance.now()). */
   #lastWrite = 0;
   readonly #idleWork = new Set<string>();
+  readonly #closers: Array<() => Promise<void>> = [];
   /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
   readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
 
@@ -72,6 +73,7 @@ class SqliteStore implements Store {
     private readonly log: StoreLog,
     private readonly sqlite: BetterSqlite3.Database,
     private readonly beginMode: BeginMode,
+    readonly edgeWriter: EdgeWriterConfig,
   ) {
     this.whenWriterIdle = (key, idleMs, fn) => {
       if (this.#closed || this.#idleWork.has(key)) return;
@@ -210,16 +212,31 @@ class SqliteStore implements Store {
     this.#direct++;
     try {
       // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
-      return await this.db.connection().execute(async () => this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate());
+      // svc.db's write lock from the start (sqlite-dialect.ts BeginMode): IMMEDIATE, or once the
+      // edges have moved, a no-op write to svc.db first, so the edge file's writer is not waited for.
+      return await this.db.connection().execute(async () => {
+        if (!this.beginMode.svcDbOnly) return this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate();
+        return this.sqlite
+          .transaction(() => {
+            this.sqlite.prepare(SVC_DB_LOCK).run();
+            return fn(this.sqlite as unknown as SqliteHandle);
+          })
+          .deferred();
+      });
     } finally {
       this.#direct--;
       this.#lastWrite = performance.now();
     }
   }
 
+  onClose(fn: () => Promise<void>): void {
+    this.#closers.push(fn);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.allSettled(this.#closers.map((fn) => fn()));
     await this.db.destroy();
   }
 }
@@ -257,6 +274,7 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   closeSync(openSync(file, 'a', 0o600));
   const sqlite = new BetterSqlite3(file, { timeout: busyTimeoutMs });
   const beginMode: BeginMode = { svcDbOnly: false };
+  let edgeFile = '';
   try {
     const mode = sqlite.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') {
@@ -273,13 +291,14 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     sqlite.pragma(`cache_size = -${cacheMib * 1024}`);
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
     // The access map's edges live in a file of their own beside svc.db (edge-file.ts).
-    const edgeFile = attachEdgeFile(sqlite, config.dataDir, { synchronous, cacheMib });
+    edgeFile = attachEdgeFile(sqlite, config.dataDir, { synchronous, cacheMib });
     beginMode.svcDbOnly = checkEdgeFile(sqlite, edgeFile);
+    if (beginMode.svcDbOnly) keepLevelAboveMark(sqlite);
   } catch (err) {
     sqlite.close();
     throw err;
   }
   const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }, beginMode) });
   log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: cacheMib }, 'store opened');
-  return new SqliteStore(db, log, sqlite, beginMode);
+  return new SqliteStore(db, log, sqlite, beginMode, { edgeFile, dbFile: file, synchronous, cacheMib, busyTimeoutMs });
 }

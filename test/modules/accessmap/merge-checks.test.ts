@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent } from '../../../src/core/agents/agent-service.js';
 import { ingestObservations, type Observation } from '../../../src/modules/accessmap/edge-store.js';
-import { appendGrants, appendRecent, assertGrantable, assertMergeable, foldRecent, mergeRecent, waitingRows, type GrantRow, type RecentRow } from '../../../src/modules/accessmap/recent-edges.js';
+import { appendGrants, appendRecent, assertGrantable, assertMergeable, foldRecent, mergeOnWorker, waitingRows, type GrantRow, type RecentRow } from '../../../src/modules/accessmap/recent-edges.js';
 import { newId } from '../../../src/core/agents/ids.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
@@ -135,7 +135,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
     const [taken] = await h.admin.query<{ id: string }>('select id from access_edges where tenant_id = ?', [tenant]);
     assert.ok(taken);
     await h.admin.query(`insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`, [taken.id, tenant, newId(), newId(), AT, AT, AT]);
-    await assert.rejects(h.store.sqliteTransaction?.((db) => mergeRecent(db)) ?? Promise.resolve(), /UNIQUE constraint failed/);
+    await assert.rejects(mergeOnWorker(h.store), /UNIQUE constraint failed/);
     await assert.rejects(directInsert(tenant, { confidence: 'bold' }), /CHECK constraint failed/, 'CHECKs are on again after the failed merge');
     await h.admin.query('delete from access_edges_recent');
     assert.deepEqual(await integrity(), ['ok']);

@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { createAgent, deleteAgent } from '../../../src/core/agents/agent-service.js';
 import { ingestObservations, upsertGrants, type Observation } from '../../../src/modules/accessmap/edge-store.js';
 import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
-import { mergeRecent, waitingRows } from '../../../src/modules/accessmap/recent-edges.js';
+import { mergeOnWorker, waitingRows } from '../../../src/modules/accessmap/recent-edges.js';
 import { EDGE_FILE_NAME } from '../../../src/store/sqlite/edge-file.js';
 import type { Store } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
@@ -158,7 +158,7 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
       await ingestObservations(h.store, tenant, observe('crash', 300));
       // The merge commits (edges and mark, in the edge file); its rows stay in the level, as a
       // crash before the next transaction that removes them would leave them.
-      const merged = await (h.store.sqliteTransaction as NonNullable<Store['sqliteTransaction']>)((db) => mergeRecent(db));
+      const merged = await mergeOnWorker(h.store);
       assert.equal(merged, 300);
       assert.equal(await count(h, 'select count(*) as n from access_edges_recent'), 300, 'the merged rows wait to be removed');
       assert.equal(await markOf(h), await count(h, 'select max(seq) as n from access_edges_recent'), 'the mark covers them');
@@ -171,6 +171,22 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
       assert.equal(await count(h, 'select count(*) as n from access_edges_recent'), 0, 'the read removed them');
       await ingestObservations(store, tenant, observe('crash', 300));
       assert.ok((await listEdges(store, tenant, { limit: 1000 })).items.every((e) => e.observed_count === 2), 'the same accesses again: two each');
+    });
+  });
+
+  it('files restored from different moments: the level never hands out a seq the edge file counts as merged', async () => {
+    await withStore(async (h) => {
+      const tenant = await addTenant(h.store);
+      await ingestObservations(h.store, tenant, observe('restore', 50));
+      assert.equal((await listEdges(h.store, tenant, { limit: 1000 })).items.length, 50);
+      assert.ok((await markOf(h)) >= 50);
+      await h.store.close();
+      // svc.db as it was before any of those rows: its level's counter back at 0.
+      await h.admin.query("delete from sqlite_sequence where name = 'access_edges_recent'");
+      const store = await h.reopen();
+      await store.migrate();
+      await ingestObservations(store, tenant, observe('restore-after', 10));
+      assert.equal((await listEdges(store, tenant, { limit: 1000 })).items.length, 60, 'the rows after the restore are merged');
     });
   });
 
@@ -187,7 +203,7 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
       const cols = 'id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at';
       await h.admin.query(`insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`, [taken?.id, tenant, crypto.randomUUID(), crypto.randomUUID(), AT, AT, AT]);
       const transaction = (h.store.sqliteTransaction as NonNullable<Store['sqliteTransaction']>).bind(h.store);
-      await assert.rejects(transaction((db) => mergeRecent(db)), /UNIQUE constraint failed/);
+      await assert.rejects(mergeOnWorker(h.store), /UNIQUE constraint failed/);
       assert.equal(await markOf(h), mark);
       assert.deepEqual(await allEdges(h), edgesBefore, 'none of the 150 rows before the bad one was kept');
       assert.equal(await transaction((db) => waitingRows(db)), 151);

@@ -1,0 +1,111 @@
+/**
+ * The store's side of the merge worker (merge-worker.ts): one worker thread per SQLite store,
+ * started on the first merge, stopped when the store closes (after the merge it is running).
+ * Requests run one at a time, in the order they were made; each answers with its value and the
+ * edge file's mark after it.
+ */
+import { Worker } from 'node:worker_threads';
+import type { EdgeWriterConfig, Store } from '../../store/store.js';
+import type { RevokedAccess } from './recent-edges.js';
+
+/** What the worker opens, from the store (Store.edgeWriter). */
+export type MergeWorkerData = EdgeWriterConfig;
+
+export type MergeRequest =
+  | { id: number; op: 'merge'; rows?: number }
+  | { id: number; op: 'revoke'; tenant: string; accesses: RevokedAccess[]; at: string }
+  | { id: number; op: 'close' };
+
+export type MergeReply = { id: number; ok: true; value: number; mark: number } | { id: number; ok: false; error: { message: string; code?: string } };
+
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+type Call = WithoutId<MergeRequest>;
+
+/** A worker's answer to one request: the rows it folded (or edges a revoke changed) and the mark after it. */
+export interface MergeAnswer {
+  value: number;
+  mark: number;
+}
+
+export class MergeThread {
+  #worker: Worker | undefined;
+  #next = 1;
+  readonly #pending = new Map<number, { resolve: (a: MergeAnswer) => void; reject: (e: Error) => void }>();
+  #closed = false;
+  #background: Promise<MergeAnswer> | undefined;
+
+  constructor(private readonly config: MergeWorkerData) {}
+
+  #start(): Worker {
+    const worker = new Worker(new URL('./merge-worker.js', import.meta.url), { workerData: this.config });
+    worker.unref();
+    worker.on('message', (r: MergeReply) => {
+      const p = this.#pending.get(r.id);
+      if (p === undefined) return;
+      this.#pending.delete(r.id);
+      if (r.ok) p.resolve({ value: r.value, mark: r.mark });
+      else p.reject(Object.assign(new Error(r.error.message), r.error.code === undefined ? {} : { code: r.error.code }));
+    });
+    // A worker that dies (an error outside a request, or the thread's own exit) fails what waits on it; the next request starts another.
+    const fail = (err: Error): void => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const [id, p] of this.#pending) {
+        this.#pending.delete(id);
+        p.reject(err);
+      }
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`accessmap merge worker exited (code ${code})`)));
+    return worker;
+  }
+
+  /** Sends one request and waits for its answer. */
+  call(req: Call): Promise<MergeAnswer> {
+    if (this.#closed) return Promise.reject(new Error('accessmap merge worker: the store is closed'));
+    this.#worker ??= this.#start();
+    const id = this.#next++;
+    return new Promise<MergeAnswer>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      (this.#worker as Worker).postMessage({ ...req, id } as MergeRequest);
+    });
+  }
+
+  /** A merge of everything committed, not awaited by the caller; one at a time (the running one is returned while it runs). */
+  background(): Promise<MergeAnswer> {
+    this.#background ??= this.call({ op: 'merge' }).finally(() => (this.#background = undefined));
+    return this.#background;
+  }
+
+  /** Whether a background merge is running. */
+  get busy(): boolean {
+    return this.#background !== undefined;
+  }
+
+  /** Lets the requests sent so far finish, closes the worker's connection, then stops the thread. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const worker = this.#worker;
+    if (worker !== undefined) {
+      await this.call({ op: 'close' }).catch(() => undefined);
+      this.#closed = true;
+      await worker.terminate();
+    }
+    this.#closed = true;
+  }
+}
+
+const threads = new WeakMap<EdgeWriterConfig, MergeThread>();
+
+/** The merge thread of a SQLite store whose edges live in the edge file; undefined elsewhere (Postgres). */
+export function mergeThread(store: Store): MergeThread | undefined {
+  const config = store.edgeWriter;
+  if (config === undefined) return undefined;
+  let t = threads.get(config);
+  if (t === undefined) {
+    const thread = new MergeThread(config);
+    threads.set(config, thread);
+    store.onClose?.(() => thread.close());
+    t = thread;
+  }
+  return t;
+}
