@@ -28,6 +28,7 @@ import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
 import { EDGE_FILE_NAME } from '../../src/store/sqlite/edge-file.js';
+import { mergeThread } from '../../src/modules/accessmap/merge-thread.js';
 import { DEFAULT_SQLITE_CACHE_MIB, sqliteCacheMibFromEnv } from '../../src/store/sqlite/sqlite-cache.js';
 import { createTempDatabase, pgQuery, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';
 import { rawSqliteWriteRate, type RawTable } from '../lib/raw-sqlite.js';
@@ -206,6 +207,8 @@ export const scenario: Scenario = {
       // The rate counts folding the recent level into access_edges (docs/accessmap.md "Storage"): what
       // the first read would otherwise do, so every observation's whole write cost is inside it.
       await foldRecent(store);
+      const worker = mergeThread(store)?.stats;
+      if (worker !== undefined) notes.push(`merge worker: ${worker.merges} merges of ${worker.rows} rows, ${(worker.ms / 1000).toFixed(1)} s on the worker thread (beside the batches)`);
       // So is copying the merges' pages from the WAL into the database file: the next write's
       // automatic checkpoint would do it (and the reads below would otherwise look every page up
       // in a WAL of millions of frames, which no steady state has).

@@ -16,7 +16,7 @@ export type MergeRequest =
   | { id: number; op: 'revoke'; tenant: string; accesses: RevokedAccess[]; at: string }
   | { id: number; op: 'close' };
 
-export type MergeReply = { id: number; ok: true; value: number; mark: number } | { id: number; ok: false; error: { message: string; code?: string } };
+export type MergeReply = { id: number; ok: true; value: number; mark: number; ms: number } | { id: number; ok: false; error: { message: string; code?: string } };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Call = WithoutId<MergeRequest>;
@@ -33,6 +33,8 @@ export class MergeThread {
   readonly #pending = new Map<number, { resolve: (a: MergeAnswer) => void; reject: (e: Error) => void }>();
   #closed = false;
   #background: Promise<MergeAnswer> | undefined;
+  /** What the worker has done: merges (and revokes) that folded rows, the rows, and the time they took on the worker. */
+  readonly stats = { merges: 0, rows: 0, ms: 0 };
 
   constructor(private readonly config: MergeWorkerData) {}
 
@@ -43,6 +45,11 @@ export class MergeThread {
       const p = this.#pending.get(r.id);
       if (p === undefined) return;
       this.#pending.delete(r.id);
+      if (r.ok && r.value > 0) {
+        this.stats.merges++;
+        this.stats.rows += r.value;
+        this.stats.ms += r.ms;
+      }
       if (r.ok) p.resolve({ value: r.value, mark: r.mark });
       else p.reject(Object.assign(new Error(r.error.message), r.error.code === undefined ? {} : { code: r.error.code }));
     });

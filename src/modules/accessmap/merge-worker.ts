@@ -46,9 +46,10 @@ function run(req: MergeRequest): unknown {
 
 parentPort?.on('message', (req: MergeRequest) => {
   let reply: MergeReply;
+  const t0 = performance.now();
   try {
     const value = run(req);
-    reply = { id: req.id, ok: true, value: value as number, mark: req.op === 'close' ? 0 : markOf() };
+    reply = { id: req.id, ok: true, value: value as number, mark: req.op === 'close' ? 0 : markOf(), ms: performance.now() - t0 };
   } catch (err) {
     const e = err as Error & { code?: string };
     reply = { id: req.id, ok: false, error: { message: e.message, code: e.code } };
