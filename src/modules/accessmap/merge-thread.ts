@@ -83,6 +83,11 @@ export class MergeThread {
     return this.#background;
   }
 
+  /** The running worker thread, if one has started (for diagnostics and tests). */
+  get thread(): Worker | undefined {
+    return this.#worker;
+  }
+
   /** Whether a background merge is running. */
   get busy(): boolean {
     return this.#background !== undefined;

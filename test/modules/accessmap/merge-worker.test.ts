@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { ingestObservations, revokeGrants, upsertGrants, type Observation } from '../../../src/modules/accessmap/edge-store.js';
 import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import type { AccessEdge } from '../../../src/modules/accessmap/model.js';
+import { mergeThread } from '../../../src/modules/accessmap/merge-thread.js';
+import { mergeOnWorker } from '../../../src/modules/accessmap/recent-edges.js';
 import { createSqliteTestStore, selectedBackends } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 
@@ -76,6 +78,32 @@ describe('sqlite: merges on the worker thread beside ingest and reads', { skip }
       assert.deepEqual(byRes, expected, 'every observation counted once');
       const ok = await h.admin.query<{ integrity_check: string }>('pragma integrity_check');
       assert.deepEqual(ok.map((r) => r.integrity_check), ['ok']);
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  it('a worker thread that dies fails what waits on it, and the next merge starts another: nothing lost', { timeout: 30_000 }, async () => {
+    const h = await createSqliteTestStore();
+    try {
+      await h.store.migrate();
+      const tenant = await addTenant(h.store);
+      const obs = (tag: string, n: number): Observation[] => Array.from({ length: n }, (_, i) => ({ origin: { kind: 'identity', ref: `d-ident-${i % 11}` }, resource: { ref: `d-${tag}-${i}` }, mode: 'r', confidence: 'high', signal_source: 'death', observed_at: AT }));
+      await ingestObservations(h.store, tenant, obs('a', 300));
+      assert.equal((await readAll(h.store, tenant)).length, 300);
+      const first = mergeThread(h.store)?.thread;
+      assert.ok(first, 'the reads started the worker');
+      await ingestObservations(h.store, tenant, obs('b', 300));
+      // The thread dies with a merge asked of it (sent once it is already stopping, so it is never
+      // taken up): the caller gets an error, not a hang.
+      const dying = first.terminate();
+      const pending = mergeOnWorker(h.store);
+      await dying;
+      await assert.rejects(pending, /merge worker exited/);
+      const edges = await readAll(h.store, tenant);
+      assert.equal(edges.length, 600, 'the next read started another worker and merged what waited');
+      assert.ok(edges.every((e) => e.observed_count === 1));
+      assert.notEqual(mergeThread(h.store)?.thread, first);
     } finally {
       await h.dispose();
     }
