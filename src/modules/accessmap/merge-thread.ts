@@ -16,15 +16,16 @@ export type MergeRequest =
   | { id: number; op: 'revoke'; tenant: string; accesses: RevokedAccess[]; at: string }
   | { id: number; op: 'close' };
 
-export type MergeReply = { id: number; ok: true; value: number; mark: number; ms: number } | { id: number; ok: false; error: { message: string; code?: string } };
+export type MergeReply = { id: number; ok: true; value: number; mark: number; ms: number; collect: boolean } | { id: number; ok: false; error: { message: string; code?: string } };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Call = WithoutId<MergeRequest>;
 
-/** A worker's answer to one request: the rows it folded (or edges a revoke changed) and the mark after it. */
+/** A worker's answer to one request: the rows it folded (or edges a revoke changed), the mark after it, and whether merged rows wait in the level to be removed. */
 export interface MergeAnswer {
   value: number;
   mark: number;
+  collect: boolean;
 }
 
 export class MergeThread {
@@ -50,7 +51,7 @@ export class MergeThread {
         this.stats.rows += r.value;
         this.stats.ms += r.ms;
       }
-      if (r.ok) p.resolve({ value: r.value, mark: r.mark });
+      if (r.ok) p.resolve({ value: r.value, mark: r.mark, collect: r.collect });
       else p.reject(Object.assign(new Error(r.error.message), r.error.code === undefined ? {} : { code: r.error.code }));
     });
     // A worker that dies (an error outside a request, or the thread's own exit) fails what waits on it; the next request starts another.

@@ -24,6 +24,7 @@ db.pragma(`busy_timeout = ${config.busyTimeoutMs}`);
 db.prepare('attach database ? as level').run(config.dbFile);
 const lock = db.prepare('update main.access_edges_merged set id = id where 0');
 const handle = db as unknown as SqliteHandle;
+const state = db.prepare('select (select up_to from main.access_edges_merged) as mark, (select min(seq) from level.access_edges_recent) as oldest');
 
 function inTransaction<T>(fn: () => T): T {
   return db.transaction(() => {
@@ -49,7 +50,12 @@ parentPort?.on('message', (req: MergeRequest) => {
   const t0 = performance.now();
   try {
     const value = run(req);
-    reply = { id: req.id, ok: true, value: value as number, mark: req.op === 'close' ? 0 : markOf(), ms: performance.now() - t0 };
+    if (req.op === 'close') reply = { id: req.id, ok: true, value: 0, mark: 0, ms: 0, collect: false };
+    else {
+      const after = state.get() as { mark: number; oldest: number | null };
+      // `collect`: merged rows wait in the level for the store to remove them (or it did already, meanwhile: one spare transaction).
+      reply = { id: req.id, ok: true, value: value as number, mark: after.mark, ms: performance.now() - t0, collect: after.oldest !== null && after.oldest <= after.mark };
+    }
   } catch (err) {
     const e = err as Error & { code?: string };
     reply = { id: req.id, ok: false, error: { message: e.message, code: e.code } };
@@ -57,6 +63,4 @@ parentPort?.on('message', (req: MergeRequest) => {
   parentPort?.postMessage(reply);
 });
 
-function markOf(): number {
-  return Number((db.prepare('select up_to from main.access_edges_merged').get() as { up_to: number }).up_to);
-}
+

@@ -438,7 +438,7 @@ export function mergeInBackground(store: Store): Promise<void> | undefined {
   const wasBusy = thread.busy;
   const running = thread.background();
   if (wasBusy) return running.then(() => undefined);
-  return running.then(async () => void (await store.sqliteTransaction?.(collectMerged)));
+  return running.then(async ({ collect }) => void (collect ? await store.sqliteTransaction?.(collectMerged) : undefined));
 }
 
 /**
@@ -457,15 +457,16 @@ export function foldWhenIdle(store: Store, waiting: number): void {
 
 /**
  * Makes every observation, grant and agent delete committed before the call visible in
- * `access_edges`: a merge on the worker of everything committed, then the merged rows removed from
- * the level. What each read of edges awaits before its transaction ({@link withFolded}) and each
+ * `access_edges`: a merge on the worker of everything committed, then, if merged rows wait in the
+ * level, their removal in a transaction of the store's. What each read of edges awaits before its transaction ({@link withFolded}) and each
  * revoke. Returns the mark the edge file then has (0 on Postgres, which has no recent level).
  */
 export async function foldRecent(store: Store): Promise<number> {
   const thread = mergeThread(store);
   if (thread === undefined || store.sqliteTransaction === undefined) return 0;
-  const { mark } = await thread.call({ op: 'merge' });
-  await store.sqliteTransaction(collectMerged);
+  const { mark, collect } = await thread.call({ op: 'merge' });
+  // A read with nothing merged to remove takes no transaction of the writer's (it would queue behind ingest's).
+  if (collect) await store.sqliteTransaction(collectMerged);
   return mark;
 }
 
@@ -504,7 +505,7 @@ export async function mergeOnWorker(store: Store, rows?: number): Promise<number
 /** Applies revokes on the worker ({@link applyRevokes}), then removes the merged rows from the level. Returns the edges changed. */
 export async function revokeOnWorker(store: Store, tenant: string, accesses: RevokedAccess[], at: string): Promise<number> {
   const thread = mergeThread(store) as MergeThread;
-  const { value } = await thread.call({ op: 'revoke', tenant, accesses, at });
-  await store.sqliteTransaction?.(collectMerged);
+  const { value, collect } = await thread.call({ op: 'revoke', tenant, accesses, at });
+  if (collect) await store.sqliteTransaction?.(collectMerged);
   return value;
 }

@@ -65,6 +65,7 @@ class SqliteStore implements Store {
   #lastWrite = 0;
   readonly #idleWork = new Set<string>();
   readonly #closers: Array<() => Promise<void>> = [];
+  #svcDbLock: BetterSqlite3.Statement | undefined;
   /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
   readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
 
@@ -218,7 +219,7 @@ class SqliteStore implements Store {
         if (!this.beginMode.svcDbOnly) return this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate();
         return this.sqlite
           .transaction(() => {
-            this.sqlite.prepare(SVC_DB_LOCK).run();
+            (this.#svcDbLock ??= this.sqlite.prepare(SVC_DB_LOCK)).run();
             return fn(this.sqlite as unknown as SqliteHandle);
           })
           .deferred();
