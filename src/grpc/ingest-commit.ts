@@ -20,7 +20,7 @@ import { canonicalMeta } from '../ledger/canonical-json.js';
 import { readHead, readRecords } from '../ledger/ledger-store.js';
 import { nowTimestamp } from '../ledger/time.js';
 import { uuid7 } from '../ledger/uuid7.js';
-import { afterIngestCommit, ingestInTransaction, type Observation } from '../modules/accessmap/edge-store.js';
+import { afterIngestCommit, ingestInTransaction, type IngestCommitted, type Observation } from '../modules/accessmap/edge-store.js';
 import { chunks } from '../modules/accessmap/node-store.js';
 import { agentsByExternalId, agentsById, nodesById } from '../modules/accessmap/node-lookup.js';
 import type { Services } from '../serve/services.js';
@@ -122,7 +122,7 @@ function groupsOf(store: Store): StoreGroups<Job, Stored> {
         if (jobs.length === 0 && notes.size === 0) return [];
         const group = await store.withTenant(tenant, (tx) => storeGroup(store, tx, tenant, jobs, notes));
         // Committed: the access map's recent level may ask for a merge before the acks go out.
-        await afterIngestCommit(store, group.waiting);
+        await afterIngestCommit(store, group.committed);
         return group.stored;
       },
       (job) => job.valid.edges.length + job.valid.findings.length + job.valid.costs.length,
@@ -146,9 +146,9 @@ async function readBatch(store: Store, tenant: string, batchId: string): Promise
  * rejections, the access edges of all new batches through accessmap's `ingestInTransaction` (run
  * inside this transaction), findings and cost samples, and one `ingest_batches` row per new batch.
  */
-async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<{ stored: Stored[]; waiting: number }> {
+async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<{ stored: Stored[]; committed: IngestCommitted }> {
   for (const [batchId, seq] of notes) await tx.updateTable('ingest_batches').set({ ledger_seq: seq }).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).execute();
-  if (jobs.length === 0) return { stored: [], waiting: 0 };
+  if (jobs.length === 0) return { stored: [], committed: { waiting: 0 } };
   const db = store.sqliteHandle?.(tx);
   const existing = new Map<string, BatchRow>();
   for (const c of chunks(jobs.map((j) => j.batchId), 500)) for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
@@ -168,7 +168,7 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
     prepared.push({ accepted: edges.length + valid.findings.length + valid.costs.length, rejected: JSON.stringify(rejected), payload_hash, collector: job.collector });
   }
   // In this transaction, so the edges and the batch rows commit together.
-  const { waiting } = await ingestInTransaction(store, tx, tenant, observations);
+  const committed = await ingestInTransaction(store, tx, tenant, observations);
   for (const chunk of chunks(items, 200)) await tx.insertInto('ingest_items').values(chunk).execute();
   const head_seq = (await readHead(tx, tenant))?.seq ?? 0;
   const rows = fresh.map((job, i) => ({ ...(prepared[i] as (typeof prepared)[number]), head_seq, ledger_seq: null }));
@@ -179,7 +179,7 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
       const seen = existing.get(j.batchId);
       return seen ? { row: seen, seen: true } : { row: stored.get(j.batchId) as BatchRow, seen: false };
     }),
-    waiting,
+    committed,
   };
 }
 

@@ -10,6 +10,7 @@ import type { StoreBackend } from '../store/store.js';
 import { parseCryptoEngine, type CryptoEngineSetting } from '../ledger/ed25519-engine.js';
 import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
 import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';
+import { nodeCacheFromEnv } from '../modules/accessmap/node-cache.js';
 import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
 
 export interface ListenAddress {
@@ -45,6 +46,8 @@ export interface ServeConfig {
   accessmapMergeRows: number;
   /** linking resource ids SQLite path searches keep in memory, 0 = off (`SERVICE_ACCESSMAP_LINKING_IDS`; modules/accessmap/linking-set.ts reads the same variable) */
   accessmapLinkingIds: number;
+  /** nodes SQLite ingest keeps resolved in memory, 0 = off (`SERVICE_ACCESSMAP_NODE_CACHE`; modules/accessmap/node-cache.ts reads the same variable) */
+  accessmapNodeCache: number;
   /** SQLite page cache in MiB (`SERVICE_SQLITE_CACHE_MIB`); undefined = the store's default (2048) */
   sqliteCacheMib?: number;
 }
@@ -121,6 +124,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
     accessmapMergeRows: checked(() => mergeRowsFromEnv(env)),
     accessmapLinkingIds: checked(() => linkingIdsFromEnv(env)),
+    accessmapNodeCache: checked(() => nodeCacheFromEnv(env)),
     sqliteCacheMib: checked(() => sqliteCacheMibFromEnv(env)),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

@@ -67,6 +67,9 @@ test('config: malformed values are refused with the flag named', () => {
   assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_LINKING_IDS: 'all' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000/.test(err.message));
   assert.equal(resolveServeConfig({}, env).accessmapLinkingIds, 1_000_000);
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_LINKING_IDS: '0' }).accessmapLinkingIds, 0);
+  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_NODE_CACHE: '-1' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_NODE_CACHE must be an integer from 0 to 100000000/.test(err.message));
+  assert.equal(resolveServeConfig({}, env).accessmapNodeCache, 2_000_000);
+  assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_NODE_CACHE: '0' }).accessmapNodeCache, 0);
   // SQLite's page cache: unset = the store's default; whole MiB from 16 to 65536, nothing else.
   assert.equal(resolveServeConfig({}, env).sqliteCacheMib, undefined);
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_SQLITE_CACHE_MIB: '256' }).sqliteCacheMib, 256);

@@ -11,6 +11,7 @@ import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
+import { keepAfterCommit } from './node-cache.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
 import { appendGrants, appendRecent, collectMerged, foldWhenIdle, mergeDue, mergeInBackground, OBSERVE_SET, revokeOnWorker, TIMESTAMP_RE, waitingRows, type GrantRow } from './recent-edges.js';
 
@@ -127,7 +128,7 @@ function assertStorable(o: Observation, at: string, i: number): void {
 export async function ingestObservations(store: Store, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number }> {
   if (observations.length === 0) return { accepted: 0, edges: 0 };
   const out = await store.withTenant(tenant, (tx) => ingestInTransaction(store, tx, tenant, observations));
-  await afterIngestCommit(store, out.waiting);
+  await afterIngestCommit(store, out);
   return { accepted: out.accepted, edges: out.edges };
 }
 
@@ -138,7 +139,9 @@ export async function ingestObservations(store: Store, tenant: string, observati
  * the answer waits for the running merge, so the level stays bounded. Below the threshold, a merge
  * starts when the writer is idle. Nothing on Postgres.
  */
-export async function afterIngestCommit(store: Store, waiting: number): Promise<void> {
+export async function afterIngestCommit(store: Store, { waiting, keep }: IngestCommitted): Promise<void> {
+  // The nodes the batch resolved, into the node cache (node-cache.ts): only now that it has committed.
+  keep?.();
   if (waiting === 0) return;
   // Never an error here: the batch has committed (a failed answer would have it sent again); a
   // merge that fails fails the next read, which runs it again.
@@ -147,12 +150,19 @@ export async function afterIngestCommit(store: Store, waiting: number): Promise<
   else foldWhenIdle(store, waiting);
 }
 
+/** What {@link afterIngestCommit} needs once the transaction of {@link ingestInTransaction} has committed. */
+export interface IngestCommitted {
+  /** rows then waiting in the recent level (SQLite; 0 on Postgres) */
+  waiting: number;
+  /** keeps the nodes the transaction resolved in the node cache (SQLite) */
+  keep?: () => void;
+}
+
 /**
  * {@link ingestObservations} inside the caller's transaction `tx` (gRPC ingest commits a group of
- * batches in one); `waiting`: the rows then waiting in the recent level (SQLite; 0 on Postgres),
- * for {@link afterIngestCommit} once `tx` has committed.
+ * batches in one); hand the result to {@link afterIngestCommit} once `tx` has committed.
  */
-export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number; waiting: number }> {
+export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number } & IngestCommitted> {
   if (observations.length === 0) return { accepted: 0, edges: 0, waiting: 0 };
   await assertTenantWritable(tx, tenant);
   const ends = await resolveEnds(store, tx, tenant, observations);
@@ -199,7 +209,7 @@ export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, 
     }),
   );
   const waiting = await upsertObserved(store, tx, rows);
-  return { accepted: observations.length, edges: rows.length, waiting };
+  return { accepted: observations.length, edges: rows.length, waiting, keep: keepAfterCommit(tx) };
 }
 
 /**

@@ -2,13 +2,15 @@
  * Batched node lookups of the write paths (resolving an observation's origin and resource, gRPC
  * ingest's existence checks): thousands of ids or refs per batch. On SQLite each lookup is one
  * prepared statement that reads its values from a JSON array (`json_each`), so a batch costs no
- * query building and no statement preparation per chunk; elsewhere chunks of 500 parameters
- * through the query builder.
+ * query building and no statement preparation per chunk, and it asks only about the nodes the
+ * writer's node cache does not hold (node-cache.ts); elsewhere chunks of 500 parameters through
+ * the query builder.
  */
 import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle } from '../../store/store.js';
 import { chunks } from './chunks.js';
+import { KIND_CODES, KIND_NAMES, lookupsOf, type TenantNodes } from './node-cache.js';
 
 type Tx = Transaction<Database>;
 
@@ -31,10 +33,59 @@ function lookup<R>(db: SqliteHandle, name: keyof typeof LOOKUPS, ...params: unkn
   return s.all(...params) as R[];
 }
 
+/**
+ * The SQLite path of a lookup through the node cache: what the tenant's cached nodes answer
+ * (`hit`), then one statement about the rest, whose answers the transaction keeps if it commits
+ * (`learn`, returning how many it added).
+ */
+function cached<R>(tx: Tx, db: SqliteHandle, tenant: string, name: keyof typeof LOOKUPS, keys: readonly string[], hit: (t: TenantNodes, key: string) => R | undefined, learn: (t: TenantNodes, rows: R[]) => number, ...head: unknown[]): R[] {
+  const lookups = lookupsOf(tx, db);
+  if (lookups === undefined) return lookup<R>(db, name, tenant, ...head, JSON.stringify(keys));
+  const nodes = lookups.nodes(tenant);
+  const out: R[] = [];
+  const missing: string[] = [];
+  for (const k of keys) {
+    const r = hit(nodes, k);
+    if (r === undefined) missing.push(k);
+    else out.push(r);
+  }
+  if (missing.length === 0) return out;
+  const found = lookup<R>(db, name, tenant, ...head, JSON.stringify(missing));
+  if (found.length > 0) lookups.learn(tenant, (t) => learn(t, found));
+  for (const r of found) out.push(r);
+  return out;
+}
+
+/** Adds `rows` to `map` under `key(row)`; how many were new. */
+function addAll<R, V>(map: Map<string, V>, rows: readonly R[], key: (r: R) => string, value: (r: R) => V): number {
+  const before = map.size;
+  for (const r of rows) map.set(key(r), value(r));
+  return map.size - before;
+}
+
+/** Keeps access nodes transaction `tx` created, once it has committed (node-cache.ts). */
+export function learnCreated(tx: Tx, db: SqliteHandle | undefined, tenant: string, rows: ReadonlyArray<{ id: string; kind: string; ref: string; no: number }>): void {
+  if (db === undefined || rows.length === 0) return;
+  lookupsOf(tx, db)?.learn(tenant, (t) => addAll(t.byId, rows, (r) => r.id, (r) => r.no * 4 + (KIND_CODES[r.kind] ?? 0)) + addAll(t.byRef, rows, (r) => `${r.kind}\n${r.ref}`, (r) => ({ id: r.id, no: r.no })));
+}
+
 /** Nodes of `access_nodes` (not agents) among `ids`, with their kind and number. */
 export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; kind: string; no: number }>> {
   if (ids.length === 0) return [];
-  if (db !== undefined) return lookup(db, 'nodesById', tenant, JSON.stringify(ids));
+  if (db !== undefined) {
+    return cached<{ id: string; kind: string; no: number }>(
+      tx,
+      db,
+      tenant,
+      'nodesById',
+      ids,
+      (t, id) => {
+        const v = t.byId.get(id);
+        return v === undefined ? undefined : { id, kind: KIND_NAMES[v % 4] as string, no: Math.floor(v / 4) };
+      },
+      (t, rows) => addAll(t.byId, rows, (r) => r.id, (r) => r.no * 4 + (KIND_CODES[r.kind] ?? 0)),
+    );
+  }
   const out: Array<{ id: string; kind: string; no: number }> = [];
   // The kind is checked by the caller, not in SQL: `kind = ?` would lead SQLite onto the (tenant, kind, ref)
   // index and a scan of every node of that kind, where (tenant, id) finds each row directly.
@@ -45,7 +96,21 @@ export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: st
 /** Nodes of one kind among natural keys `refs`, with their number. */
 export async function nodesByRef(tx: Tx, db: SqliteHandle | undefined, tenant: string, kind: string, refs: readonly string[]): Promise<Array<{ id: string; ref: string; no: number }>> {
   if (refs.length === 0) return [];
-  if (db !== undefined) return lookup(db, 'nodesByRef', tenant, kind, JSON.stringify(refs));
+  if (db !== undefined) {
+    return cached<{ id: string; ref: string; no: number }>(
+      tx,
+      db,
+      tenant,
+      'nodesByRef',
+      refs,
+      (t, ref) => {
+        const n = t.byRef.get(`${kind}\n${ref}`);
+        return n === undefined ? undefined : { id: n.id, ref, no: n.no };
+      },
+      (t, rows) => addAll(t.byRef, rows, (r) => `${kind}\n${r.ref}`, (r) => ({ id: r.id, no: r.no })),
+      kind,
+    );
+  }
   const out: Array<{ id: string; ref: string; no: number }> = [];
   for (const c of chunks(refs, 500)) for (const r of await tx.selectFrom('access_nodes').select(['id', 'ref', 'no']).where('tenant_id', '=', tenant).where('kind', '=', kind).where('ref', 'in', c).execute()) out.push({ ...r, no: Number(r.no) });
   return out;
@@ -54,7 +119,20 @@ export async function nodesByRef(tx: Tx, db: SqliteHandle | undefined, tenant: s
 /** Agents among `ids`, with their number. */
 export async function agentsById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; no: number }>> {
   if (ids.length === 0) return [];
-  if (db !== undefined) return lookup(db, 'agentsById', tenant, JSON.stringify(ids));
+  if (db !== undefined) {
+    return cached<{ id: string; no: number }>(
+      tx,
+      db,
+      tenant,
+      'agentsById',
+      ids,
+      (t, id) => {
+        const no = t.agents.get(id);
+        return no === undefined ? undefined : { id, no };
+      },
+      (t, rows) => addAll(t.agents, rows, (r) => r.id, (r) => r.no),
+    );
+  }
   const out: Array<{ id: string; no: number }> = [];
   for (const c of chunks(ids, 500)) for (const r of await tx.selectFrom('agents').select(['id', 'no']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.push({ id: r.id, no: Number(r.no) });
   return out;
@@ -63,7 +141,20 @@ export async function agentsById(tx: Tx, db: SqliteHandle | undefined, tenant: s
 /** Agents among external ids `refs`, with their number. */
 export async function agentsByExternalId(tx: Tx, db: SqliteHandle | undefined, tenant: string, refs: readonly string[]): Promise<Array<{ id: string; external_id: string; no: number }>> {
   if (refs.length === 0) return [];
-  if (db !== undefined) return lookup(db, 'agentsByExternalId', tenant, JSON.stringify(refs));
+  if (db !== undefined) {
+    return cached<{ id: string; external_id: string; no: number }>(
+      tx,
+      db,
+      tenant,
+      'agentsByExternalId',
+      refs,
+      (t, ref) => {
+        const n = t.externals.get(ref);
+        return n === undefined ? undefined : { id: n.id, external_id: ref, no: n.no };
+      },
+      (t, rows) => addAll(t.externals, rows, (r) => r.external_id, (r) => ({ id: r.id, no: r.no })),
+    );
+  }
   const out: Array<{ id: string; external_id: string; no: number }> = [];
   for (const c of chunks(refs, 500)) for (const r of await tx.selectFrom('agents').select(['id', 'external_id', 'no']).where('tenant_id', '=', tenant).where('external_id', 'in', c).execute()) out.push({ id: r.id, external_id: r.external_id, no: Number(r.no) });
   return out;

@@ -11,7 +11,7 @@ import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { chunks } from './chunks.js';
 import type { NodeKind, ResourceClass } from './model.js';
-import { agentsByExternalId, agentsById, nodesById, nodesByRef, takeNumbers } from './node-lookup.js';
+import { agentsByExternalId, agentsById, learnCreated, nodesById, nodesByRef, takeNumbers } from './node-lookup.js';
 
 /** A node reference in a write: an id, or a natural key (created on first sight). */
 export interface NodeSpec {
@@ -85,6 +85,7 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
       return row;
     });
     for (const chunk of chunks(fresh, 400)) await tx.insertInto('access_nodes').values(chunk).execute();
+    learnCreated(tx, db, tenant, fresh);
     for (const [ref, idx] of byRef) for (const i of idx) out[i] = known.get(ref) as ResolvedNode;
   }
   return out;

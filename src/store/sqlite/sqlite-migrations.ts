@@ -16,6 +16,7 @@ import { SQLITE_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from './migrations/sqlite-014
 import { SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/sqlite-015-accessmap-node-lookup-cover.js';
 import { SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/sqlite-016-accessmap-level-ops.js';
 import { SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/sqlite-017-accessmap-level-seq.js';
+import { SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/sqlite-018-accessmap-node-epoch.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -72,4 +73,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER,
   ...SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
   ...SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
+  ...SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
 ];

@@ -50,7 +50,7 @@ for (const b of await testStores()) {
 
       const store = await h.reopen();
       const result = await store.migrate();
-      assert.deepEqual(result.applied, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
+      assert.deepEqual(result.applied, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
       const after8 = await listEdges(store, tenant, { origin_id: a.id, limit: 500 });
       assert.deepEqual(after8.items, before8.items);
 

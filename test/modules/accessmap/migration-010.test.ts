@@ -49,7 +49,7 @@ for (const b of await testStores()) {
       await undoMigration010(h, b.backend);
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [10, 11, 12, 13, 14, 15, 16, 17]);
+      assert.deepEqual((await store.migrate()).applied, [10, 11, 12, 13, 14, 15, 16, 17, 18]);
       if (b.backend === 'sqlite') {
         const cover = await h.admin.query("select name from sqlite_master where type = 'index' and name = 'access_nodes_no_cover'");
         assert.deepEqual(cover, [], 'migration 12 drops the index 11 added');

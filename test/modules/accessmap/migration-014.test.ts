@@ -47,7 +47,7 @@ for (const b of await testStores()) {
       await undoMigration014(h, b.backend);
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [14, 15, 16, 17]);
+      assert.deepEqual((await store.migrate()).applied, [14, 15, 16, 17, 18]);
 
       const after14 = await listEdges(store, tenant, { limit: 1000 });
       assert.deepEqual(after14.items, before14.items, 'every edge, unchanged, in the same id order');

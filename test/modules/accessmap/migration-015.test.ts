@@ -36,7 +36,7 @@ for (const b of await testStores()) {
       await undoMigration015(h, b.backend);
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [15, 16, 17]);
+      assert.deepEqual((await store.migrate()).applied, [15, 16, 17, 18]);
 
       // The same accesses again, every node named by id: each must resolve to its edge (count 2), none to a new one.
       const again: Observation[] = before15.items.map((e) => ({ origin: { kind: 'agent', id: e.origin_id }, resource: { id: e.resource_id }, mode: 'r', confidence: 'high', signal_source: 'test', observed_at: AT }));

@@ -40,7 +40,7 @@ for (const b of await testStores()) {
       }
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [16, 17]);
+      assert.deepEqual((await store.migrate()).applied, [16, 17, 18]);
 
       const edges = (await listEdges(store, tenant, { limit: 1000 })).items;
       assert.equal(edges.filter((e) => e.origin_id === gone.id).length, 0, 'the deleted agent has no edges after the merge');

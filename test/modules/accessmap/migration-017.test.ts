@@ -40,7 +40,7 @@ for (const b of await testStores()) {
       }
       await h.store.close();
       const store = await h.reopen();
-      assert.deepEqual((await store.migrate()).applied, [17]);
+      assert.deepEqual((await store.migrate()).applied, [17, 18]);
 
       if (b.backend === 'sqlite') {
         assert.deepEqual(await h.admin.query<Level>('select seq, id from access_edges_recent order by seq'), levelBefore, 'every waiting row kept, with its seq');

@@ -1,5 +1,5 @@
 /**
- * Takes a database migrated to 17 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes; 16 the recent level's operations; 17 its seq that only grows), as it was before node numbers: for the
+ * Takes a database migrated to 18 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes; 16 the recent level's operations; 17 its seq that only grows; 18 the counter of node changes), as it was before node numbers: for the
  * migration tests, which write data with today's code, step the schema back and migrate again.
  */
 import type { TestStore } from '../../helpers/stores.js';
@@ -24,11 +24,21 @@ export async function undoEdgeFile(h: TestStore): Promise<void> {
   await q('drop table main.access_edges_file');
 }
 
+/** Takes a database migrated to 18 back to version 17: no counter of node changes, no triggers writing it (SQLite; nothing on Postgres). */
+export async function undoMigration018(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
+  if (backend === 'sqlite') {
+    for (const t of ['access_nodes_epoch_delete', 'access_nodes_epoch_update', 'agents_epoch_delete', 'agents_epoch_update']) await h.admin.query(`drop trigger ${t}`);
+    await h.admin.query('drop table access_node_epoch');
+  }
+  await h.admin.query('delete from schema_migrations where version >= 18');
+}
+
 /**
- * Takes a database migrated to 17 back to version 16: the recent level's seq a plain rowid again
+ * Takes a database migrated to 18 back to version 16: the recent level's seq a plain rowid again
  * (SQLite; nothing on Postgres), and the edges back in svc.db. The waiting rows keep their seqs.
  */
 export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
+  await undoMigration018(h, backend);
   if (backend === 'sqlite') {
     await undoEdgeFile(h);
     const q = (s: string) => h.admin.query(s);
@@ -44,14 +54,14 @@ export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgr
   await h.admin.query('delete from schema_migrations where version >= 17');
 }
 
-/** Takes a database migrated to 17 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
+/** Takes a database migrated to 18 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
 export async function undoMigration016(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   await undoMigration017(h, backend);
   if (backend === 'sqlite') await h.admin.query('drop table access_edges_recent_ops');
   await h.admin.query('delete from schema_migrations where version >= 16');
 }
 
-/** Takes a database migrated to 17 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
+/** Takes a database migrated to 18 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
 export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   await undoMigration016(h, backend);
@@ -62,7 +72,7 @@ export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgr
   await q('delete from schema_migrations where version >= 15');
 }
 
-/** Takes a database migrated to 17 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
+/** Takes a database migrated to 18 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
 export async function undoMigration014(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   await undoMigration015(h, backend);
