@@ -10,7 +10,7 @@ import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle } from '../../store/store.js';
 import { chunks } from './chunks.js';
-import { KIND_CODES, KIND_NAMES, lookupsOf, type TenantNodes } from './node-cache.js';
+import { kindOfCode, lookupsOf, nodeCode, numberOfCode, type TenantNodes } from './node-cache.js';
 
 type Tx = Transaction<Database>;
 
@@ -66,7 +66,7 @@ function addAll<R, V>(map: Map<string, V>, rows: readonly R[], key: (r: R) => st
 /** Keeps access nodes transaction `tx` created, once it has committed (node-cache.ts). */
 export function learnCreated(tx: Tx, db: SqliteHandle | undefined, tenant: string, rows: ReadonlyArray<{ id: string; kind: string; ref: string; no: number }>): void {
   if (db === undefined || rows.length === 0) return;
-  lookupsOf(tx, db)?.learn(tenant, (t) => addAll(t.byId, rows, (r) => r.id, (r) => r.no * 4 + (KIND_CODES[r.kind] ?? 0)) + addAll(t.byRef, rows, (r) => `${r.kind}\n${r.ref}`, (r) => ({ id: r.id, no: r.no })));
+  lookupsOf(tx, db)?.learn(tenant, (t) => addAll(t.byId, rows, (r) => r.id, (r) => nodeCode(r.kind, r.no)) + addAll(t.byRef, rows, (r) => `${r.kind}\n${r.ref}`, (r) => ({ id: r.id, no: r.no })));
 }
 
 /** Nodes of `access_nodes` (not agents) among `ids`, with their kind and number. */
@@ -80,10 +80,10 @@ export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: st
       'nodesById',
       ids,
       (t, id) => {
-        const v = t.byId.get(id);
-        return v === undefined ? undefined : { id, kind: KIND_NAMES[v % 4] as string, no: Math.floor(v / 4) };
+        const code = t.byId.get(id);
+        return code === undefined ? undefined : { id, kind: kindOfCode(code), no: numberOfCode(code) };
       },
-      (t, rows) => addAll(t.byId, rows, (r) => r.id, (r) => r.no * 4 + (KIND_CODES[r.kind] ?? 0)),
+      (t, rows) => addAll(t.byId, rows, (r) => r.id, (r) => nodeCode(r.kind, r.no)),
     );
   }
   const out: Array<{ id: string; kind: string; no: number }> = [];
