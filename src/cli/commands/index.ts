@@ -11,6 +11,7 @@ import { CollectorCommand } from './collector.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
+import { BackupCommand } from './backup.js';
 import { OpenapiCommand } from './openapi.js';
 import { StatusCommand } from './status.js';
 import { SuperadminDisableCommand } from './superadmin/disable.js';
@@ -46,6 +47,7 @@ export const commands: CommandClass[] = [
   AuthLoginCommand,
   AuthLogoutCommand,
   AuthWhoamiCommand,
+  BackupCommand,
   CollectorCommand,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
