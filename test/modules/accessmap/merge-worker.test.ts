@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ingestObservations, revokeGrants, upsertGrants, type Observation } from '../../../src/modules/accessmap/edge-store.js';
-import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import type { AccessEdge } from '../../../src/modules/accessmap/model.js';
 import { mergeThread } from '../../../src/modules/accessmap/merge-thread.js';
 import { mergeOnWorker } from '../../../src/modules/accessmap/recent-edges.js';
 import { createSqliteTestStore, selectedBackends } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
+import { readAllEdges } from '../../helpers/accessmap.js';
 
 // A low threshold, so that this file's ingest starts merges on the worker while it goes on (read
 // once per process, at the first merge decision; node --test runs each file in a process of its own).
@@ -15,17 +15,6 @@ process.env['SERVICE_ACCESSMAP_MERGE_ROWS'] = '1000';
 const skip = selectedBackends().has('sqlite') ? false : `SVC_TEST_STORES=${process.env['SVC_TEST_STORES']} excludes sqlite`;
 const AT = '2026-06-01T10:00:00.000000000Z';
 const KEYS = 3_000;
-
-async function readAll(store: Parameters<typeof listEdges>[0], tenant: string): Promise<AccessEdge[]> {
-  const out: AccessEdge[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listEdges(store, tenant, { limit: 1000, ...(cursor ? { cursor } : {}) });
-    out.push(...page.items);
-    cursor = page.has_more ? page.cursor : undefined;
-  } while (cursor);
-  return out;
-}
 
 describe('sqlite: merges on the worker thread beside ingest and reads', { skip }, () => {
   it('concurrent ingest streams, grants, revokes and reads while the worker merges: nothing lost, nothing counted twice, no read goes back', async () => {
@@ -52,7 +41,7 @@ describe('sqlite: merges on the worker thread beside ingest and reads', { skip }
       });
       const reader = (async () => {
         while (ingesting) {
-          const seen = total(await readAll(h.store, tenant));
+          const seen = total(await readAllEdges(h.store, tenant));
           assert.ok(seen >= lastSeen, `a read saw ${seen} observations after one that saw ${lastSeen}`);
           lastSeen = seen;
           reads++;
@@ -69,7 +58,7 @@ describe('sqlite: merges on the worker thread beside ingest and reads', { skip }
       ingesting = false;
       await reader;
       assert.ok(reads > 0);
-      const edges = await readAll(h.store, tenant);
+      const edges = await readAllEdges(h.store, tenant);
       assert.equal(edges.length, expected.size, 'one edge per access, the revoked grant gone');
       const byRes = new Map<string, number>();
       const nodes = await h.admin.query<{ id: string; ref: string }>("select id, ref from access_nodes where kind = 'resource' and tenant_id = ?", [tenant]);
@@ -90,7 +79,7 @@ describe('sqlite: merges on the worker thread beside ingest and reads', { skip }
       const tenant = await addTenant(h.store);
       const obs = (tag: string, n: number): Observation[] => Array.from({ length: n }, (_, i) => ({ origin: { kind: 'identity', ref: `d-ident-${i % 11}` }, resource: { ref: `d-${tag}-${i}` }, mode: 'r', confidence: 'high', signal_source: 'death', observed_at: AT }));
       await ingestObservations(h.store, tenant, obs('a', 300));
-      assert.equal((await readAll(h.store, tenant)).length, 300);
+      assert.equal((await readAllEdges(h.store, tenant)).length, 300);
       const first = mergeThread(h.store)?.thread;
       assert.ok(first, 'the reads started the worker');
       await ingestObservations(h.store, tenant, obs('b', 300));
@@ -100,7 +89,7 @@ describe('sqlite: merges on the worker thread beside ingest and reads', { skip }
       const pending = mergeOnWorker(h.store);
       await dying;
       await assert.rejects(pending, /merge worker exited/);
-      const edges = await readAll(h.store, tenant);
+      const edges = await readAllEdges(h.store, tenant);
       assert.equal(edges.length, 600, 'the next read started another worker and merged what waited');
       assert.ok(edges.every((e) => e.observed_count === 1));
       assert.notEqual(mergeThread(h.store)?.thread, first);
@@ -120,7 +109,7 @@ describe('sqlite: merges on the worker thread beside ingest and reads', { skip }
       await h.store.close();
       const store = await h.reopen();
       await store.migrate();
-      const edges = await readAll(store, tenant);
+      const edges = await readAllEdges(store, tenant);
       assert.equal(edges.length, 2500);
       assert.ok(edges.every((e) => e.observed_count === 1));
     } finally {

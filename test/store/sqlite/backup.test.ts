@@ -5,29 +5,17 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { ingestObservations, type Observation } from '../../../src/modules/accessmap/edge-store.js';
-import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
-import type { AccessEdge } from '../../../src/modules/accessmap/model.js';
 import { backupSqliteDataDir } from '../../../src/store/sqlite/backup.js';
-import { openStore, type Store } from '../../../src/store/store.js';
+import { openStore } from '../../../src/store/store.js';
 import { addTenant } from '../store-fixtures.js';
 import { jsonOut, runSvc } from '../../cli/harness.js';
+import { readAllEdges } from '../../helpers/accessmap.js';
 
 // Merges on the worker while the backup runs (read once per process; node --test runs each file in its own).
 process.env['SERVICE_ACCESSMAP_MERGE_ROWS'] = '1000';
 
 const AT = '2026-06-01T10:00:00.000000000Z';
 const PER_BATCH = 400;
-
-async function readAll(store: Store, tenant: string): Promise<AccessEdge[]> {
-  const out: AccessEdge[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listEdges(store, tenant, { limit: 1000, ...(cursor ? { cursor } : {}) });
-    out.push(...page.items);
-    cursor = page.has_more ? page.cursor : undefined;
-  } while (cursor);
-  return out;
-}
 
 function dirs(): { data: string; dest: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'svc-backup-'));
@@ -71,7 +59,7 @@ describe('sqlite: svc backup copies both files as of one instant', () => {
       const copy = await openStore({ backend: 'sqlite', dataDir: d.dest });
       try {
         await copy.migrate();
-        const edges = await readAll(copy, tenant);
+        const edges = await readAllEdges(copy, tenant);
         const observed = edges.reduce((n, e) => n + e.observed_count, 0);
         assert.equal(observed % PER_BATCH, 0, `whole batches only (${observed} observations)`);
         assert.ok(observed >= before && observed <= after, `${observed} observations: at least the ${before} acked before the backup began, at most the ${after} acked by its end`);
