@@ -6,7 +6,9 @@ export type StoreErrorCode =
   | 'invalid_tenant_id'
   | 'schema_too_new'
   | 'isolation_broken'
-  | 'store_closed';
+  | 'store_closed'
+  /** another writer held the database past the busy timeout (svc backup) */
+  | 'busy';
 
 /** An error of the store layer with a stable `code`. */
 export class StoreError extends Error {

@@ -24,7 +24,7 @@
  *    copied, so the destination is a data directory `svc serve --data-dir` starts on.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { EDGE_FILE_NAME, EDGE_SCHEMA, checkEdgeFile } from './edge-file.js';
 import { SVC_DB_LOCK } from './sqlite-dialect.js';
@@ -49,7 +49,8 @@ export interface BackupResult {
 /**
  * Copies the SQLite store of `dataDir` into `dest` (created 0700; it must not already hold a
  * database) as of one instant, while the service may run. Throws a StoreError (`invalid_config`)
- * for a data directory that holds no store of this version, or a destination that is in use.
+ * for a data directory that holds no store of this version, or a destination that is in use, and
+ * (`busy`) when another writer holds svc.db longer than `busyTimeoutMs` (default 10 s).
  */
 export async function backupSqliteDataDir(dataDir: string, dest: string, opts: { busyTimeoutMs?: number } = {}): Promise<BackupResult> {
   const started = performance.now();
@@ -77,7 +78,14 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
     let mark = 0;
     try {
       lock.exec('begin');
-      lock.prepare(SVC_DB_LOCK).run();
+      try {
+        lock.prepare(SVC_DB_LOCK).run();
+      } catch (err) {
+        if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+          throw new StoreError('busy', `${src}: another writer held the database for ${timeout} ms (a long transaction, or another process on the file); nothing was copied, try again`);
+        }
+        throw err;
+      }
       reader.exec('begin');
       level = Number((reader.prepare('select count(*) as n from main.access_edges_recent').get() as { n: number }).n);
       mark = Number((reader.prepare(`select up_to from ${EDGE_SCHEMA}.access_edges_merged`).get() as { up_to: number }).up_to);
@@ -101,8 +109,11 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
     };
   } finally {
     if (reader.open) reader.close();
-    // Nothing half-written is left to be mistaken for a backup.
-    if (!done) for (const f of [outDb, outEdges].flatMap((x) => [x, `${x}-wal`, `${x}-shm`])) if (existsSync(f)) unlinkSync(f);
+    // Nothing half-written is left to be mistaken for a backup (the key directories were absent before: checked above).
+    if (!done) {
+      for (const f of [outDb, outEdges].flatMap((x) => [x, `${x}-wal`, `${x}-shm`])) if (existsSync(f)) unlinkSync(f);
+      for (const d of KEPT_DIRS) rmSync(join(dest, d), { recursive: true, force: true });
+    }
   }
 }
 

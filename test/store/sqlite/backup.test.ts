@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -111,6 +111,17 @@ describe('sqlite: svc backup copies both files as of one instant', () => {
       assert.equal(again.code, 1, 'the command exits 1');
       assert.match(again.stderr, /refusing to overwrite/);
       assert.deepEqual(readFileSync(join(d.dest, 'svc.db')), first, 'the earlier backup is untouched');
+      // Another writer holding svc.db past the timeout: a clear error, nothing copied, nothing left behind.
+      const busyDest = join(d.dest, 'busy');
+      const holder = new BetterSqlite3(join(d.data, 'svc.db'));
+      holder.exec('begin immediate');
+      try {
+        await assert.rejects(backupSqliteDataDir(d.data, busyDest, { busyTimeoutMs: 200 }), (err: Error & { code?: string }) => err.code === 'busy' && /held the database for 200 ms/.test(err.message));
+      } finally {
+        holder.exec('rollback');
+        holder.close();
+      }
+      assert.deepEqual(existsSync(busyDest) ? readdirSync(busyDest) : [], [], 'no file left in the destination');
       // An edge file from elsewhere: refused, and the destination stays empty.
       const other = dirs();
       try {
