@@ -8,7 +8,9 @@ import { buildInfo } from '../build-info.js';
 import { App } from '../http/app.js';
 import { listenHttp, loadUws, formatHostPort, type RunningHttp } from '../http/uws-adapter.js';
 import { startGrpc, type RunningGrpc } from '../grpc/server.js';
-import { allRoutes } from '../routes.js';
+import { allRoutes, eventCatalog } from '../routes.js';
+import { EventBus } from '../events/bus.js';
+import { loadSealer } from '../secrets/sealing.js';
 import { openStore, type Store, type StoreReadiness } from '../store/store.js';
 import type { ServeConfig } from './config.js';
 import { createMetrics } from './metrics.js';
@@ -89,6 +91,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     let draining = false;
     const grpcState: Services['grpc'] = { listening: false };
     const routes = allRoutes();
+    const events = new EventBus({ catalog: eventCatalog(), log: log.child({ log: 'bus' }), registry: metrics.registry });
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
     const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env) });
     // WebAuthn relying-party settings (SERVICE_WEBAUTHN_*): a bad RP ID or origin refuses startup, not the first step-up.
@@ -111,6 +114,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       draining: () => draining,
       storeReadiness: cachedReadiness(store),
       grpc: grpcState,
+      events,
+      sealer: await loadSealer(config.dataDir),
     };
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.

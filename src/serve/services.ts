@@ -9,6 +9,8 @@ import type { Ed25519EngineName } from '../ledger/ed25519-engine.js';
 import type { Store, StoreReadiness } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 import type { IdentityRuntime } from '../auth/runtime.js';
+import type { EventBus } from '../events/bus.js';
+import type { Sealer } from '../secrets/sealing.js';
 
 export interface Services {
   build: BuildInfo;
@@ -35,6 +37,10 @@ export interface Services {
   storeReadiness(): Promise<StoreReadiness>;
   /** gRPC listener state for /status */
   grpc: { listening: boolean; port?: number };
+  /** the in-process event bus: modules publish after their change commits (src/events/bus.ts) */
+  events: EventBus;
+  /** seals secrets at rest (AES-256-GCM; src/secrets/sealing.ts) */
+  sealer: Sealer;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
 }

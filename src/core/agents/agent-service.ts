@@ -6,7 +6,7 @@
  */
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
-import { newId } from './ids.js';
+import { newId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, pageOf } from './cursor.js';
 import { assertTenantWritable, isUniqueViolation } from './scope.js';

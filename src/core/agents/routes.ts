@@ -33,6 +33,7 @@ export const agentRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const agent = await createAgent(ctx.services.store, tenantOf(ctx), ctx.body);
       await auditEvent(ctx, 'agent.create', { kind: 'agent', id: agent.id }, { name: agent.name, kind: agent.kind, external_id: agent.external_id, status: agent.status });
+      ctx.services.events.publish([{ type: 'agent.created', tenant: agent.tenant_id, subject: `agent/${agent.id}`, data: { id: agent.id, name: agent.name, kind: agent.kind, external_id: agent.external_id, status: agent.status } }]);
       return reply.json(agent, 201);
     },
   }),
@@ -61,6 +62,7 @@ export const agentRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const { agent, changed } = await patchAgent(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body);
       await auditEvent(ctx, 'agent.update', { kind: 'agent', id: agent.id }, { changed, version: agent.version });
+      ctx.services.events.publish([{ type: 'agent.updated', tenant: agent.tenant_id, subject: `agent/${agent.id}`, data: { id: agent.id, version: agent.version, changed } }]);
       return agent;
     },
   }),
@@ -78,6 +80,7 @@ export const agentRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const agent = await deleteAgent(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.query.version);
       await auditEvent(ctx, 'agent.delete', { kind: 'agent', id: agent.id }, { name: agent.name, version: agent.version });
+      ctx.services.events.publish([{ type: 'agent.deleted', tenant: agent.tenant_id, subject: `agent/${agent.id}`, data: { id: agent.id, name: agent.name } }]);
       return reply.empty(204);
     },
   }),

@@ -7,7 +7,7 @@
 import { posix } from 'node:path';
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
-import { newId } from '../agents/ids.js';
+import { newId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, pageOf } from '../agents/cursor.js';
 import { assertTenantWritable } from '../agents/scope.js';

@@ -5,7 +5,7 @@
 import type { Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
-import { newId } from '../../core/agents/ids.js';
+import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';

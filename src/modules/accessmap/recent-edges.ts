@@ -42,7 +42,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store.js';
 import { CONFIDENCES, MODES, ORIGIN_KINDS } from './model.js';
-import { newId } from '../../core/agents/ids.js';
+import { newId } from '../../store/ids.js';
 import { mergeThread, type MergeThread } from './merge-thread.js';
 
 /**

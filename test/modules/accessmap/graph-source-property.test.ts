@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { newId } from '../../../src/core/agents/ids.js';
+import { newId } from '../../../src/store/ids.js';
 import { escalation, exfil, MAX_BUDGET, reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { memoryGraphSource, storeGraphSource, type GraphEdge, type GraphNode } from '../../../src/modules/accessmap/graph-source.js';
 import { nowTimestamp } from '../../../src/ledger/time.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newId } from '../../../src/core/agents/ids.js';
+import { newId } from '../../../src/store/ids.js';
 import { memoryGraphSource, storeGraphSource, type GraphEdge, type GraphNode } from '../../../src/modules/accessmap/graph-source.js';
 import { reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { linkingNodes } from '../../../src/modules/accessmap/linking-set.js';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { newId } from '../../../src/core/agents/ids.js';
+import { newId } from '../../../src/store/ids.js';
 import { reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { storeGraphSource } from '../../../src/modules/accessmap/graph-source.js';
 import { linkingIdsFromEnv, linkingNodes } from '../../../src/modules/accessmap/linking-set.js';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAgent } from '../../../src/core/agents/agent-service.js';
 import { ingestObservations, type Observation } from '../../../src/modules/accessmap/edge-store.js';
 import { appendGrants, appendRecent, assertGrantable, assertMergeable, foldRecent, mergeOnWorker, waitingRows, type GrantRow, type RecentRow } from '../../../src/modules/accessmap/recent-edges.js';
-import { newId } from '../../../src/core/agents/ids.js';
+import { newId } from '../../../src/store/ids.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 

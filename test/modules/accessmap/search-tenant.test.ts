@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newId } from '../../../src/core/agents/ids.js';
+import { newId } from '../../../src/store/ids.js';
 import { escalation, reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { storeGraphSource } from '../../../src/modules/accessmap/graph-source.js';
 import { nowTimestamp } from '../../../src/ledger/time.js';

@@ -3,7 +3,7 @@
  * field (RFC 9562 §6.2 method 3) is bumped when two ids fall into the same slot, so lists ordered
  * by id are in creation order and keyset cursors follow it.
  */
-import { uuid7 } from '../../ledger/uuid7.js';
+import { uuid7 } from '../ledger/uuid7.js';
 
 let lastMs = 0;
 let lastFrac = -1;

@@ -1,0 +1,15 @@
+/**
+ * A module's manifest: what one namespace (or core area) adds to the server. `src/routes.ts` lists the
+ * manifests, one line each, and the registries (route table, event catalog) fold them together, so a
+ * new namespace is one folder whose `index.ts` exports its manifest plus one line there.
+ */
+import type { AnyRoute } from './route.js';
+import type { EventTypeDecl } from '../events/event-types.js';
+
+export interface ModuleManifest {
+  /** the namespace (`accessmap`, `security`…) or core area (`agents`, `identity`…) */
+  name: string;
+  routes: readonly AnyRoute[];
+  /** event types this module emits on the bus */
+  events?: readonly EventTypeDecl[];
+}

@@ -1,0 +1,160 @@
+/**
+ * The typed in-process event bus. Events are published only after the change they announce has
+ * committed (`withEvents` stages them and publishes when the work resolves; a throw discards them),
+ * so a subscriber never hears of a rolled-back change. Each subscriber has its own bounded queue
+ * drained on its own async loop: a slow subscriber delays only itself, never a request, and a full
+ * queue drops (counted in `svc_bus_dropped_total`) instead of growing without bound.
+ */
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { newId } from '../store/ids.js';
+import { nowTimestamp } from '../ledger/time.js';
+import type { BusEvent, EventCatalog, EventInput } from './event-types.js';
+
+export type EventHandler = (event: BusEvent) => void | Promise<void>;
+
+export interface SubscribeOptions {
+  /** a name for stats and logs */
+  name: string;
+  /** event types, or `*` for every type */
+  types: readonly string[] | '*';
+  /** queued events before drops (default: the bus's) */
+  queueLimit?: number;
+}
+
+export interface BusOptions {
+  catalog: EventCatalog;
+  log?: Logger;
+  registry?: Registry;
+  /** default per-subscriber queue bound */
+  queueLimit?: number;
+}
+
+/** Per-subscriber figures for `/v1/console/bus`. */
+export interface SubscriberStats {
+  name: string;
+  types: readonly string[] | '*';
+  depth: number;
+  delivered: number;
+  dropped: number;
+  failed: number;
+}
+
+class Subscriber {
+  readonly queue: BusEvent[] = [];
+  delivered = 0;
+  dropped = 0;
+  failed = 0;
+  running = false;
+  idle: Promise<void> = Promise.resolve();
+  constructor(
+    readonly opts: SubscribeOptions,
+    readonly handler: EventHandler,
+    readonly limit: number,
+  ) {}
+  wants(type: string): boolean {
+    return this.opts.types === '*' || this.opts.types.includes(type);
+  }
+}
+
+export class EventBus {
+  readonly catalog: EventCatalog;
+  readonly #subs = new Set<Subscriber>();
+  readonly #log: Logger | undefined;
+  readonly #limit: number;
+  readonly #dropped: Counter<'subscriber'> | undefined;
+  #published = 0;
+
+  constructor(opts: BusOptions) {
+    this.catalog = opts.catalog;
+    this.#log = opts.log;
+    this.#limit = opts.queueLimit ?? 10_000;
+    if (opts.registry) {
+      this.#dropped = new Counter({ name: 'svc_bus_dropped_total', help: 'Events a subscriber of the in-process bus dropped because its queue was full.', labelNames: ['subscriber'] as const, registers: [opts.registry] });
+      const subs = this.#subs;
+      new Gauge({
+        name: 'svc_bus_queue_depth',
+        help: 'Events waiting in in-process bus subscriber queues.',
+        registers: [opts.registry],
+        collect() {
+          let n = 0;
+          for (const s of subs) n += s.queue.length;
+          this.set(n);
+        },
+      });
+    }
+  }
+
+  /** Adds a subscriber; returns the function that removes it. */
+  subscribe(opts: SubscribeOptions, handler: EventHandler): () => void {
+    const sub = new Subscriber(opts, handler, opts.queueLimit ?? this.#limit);
+    this.#subs.add(sub);
+    return () => this.#subs.delete(sub);
+  }
+
+  /** Runs `work` with a stage for events; publishes them once it resolves (after its commit), drops them if it throws. */
+  async withEvents<T>(work: (emit: (event: EventInput) => void) => Promise<T>): Promise<T> {
+    const staged: EventInput[] = [];
+    const result = await work((e) => staged.push(e));
+    this.publish(staged);
+    return result;
+  }
+
+  /** Publishes events whose change has already committed, in the given order. Never blocks, never throws for a subscriber. */
+  publish(events: readonly EventInput[]): BusEvent[] {
+    const out: BusEvent[] = [];
+    for (const input of events) {
+      const decl = this.catalog.get(input.type);
+      if (!decl) throw new Error(`event type ${input.type} is not declared in any manifest`);
+      const event: BusEvent = { ...input, id: newId(), source: decl.source, time: nowTimestamp() };
+      out.push(event);
+      this.#published++;
+      for (const sub of this.#subs) {
+        if (!sub.wants(event.type)) continue;
+        if (sub.queue.length >= sub.limit) {
+          sub.dropped++;
+          this.#dropped?.inc({ subscriber: sub.opts.name });
+          continue;
+        }
+        sub.queue.push(event);
+        if (!sub.running) this.#drain(sub);
+      }
+    }
+    return out;
+  }
+
+  #drain(sub: Subscriber): void {
+    sub.running = true;
+    sub.idle = (async () => {
+      // Yield first: the publisher's request finishes before any subscriber code runs.
+      await new Promise<void>((r) => setImmediate(r));
+      while (sub.queue.length > 0) {
+        const event = sub.queue.shift() as BusEvent;
+        try {
+          await sub.handler(event);
+          sub.delivered++;
+        } catch (err) {
+          sub.failed++;
+          this.#log?.warn({ err, subscriber: sub.opts.name, event_type: event.type, event_id: event.id }, 'bus subscriber failed on an event');
+        }
+      }
+      sub.running = false;
+    })();
+  }
+
+  /** Resolves once every subscriber has handled what was queued (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const busy = [...this.#subs].filter((s) => s.running || s.queue.length > 0);
+      if (busy.length === 0) return;
+      await Promise.all(busy.map((s) => s.idle));
+    }
+  }
+
+  stats(): { published: number; subscribers: SubscriberStats[] } {
+    return {
+      published: this.#published,
+      subscribers: [...this.#subs].map((s) => ({ name: s.opts.name, types: s.opts.types, depth: s.queue.length, delivered: s.delivered, dropped: s.dropped, failed: s.failed })),
+    };
+  }
+}
