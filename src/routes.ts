@@ -2,6 +2,8 @@
 import type { AnyRoute } from './contract/route.js';
 import type { ModuleManifest } from './contract/manifest.js';
 import { EventCatalog } from './events/event-types.js';
+import { RecordHooks } from './contract/record-hooks.js';
+import { forgetAgentEdges } from './modules/accessmap/agent-forget.js';
 import { healthRoutes } from './core/health/routes.js';
 import { identityRoutes } from './core/auth/identity-routes.js';
 import { auditExportRoutes } from './core/audit-export/routes.js';
@@ -19,7 +21,7 @@ export function allManifests(): ModuleManifest[] {
     { name: 'audit-export', routes: auditExportRoutes },
     { name: 'audit', routes: auditRoutes },
     { name: 'webauthn', routes: [...webauthnRoutes, ...stepUpUiRoutes] },
-    { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents },
+    { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents, hooks: [forgetAgentEdges] },
   ];
 }
 
@@ -31,4 +33,9 @@ export function allRoutes(): AnyRoute[] {
 /** Every event type the manifests declare. */
 export function eventCatalog(): EventCatalog {
   return new EventCatalog(allManifests().flatMap((m) => m.events ?? []));
+}
+
+/** Every guard and cascade the manifests register. */
+export function recordHooks(): RecordHooks {
+  return new RecordHooks(allManifests().flatMap((m) => m.hooks ?? []));
 }

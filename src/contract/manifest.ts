@@ -5,6 +5,7 @@
  */
 import type { AnyRoute } from './route.js';
 import type { EventTypeDecl } from '../events/event-types.js';
+import type { RecordHookDecl } from './record-hooks.js';
 
 export interface ModuleManifest {
   /** the namespace (`accessmap`, `security`…) or core area (`agents`, `identity`…) */
@@ -12,4 +13,6 @@ export interface ModuleManifest {
   routes: readonly AnyRoute[];
   /** event types this module emits on the bus */
   events?: readonly EventTypeDecl[];
+  /** guards and cascades on other modules' records (src/contract/record-hooks.ts) */
+  hooks?: readonly RecordHookDecl[];
 }

@@ -8,7 +8,7 @@ import { buildInfo } from '../build-info.js';
 import { App } from '../http/app.js';
 import { listenHttp, loadUws, formatHostPort, type RunningHttp } from '../http/uws-adapter.js';
 import { startGrpc, type RunningGrpc } from '../grpc/server.js';
-import { allRoutes, eventCatalog } from '../routes.js';
+import { allRoutes, eventCatalog, recordHooks } from '../routes.js';
 import { EventBus } from '../events/bus.js';
 import { loadSealer } from '../secrets/sealing.js';
 import { openStore, type Store, type StoreReadiness } from '../store/store.js';
@@ -116,6 +116,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       grpc: grpcState,
       events,
       sealer: await loadSealer(config.dataDir),
+      hooks: recordHooks(),
     };
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.

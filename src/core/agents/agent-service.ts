@@ -10,7 +10,7 @@ import { newId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, pageOf } from './cursor.js';
 import { assertTenantWritable, isUniqueViolation } from './scope.js';
-import { appendForget } from '../../modules/accessmap/recent-edges.js';
+import type { RecordHooks } from '../../contract/record-hooks.js';
 
 export const AGENT_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -155,26 +155,17 @@ export async function patchAgent(store: Store, tenant: string, id: string, patch
     .catch(conflictOnExternalId);
 }
 
-/** Deletes an agent with its sessions' links and its access edges; `version`, when given, must be current. */
-export async function deleteAgent(store: Store, tenant: string, id: string, version?: number): Promise<Agent> {
+/**
+ * Deletes an agent; `version`, when given, must be current. Other modules' guards may refuse it and
+ * their cascades (the access map forgets the agent's edges) run in the same transaction.
+ */
+export async function deleteAgent(store: Store, hooks: RecordHooks, tenant: string, id: string, version?: number): Promise<Agent> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const cur = await tx.selectFrom('agents').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
     if (!cur) throw errors.notFound('agent');
     if (version !== undefined && Number(cur.version) !== version) throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
-    // The graph forgets the agent with it: an edge to a missing origin would be unexplainable.
-    // Edges are found by the agent's node number (migration 10), which the edge key starts with.
-    // On SQLite the delete of its edges is an operation of the recent level, behind whatever of
-    // the agent waits there, which a fold applies after merging those rows (the merge does not
-    // test rows against agents, migration 16); the edges themselves live in the edge file, which
-    // this transaction does not write (store/sqlite/edge-file.ts).
-    const numbered = await tx.selectFrom('agents').select('no').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
-    const db = store.sqliteHandle?.(tx);
-    if (numbered?.no != null) {
-      if (db !== undefined) appendForget(db, tenant, id, Number(numbered.no), nowTimestamp());
-      else await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', Number(numbered.no)).execute();
-    }
-    await tx.updateTable('access_nodes').set({ parent_id: null }).where('tenant_id', '=', tenant).where('parent_id', '=', id).execute();
+    await hooks.run('delete', { store, tx, tenant, kind: 'agent', id, record: cur });
     await tx.deleteFrom('agents').where('tenant_id', '=', tenant).where('id', '=', id).execute();
     return toAgent(cur);
   });

@@ -78,7 +78,7 @@ export const agentRoutes: AnyRoute[] = [
     query: AgentDeleteQuery,
     status: 204,
     handler: async (ctx) => {
-      const agent = await deleteAgent(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.query.version);
+      const agent = await deleteAgent(ctx.services.store, ctx.services.hooks, tenantOf(ctx), ctx.params.id, ctx.query.version);
       await auditEvent(ctx, 'agent.delete', { kind: 'agent', id: agent.id }, { name: agent.name, version: agent.version });
       ctx.services.events.publish([{ type: 'agent.deleted', tenant: agent.tenant_id, subject: `agent/${agent.id}`, data: { id: agent.id, name: agent.name } }]);
       return reply.empty(204);

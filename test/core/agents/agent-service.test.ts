@@ -1,3 +1,4 @@
+import { recordHooks } from '../../../src/routes.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent, deleteAgent, getAgent, listAgents, patchAgent } from '../../../src/core/agents/agent-service.js';
@@ -61,9 +62,9 @@ for (const b of await testStores()) {
       const a = await createAgent(h.store, tenant, { name: 'doomed' });
       await ingestObservations(h.store, tenant, [{ origin: { kind: 'agent', id: a.id }, resource: { ref: 'doomed://r' }, mode: 'r', confidence: 'high', signal_source: 't' }]);
       const other = await addTenant(h.store);
-      await assert.rejects(deleteAgent(h.store, other, a.id), { code: 'not_found' });
-      await assert.rejects(deleteAgent(h.store, tenant, a.id, 7), { code: 'conflict' });
-      await deleteAgent(h.store, tenant, a.id, 1);
+      await assert.rejects(deleteAgent(h.store, recordHooks(), other, a.id), { code: 'not_found' });
+      await assert.rejects(deleteAgent(h.store, recordHooks(), tenant, a.id, 7), { code: 'conflict' });
+      await deleteAgent(h.store, recordHooks(), tenant, a.id, 1);
       await assert.rejects(getAgent(h.store, tenant, a.id), { code: 'not_found' });
       assert.deepEqual((await listEdges(h.store, tenant, { origin_id: a.id, limit: 10 })).items, []);
     });

@@ -1,3 +1,4 @@
+import { recordHooks } from '../../../src/routes.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent, deleteAgent } from '../../../src/core/agents/agent-service.js';
@@ -100,7 +101,7 @@ for (const b of await testStores()) {
       await assert.rejects(h.admin.query(`update agents set no = no + 1000000 where id = '${a.id}'`), /a node number never changes/);
 
       // Deleting an agent removes its edges, found by its number.
-      await deleteAgent(store, tenant, gone.id);
+      await deleteAgent(store, recordHooks(), tenant, gone.id);
       assert.equal((await listEdges(store, tenant, { origin_id: gone.id, limit: 1000 })).items.length, 0);
       assert.equal(Number((await h.admin.query<{ n: number }>(`select count(*) as n from access_edges where origin_id = '${gone.id}'`))[0]?.n), 0);
     });

@@ -1,3 +1,4 @@
+import { recordHooks } from '../../../src/routes.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createAgent, deleteAgent, patchAgent } from '../../../src/core/agents/agent-service.js';
@@ -52,7 +53,7 @@ describe('sqlite: the node cache of ingest', { skip }, () => {
       const a = await createAgent(h.store, tenant, { name: 'a' });
       const b = await createAgent(h.store, tenant, { name: 'b' });
       await ingestObservations(h.store, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r1' }), seen({ kind: 'agent', id: b.id }, { ref: 'r2' })]);
-      await deleteAgent(h.store, tenant, a.id);
+      await deleteAgent(h.store, recordHooks(), tenant, a.id);
       await refused(h, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r1' })], new RegExp(a.id));
       // Another writer on the file (a second process, an operator's sqlite3): the trigger counts it too.
       await ingestObservations(h.store, tenant, [seen({ kind: 'agent', id: b.id }, { ref: 'r2' })]);
@@ -99,7 +100,7 @@ describe('sqlite: the node cache of ingest', { skip }, () => {
       const other = await createAgent(h.store, tenant, { name: 'other' });
       // Resolved and committed, but what it learned is not kept yet (its caller is slow).
       const first = await h.store.withTenant(tenant, (tx) => ingestInTransaction(h.store, tx, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r' })]));
-      await deleteAgent(h.store, tenant, a.id);
+      await deleteAgent(h.store, recordHooks(), tenant, a.id);
       // A later batch reads the moved counter; then the slow caller keeps what it learned.
       await ingestObservations(h.store, tenant, [seen({ kind: 'agent', id: other.id }, { ref: 'r' })]);
       await afterIngestCommit(h.store, first);

@@ -7,6 +7,7 @@
  * property holds for the direct path. Plus: waiting observations survive a restart, and an agent
  * deleted while its observations wait does not come back.
  */
+import { recordHooks } from '../../../src/routes.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -173,7 +174,7 @@ for (const b of await testStores()) {
               if (o.kind === 'grant') await upsertGrants(h.store, tenant, [{ ...g, source: o.source }]);
               else await revokeGrants(h.store, tenant, [g]);
             } else if (o.kind === 'forget') {
-              await deleteAgent(h.store, tenant, agents.get(o.agent) as string);
+              await deleteAgent(h.store, recordHooks(), tenant, agents.get(o.agent) as string);
               agents.set(o.agent, (await createAgent(h.store, tenant, { name: o.agent })).id);
             } else if (o.kind === 'merge') {
               await foldRecent(h.store);
@@ -288,10 +289,10 @@ for (const b of await testStores()) {
       if (b.backend === 'sqlite') {
         const count = async (table: string) => Number((await h.admin.query<{ n: number }>(`select count(*) as n from ${table}`))[0]?.n);
         const waiting = await count('access_edges_recent');
-        await deleteAgent(h.store, tenant, gone.id);
+        await deleteAgent(h.store, recordHooks(), tenant, gone.id);
         assert.equal(await count('access_edges_recent'), waiting + 1, 'the delete waits behind the rows: one row, no merge');
         assert.deepEqual(await h.admin.query('select o.op from access_edges_recent_ops o join access_edges_recent r on r.seq = o.seq where r.origin_id = ?', [gone.id]), [{ op: 'forget' }]);
-      } else await deleteAgent(h.store, tenant, gone.id);
+      } else await deleteAgent(h.store, recordHooks(), tenant, gone.id);
       const edges = await readAll(h, tenant);
       assert.equal(edges.filter((e) => e.origin_id === gone.id).length, 0);
       assert.equal(edges.filter((e) => e.origin_id === kept.id).length, batch(kept.id).length);

@@ -1,3 +1,4 @@
+import { recordHooks } from '../../../src/routes.js';
 import assert from 'node:assert/strict';
 import { copyFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -140,7 +141,7 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
         holder.exec('begin immediate');
         await ingestObservations(h.store, tenant, [{ origin: { kind: 'agent', id: agent.id }, resource: { ref: 'lock-res' }, mode: 'r', confidence: 'high', signal_source: 'lock', observed_at: AT }, ...observe('lock', 50)]);
         await upsertGrants(h.store, tenant, [{ origin: { kind: 'agent', id: agent.id }, resource: { ref: 'lock-granted' }, mode: 'rw', source: 'iam' }]);
-        await deleteAgent(h.store, tenant, gone.id);
+        await deleteAgent(h.store, recordHooks(), tenant, gone.id);
         holder.exec('commit');
       } finally {
         holder.close();
