@@ -3,15 +3,13 @@ import type { AnyRoute } from './contract/route.js';
 import type { ModuleManifest } from './contract/manifest.js';
 import { EventCatalog } from './events/event-types.js';
 import { RecordHooks } from './contract/record-hooks.js';
-import { forgetAgentEdges } from './modules/accessmap/agent-forget.js';
+import { accessmapManifest } from './modules/accessmap/index.js';
 import { healthRoutes } from './core/health/routes.js';
 import { identityRoutes } from './core/auth/identity-routes.js';
 import { auditExportRoutes } from './core/audit-export/routes.js';
 import { auditRoutes } from './core/audit/routes.js';
 import { webauthnRoutes } from './core/webauthn/routes.js';
 import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
-import { accessmapAreaRoutes } from './modules/accessmap/area-routes.js';
-import { coreEvents } from './events/core-events.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -21,7 +19,7 @@ export function allManifests(): ModuleManifest[] {
     { name: 'audit-export', routes: auditExportRoutes },
     { name: 'audit', routes: auditRoutes },
     { name: 'webauthn', routes: [...webauthnRoutes, ...stepUpUiRoutes] },
-    { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents, hooks: [forgetAgentEdges] },
+    accessmapManifest,
   ];
 }
 

@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../contract/errors.js';
 import { nowTimestamp } from '../ledger/time.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import type { Principal } from './principal.js';
 
 /**

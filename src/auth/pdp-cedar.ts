@@ -5,8 +5,7 @@
  */
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { CedarValueJson, EntityJson, EntityUidJson } from '@cedar-policy/cedar-wasm/nodejs';
-import type { PdpDecision, PdpInput, PolicyDecisionPoint } from './pdp.js';
-import { PdpConfigError, type PdpLog } from './pdp-select.js';
+import { PdpConfigError, type PdpDecision, type PdpInput, type PdpLog, type PolicyDecisionPoint } from './pdp.js';
 
 /** Cedar namespace of every entity type and action svc hands to the engine. */
 export const CEDAR_NAMESPACE = 'Svc';

@@ -4,8 +4,7 @@
  * the way operators run OPA beside a service. Anything but an explicit allow is a deny:
  * timeouts, non-200 answers, malformed bodies and an undefined decision all fail closed.
  */
-import type { PdpDecision, PdpInput, PolicyDecisionPoint } from './pdp.js';
-import { PdpConfigError, type PdpLog } from './pdp-select.js';
+import { PdpConfigError, type PdpDecision, type PdpInput, type PdpLog, type PolicyDecisionPoint } from './pdp.js';
 
 /** Deadline of one OPA decision when `SERVICE_PDP_OPA_TIMEOUT_MS` is not set. */
 export const DEFAULT_OPA_TIMEOUT_MS = 2000;

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createCedarPdp } from './pdp-cedar.js';
-import { nonePdp, type PolicyDecisionPoint } from './pdp.js';
+import { nonePdp, PdpConfigError, type PdpLog, type PolicyDecisionPoint } from './pdp.js';
 import { createOpaPdp, DEFAULT_OPA_TIMEOUT_MS } from './pdp-opa.js';
 
 export const PDP_ENGINES = ['none', 'cedar', 'opa'] as const;
@@ -22,10 +22,7 @@ export interface PdpConfig {
   opaTimeoutMs?: number;
 }
 
-/** A configuration mistake found at startup; `svc serve` refuses to start with it. */
-export class PdpConfigError extends Error {
-  override readonly name = 'PdpConfigError';
-}
+export { PdpConfigError, type PdpLog } from './pdp.js';
 
 /** Reads `SERVICE_PDP_ENGINE`, `SERVICE_PDP_CEDAR_POLICIES`, `SERVICE_PDP_OPA_URL`, `SERVICE_PDP_OPA_TIMEOUT_MS`. */
 export function pdpConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PdpConfig {
@@ -49,10 +46,6 @@ export function pdpConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PdpConfi
   };
 }
 
-/** Logger subset the engines use to explain a deny caused by an error. */
-export interface PdpLog {
-  warn(obj: object, msg?: string): void;
-}
 
 /** Builds the configured engine; throws `PdpConfigError` for a missing file/URL or policies that do not parse. */
 export async function selectPdp(config: PdpConfig, log: PdpLog): Promise<PolicyDecisionPoint> {

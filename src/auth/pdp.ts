@@ -35,3 +35,13 @@ export const nonePdp: PolicyDecisionPoint = {
   engine: 'none',
   decide: async () => 'allow',
 };
+
+/** A configuration mistake found at startup; `svc serve` refuses to start with it. */
+export class PdpConfigError extends Error {
+  override readonly name = 'PdpConfigError';
+}
+
+/** Logger subset the engines use to explain a deny caused by an error. */
+export interface PdpLog {
+  warn(obj: object, msg?: string): void;
+}

@@ -4,7 +4,7 @@
  * the policy decision point and the permission catalog.
  */
 import { ApiError } from '../contract/errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { LoginLockout, type LockoutOptions } from './lockout.js';

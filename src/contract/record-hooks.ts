@@ -7,7 +7,7 @@
  */
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 
 export type RecordAction = 'delete' | 'erase';
 

@@ -26,7 +26,7 @@ import { agentsByExternalId, agentsById, nodesById } from '../modules/accessmap/
 import type { Services } from '../serve/services.js';
 import type { Database } from '../store/schema.js';
 import type { IngestItemsTable } from '../store/schema-ingest.js';
-import type { SqliteHandle, Store } from '../store/store.js';
+import type { SqliteHandle, Store } from '../store/store-types.js';
 import type { CallIdentity } from './call-auth.js';
 import { StoreGroups } from './ingest-group.js';
 import { payloadHash } from './ingest-hash.js';

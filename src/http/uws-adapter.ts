@@ -14,7 +14,8 @@ import { statusLine } from './status-text.js';
 
 const require = createRequire(import.meta.url);
 
-export type HttpEngine = 'uws-native' | 'uws-fallback';
+import type { HttpEngine, HttpObserver } from './engine.js';
+export type { HttpEngine, HttpObserver } from './engine.js';
 
 type UwsModule = typeof import('uWebSockets.js');
 let loaded: { uws: UwsModule; engine: HttpEngine } | undefined;
@@ -32,11 +33,6 @@ export function loadUws(): { uws: UwsModule; engine: HttpEngine } {
 }
 
 /** Per-request events for access logs and metrics. */
-export interface HttpObserver {
-  started(): void;
-  finished(e: { method: string; route: string; status: number; durationMs: number; bytes: number; requestId: string; remoteAddress: string; aborted: boolean }): void;
-}
-
 export interface ListenOptions {
   host: string;
   port: number;

@@ -19,7 +19,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { SqliteHandle, Store } from '../store/store.js';
+import type { SqliteHandle, Store } from '../store/store-types.js';
 import { SYSTEM_TENANT, type AuditDraft, type AuditRecord } from './record.js';
 import { nowTimestamp } from './time.js';
 import { uuid7 } from './uuid7.js';

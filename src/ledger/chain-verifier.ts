@@ -5,7 +5,7 @@
  * before it as its anchor, so ranges are independent. The heads table gives the expected tip, so a
  * truncated tail is reported. Reads are small ranges so the event loop stays responsive.
  */
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import type { ExportSource } from '../workers/export-protocol.js';
 import type { LedgerPool } from '../workers/pool.js';
 import { keySpecs, type KeySet } from './keyset.js';

@@ -4,7 +4,7 @@
  * the system chain). A checkpoint attests the record right before it, so a chain whose last record
  * already is a checkpoint, or that is empty, gets none.
  */
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import { CHECKPOINT_ACTION, checkpointDraft } from './checkpoint.js';
 import type { ChainTail } from './chain.js';
 import { readHead } from './ledger-store.js';

@@ -3,7 +3,7 @@
  * key, append pipeline, checkpointer, and stored-chain verification. Built once by the composition
  * root; routes reach it as `services.ledger`.
  */
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import type { ExportSource } from '../workers/export-protocol.js';
 import { createWorkerPool, type LedgerPool } from '../workers/pool.js';
 import { verifyStoredChain } from './chain-verifier.js';

@@ -18,7 +18,7 @@
  */
 import { SqliteAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { SqliteHandle } from '../store/store.js';
+import type { SqliteHandle } from '../store/store-types.js';
 import type { AuditRecordsTable } from '../store/schema-ledger.js';
 import type { AuditRecord } from './record.js';
 import type { ChainTail } from './chain.js';

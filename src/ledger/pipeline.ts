@@ -16,7 +16,7 @@
  * nothing is resolved before its transaction committed.
  */
 import { sql } from 'kysely';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import type { LedgerPool } from '../workers/pool.js';
 import { applySignatures, hashBatch, signHashes, type ChainTail, type HashedBatch } from './chain.js';
 import { insertRecords, readHead, sqliteInsertRecords, sqliteReadHead } from './ledger-store.js';

@@ -10,7 +10,7 @@
  * old and new key ids and the bound. A crash between the two steps leaves a valid keyring whose
  * chains simply lack the rotate record; the seq ranges alone already bind the keys.
  */
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import type { Keyring } from './keyring.js';
 import { readHead } from './ledger-store.js';
 import { LedgerPipeline } from './pipeline.js';

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import type { StoreBackend } from '../store/store.js';
+import type { StoreBackend } from '../store/store-types.js';
 import { parseCryptoEngine, type CryptoEngineSetting } from '../ledger/ed25519-engine.js';
 import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
 import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';

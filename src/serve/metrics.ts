@@ -1,6 +1,6 @@
 /** Prometheus metrics (prom-client) on a private registry: HTTP traffic, engine, process. */
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
-import type { HttpObserver, HttpEngine } from '../http/uws-adapter.js';
+import type { HttpObserver, HttpEngine } from '../http/engine.js';
 import type { Ed25519EngineName } from '../ledger/ed25519-engine.js';
 
 export interface Metrics {

@@ -8,7 +8,7 @@
  */
 import type { AuditSink } from '../ledger/audit-sink.js';
 import { nowEpochNs, formatTimestamp } from '../ledger/time.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/store-types.js';
 import { createAgent, type Agent } from '../core/agents/agent-service.js';
 import { createWorkspace } from '../core/workspaces/workspace-service.js';
 import { ingestObservations, upsertGrants, type GrantInput, type Observation } from '../modules/accessmap/edge-store.js';

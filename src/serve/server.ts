@@ -11,6 +11,9 @@ import { startGrpc, type RunningGrpc } from '../grpc/server.js';
 import { allRoutes, eventCatalog, recordHooks } from '../routes.js';
 import { EventBus } from '../events/bus.js';
 import { loadSealer } from '../secrets/sealing.js';
+import { listEdges } from '../modules/accessmap/index.js';
+import { buildOpenApiDocument } from '../contract/openapi.js';
+import type { AnyRoute } from '../contract/route.js';
 import { openStore, type Store, type StoreReadiness } from '../store/store.js';
 import type { ServeConfig } from './config.js';
 import { createMetrics } from './metrics.js';
@@ -117,6 +120,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       events,
       sealer: await loadSealer(config.dataDir),
       hooks: recordHooks(),
+      openapi: openapiOf(routes),
+      accessEdges: { listEdges: (tenant, filter) => listEdges(store, tenant, filter) },
     };
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
@@ -186,5 +191,14 @@ function withAccessLog(inner: Services['metrics']['http'], log: Logger): Service
       inner.finished(e);
       access.info({ method: e.method, route: e.route, status: e.status, duration_ms: Math.round(e.durationMs * 100) / 100, bytes: e.bytes, request_id: e.requestId, remote: e.remoteAddress, aborted: e.aborted || undefined }, 'request');
     },
+  };
+}
+
+/** The two contract documents, built on first request and kept (the route table never changes). */
+function openapiOf(routes: readonly AnyRoute[]): Services['openapi'] {
+  const built = new Map<'stable' | 'beta', unknown>();
+  return (which) => {
+    if (!built.has(which)) built.set(which, buildOpenApiDocument(which, routes));
+    return built.get(which);
   };
 }

@@ -4,14 +4,15 @@ import type { BuildInfo } from '../build-info.js';
 import type { AuditSink } from '../ledger/audit-sink.js';
 import type { LedgerService } from '../ledger/ledger-service.js';
 import type { AuditExporter } from '../core/audit-export/exporter.js';
-import type { HttpEngine } from '../http/uws-adapter.js';
+import type { HttpEngine } from '../http/engine.js';
 import type { Ed25519EngineName } from '../ledger/ed25519-engine.js';
-import type { Store, StoreReadiness } from '../store/store.js';
+import type { Store, StoreReadiness } from '../store/store-types.js';
 import type { Metrics } from './metrics.js';
 import type { IdentityRuntime } from '../auth/runtime.js';
 import type { EventBus } from '../events/bus.js';
 import type { Sealer } from '../secrets/sealing.js';
 import type { RecordHooks } from '../contract/record-hooks.js';
+import type { AccessEdgeReader } from '../core/access-edges/schemas.js';
 
 export interface Services {
   build: BuildInfo;
@@ -44,6 +45,10 @@ export interface Services {
   sealer: Sealer;
   /** guards and cascades modules register on each other's records (src/contract/record-hooks.ts) */
   hooks: RecordHooks;
+  /** the access graph's edges for the core `/v1/access-edges` (the access map module provides it) */
+  accessEdges: AccessEdgeReader;
+  /** the OpenAPI documents of this server's route table, built once */
+  openapi(which: 'stable' | 'beta'): unknown;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
 }

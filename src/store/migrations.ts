@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { MigrationDatabase } from './schema.js';
 import { StoreError } from './store-error.js';
-import type { StoreReadiness } from './store.js';
+import type { StoreReadiness } from './store-types.js';
 import { storeTimestamp } from './timestamp.js';
 
 /** One forward-only schema step; `version` is dense and starts at 1. */

@@ -18,7 +18,7 @@ import {
 import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp, timestampFromDate } from '../../ledger/time.js';
 import { uuid7 } from '../../ledger/uuid7.js';
-import type { Store } from '../../store/store.js';
+import type { Store } from '../../store/store-types.js';
 import { consumeChallenge, credentialIdTaken, findCredential, insertCredential, listCredentials, recordUse, saveChallenge, type StoredCredential } from './credential-store.js';
 import { originAllowed, type WebauthnSettings } from './settings.js';
 

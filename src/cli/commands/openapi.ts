@@ -24,7 +24,8 @@ export class OpenapiCommand extends BaseCommand {
   async execute(): Promise<number> {
     // Loaded on demand: the route table pulls in every schema, which no other command needs.
     const { buildOpenApiDocument } = await import('../../contract/openapi.js');
-    const document = buildOpenApiDocument(this.beta ? 'beta' : 'stable');
+    const { allRoutes } = await import('../../routes.js');
+    const document = buildOpenApiDocument(this.beta ? 'beta' : 'stable', allRoutes());
     this.context.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     return 0;
   }

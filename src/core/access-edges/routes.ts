@@ -5,8 +5,7 @@
 import Type from 'typebox';
 import { Limit } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
-import { listEdges } from '../../modules/accessmap/edge-query.js';
-import { ConfidenceSchema, EdgePage, ModeSchema, OriginKind } from '../../modules/accessmap/schemas.js';
+import { ConfidenceSchema, EdgePage, ModeSchema, OriginKind } from './schemas.js';
 import { Uuid } from '../../contract/common.js';
 import { tenantOf } from '../agents/scope.js';
 
@@ -39,7 +38,7 @@ export const accessEdgeRoutes: AnyRoute[] = [
     response: EdgePage,
     handler: (ctx) => {
       // The authenticator appends the privileged-read record from `audit` (src/auth/authenticator.ts).
-      return listEdges(ctx.services.store, tenantOf(ctx), { ...ctx.query, limit: ctx.query.limit ?? 50 });
+      return ctx.services.accessEdges.listEdges(tenantOf(ctx), { ...ctx.query, limit: ctx.query.limit ?? 50 });
     },
   }),
 ];

@@ -7,7 +7,7 @@
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
-import type { Store } from '../../store/store.js';
+import type { Store } from '../../store/store-types.js';
 import { decodeCursor, pageOf } from './cursor.js';
 import { assertTenantWritable, isUniqueViolation } from './scope.js';
 import type { RecordHooks } from '../../contract/record-hooks.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { ledgerDevice } from '../../encoders/ledger-fields.js';
 import { SQLITE_FILE_NAME } from '../../store/sqlite/sqlite-store.js';
-import type { StoreConfig } from '../../store/store.js';
+import type { StoreConfig } from '../../store/store-types.js';
 import { createExportPool, type ExportPool } from '../../workers/export-pool.js';
 import type { ExportSource } from '../../workers/export-protocol.js';
 import type { ExportRunner } from './export-stream.js';

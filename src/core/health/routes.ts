@@ -7,7 +7,6 @@ import Type from 'typebox';
 import { ApiError } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { buildOpenApiDocument } from '../../contract/openapi.js';
 
 const Alive = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
 
@@ -135,7 +134,7 @@ export const healthRoutes: AnyRoute[] = [
     path: '/openapi.json',
     operationId: 'openapiStable',
     summary: 'The stable core contract (OpenAPI 3.1)',
-    handler: () => reply.json(buildOpenApiDocument('stable')),
+    handler: (ctx) => reply.json(ctx.services.openapi('stable')),
   }),
   route({
     ...common,
@@ -144,6 +143,6 @@ export const healthRoutes: AnyRoute[] = [
     unlisted: true,
     operationId: 'openapiBeta',
     summary: 'The beta module-route contract (OpenAPI 3.1)',
-    handler: () => reply.json(buildOpenApiDocument('beta')),
+    handler: (ctx) => reply.json(ctx.services.openapi('beta')),
   }),
 ];

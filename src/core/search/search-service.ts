@@ -5,7 +5,7 @@
  * Case-insensitive substring match; at most `limit` hits, agents first, then workspaces, then nodes.
  */
 import { sql } from 'kysely';
-import type { Store } from '../../store/store.js';
+import type { Store } from '../../store/store-types.js';
 
 export type SearchKind = 'agent' | 'workspace' | 'session' | 'identity' | 'resource';
 

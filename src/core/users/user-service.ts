@@ -4,7 +4,7 @@ import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { uuid7 } from '../../ledger/uuid7.js';
 import type { Database } from '../../store/schema.js';
-import type { StoreCapabilities } from '../../store/store.js';
+import type { StoreCapabilities } from '../../store/store-types.js';
 import { findUser, findUserByEmail, normalizeEmail, revokeAllCredentials, userView, type UserView } from '../../auth/identity-store.js';
 import type { Role } from '../../auth/roles.js';
 

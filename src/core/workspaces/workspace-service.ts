@@ -8,7 +8,7 @@ import { posix } from 'node:path';
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
-import type { Store } from '../../store/store.js';
+import type { Store } from '../../store/store-types.js';
 import { decodeCursor, pageOf } from '../agents/cursor.js';
 import { assertTenantWritable } from '../agents/scope.js';
 import type { WorkspacesTable } from '../../store/schema-accessmap.js';

@@ -8,7 +8,7 @@ import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
-import type { SqliteHandle, Store } from '../../store/store.js';
+import type { SqliteHandle, Store } from '../../store/store-types.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
 import { keepAfterCommit } from './node-cache.js';

@@ -8,8 +8,10 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Confidence, Mode, NodeKind, OriginKind, ResourceClass } from './model.js';
-import type { SqliteHandle, SqliteStatement, Store } from '../../store/store.js';
+import type { SqliteHandle, SqliteStatement, Store } from '../../store/store-types.js';
 import { linkingNodes } from './linking-set.js';
+import type { GraphNode } from './model.js';
+export type { GraphNode } from './model.js';
 import { chunks } from './node-store.js';
 import { numbersOf, tenantCheck } from './node-lookup.js';
 import { withFolded } from './recent-edges.js';
@@ -26,15 +28,6 @@ export interface GraphEdge {
   confidence: Confidence | null;
 }
 
-/** A node as the algorithms see it. */
-export interface GraphNode {
-  id: string;
-  kind: NodeKind;
-  name: string;
-  class: ResourceClass | null;
-  /** sessions: their agent; credential resources: the identity they authenticate as */
-  parent_id: string | null;
-}
 
 /** What a search walks: one access edge reduced to its ends and mode. */
 export interface Access {

@@ -20,8 +20,8 @@
  * about 630 bytes of V8 heap each with short names, the id's number included); a tenant with more
  * is searched with the probe, and 0 turns the map off.
  */
-import type { SqliteHandle, SqliteStatement } from '../../store/store.js';
-import type { GraphNode } from './graph-source.js';
+import type { SqliteHandle, SqliteStatement } from '../../store/store-types.js';
+import type { GraphNode } from './model.js';
 import type { NodeKind, ResourceClass } from './model.js';
 
 export const DEFAULT_LINKING_IDS = 1_000_000;

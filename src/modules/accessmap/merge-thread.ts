@@ -5,8 +5,8 @@
  * edge file's mark after it.
  */
 import { Worker } from 'node:worker_threads';
-import type { EdgeWriterConfig, Store } from '../../store/store.js';
-import type { RevokedAccess } from './recent-edges.js';
+import type { EdgeWriterConfig, Store } from '../../store/store-types.js';
+import type { RevokedAccess } from './model.js';
 
 /** What the worker opens, from the store (Store.edgeWriter). */
 export type MergeWorkerData = EdgeWriterConfig;

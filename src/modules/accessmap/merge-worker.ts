@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { SqliteHandle } from '../../store/store.js';
+import type { SqliteHandle } from '../../store/store-types.js';
 import { applyRevokes, foldAbove, type RevokedAccess } from './recent-edges.js';
 import type { MergeRequest, MergeReply, MergeWorkerData } from './merge-thread.js';
 

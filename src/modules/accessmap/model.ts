@@ -80,3 +80,20 @@ export interface AccessEdge {
   signal_source: string;
   updated_at: string;
 }
+
+/** A node as the algorithms see it. */
+export interface GraphNode {
+  id: string;
+  kind: NodeKind;
+  name: string;
+  class: ResourceClass | null;
+  /** sessions: their agent; credential resources: the identity they authenticate as */
+  parent_id: string | null;
+}
+
+/** One access a revoke names, by node numbers. */
+export interface RevokedAccess {
+  origin_no: number;
+  resource_no: number;
+  mode: string;
+}

@@ -28,7 +28,7 @@
  */
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import type { SqliteHandle, SqliteStatement } from '../../store/store.js';
+import type { SqliteHandle, SqliteStatement } from '../../store/store-types.js';
 
 export const DEFAULT_NODE_CACHE = 2_000_000;
 

@@ -8,7 +8,7 @@
  */
 import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import type { SqliteHandle } from '../../store/store.js';
+import type { SqliteHandle } from '../../store/store-types.js';
 import { chunks } from './chunks.js';
 import { kindOfCode, lookupsOf, nodeCode, numberOfCode, type TenantNodes } from './node-cache.js';
 

@@ -40,10 +40,11 @@
  */
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import type { SqliteHandle, Store } from '../../store/store.js';
+import type { SqliteHandle, Store } from '../../store/store-types.js';
 import { CONFIDENCES, MODES, ORIGIN_KINDS } from './model.js';
 import { newId } from '../../store/ids.js';
 import { mergeThread, type MergeThread } from './merge-thread.js';
+import type { RevokedAccess } from './model.js';
 
 /**
  * When ingest starts a merge on the worker: once this many rows wait (`SERVICE_ACCESSMAP_MERGE_ROWS`,
@@ -398,12 +399,7 @@ export function foldAbove(db: SqliteHandle, rows = Number.MAX_SAFE_INTEGER): num
   return hi - lo + 1;
 }
 
-/** One access a revoke names, by node numbers. */
-export interface RevokedAccess {
-  origin_no: number;
-  resource_no: number;
-  mode: string;
-}
+export type { RevokedAccess } from './model.js';
 
 /**
  * Withdraws grants in `access_edges`, after folding every waiting row (so the operations committed

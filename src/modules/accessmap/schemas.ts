@@ -1,13 +1,12 @@
 /** Wire schemas of the accessmap module routes (beta; `/openapi.beta.json`). */
 import Type from 'typebox';
 import { Timestamp, Uuid } from '../../contract/common.js';
+import { ConfidenceSchema, Edge, ModeSchema, OriginKind } from '../../core/access-edges/schemas.js';
 import { DEFAULT_BUDGET, MAX_BUDGET } from './attack-paths.js';
 
 
-export const OriginKind = Type.Enum(['agent', 'session', 'identity']);
+export { OriginKind, ModeSchema, ConfidenceSchema, Edge, EdgePage } from '../../core/access-edges/schemas.js';
 export const NodeKindSchema = Type.Enum(['agent', 'session', 'identity', 'resource']);
-export const ModeSchema = Type.Enum(['r', 'rw']);
-export const ConfidenceSchema = Type.Enum(['high', 'medium', 'low']);
 export const ResourceClassSchema = Type.Enum(['data', 'config', 'code', 'credential'], { description: 'what the resource is to its readers (attack-path semantics)' });
 
 /** `limit` of module routes: 0..1000, 0 (default) meaning the engine default of 100. */
@@ -51,29 +50,6 @@ export const ExfilQuery = Type.Object({ resource_id: Uuid, ...searchFields }, { 
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const Edge = Type.Object(
-  {
-    id: Uuid,
-    origin_kind: OriginKind,
-    origin_id: Uuid,
-    origin_name: Nullable(Type.String()),
-    resource_id: Uuid,
-    resource_name: Nullable(Type.String()),
-    mode: ModeSchema,
-    permitted: Type.Boolean(),
-    grant_source: Type.String(),
-    observed: Type.Boolean(),
-    observed_count: Type.Integer({ minimum: 0 }),
-    first_seen: Nullable(Timestamp),
-    last_seen: Nullable(Timestamp),
-    confidence: Nullable(ConfidenceSchema),
-    signal_source: Type.String(),
-    updated_at: Timestamp,
-  },
-  { additionalProperties: false },
-);
-
-export const EdgePage = Type.Object({ items: Type.Array(Edge), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 const DriftItem = Type.Object(
   { ...Edge.properties, drift: Type.Enum(['unexpected', 'unused']), drift_confidence: ConfidenceSchema, basis: Type.String() },

@@ -5,7 +5,7 @@
  * mistaken for a complete one.
  */
 import { sql } from 'kysely';
-import type { Store } from '../../store/store.js';
+import type { Store } from '../../store/store-types.js';
 import { escalation, MAX_BUDGET, reachability } from './attack-paths.js';
 import { storeGraphSource } from './graph-source.js';
 import { withFolded } from './recent-edges.js';

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
 import type { Database, MigrationDatabase } from '../schema.js';
-import type { Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
+import type { Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store-types.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
 import { withIntentMarker } from '../../ledger/audit-intent.js';

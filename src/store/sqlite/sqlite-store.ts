@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, type Transaction } from 'kysely';
 import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
 import type { Database, MigrationDatabase } from '../schema.js';
-import type { EdgeWriterConfig, SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store.js';
+import type { EdgeWriterConfig, SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store-types.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
 import { withIntentMarker } from '../../ledger/audit-intent.js';

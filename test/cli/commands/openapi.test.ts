@@ -1,20 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildOpenApiDocument } from '../../../src/contract/openapi.js';
+import { allRoutes } from '../../../src/routes.js';
 import { runSvc } from '../harness.js';
 
 describe('svc openapi', () => {
   it('prints exactly buildOpenApiDocument("stable"), pretty-printed', async () => {
     const run = await runSvc(['openapi']);
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(JSON.parse(run.stdout), buildOpenApiDocument('stable'));
+    assert.deepEqual(JSON.parse(run.stdout), buildOpenApiDocument('stable', allRoutes()));
     assert.ok(run.stdout.startsWith('{\n  "openapi"'), 'pretty JSON');
   });
 
   it('prints the beta document with --beta, the same with -o json', async () => {
     const beta = await runSvc(['openapi', '--beta']);
     assert.equal(beta.code, 0, beta.stderr);
-    assert.deepEqual(JSON.parse(beta.stdout), buildOpenApiDocument('beta'));
+    assert.deepEqual(JSON.parse(beta.stdout), buildOpenApiDocument('beta', allRoutes()));
     const json = await runSvc(['openapi', '--beta', '-o', 'json']);
     assert.equal(json.stdout, beta.stdout);
   });

@@ -1,0 +1,17 @@
+/**
+ * The access map module: its manifest (routes, events, hooks) and the service other modules may
+ * call. Other modules import from this file only, never from the module's other files.
+ */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { coreEvents } from '../../events/core-events.js';
+import { forgetAgentEdges } from './agent-forget.js';
+import { accessmapAreaRoutes } from './area-routes.js';
+
+export const accessmapManifest: ModuleManifest = { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents, hooks: [forgetAgentEdges] };
+
+// The service surface: reads of the graph other modules build on (findings' detectors, the console).
+export { listDrift, listEdges, type DriftItem, type EdgeFilter, type Page } from './edge-query.js';
+export { escalation, exfil, reachability, DEFAULT_BOUNDS, type SearchBounds } from './attack-paths.js';
+export { attackPathSummary } from './summary.js';
+export { withFoldedGraph } from './graph-source.js';
+export type { AccessEdge, GraphNode } from './model.js';

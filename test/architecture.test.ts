@@ -1,0 +1,49 @@
+/**
+ * The layering rules of ARCHITECTURE.md, checked on the source: core never builds on a beta module,
+ * a module reaches another module only through that module's `index.ts`, and no import circle
+ * exists (type imports included; madge, pinned).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import madge from 'madge';
+import { REPO_ROOT } from './helpers/server.js';
+
+const SRC = path.join(REPO_ROOT, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? sourceFiles(full) : name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Every relative import specifier of a file (static, dynamic and `export … from`), resolved to a path under src. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.[^']+)'/g)].map((m) => m[1] as string);
+  return specs.map((s) => path.relative(SRC, path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts'))));
+}
+
+describe('architecture', () => {
+  it('no file under src/core imports from src/modules', () => {
+    const bad = sourceFiles(path.join(SRC, 'core')).flatMap((f) => importsOf(f).filter((i) => i.startsWith('modules/')).map((i) => `${path.relative(SRC, f)} → ${i}`));
+    assert.deepEqual(bad, []);
+  });
+
+  it("a module imports another module only through that module's index.ts", () => {
+    const bad = sourceFiles(path.join(SRC, 'modules')).flatMap((f) => {
+      const own = path.relative(SRC, f).split(path.sep)[1];
+      return importsOf(f)
+        .filter((i) => i.startsWith('modules/') && i.split('/')[1] !== own && i.split('/').slice(2).join('/') !== 'index.ts')
+        .map((i) => `${path.relative(SRC, f)} → ${i}`);
+    });
+    assert.deepEqual(bad, []);
+  });
+
+  it('src has no import circles, type imports included', async () => {
+    const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: path.join(REPO_ROOT, 'tsconfig.json') });
+    assert.deepEqual(graph.circular(), []);
+  });
+});
