@@ -100,6 +100,7 @@ export const workspaceRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const ws = await createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body);
       await auditEvent(ctx, 'workspace.create', { kind: 'workspace', id: ws.id }, { root_path: ws.root_path, mount_mode: ws.mount_mode, dlp_posture: ws.dlp_posture });
+      ctx.services.events.publish([{ type: 'workspace.created', tenant: tenantOf(ctx), subject: `workspace/${ws.id}`, data: { id: ws.id, root_path: ws.root_path } }]);
       return reply.json(ws, 201);
     },
   }),
@@ -128,6 +129,7 @@ export const workspaceRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const { workspace, changed } = await patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body);
       await auditEvent(ctx, 'workspace.update', { kind: 'workspace', id: workspace.id }, { changed, version: workspace.version });
+      ctx.services.events.publish([{ type: 'workspace.updated', tenant: tenantOf(ctx), subject: `workspace/${workspace.id}`, data: { id: workspace.id, version: workspace.version, changed } }]);
       return workspace;
     },
   }),
