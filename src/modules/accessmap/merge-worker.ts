@@ -1,5 +1,5 @@
 /**
- * The merge worker (docs/accessmap.md "Merges on a worker thread"): a thread with the only
+ * The merge worker (docs/perf/accessmap-the-edge-file-and-merges-on-a-worker-thread.md): a thread with the only
  * connection that writes the edge file. It folds the recent level (in svc.db, attached read-only in
  * effect: nothing here writes it) into `access_edges` and moves the merged-up-to mark, one
  * transaction per request, and applies revokes after a fold of everything committed before them.

@@ -1,5 +1,5 @@
 /**
- * The nodes SQLite ingest has already resolved, kept in memory (docs/accessmap.md "The node cache").
+ * The nodes SQLite ingest has already resolved, kept in memory (docs/perf/accessmap-the-node-cache.md).
  *
  * Why: a batch resolves every observation's origin and resource to a node number before its edges
  * are stored (node-lookup.ts). At 1,000,000 nodes and 10,000,000 edges those lookups were a

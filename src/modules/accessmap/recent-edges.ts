@@ -34,7 +34,7 @@
  * - The rows a merge writes meet access_edges' CHECKs, checked once, on the way in: `appendRecent`
  *   refuses a row that any of them would refuse (`assertMergeable`), and the merge then runs with
  *   CHECKs off (`ignore_check_constraints`), since SQLite's GLOB checks of the UUID and timestamp
- *   columns cost about as much as the rest of the merge (docs/accessmap.md "Checked once").
+ *   columns cost about as much as the rest of the merge (docs/perf/accessmap-checked-once-merges-without-checks.md).
  *   NOT NULL, UNIQUE and STRICT types are still enforced by the merge, and `PRAGMA
  *   integrity_check` verifies every CHECK of the table afterwards.
  */
