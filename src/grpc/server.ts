@@ -5,6 +5,8 @@
  * under `--insecure` (refused earlier by config on a non-loopback bind). With a client CA
  * (`--grpc-client-ca`) the handshake demands a client certificate that chains to it.
  */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
@@ -64,10 +66,20 @@ export async function startGrpc(opts: GrpcOptions): Promise<RunningGrpc> {
         Boolean(opts.clientCaPem),
       )
     : ServerCredentials.createInsecure();
-  const addr = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(addr, creds, (err, p) => (err ? reject(new Error(`cannot listen for gRPC on ${addr}: ${err.message}`)) : resolve(p)));
-  });
+  const hostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+  const addr = hostPort(opts.host, opts.port);
+  // A host name is resolved here and every address bound: grpc-js would go on when only some of a
+  // name's addresses bind, serving beside another process that holds the rest (issue 30 item 1).
+  const targets = isIP(opts.host) !== 0 ? [opts.host] : [...new Set((await lookup(opts.host, { all: true })).map((a) => a.address))];
+  let port = opts.port;
+  for (const target of targets) {
+    port = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(hostPort(target, port), creds, (err, p) => (err ? reject(new Error(`cannot listen for gRPC on ${addr}: ${err.message}`)) : resolve(p)));
+    }).catch((err: unknown) => {
+      server.forceShutdown();
+      throw err;
+    });
+  }
   return {
     port,
     health,

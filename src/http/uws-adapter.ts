@@ -48,7 +48,10 @@ export interface RunningHttp {
   inFlight(): number;
 }
 
-/** Serve `app` on a uWS listener. Rejects when the port cannot be bound. */
+/** uWS `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT`: listen without SO_REUSEPORT. */
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+/** Serve `app` on a uWS listener. Rejects when the port cannot be bound (in use by any process, whatever its bind address). */
 export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> {
   const { uws, engine } = loadUws();
   if (opts.tls && engine !== 'uws-native') {
@@ -176,7 +179,11 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
   });
 
   return new Promise((resolve, reject) => {
-    server.listen(opts.host, opts.port, (token: us_listen_socket | false) => {
+    // LIBUS_LISTEN_EXCLUSIVE_PORT: without it uWS sets SO_REUSEPORT, and Linux lets a second process
+    // of the same user listen on the same port and take half of the connections (issue 30 item 1).
+    // A port in use must be a startup failure instead.
+    const listen = server.listen.bind(server) as unknown as (host: string, port: number, options: number, cb: (token: us_listen_socket | false) => void) => TemplatedApp;
+    listen(opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (token: us_listen_socket | false) => {
       if (!token) return reject(new Error(`cannot listen on ${formatHostPort(opts.host, opts.port)} (address in use or not available)`));
       const port = uws.us_socket_local_port(token as unknown as Parameters<UwsModule['us_socket_local_port']>[0]);
       resolve({

@@ -99,12 +99,35 @@ test('a dropped LEEF line is seq-gap; an OCSF export cut short is tail-truncated
   assert.deepEqual([cut.report.chain.reason, cut.report.chain.break_at], ['tail-truncated', 3001]);
 });
 
-test('an export without its terminator verifies what it holds and warns that its tail cannot be checked', async () => {
-  const r = await verify(write('noterm.syslog', exportLines('syslog', records.slice(0, 1200)), null), '--strict');
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.report.ok, true);
-  assert.equal(r.report.chain.checked, 1200);
-  assert.match(r.stderr, /no export-complete line; it may be cut short/);
+for (const format of acceptedTokens('ledger_export')) {
+  test(`a ${format} export cut before its terminator is not complete: exit 8 (indeterminate) under --strict, complete: false in the report`, async () => {
+    const cut = write(`noterm.${format}`, exportLines(format, records.slice(0, 1200)), null);
+    const strict = await verify(cut, '--strict');
+    assert.equal(strict.code, 8, strict.stderr);
+    assert.equal(strict.report.complete, false);
+    assert.equal(strict.report.chain.checked, 1200, 'what is there is still verified');
+    assert.match(strict.stderr, /no export-complete line; it may be cut short/);
+    const lax = await verify(cut);
+    assert.equal(lax.code, 0, lax.stderr);
+    assert.equal(lax.report.complete, false);
+    // Cut mid-line: the last record's line is partial.
+    const whole = exportLines(format, records.slice(0, 50)).join('\n');
+    const partial = join(dir, `partial.${format}`);
+    writeFileSync(partial, whole.slice(0, whole.length - 40));
+    const p = await runSvc(['audit', 'verify', '--file', partial, '--pubkey', pubkey, '-o', 'json', '--strict'], { timeoutMs: 60_000 });
+    assert.notEqual(p.code, 0, 'a file cut mid-line never verifies clean under --strict');
+    const done = await verify(write(`term.${format}`, exportLines(format, records.slice(0, 1200)), terminatorLine(encoderFor('ledger_export', format).json, 1200, 1200)), '--strict');
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(done.report.complete, true);
+  });
+}
+
+test('records after an export\'s terminator make it incomplete (the terminator must be its last line)', async () => {
+  const enc = encoderFor('ledger_export', 'cef');
+  const lines = [...exportLines('cef', records.slice(0, 100)), terminatorLine(enc.json, 100, 100), ...exportLines('cef', records.slice(100, 110))];
+  const r = await verify(write('after-term.cef', lines, null), '--strict');
+  assert.equal(r.report.complete, false);
+  assert.equal(r.code, 8);
 });
 
 test('a replaced signature in an OTLP line is sig-invalid; a file of no known format is refused by line', async () => {

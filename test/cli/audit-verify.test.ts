@@ -87,7 +87,7 @@ test('several keys in <alg>:<base64> form verify a chain signed across a key cha
   const tail = buildChain(ec, 15, { tail: headOf(chain) });
   const both = [...chain, ...tail];
   const spec = (s: Signer): string => `${s.algorithm}:${publicKeyBytes(s.algorithm, s.publicKey).toString('base64')}`;
-  const r = await verify(file('two-keys.ndjson', both), '--pubkey', spec(ed), '--pubkey', spec(ec), '--strict');
+  const r = await verify(file('two-keys.ndjson', both, { export_complete: true, count: 75, last_seq: 75 }), '--pubkey', spec(ed), '--pubkey', spec(ec), '--strict');
   assert.equal(r.code, 0, JSON.stringify(r.report));
   assert.equal(r.report.signatures.checked, 75);
   const onlyEd = await verify(file('two-keys-b.ndjson', both), '--pubkey', spec(ed));
@@ -95,9 +95,12 @@ test('several keys in <alg>:<base64> form verify a chain signed across a key cha
 });
 
 test('--from verifies a suffix anchored on the record before it; no --pubkey is a usage error', async () => {
-  const path = file('from.ndjson', chain);
+  const path = file('from.ndjson', chain, { export_complete: true, count: 60, last_seq: 60 });
   const r = await verify(path, '--pubkey', bare(ed), '--from', '41', '--strict');
   assert.equal(r.code, 0, JSON.stringify(r.report));
+  // Without its export-complete line the same file cannot be shown whole: no verdict under --strict.
+  const open = await verify(file('from-open.ndjson', chain), '--pubkey', bare(ed), '--from', '41', '--strict');
+  assert.deepEqual([open.code, open.report.complete, open.report.ok], [8, false, true]);
   assert.equal(r.report.chain.checked, 20);
   const bad = await verify(file('from-bad.ndjson', edited(40, { prev_hash: 'ab'.repeat(32) })), '--pubkey', bare(ed), '--from', '41');
   assert.deepEqual([bad.report.chain.reason, bad.report.chain.break_at], ['prev-mismatch', 41]);

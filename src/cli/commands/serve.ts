@@ -23,6 +23,10 @@ export class ServeCommand extends Command {
       Every flag has a \`SERVICE_*\` environment variable; a flag wins over the variable. Logs are JSON lines
       on stderr. SIGINT/SIGTERM drain in-flight requests, then close the store.
 
+      A listener never shares its port: when another process (another \`svc serve\` included) already
+      listens on the HTTP or gRPC port, on that address or a wildcard one, startup fails with exit 1 and
+      a message naming the address (\`cannot listen on HOST:PORT\`, \`cannot listen for gRPC on HOST:PORT\`).
+
       Exit codes: 0 after a clean shutdown, 2 when the configuration is refused, 1 on any other startup failure.
     `,
     examples: [

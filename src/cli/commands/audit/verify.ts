@@ -24,6 +24,8 @@ interface SourceEnd {
   resolve: (seqs: number[]) => Promise<Map<number, string>>;
   /** an export file without its terminator: the tail cannot be checked */
   unterminated?: boolean;
+  /** records came after the terminator line (it must be the file's last line) */
+  afterTerminator?: boolean;
   /** the file's format */
   format?: FileFormat;
 }
@@ -54,12 +56,14 @@ export class AuditVerifyCommand extends ClientCommand {
 
       Exports carry each record's meta commitment but not the blind behind it: from an export the
       hashes, links, checkpoints and signatures are all verified, the meta text itself is not (it is
-      from records as served). An export without its \`export-complete\` line may be cut short; the
-      tail cannot be checked and a warning says so.
+      from records as served). A file is complete only when its last line is the \`export-complete\`
+      line; without it the file may be cut short and its tail cannot be checked: a warning says so and
+      the report has \`complete: false\` (\`true\` otherwise, and always for records from the server).
 
       Prints the verify report. Exit 0 with the report whatever it says, unless \`--strict\`: then 7
-      when chain, checkpoint or signature integrity fails. Exit 8 when no verdict is possible (a
-      record or checkpoint signed by a key that was not supplied), with or without \`--strict\`.
+      when chain, checkpoint or signature integrity fails, and 8 (indeterminate) when what is there
+      verifies but the file cannot be shown complete. Exit 8 when no verdict is possible (a record or
+      checkpoint signed by a key that was not supplied), with or without \`--strict\`.
     `,
     examples: [
       ['Verify a tenant chain', '$0 audit verify --tenant 0197… --pubkey ed25519:MCowBQYDK2VwAyEA… --strict'],
@@ -100,10 +104,13 @@ export class AuditVerifyCommand extends ClientCommand {
       const make = (anchor: ChainAnchor | null, metaUnbound: boolean): StreamVerifier =>
         new StreamVerifier({ ...(this.tenant === undefined ? {} : { tenant: this.tenant }), from, anchor, keys, metaUnbound, pool });
       let report: VerifyReport;
+      // Whether the source shows it is whole: an export file only with its export-complete line last.
+      let complete = true;
       if (this.file !== undefined) {
         const { verifier, end } = await this.readFile(this.file, from, make);
         report = await verifier.finish(headAfter(end, from + verifier.count - 1), end.resolve);
-        if (end.unterminated) this.context.stderr.write(`svc: warning: ${this.file} has no export-complete line; it may be cut short, and its tail cannot be checked\n`);
+        complete = end.unterminated !== true;
+        if (!complete) this.context.stderr.write(`svc: warning: ${this.file} has no export-complete line${end.afterTerminator ? ' as its last line (records follow it)' : ''}; it may be cut short, and its tail cannot be checked\n`);
       } else {
         report = await this.withClient(async (client) => {
           let verifier: StreamVerifier | undefined;
@@ -112,12 +119,18 @@ export class AuditVerifyCommand extends ClientCommand {
           return v.finish(headAfter(end, from + v.count - 1), end.resolve);
         });
       }
-      this.emit(report, renderReport);
+      this.emit({ ...report, complete }, renderReport);
       if (report.signatures.reason === 'unknown-key' || report.checkpoints.reason === 'unknown-key') {
         this.context.stderr.write('svc: indeterminate: a record is signed by a key that was not supplied with --pubkey\n');
         return ExitCode.Indeterminate;
       }
-      return this.strict && !report.ok ? ExitCode.Degraded : ExitCode.OK;
+      if (this.strict && !report.ok) return ExitCode.Degraded;
+      // What is there verified, but the file cannot be shown whole: no verdict on the chain (issue 30 item 3).
+      if (this.strict && !complete) {
+        this.context.stderr.write('svc: indeterminate: the export cannot be shown complete (no export-complete line at its end)\n');
+        return ExitCode.Indeterminate;
+      }
+      return ExitCode.OK;
     } finally {
       await pool?.close();
     }
@@ -173,6 +186,7 @@ export class AuditVerifyCommand extends ClientCommand {
     let anchor: ChainAnchor | null = null;
     let headSeq: number | null = null;
     let terminated = false;
+    let afterTerminator = false;
     const pending = new Set<number>();
     const found = new Map<number, string>();
     const pass = async (visit: (record: AuditRecord) => Promise<void>): Promise<void> => {
@@ -197,6 +211,11 @@ export class AuditVerifyCommand extends ClientCommand {
           headSeq = decoded.lastSeq;
           terminated = true;
         } else if (decoded.kind === 'record') {
+          if (terminated) {
+            // The terminator must be the last line: a file with records after it is not shown complete.
+            terminated = false;
+            afterTerminator = true;
+          }
           await visit(decoded.record);
         }
       }
@@ -221,7 +240,7 @@ export class AuditVerifyCommand extends ClientCommand {
       });
       return found;
     };
-    const end: SourceEnd = { headSeq, resolve, unterminated: !terminated };
+    const end: SourceEnd = { headSeq, resolve, unterminated: !terminated, afterTerminator };
     if (format !== undefined) end.format = format;
     return { verifier, end };
   }
@@ -252,12 +271,13 @@ async function* readLines(input: NodeJS.ReadableStream, file: string): AsyncGene
   }
 }
 
-function renderReport(r: VerifyReport): string {
+function renderReport(r: VerifyReport & { complete: boolean }): string {
   const s = (ok: boolean): string => (ok ? 'ok' : 'FAILED');
   return [
     `verdict:     ${r.ok ? 'ok' : 'NOT OK'}`,
     `chain:       ${s(r.chain.ok)}, ${r.chain.checked} checked${r.chain.reason ? `, ${r.chain.reason}${r.chain.break_at !== null ? ` at seq ${r.chain.break_at}` : ''}` : ''}`,
     `checkpoints: ${r.checkpoints.status}, ${r.checkpoints.count} found${r.checkpoints.latest_attested_seq !== null ? `, latest attests seq ${r.checkpoints.latest_attested_seq}` : ''}${r.checkpoints.reason ? `, ${r.checkpoints.reason}${r.checkpoints.first_bad_seq !== null ? ` at seq ${r.checkpoints.first_bad_seq}` : ''}` : ''}`,
     `signatures:  ${s(r.signatures.ok)}, ${r.signatures.checked} checked${r.signatures.reason ? `, ${r.signatures.reason} at seq ${r.signatures.first_bad_seq}` : ''}`,
+    `complete:    ${r.complete ? 'yes' : 'NO (no export-complete line at the end: the file may be cut short)'}`,
   ].join('\n');
 }
