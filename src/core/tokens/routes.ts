@@ -1,6 +1,6 @@
 /** `/v1/tokens`: API keys (spec Authentication 6; DECISIONS.md role ceiling and concealment). */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, Text, Timestamp, Uuid } from '../../contract/common.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
@@ -32,7 +32,7 @@ const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Option
 const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 const IssueBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+    name: Text({ minLength: 1, maxLength: 100 }),
     role: Type.Optional(RoleName),
     tenant: Type.Optional(Uuid),
     superadmin: Type.Optional(Type.Boolean()),
