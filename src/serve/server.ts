@@ -124,6 +124,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       port: config.listen.port,
       tls: tls ? { certFile: tls.certPath, keyFile: tls.keyPath } : undefined,
       observer,
+      bodyTimeoutMs: config.bodyTimeoutMs,
     });
     stops.push(() => http.close(config.drainMs));
     const url = `${tls ? 'https' : 'http'}://${formatHostPort(config.listen.host, http.port)}`;
