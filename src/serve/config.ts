@@ -13,6 +13,7 @@ import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';
 import { nodeCacheFromEnv } from '../modules/accessmap/node-cache.js';
 import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../http/uws-adapter.js';
+import { tokenDefaultTtlFromEnv } from '../auth/token-ttl.js';
 
 export interface ListenAddress {
   host: string;
@@ -39,6 +40,8 @@ export interface ServeConfig {
   bodyLimit: number;
   /** default handler deadline */
   requestTimeoutMs: number;
+  /** lifetime of an API key issued without an expiry, ms (`SERVICE_TOKEN_DEFAULT_TTL`, auth/token-ttl.ts) */
+  tokenDefaultTtlMs: number;
   /** longest silence while a request body arrives before 408 (`SERVICE_BODY_TIMEOUT_MS`) */
   bodyTimeoutMs: number;
   /** how long shutdown waits for in-flight requests */
@@ -135,6 +138,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     bodyLimit: parsePositiveInt(env.SERVICE_BODY_LIMIT, 'SERVICE_BODY_LIMIT') ?? DEFAULTS.bodyLimit,
     requestTimeoutMs: parsePositiveInt(env.SERVICE_REQUEST_TIMEOUT_MS, 'SERVICE_REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     bodyTimeoutMs: bodyTimeoutOf(env.SERVICE_BODY_TIMEOUT_MS),
+    tokenDefaultTtlMs: checked(() => tokenDefaultTtlFromEnv(env)),
     drainMs: parsePositiveInt(env.SERVICE_DRAIN_MS, 'SERVICE_DRAIN_MS') ?? DEFAULTS.drainMs,
     cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
     accessmapMergeRows: checked(() => mergeRowsFromEnv(env)),

@@ -90,7 +90,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const grpcState: Services['grpc'] = { listening: false };
     const routes = allRoutes();
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
-    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env) });
+    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs });
     // WebAuthn relying-party settings (SERVICE_WEBAUTHN_*): a bad RP ID or origin refuses startup, not the first step-up.
     log.info({ webauthn: webauthnSettings() }, 'webauthn relying party');
     const services: Services = {
