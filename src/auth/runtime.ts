@@ -3,6 +3,7 @@
  * `ctx.services.identity`: setup state, the credential cache, login lockout, the rate limiter,
  * the policy decision point and the permission catalog.
  */
+import { tokenDefaultTtlFromEnv } from './token-ttl.js';
 import { ApiError } from '../contract/errors.js';
 import type { Store } from '../store/store-types.js';
 import type { Transaction } from 'kysely';
@@ -43,6 +44,8 @@ export interface IdentityOptions {
   pdp?: PolicyDecisionPoint;
   lockout?: Partial<LockoutOptions>;
   rateLimit?: Partial<RateLimitOptions>;
+  /** lifetime of an API key issued without `expires_at` or `ttl`, in ms (`SERVICE_TOKEN_DEFAULT_TTL`; default 90 days) */
+  tokenDefaultTtlMs?: number;
   /** scrypt cost of new hashes; `svc serve` always uses PASSWORD_PARAMS (tests may lower it for speed) */
   passwordParams?: ScryptParams;
   now?: () => number;
@@ -66,6 +69,7 @@ export class IdentityRuntime {
   readonly orgCreatedHooks: OrgCreatedHook[] = [];
   readonly now: () => number;
   readonly passwordParams: ScryptParams;
+  readonly tokenDefaultTtlMs: number;
   private setupPending = true;
   private lastSetupCheck = 0;
   private generation = 0;
@@ -81,6 +85,7 @@ export class IdentityRuntime {
     this.pdp = opts.pdp ?? nonePdp;
     this.catalog = permissionCatalog(opts.routes);
     this.passwordParams = opts.passwordParams ?? PASSWORD_PARAMS;
+    this.tokenDefaultTtlMs = opts.tokenDefaultTtlMs ?? tokenDefaultTtlFromEnv({});
   }
 
   /** Read from the store whether a user exists; call once at startup (then the flag is cached). */

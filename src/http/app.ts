@@ -102,6 +102,11 @@ export class App {
     for (const r of this.routes) this.router.add(r.spec.method, r.spec.path, r);
   }
 
+  /** Every method and path template the router answers (the route-coverage test walks this). */
+  served(): Array<{ method: string; path: string; route: CompiledRoute }> {
+    return [...this.router.entries()].map((e) => ({ method: e.method, path: e.template, route: e.value }));
+  }
+
   /** Route lookup, done before the body is read so limits apply per route. */
   prepare(method: string, path: string): Prepared {
     const found = this.router.find(method, path);

@@ -59,6 +59,17 @@ export class Router<T> {
     entry.byMethod.set(method, value);
   }
 
+  /** Every (method, template, value) the router holds: what the server answers besides 404/405. */
+  *entries(): Generator<{ method: string; template: string; value: T }> {
+    for (const [template, byMethod] of this.statics) for (const [method, value] of byMethod) yield { method, template, value };
+    for (const list of this.templated.values()) {
+      for (const e of list) {
+        const template = '/' + e.segments.map((s, i) => (e.paramAt.has(i) ? `{${e.paramAt.get(i) as string}}` : s)).join('/');
+        for (const [method, value] of e.byMethod) yield { method, template, value };
+      }
+    }
+  }
+
   /** Find the handler for a decoded-segment path. */
   find(method: string, path: string): Lookup<T> {
     const lookupMethod = method === 'HEAD' ? 'GET' : method;

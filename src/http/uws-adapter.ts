@@ -38,7 +38,17 @@ export interface ListenOptions {
   port: number;
   tls?: { certFile: string; keyFile: string };
   observer?: HttpObserver;
+  /**
+   * Longest silence while a request body is still arriving before the answer is 408
+   * `request_timeout` (default {@link DEFAULT_BODY_TIMEOUT_MS}). uWS closes a socket idle for
+   * about 10–14 s without a word, which the access log could only call `499 aborted`; this timer
+   * answers first.
+   */
+  bodyTimeoutMs?: number;
 }
+
+/** Default of `bodyTimeoutMs`: below uWS's own idle cut (10 s, checked every 4 s), so the 408 is written first. */
+export const DEFAULT_BODY_TIMEOUT_MS = 8_000;
 
 export interface RunningHttp {
   port: number;
@@ -63,6 +73,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
   let drained: (() => void) | undefined;
   const tls = Boolean(opts.tls);
   const observer = opts.observer;
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
 
   server.any('/*', (res: UwsResponse, req: UwsRequest) => {
     // Everything from `req` must be read now: it is stack-allocated and dies at the first await.
@@ -82,8 +93,18 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     // Set while the request's body is still arriving (nothing answers yet): a client that goes
     // away then is recorded here, or it would never leave the in-flight count.
     let receiving: string | undefined;
+    // Armed while a body arrives, pushed back by every chunk (see ListenOptions.bodyTimeoutMs).
+    let bodyTimer: NodeJS.Timeout | undefined;
+    const awaitBody = (onTimeout: () => void) => {
+      if (bodyTimer === undefined) bodyTimer = setTimeout(onTimeout, bodyTimeoutMs);
+      else bodyTimer.refresh();
+    };
+    const stopBodyTimer = () => {
+      if (bodyTimer !== undefined) clearTimeout(bodyTimer);
+    };
     res.onAborted(() => {
       aborted = true;
+      stopBodyTimer();
       onClientAbort?.();
       for (const w of state.waiters) w();
       state.waiters.clear();
@@ -106,6 +127,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     const prepared = path === undefined ? undefined : app.prepare(method, path);
     const fail = (err: ApiError, route = 'unmatched') => {
       receiving = undefined;
+      stopBodyTimer();
       const requestId = requestIdOf(headers);
       const hdrs = { ...securityHeaders(tls), 'content-type': 'application/json', 'x-request-id': requestId };
       if (!aborted) bytesOut = writeWhole(res, err.status, hdrs, JSON.stringify(err.toEnvelope()), true);
@@ -125,7 +147,15 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
       let dropped = 0;
       let answered = false;
       receiving = prepared.route?.spec.path ?? 'unmatched';
+      // A client that stops sending the rest still learns why it was refused.
+      const timedOut = () => {
+        if (answered) return;
+        answered = true;
+        fail(err, prepared.route?.spec.path);
+      };
+      awaitBody(timedOut);
       res.onData((ab, isLast) => {
+        awaitBody(timedOut);
         dropped += ab.byteLength;
         if (!answered && (isLast || dropped > DRAIN_MAX)) {
           answered = true;
@@ -139,6 +169,7 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
 
     const dispatch = (body: Buffer) => {
       receiving = undefined;
+      stopBodyTimer();
       app
         .handle({ method, path, query, headers, body, remoteAddress, onClientAbort: (cb) => (aborted ? cb() : (onClientAbort = cb)) }, prepared)
         .then((out) => write(out))
@@ -160,7 +191,16 @@ export function listenHttp(app: App, opts: ListenOptions): Promise<RunningHttp> 
     let refused = false;
     let answered = false;
     receiving = prepared.route?.spec.path ?? 'unmatched';
+    const timedOut = () => {
+      if (answered || aborted) return;
+      answered = true;
+      chunks.length = 0;
+      fail(refused ? errors.bodyTooLarge(limit) : new ApiError('request_timeout', `request body incomplete: nothing arrived for ${bodyTimeoutMs} ms (${received} of ${declared ?? 'chunked'} bytes received)`), prepared.route?.spec.path);
+    };
+    awaitBody(timedOut);
     res.onData((ab, isLast) => {
+      if (answered) return;
+      awaitBody(timedOut);
       received += ab.byteLength;
       if (refused || received > limit) {
         // Past the limit: drop the rest and answer when the client is done (see `refuse`).

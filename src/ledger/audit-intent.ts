@@ -13,11 +13,15 @@
  * process, by {@link recoverStaleIntents} at start and on the checkpoint interval.
  *
  * The scope of a request is an AsyncLocalStorage context; the stores call {@link markIntent}
- * inside every transaction member that succeeded while a scope is active. The ledger's own
- * transactions run outside any scope.
+ * inside every transaction member that succeeded while a scope is active and that changed rows
+ * (issue 30 item 4): a refused request whose transactions only read (a role lookup, a search
+ * for an id that does not exist) committed no change, so it leaves no marker and can never be
+ * recorded as a recovered change. The database itself says whether the body wrote
+ * ({@link ChangeProbe}), so no route has to declare it. The ledger's own transactions run outside
+ * any scope.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { SqliteHandle, Store } from '../store/store-types.js';
 import { SYSTEM_TENANT, type AuditDraft, type AuditRecord } from './record.js';
@@ -63,27 +67,58 @@ export function currentIntentScope(): IntentScope | undefined {
 }
 
 /**
- * Wraps a transaction body for the stores: when the caller runs in a request scope, the body's
- * success also writes that request's marker, in the same transaction. The scope is taken when the
- * transaction is asked for, not when the body runs (a grouped SQLite body runs in another
- * request's async context).
+ * How a store tells whether a transaction body changed rows.
+ * - `counter`: SQLite's `total_changes()` of the connection (inserts, updates and deletes,
+ *   triggers' included), read before and after the body; the bodies of a group run one after
+ *   another on that one connection, so the difference is this body's.
+ * - `xid`: Postgres assigns a transaction id at the first row a transaction writes (or locks:
+ *   `SELECT … FOR UPDATE`), and `txid_current_if_assigned()` is null until then; the marker's
+ *   insert carries that test, so it costs no extra round trip. Each store transaction is its own
+ *   Postgres transaction, so the test sees this body alone.
  */
-export function withIntentMarker<T>(tenant: string | null, fn: (tx: Transaction<Database>) => Promise<T>): (tx: Transaction<Database>) => Promise<T> {
+export type ChangeProbe = { kind: 'counter'; read: () => number } | { kind: 'xid' };
+
+/**
+ * Wraps a transaction body for the stores: when the caller runs in a request scope and the body
+ * changed rows, its success also writes that request's marker, in the same transaction. The scope
+ * is taken when the transaction is asked for, not when the body runs (a grouped SQLite body runs in
+ * another request's async context).
+ */
+export function withIntentMarker<T>(tenant: string | null, fn: (tx: Transaction<Database>) => Promise<T>, probe: ChangeProbe): (tx: Transaction<Database>) => Promise<T> {
   const s = scopes.getStore();
   if (s === undefined) return fn;
+  if (probe.kind === 'counter') {
+    return async (tx) => {
+      const before = probe.read();
+      const out = await fn(tx);
+      if (probe.read() !== before) await markIntent(tx, tenant, s);
+      return out;
+    };
+  }
   return async (tx) => {
     const out = await fn(tx);
-    await markIntent(tx, tenant, s);
+    await markIntentIfWritten(tx, tenant, s);
     return out;
   };
 }
 
+function markerRow(tenant: string | null, s: IntentScope) {
+  return { id: uuid7(), scope: s.id, chain: tenant ?? SYSTEM_TENANT, actor: s.actor, actor_kind: s.actorKind, route: s.route, request_id: s.requestId, created_at: nowTimestamp() };
+}
+
 async function markIntent(tx: Transaction<Database>, tenant: string | null, s: IntentScope): Promise<void> {
-  await tx
-    .insertInto('audit_intents')
-    .values({ id: uuid7(), scope: s.id, chain: tenant ?? SYSTEM_TENANT, actor: s.actor, actor_kind: s.actorKind, route: s.route, request_id: s.requestId, created_at: nowTimestamp() })
-    .execute();
+  await tx.insertInto('audit_intents').values(markerRow(tenant, s)).execute();
   s.open++;
+}
+
+/** Postgres: the marker only when the transaction has written (it has a transaction id by then). */
+async function markIntentIfWritten(tx: Transaction<Database>, tenant: string | null, s: IntentScope): Promise<void> {
+  const m = markerRow(tenant, s);
+  // The one-time filter runs before the insert itself assigns an id.
+  const res = await sql`insert into audit_intents (id, scope, chain, actor, actor_kind, route, request_id, created_at)
+    select ${m.id}::uuid, ${m.scope}::uuid, ${m.chain}::uuid, ${m.actor}::text, ${m.actor_kind}::text, ${m.route}::text, ${m.request_id}::text, ${m.created_at}::text
+    where txid_current_if_assigned() is not null`.execute(tx);
+  if (Number(res.numAffectedRows ?? 0n) > 0) s.open++;
 }
 
 /** Deletes the markers of `scopes` inside the transaction that commits their records (Kysely, any backend). */

@@ -12,6 +12,8 @@ import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
 import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';
 import { nodeCacheFromEnv } from '../modules/accessmap/node-cache.js';
 import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../http/uws-adapter.js';
+import { tokenDefaultTtlFromEnv } from '../auth/token-ttl.js';
 
 export interface ListenAddress {
   host: string;
@@ -38,6 +40,10 @@ export interface ServeConfig {
   bodyLimit: number;
   /** default handler deadline */
   requestTimeoutMs: number;
+  /** lifetime of an API key issued without an expiry, ms (`SERVICE_TOKEN_DEFAULT_TTL`, auth/token-ttl.ts) */
+  tokenDefaultTtlMs: number;
+  /** longest silence while a request body arrives before 408 (`SERVICE_BODY_TIMEOUT_MS`) */
+  bodyTimeoutMs: number;
   /** how long shutdown waits for in-flight requests */
   drainMs: number;
   /** Ed25519 engine setting (`SERVICE_CRYPTO_ENGINE`; ledger/ed25519-engine.ts reads the same variable) */
@@ -75,11 +81,22 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * `SERVICE_BODY_TIMEOUT_MS`: 1..9000. uWS closes a socket idle for 10 s or more without an
+ * answer; a longer setting could never be reached, so it is refused rather than silently capped.
+ */
+function bodyTimeoutOf(raw: string | undefined): number {
+  const v = parsePositiveInt(raw, 'SERVICE_BODY_TIMEOUT_MS') ?? DEFAULT_BODY_TIMEOUT_MS;
+  if (v > 9000) throw new ConfigError(`SERVICE_BODY_TIMEOUT_MS must be at most 9000 (the HTTP engine closes a socket idle for 10 s), got ${v}`);
+  return v;
+}
+
 export const DEFAULTS = {
   listen: '127.0.0.1:8443',
   grpcListen: '127.0.0.1:8444',
   bodyLimit: 1024 * 1024,
   requestTimeoutMs: 30_000,
+  bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS,
   drainMs: 10_000,
 } as const;
 
@@ -120,6 +137,8 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     accessLog: parseBool(env.SERVICE_ACCESS_LOG, 'SERVICE_ACCESS_LOG') ?? true,
     bodyLimit: parsePositiveInt(env.SERVICE_BODY_LIMIT, 'SERVICE_BODY_LIMIT') ?? DEFAULTS.bodyLimit,
     requestTimeoutMs: parsePositiveInt(env.SERVICE_REQUEST_TIMEOUT_MS, 'SERVICE_REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
+    bodyTimeoutMs: bodyTimeoutOf(env.SERVICE_BODY_TIMEOUT_MS),
+    tokenDefaultTtlMs: checked(() => tokenDefaultTtlFromEnv(env)),
     drainMs: parsePositiveInt(env.SERVICE_DRAIN_MS, 'SERVICE_DRAIN_MS') ?? DEFAULTS.drainMs,
     cryptoEngine: cryptoEngineOf(env.SERVICE_CRYPTO_ENGINE),
     accessmapMergeRows: checked(() => mergeRowsFromEnv(env)),

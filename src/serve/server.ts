@@ -96,7 +96,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const routes = allRoutes();
     const events = new EventBus({ catalog: eventCatalog(), log: log.child({ log: 'bus' }), registry: metrics.registry });
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
-    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env) });
+    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs });
     // WebAuthn relying-party settings (SERVICE_WEBAUTHN_*): a bad RP ID or origin refuses startup, not the first step-up.
     log.info({ webauthn: webauthnSettings() }, 'webauthn relying party');
     const services: Services = {
@@ -135,6 +135,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       port: config.listen.port,
       tls: tls ? { certFile: tls.certPath, keyFile: tls.keyPath } : undefined,
       observer,
+      bodyTimeoutMs: config.bodyTimeoutMs,
     });
     stops.push(() => http.close(config.drainMs));
     const url = `${tls ? 'https' : 'http'}://${formatHostPort(config.listen.host, http.port)}`;

@@ -3,7 +3,7 @@
  * privileged read (editor and above, never viewer) and each call is audited (DECISIONS.md).
  */
 import Type from 'typebox';
-import { Limit } from '../../contract/common.js';
+import { Limit, Text } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { ConfidenceSchema, EdgePage, ModeSchema, OriginKind } from './schemas.js';
 import { Uuid } from '../../contract/common.js';
@@ -12,13 +12,13 @@ import { tenantOf } from '../agents/scope.js';
 const Query = Type.Object(
   {
     limit: Type.Optional(Limit),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    cursor: Type.Optional(Text({ maxLength: 200 })),
     confidence: Type.Optional(ConfidenceSchema),
     mode: Type.Optional(ModeSchema),
     origin_id: Type.Optional(Uuid),
     origin_kind: Type.Optional(OriginKind),
     resource_id: Type.Optional(Uuid),
-    signal_source: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    signal_source: Type.Optional(Text({ minLength: 1, maxLength: 128 })),
   },
   { additionalProperties: false },
 );

@@ -1,13 +1,13 @@
 /** Wire schemas of the agents routes (TypeBox; validation and OpenAPI both read them). */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, Text, Timestamp, Uuid } from '../../contract/common.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Text({ minLength: 1, maxLength: 200 });
 const Kind = Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$', description: 'free-form kind, e.g. `coding`, `support`; default `agent`' });
-const ExternalId = Type.String({ maxLength: 256, description: "the agent's id in its own runtime; unique per tenant when not empty" });
+const ExternalId = Text({ maxLength: 256, description: "the agent's id in its own runtime; unique per tenant when not empty" });
 const Status = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')]);
 const LabelKey = '^[A-Za-z0-9][A-Za-z0-9_./-]{0,62}$';
-const Labels = Type.Record(Type.String({ pattern: LabelKey }), Type.String({ maxLength: 256 }), { maxProperties: 64 });
+const Labels = Type.Record(Type.String({ pattern: LabelKey }), Text({ maxLength: 256 }), { maxProperties: 64 });
 
 export const Agent = Type.Object(
   {
@@ -43,7 +43,7 @@ export const AgentPatchBody = Type.Object(
     external_id: Type.Optional(ExternalId),
     status: Type.Optional(Status),
     labels: Type.Optional(
-      Type.Record(Type.String({ pattern: LabelKey }), Type.Union([Type.String({ maxLength: 256 }), Type.Null()]), {
+      Type.Record(Type.String({ pattern: LabelKey }), Type.Union([Text({ maxLength: 256 }), Type.Null()]), {
         maxProperties: 64,
         description: 'merged key by key (RFC 7396): a string sets the label, null removes it, absent keys stay',
       }),
@@ -53,7 +53,7 @@ export const AgentPatchBody = Type.Object(
 );
 
 export const AgentListQuery = Type.Object(
-  { limit: Type.Optional(Limit), cursor: Type.Optional(Type.String({ maxLength: 200 })), status: Type.Optional(Status), kind: Type.Optional(Kind) },
+  { limit: Type.Optional(Limit), cursor: Type.Optional(Text({ maxLength: 200 })), status: Type.Optional(Status), kind: Type.Optional(Kind) },
   { additionalProperties: false },
 );
 

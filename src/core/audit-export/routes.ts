@@ -5,6 +5,7 @@
  */
 import Type from 'typebox';
 import { ApiError, errors } from '../../contract/errors.js';
+import { Text } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { encoderFor, FormatTokenError, parseFormatToken } from '../../encoders/registry.js';
 import type { RequestContext } from '../../http/context.js';
@@ -21,7 +22,7 @@ export const EXPORT_TO_HEADER = 'x-export-to-seq';
 /** Query of the export: format, seq range, and the list filters of `GET /v1/audit`. */
 export const ExportQuery = Type.Object(
   {
-    format: Type.Optional(Type.String({ description: 'cef (default), leef, syslog, otlp, otlp_envelope, otlp_log_record, ocsf' })),
+    format: Type.Optional(Text({ description: 'cef (default), leef, syslog, otlp, otlp_envelope, otlp_log_record, ocsf' })),
     from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1); resume with the previous last_seq + 1' })),
     to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'last seq (inclusive, default: the head at the start of the export)' })),
     ...AuditFilterFields,

@@ -1,7 +1,7 @@
 /**
  * Audit ledger routes (spec: Endpoints → audit; DECISIONS.md "Audit ledger"): read a tenant's chain
  * or the system chain in seq pages (each read appends `audit.read` to the chain it read), verify the
- * tenant's chain (not audited), list the signing keys, and an unlisted on-demand checkpoint.
+ * tenant's chain (not audited), list the signing keys, and an on-demand checkpoint (superadmin).
  */
 import Type from 'typebox';
 import { ApiError, errors } from '../../contract/errors.js';
@@ -127,7 +127,6 @@ export const auditRoutes: AnyRoute[] = [
     ...common,
     method: 'POST',
     path: '/v1/audit/checkpoint',
-    unlisted: true,
     operationId: 'checkpointAudit',
     summary: 'Write a checkpoint now in every chain (svc audit checkpoint); superadmin only',
     permission: 'system:admin',

@@ -1,6 +1,6 @@
 /** Response schemas of the audit routes (DECISIONS.md "Audit ledger": record, page, verify report, keys). */
 import Type from 'typebox';
-import { Timestamp } from '../../contract/common.js';
+import { Text, Timestamp } from '../../contract/common.js';
 
 const Hex64 = Type.String({ pattern: '^[0-9a-f]{64}$' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -92,10 +92,10 @@ export const CheckpointResultSchema = Type.Object(
 
 /** The record filters shared by `GET /v1/audit`, `/v1/audit/system` and `/v1/audit/export`. */
 export const AuditFilterFields = {
-    action: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'action prefix, e.g. agent.' })),
-    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-    target_kind: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    target_id: Type.Optional(Type.String({ maxLength: 300 })),
+    action: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'action prefix, e.g. agent.' })),
+    actor: Type.Optional(Text({ minLength: 1, maxLength: 300 })),
+    target_kind: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+    target_id: Type.Optional(Text({ maxLength: 300 })),
     since: Type.Optional(Timestamp),
     until: Type.Optional(Timestamp),
 };

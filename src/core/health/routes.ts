@@ -140,7 +140,8 @@ export const healthRoutes: AnyRoute[] = [
     ...common,
     method: 'GET',
     path: '/openapi.beta.json',
-    unlisted: true,
+    // The beta contract document itself (OpenAPI 3.1 fixes its shape); the stable document keeps the 53 core paths.
+    unlisted: 'protocol',
     operationId: 'openapiBeta',
     summary: 'The beta module-route contract (OpenAPI 3.1)',
     handler: (ctx) => reply.json(ctx.services.openapi('beta')),

@@ -1,6 +1,6 @@
 /** `GET /v1/search` (spec Endpoints → system): search across the kinds the caller may read. */
 import Type from 'typebox';
-import { Limit, Uuid } from '../../contract/common.js';
+import { Limit, Text, Uuid } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { grantIn } from '../../auth/principal.js';
 import { permissionRule, roleAtLeast } from '../../auth/roles.js';
@@ -17,7 +17,7 @@ const Answer = Type.Object(
   },
   { additionalProperties: false },
 );
-const Query = Type.Object({ q: Type.String({ minLength: 1, maxLength: 200 }), limit: Type.Optional(Limit) }, { additionalProperties: false });
+const Query = Type.Object({ q: Text({ minLength: 1, maxLength: 200 }), limit: Type.Optional(Limit) }, { additionalProperties: false });
 
 /** Graph nodes are a privileged read (DECISIONS.md): only callers who may read the graph see them. */
 function mayReadGraph(ctx: Pick<RequestContext, 'principal'>, tenant: string): boolean {

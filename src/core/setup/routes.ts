@@ -1,5 +1,6 @@
 /** `POST /v1/setup` (spec Authentication 3; DECISIONS.md "Setup, credentials, sessions"). */
 import Type from 'typebox';
+import { Text } from '../../contract/common.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { identityOf } from '../../auth/runtime.js';
 import { Email, Organization, OrgName, Password, User } from '../users/schemas.js';
@@ -7,7 +8,7 @@ import { redeemSetup } from './setup-service.js';
 
 const SetupBody = Type.Object(
   {
-    token: Type.String({ minLength: 1, maxLength: 128, description: 'the one-time setup token printed on stdout at first boot (svcst_…)' }),
+    token: Text({ minLength: 1, maxLength: 128, description: 'the one-time setup token printed on stdout at first boot (svcst_…)' }),
     email: Email,
     password: Password,
     organization: Type.Optional(OrgName),

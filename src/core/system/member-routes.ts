@@ -49,7 +49,7 @@ export const memberRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/v1/memberships',
     operationId: 'putMembership',
-    summary: 'Add an existing user to the tenant or change its role (never above your own role, nor over someone above you)',
+    summary: "Change a member's role (never above your own role, nor over someone above you); adding an existing user who is not yet a member takes a superadmin",
     permission: 'membership:admin',
     audit: 'membership.create',
     body: MembershipBody,
@@ -67,8 +67,12 @@ export const memberRoutes: AnyRoute[] = [
       if (!roleAtLeast(mine, role)) throw new ApiError('role_ceiling', `cannot grant ${role} above your own role (${mine})`);
       const result = await runtime.store.transaction(async (tx) => {
         const user = ctx.body.user_id !== undefined ? await findUser(tx, ctx.body.user_id.toLowerCase()) : await findUserByEmail(tx, ctx.body.email as string);
-        if (!user) throw errors.notFound('user');
-        const existing = await tx.selectFrom('memberships').selectAll().where('user_id', '=', user.id).where('org_id', '=', tenant).executeTakeFirst();
+        const existing = user ? await tx.selectFrom('memberships').selectAll().where('user_id', '=', user.id).where('org_id', '=', tenant).executeTakeFirst() : undefined;
+        // Only a superadmin brings a user who is not yet a member into a tenant (issue 30 item 5):
+        // a tenant's admin changes the roles of its own members and creates new people with
+        // POST /v1/users, but cannot pull in another tenant's people without their say. Such a
+        // user is "not found", exactly as an unknown id or e-mail, so the answer reveals nothing.
+        if (!user || (!existing && !p.superadmin)) throw errors.notFound('user');
         const at = nowTimestamp();
         if (existing) {
           if (isRole(existing.role) && !roleAtLeast(mine, existing.role)) throw new ApiError('role_ceiling', `cannot change the role of a member above your own role (${mine})`);

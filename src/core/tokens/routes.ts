@@ -1,6 +1,8 @@
 /** `/v1/tokens`: API keys (spec Authentication 6; DECISIONS.md role ceiling and concealment). */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, Text, Timestamp, Uuid } from '../../contract/common.js';
+import { Rfc3339 } from '../../contract/rfc3339.js';
+import { TTL_PATTERN } from '../../auth/token-ttl.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
@@ -12,7 +14,7 @@ import { roleIn } from '../../auth/authenticator.js';
 import type { Principal } from '../../auth/principal.js';
 import { isRole, type Role } from '../../auth/roles.js';
 import { RoleName } from '../users/schemas.js';
-import { assertCeiling, canManage, highestRole, insertToken, manageableToken, revokeToken, tokenView, type IssuedToken, type TokenSpec, type TokenView } from './token-service.js';
+import { assertCeiling, assertMayIssue, canManage, expiryOf, highestRole, insertToken, manageableToken, revokeToken, tokenView, type IssuedToken, type TokenSpec, type TokenView } from './token-service.js';
 
 const TokenFields = {
   id: Uuid,
@@ -32,11 +34,12 @@ const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Option
 const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 const IssueBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+    name: Text({ minLength: 1, maxLength: 100 }),
     role: Type.Optional(RoleName),
     tenant: Type.Optional(Uuid),
     superadmin: Type.Optional(Type.Boolean()),
-    expires_at: Type.Optional(Timestamp),
+    expires_at: Type.Optional(Rfc3339),
+    ttl: Type.Optional(Text({ pattern: TTL_PATTERN, description: 'lifetime instead of expires_at: 30m, 12h, 90d, 2w, or never (the only way to a key that never expires); default: the server\'s SERVICE_TOKEN_DEFAULT_TTL (90d)' })),
   },
   { additionalProperties: false },
 );
@@ -111,12 +114,13 @@ export const tokenRoutes: AnyRoute[] = [
       } else ceiling = highestRole(p);
       const role = ctx.body.role ?? ceiling ?? 'viewer';
       if (!isRole(role)) throw errors.badRequest('unknown role');
-      const expiresAt = ctx.body.expires_at ?? null;
-      if (expiresAt !== null && expiresAt <= nowTimestamp()) throw errors.badRequest('expires_at must be in the future');
+      // The ceiling first (the more telling refusal), then whether this caller may issue at all.
+      assertCeiling(p, { role, tenant, superadmin });
+      assertMayIssue(p, tenant);
+      const expiresAt = expiryOf(p, ctx.body, runtime.tokenDefaultTtlMs, runtime.now());
       const spec: TokenSpec = { userId: p.userId, name: ctx.body.name, role, tenant, superadmin, expiresAt };
-      assertCeiling(p, spec);
       const issued = await runtime.store.transaction((tx) => insertToken(tx, spec));
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.create', 'token', issued.id, { name: issued.name, role, tenant, superadmin, owner: p.userId }));
+      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.create', 'token', issued.id, { name: issued.name, role, tenant, superadmin, owner: p.userId, expires_at: expiresAt }));
       return reply.json(issued, 201);
     },
   }),
@@ -159,6 +163,7 @@ export const tokenRoutes: AnyRoute[] = [
       const runtime = identityOf(ctx.services);
       const result = await runtime.store.transaction(async (tx): Promise<{ old: string; issued: IssuedToken }> => {
         const old = await manageableToken(tx, p, ctx.params.id);
+        assertMayIssue(p, old.org_id);
         const role = isRole(old.role) ? old.role : 'viewer';
         // Rotating someone else's key hands its secret to the caller: the ceiling applies as at issue.
         if (old.user_id !== p.userId) assertCeiling(p, { role, tenant: old.org_id, superadmin: old.superadmin === 1 });

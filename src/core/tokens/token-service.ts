@@ -6,7 +6,9 @@
  */
 import type { Transaction } from 'kysely';
 import { ApiError, errors } from '../../contract/errors.js';
-import { nowTimestamp } from '../../ledger/time.js';
+import { nowTimestamp, timestampFromDate } from '../../ledger/time.js';
+import { normalizeRfc3339 } from '../../contract/rfc3339.js';
+import { parseTtl } from '../../auth/token-ttl.js';
 import { uuid7 } from '../../ledger/uuid7.js';
 import type { Database } from '../../store/schema.js';
 import type { ApiTokensTable } from '../../store/schema-identity.js';
@@ -82,6 +84,48 @@ export function highestRole(p: Principal): Role | undefined {
   let best: Role | undefined;
   for (const g of p.grants) if (!best || roleAtLeast(g.role, best)) best = g.role;
   return best;
+}
+
+/**
+ * Who may issue (and rotate) API keys (issue 30 item 6): a person on a session, within the role
+ * ceiling; an API key only when its own role where the new key will act is admin or above (an
+ * editor's key cannot mint further keys), and the role ceiling holds as well.
+ */
+export function assertMayIssue(p: Principal, tenant: string | null): void {
+  if (p.kind !== 'token') return;
+  const role = tenant !== null ? ceilingIn(p, tenant) : highestRole(p);
+  if (role === undefined || !roleAtLeast(role, 'admin')) throw new ApiError('forbidden', 'an API key may issue or rotate API keys only with the admin role or above; use a session, or an admin key');
+}
+
+/**
+ * The expiry of a new key: `expires_at` (any RFC 3339 form, normalised to UTC with 9 digits),
+ * `ttl` (`90d`, `never`), or else now + the operator's default. A key issued by an API key that
+ * expires never outlives it: the default is shortened to the issuer's expiry, and an explicit
+ * later expiry (or `never`) is refused.
+ */
+export function expiryOf(p: Principal, body: { expires_at?: string; ttl?: string }, defaultTtlMs: number, nowMs: number): string | null {
+  if (body.expires_at !== undefined && body.ttl !== undefined) throw errors.badRequest('give expires_at or ttl, not both');
+  let expiresAt: string | null;
+  let explicit = true;
+  if (body.expires_at !== undefined) {
+    const normal = normalizeRfc3339(body.expires_at);
+    if (normal === undefined) throw errors.badRequest(`expires_at is not a valid RFC 3339 date-time: ${body.expires_at}`);
+    expiresAt = normal;
+  } else if (body.ttl !== undefined) {
+    const ms = parseTtl(body.ttl);
+    if (ms === undefined) throw errors.badRequest(`ttl must be a count and a unit (m, h, d, w) up to 100 years, or never; got ${body.ttl}`);
+    expiresAt = ms === null ? null : timestampFromDate(new Date(nowMs + ms));
+  } else {
+    expiresAt = timestampFromDate(new Date(nowMs + defaultTtlMs));
+    explicit = false;
+  }
+  if (expiresAt !== null && expiresAt <= timestampFromDate(new Date(nowMs))) throw errors.badRequest('expires_at must be in the future');
+  const cap = p.kind === 'token' ? p.expiresAt : null;
+  if (cap !== null && (expiresAt === null || expiresAt > cap)) {
+    if (explicit) throw new ApiError('forbidden', `a key issued by an API key cannot outlive it (the issuing key expires ${cap})`);
+    expiresAt = cap;
+  }
+  return expiresAt;
 }
 
 /** Throws 403 `role_ceiling` unless the caller may mint a key of this spec. */

@@ -6,7 +6,7 @@
  */
 import Type from 'typebox';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { Timestamp, Uuid } from '../../contract/common.js';
+import { Text, Timestamp, Uuid } from '../../contract/common.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
@@ -52,9 +52,9 @@ const AttestationJson = Type.Object(
     id: B64u,
     rawId: B64u,
     type: Type.Literal('public-key'),
-    response: Type.Object({ clientDataJSON: B64u, attestationObject: B64u, transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })) }, { additionalProperties: true }),
+    response: Type.Object({ clientDataJSON: B64u, attestationObject: B64u, transports: Type.Optional(Type.Array(Text({ maxLength: 32 }), { maxItems: 16 })) }, { additionalProperties: true }),
     clientExtensionResults: Type.Object({}, { additionalProperties: true }),
-    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
+    authenticatorAttachment: Type.Optional(Text({ maxLength: 32 })),
   },
   { additionalProperties: true },
 );
@@ -63,13 +63,13 @@ const AssertionJson = Type.Object(
     id: B64u,
     rawId: B64u,
     type: Type.Literal('public-key'),
-    response: Type.Object({ clientDataJSON: B64u, authenticatorData: B64u, signature: B64u, userHandle: Type.Optional(Type.String({ maxLength: 1024 })) }, { additionalProperties: true }),
+    response: Type.Object({ clientDataJSON: B64u, authenticatorData: B64u, signature: B64u, userHandle: Type.Optional(Text({ maxLength: 1024 })) }, { additionalProperties: true }),
     clientExtensionResults: Type.Object({}, { additionalProperties: true }),
-    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
+    authenticatorAttachment: Type.Optional(Text({ maxLength: 32 })),
   },
   { additionalProperties: true },
 );
-const RegisterBody = Type.Object({ challenge_id: Uuid, name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), response: AttestationJson }, { additionalProperties: false });
+const RegisterBody = Type.Object({ challenge_id: Uuid, name: Type.Optional(Text({ minLength: 1, maxLength: 100 })), response: AttestationJson }, { additionalProperties: false });
 const StepUpBody = Type.Object({ challenge_id: Uuid, response: AssertionJson }, { additionalProperties: false });
 const StepUpResult = Type.Object({ aal: Type.Literal(3), aal_expires_at: Timestamp, credential_id: Uuid }, { additionalProperties: false });
 const CredentialList = Type.Object({ items: Type.Array(Credential), has_more: Type.Boolean() }, { additionalProperties: false });

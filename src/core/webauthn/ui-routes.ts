@@ -45,7 +45,8 @@ export const stepUpUiRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/ui/step-up',
     stability: 'stable',
-    unlisted: true,
+    // A same-origin HTML page for the browser's WebAuthn API, not a JSON contract route.
+    unlisted: 'ui-asset',
     setupExempt: true,
     permission: PUBLIC,
     operationId: 'uiStepUp',

@@ -1,25 +1,25 @@
 /** Core workspace routes (spec Endpoints → workspaces): list, create, get, merge-patch; mutations audited. */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, Text, Timestamp, Uuid } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
 import { auditEvent, tenantOf } from '../agents/scope.js';
 import { createWorkspace, getWorkspace, listWorkspaces, patchWorkspace } from './workspace-service.js';
 
-const Path = Type.String({ minLength: 1, maxLength: 4096 });
+const Path = Text({ minLength: 1, maxLength: 4096 });
 const MountMode = Type.Union([Type.Literal('rw'), Type.Literal('ro')], { description: 'default rw' });
 const Dlp = Type.Union([Type.Literal('label'), Type.Literal('deny'), Type.Literal('off')], { description: 'DLP posture on reads; default label' });
 const Cap = Type.Integer({ minimum: 0, maximum: 1024 ** 4, description: 'per-read size cap in bytes; 0 means the default 5 MiB' });
-const Subpaths = Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 256, description: 'relative to the root; replaced whole on PATCH' });
+const Subpaths = Type.Array(Text({ minLength: 1, maxLength: 1024 }), { maxItems: 256, description: 'relative to the root; replaced whole on PATCH' });
 
 const fields = {
   root_path: Path,
-  display_name: Type.String({ minLength: 1, maxLength: 200, description: 'default: the last segment of the root path' }),
+  display_name: Text({ minLength: 1, maxLength: 200, description: 'default: the last segment of the root path' }),
   mount_mode: MountMode,
   dlp_posture: Dlp,
   read_cap_bytes: Cap,
   restricted_subpaths: Subpaths,
-  mount_target: Type.String({ minLength: 1, maxLength: 1024, description: 'container mount target; default /workspace' }),
+  mount_target: Text({ minLength: 1, maxLength: 1024, description: 'container mount target; default /workspace' }),
 };
 
 const Workspace = Type.Object(
@@ -69,7 +69,7 @@ const PatchBody = Type.Object(
 );
 
 const Page = Type.Object({ items: Type.Array(Workspace), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
-const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Text({ maxLength: 200 })) }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 const common = { stability: 'stable' as const, tags: ['workspaces'] };

@@ -1,6 +1,6 @@
 /** Wire schemas of the accessmap module routes (beta; `/openapi.beta.json`). */
 import Type from 'typebox';
-import { Timestamp, Uuid } from '../../contract/common.js';
+import { Text, Timestamp, Uuid } from '../../contract/common.js';
 import { ConfidenceSchema, Edge, ModeSchema, OriginKind } from '../../core/access-edges/schemas.js';
 import { DEFAULT_BUDGET, MAX_BUDGET } from './attack-paths.js';
 
@@ -11,8 +11,8 @@ export const ResourceClassSchema = Type.Enum(['data', 'config', 'code', 'credent
 
 /** `limit` of module routes: 0..1000, 0 (default) meaning the engine default of 100. */
 export const ModuleLimit = Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: '0 means the engine default (100)' });
-const Cursor = Type.String({ maxLength: 200, description: 'opaque; from the previous page' });
-const SignalSource = Type.String({ minLength: 1, maxLength: 128 });
+const Cursor = Text({ maxLength: 200, description: 'opaque; from the previous page' });
+const SignalSource = Text({ minLength: 1, maxLength: 128 });
 
 const filterFields = {
   confidence: Type.Optional(Type.Enum(['high', 'medium', 'low'], { description: 'floor: this confidence or stronger' })),
@@ -139,8 +139,8 @@ export const SummaryAnswer = Type.Object(
   { additionalProperties: false },
 );
 
-const Ref = Type.String({ minLength: 1, maxLength: 512, description: "the source's natural key (ARN, path, account name…)" });
-const NodeName = Type.String({ minLength: 1, maxLength: 200 });
+const Ref = Text({ minLength: 1, maxLength: 512, description: "the source's natural key (ARN, path, account name…)" });
+const NodeName = Text({ minLength: 1, maxLength: 200 });
 const OriginSpec = Type.Object(
   { kind: OriginKind, id: Type.Optional(Uuid), ref: Type.Optional(Ref), name: Type.Optional(NodeName) },
   { additionalProperties: false, description: 'id, or ref (agents: external_id; sessions and identities are created on first sight)' },

@@ -5,7 +5,10 @@ import type { Database, MigrationDatabase } from '../schema.js';
 import type { Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store-types.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
-import { withIntentMarker } from '../../ledger/audit-intent.js';
+import { withIntentMarker, type ChangeProbe } from '../../ledger/audit-intent.js';
+
+/** Whether a body wrote: Postgres's transaction id, assigned at the first write (audit-intent.ts). */
+const XID_PROBE: ChangeProbe = { kind: 'xid' };
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 import { ensureAppRole, grantAppRole, resolveAppRole, verifyIsolation } from './postgres-roles.js';
 
@@ -108,7 +111,7 @@ class PostgresStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     this.#open();
-    const marked = withIntentMarker(null, fn);
+    const marked = withIntentMarker(null, fn, XID_PROBE);
     return this.db.transaction().execute(async (tx) => {
       // set_config(…, true) is SET LOCAL: undone at commit/rollback, so a pooled connection never
       // carries a role or tenant into the next transaction. The tenant is reset to '' explicitly so
@@ -121,7 +124,7 @@ class PostgresStore implements Store {
   async withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     assertTenantId(tenantId);
     this.#open();
-    const marked = withIntentMarker(tenantId, fn);
+    const marked = withIntentMarker(tenantId, fn, XID_PROBE);
     return this.db.transaction().execute(async (tx) => {
       await sql`select set_config('role', ${this.appRole}, true), set_config('app.tenant_id', ${tenantId}, true)`.execute(tx);
       return marked(tx);

@@ -7,7 +7,7 @@ import type { Database, MigrationDatabase } from '../schema.js';
 import type { EdgeWriterConfig, SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store-types.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
-import { withIntentMarker } from '../../ledger/audit-intent.js';
+import { withIntentMarker, type ChangeProbe } from '../../ledger/audit-intent.js';
 import { createSqliteDialect, SVC_DB_LOCK, type BeginMode } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 import { checkSqliteCacheMib, DEFAULT_SQLITE_CACHE_MIB } from './sqlite-cache.js';
@@ -66,6 +66,9 @@ class SqliteStore implements Store {
   readonly #idleWork = new Set<string>();
   readonly #closers: Array<() => Promise<void>> = [];
   #svcDbLock: BetterSqlite3.Statement | undefined;
+  #totalChanges: BetterSqlite3.Statement | undefined;
+  /** Whether a transaction body changed rows: the connection's change counter (audit-intent.ts). */
+  readonly #changes: ChangeProbe = { kind: 'counter', read: () => Number((this.#totalChanges ??= this.sqlite.prepare('select total_changes()').pluck()).get()) };
   /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
   readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
 
@@ -130,14 +133,14 @@ class SqliteStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     this.#open();
-    return this.#grouped(withIntentMarker(null, fn));
+    return this.#grouped(withIntentMarker(null, fn, this.#changes));
   }
 
   async withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     assertTenantId(tenantId);
     this.#open();
     // No RLS in SQLite (capabilities.supportsRls = false): confinement rests on the queries' filters.
-    return this.#grouped(withIntentMarker(tenantId, fn));
+    return this.#grouped(withIntentMarker(tenantId, fn, this.#changes));
   }
 
   #grouped<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {

@@ -67,11 +67,12 @@ for (const b of await testStores()) {
       assert.deepEqual(actions, [['org.create', undefined], ['org.region', 'us-east'], ['org.status', 'suspended'], ['org.status', 'active']]);
     });
 
-    test('memberships: add by e-mail, change role, role ceiling both ways; audited on the system chain', async () => {
+    test('memberships: a superadmin adds by e-mail (a tenant admin cannot pull in another tenant\'s user), change role, role ceiling both ways; audited on the system chain', async () => {
       const org = await createOrg(h, admin.session, 'Team');
       const lead = await userWithRole(h, admin.session, org, 'lead@example.test', 'admin');
       const other = await userWithRole(h, admin.session, admin.tenant, 'other@example.test', 'viewer');
-      const add = await h.call('POST', '/v1/memberships', { token: lead.session, body: { email: 'other@example.test', role: 'editor' } });
+      assert.equal((await h.call('POST', '/v1/memberships', { token: lead.session, body: { email: 'other@example.test', role: 'editor' } })).status, 404, 'another tenant\'s user is not found (test/core/system/membership-consent.test.ts)');
+      const add = await h.call('POST', '/v1/memberships', { token: admin.session, tenant: org, body: { email: 'other@example.test', role: 'editor' } });
       assert.equal(add.status, 201, add.text);
       assert.deepEqual([add.json().tenant, add.json().user_id, add.json().role], [org, other.id, 'editor']);
       const change = await h.call('POST', '/v1/memberships', { token: lead.session, body: { user_id: other.id, role: 'viewer' } });
