@@ -31,6 +31,7 @@ export function buildCli(): Cli<BaseContext> {
  * malformed flag, bad `-o` value) exits 2 (Usage), never clipanion's default 1.
  */
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipes(argv[0] === 'serve' || argv[0] === 'collector');
   const cli = buildCli();
   const context: BaseContext = { ...Cli.defaultContext, colorDepth: colorDepth() };
   if (argv.length === 0) {
@@ -49,6 +50,21 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   process.exitCode = await cli.run(command, context);
+}
+
+/**
+ * A reader that goes away (`svc openapi | head`) is not a failure of `svc`: without a listener the
+ * EPIPE would surface as an unhandled 'error' event with a stack trace. A command that only
+ * prints ends at once, exit 0 (or the code it already set); the long-running servers keep running,
+ * since their work does not depend on anyone reading their stdout.
+ */
+function quietOnClosedPipes(longRunning: boolean): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      if (!longRunning) process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
 }
 
 /** Colours only for a terminal, and never with NO_COLOR (https://no-color.org); clipanion alone ignores isTTY. */
