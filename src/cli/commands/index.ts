@@ -8,6 +8,10 @@ import { AuthLoginCommand } from './auth/login.js';
 import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
+import { ConfigCurrentContextCommand } from './config/current-context.js';
+import { ConfigDeleteContextCommand } from './config/delete-context.js';
+import { ConfigGetContextsCommand } from './config/get-contexts.js';
+import { ConfigUseContextCommand } from './config/use-context.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
@@ -49,6 +53,10 @@ export const commands: CommandClass[] = [
   AuthWhoamiCommand,
   BackupCommand,
   CollectorCommand,
+  ConfigCurrentContextCommand,
+  ConfigDeleteContextCommand,
+  ConfigGetContextsCommand,
+  ConfigUseContextCommand,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
