@@ -8,6 +8,7 @@ import { AuthLoginCommand } from './auth/login.js';
 import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
+import { CompletionCommand } from './completion.js';
 import { ConfigCurrentContextCommand } from './config/current-context.js';
 import { ConfigDeleteContextCommand } from './config/delete-context.js';
 import { ConfigGetContextsCommand } from './config/get-contexts.js';
@@ -53,6 +54,7 @@ export const commands: CommandClass[] = [
   AuthWhoamiCommand,
   BackupCommand,
   CollectorCommand,
+  CompletionCommand,
   ConfigCurrentContextCommand,
   ConfigDeleteContextCommand,
   ConfigGetContextsCommand,
