@@ -18,6 +18,7 @@ import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
 import { OpenapiCommand } from './openapi.js';
+import { SearchCommand } from './search.js';
 import { StatusCommand } from './status.js';
 import { SuperadminDisableCommand } from './superadmin/disable.js';
 import { SuperadminEnableCommand } from './superadmin/enable.js';
@@ -36,6 +37,10 @@ import { UsersDisableCommand } from './users/disable.js';
 import { UsersEnableCommand } from './users/enable.js';
 import { UsersLsCommand } from './users/ls.js';
 import { VersionCommand } from './version.js';
+import { WorkspaceCreateCommand } from './workspace/create.js';
+import { WorkspaceGetCommand } from './workspace/get.js';
+import { WorkspaceLsCommand } from './workspace/ls.js';
+import { WorkspaceUpdateCommand } from './workspace/update.js';
 // `svc serve` is written by the serve area (src/serve); its class lives at the command path.
 import { ServeCommand } from './serve.js';
 
@@ -59,7 +64,7 @@ export const commands: CommandClass[] = [
   ConfigDeleteContextCommand,
   ConfigGetContextsCommand,
   ConfigUseContextCommand,
-  HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
+  HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
   SuperadminLsCommand,
@@ -77,4 +82,8 @@ export const commands: CommandClass[] = [
   UsersEnableCommand,
   UsersLsCommand,
   VersionCommand,
+  WorkspaceCreateCommand,
+  WorkspaceGetCommand,
+  WorkspaceLsCommand,
+  WorkspaceUpdateCommand,
 ];

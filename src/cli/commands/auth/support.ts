@@ -56,9 +56,12 @@ export function fields(record: Record<string, unknown>): string {
   return keys.map((k) => `${`${k}:`.padEnd(width + 1)} ${Array.isArray(record[k]) ? (record[k] as unknown[]).join(', ') : cell(record[k])}`).join('\n');
 }
 
-/** Path segment of an id, refusing anything that could change the path. */
+/**
+ * Path segment of an id: a UUID, or a one-line usage error (exit 2) before anything is sent, rather
+ * than the server's JSON-Schema pattern in a 400. Nothing else could change the path either.
+ */
 export function idSegment(id: string, what = 'id'): string {
-  if (!/^[0-9a-fA-F-]{1,64}$/.test(id)) throw new CliUsageError(`invalid ${what} ${JSON.stringify(id)}: expected a UUID`);
+  if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id)) throw new CliUsageError(`invalid ${what} ${JSON.stringify(id)}: expected a UUID such as 0190a000-0000-7000-8000-000000000001`);
   return id.toLowerCase();
 }
 
