@@ -37,7 +37,7 @@ export class AuthLoginCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     oneStdin(this.passwordFile, this.tokenFile);
-    const password = this.email !== undefined ? await readSecret('password', this.password, this.passwordFile, this.context.stdin) : undefined;
+    const password = this.email !== undefined ? await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr) : undefined;
     if (this.email !== undefined && password === undefined) throw new CliUsageError('--email needs --password-file (or - for stdin) or --password');
     if (this.email === undefined && (this.password !== undefined || this.passwordFile !== undefined)) throw new CliUsageError('a password needs --email');
     const { HttpClient } = await import('../../client/http-client.js');

@@ -4,15 +4,21 @@
  * them; not a command itself (the index lists commands explicitly).
  */
 import { readFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { promptHidden } from '../../client/prompt.js';
 import { CliUsageError } from '../../client/errors.js';
 
-/** A secret given inline or as a file (`-` for stdin); exactly one source, trailing newline stripped. */
-export async function readSecret(what: string, inline: string | undefined, file: string | undefined, stdin: Readable): Promise<string | undefined> {
+/**
+ * A secret given inline or as a file (`-` for stdin); exactly one source, trailing newline stripped.
+ * `-` on a terminal prompts ("Paste the setup token:") with echo off instead of waiting silently.
+ */
+export async function readSecret(what: string, inline: string | undefined, file: string | undefined, stdin: Readable, stderr: Writable = process.stderr): Promise<string | undefined> {
   if (inline !== undefined && file !== undefined) throw new CliUsageError(`give the ${what} inline or as a file, not both`);
   if (file === undefined) return inline;
   let text: string;
-  if (file === '-') {
+  if (file === '-' && (stdin as { isTTY?: boolean }).isTTY === true) {
+    text = await promptHidden(what === 'password' ? 'Password: ' : `Paste the ${what}: `, stdin, stderr);
+  } else if (file === '-') {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
     text = Buffer.concat(chunks).toString('utf8');
