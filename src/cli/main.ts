@@ -1,5 +1,6 @@
 import { Builtins, Cli } from 'clipanion';
 import type { BaseContext } from 'clipanion';
+import { SvcCli, enclosingGroup, groupOf, suggestCommand } from './help.js';
 import { buildInfo } from '../build-info.js';
 import { errorDocument } from './client/base-command.js';
 import { CliUsageError } from './client/errors.js';
@@ -7,8 +8,8 @@ import { ExitCode } from './client/exit-codes.js';
 import { commands } from './commands/index.js';
 
 /** Builds the `svc` clipanion root with every command and the help/definitions built-ins. */
-export function buildCli(): Cli<BaseContext> {
-  const cli = new Cli<BaseContext>({
+export function buildCli(): SvcCli {
+  const cli = new SvcCli({
     binaryName: 'svc',
     binaryLabel: 'svc: self-hosted control plane for enterprise AI agents',
     binaryVersion: buildInfo().version,
@@ -31,6 +32,7 @@ export function buildCli(): Cli<BaseContext> {
  * malformed flag, bad `-o` value) exits 2 (Usage), never clipanion's default 1.
  */
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipes(argv[0] === 'serve' || argv[0] === 'collector');
   const cli = buildCli();
   const context: BaseContext = { ...Cli.defaultContext, colorDepth: colorDepth() };
   if (argv.length === 0) {
@@ -38,17 +40,50 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = ExitCode.Usage;
     return;
   }
+  const paths = cli.paths();
+  const group = groupOf(argv, paths);
+  if (group !== undefined && argv.length - group.length <= 1 && (argv.length === group.length || ['--help', '-h'].includes(argv[group.length] ?? ''))) {
+    // A group prints its commands: on stdout with exit 0 when asked (--help), else on stderr, exit 2 (like bare `svc`).
+    const asked = argv.length > group.length;
+    (asked ? context.stdout : context.stderr).write(cli.groupUsage(group));
+    process.exitCode = asked ? ExitCode.OK : ExitCode.Usage;
+    return;
+  }
   let command;
   try {
     command = cli.process(argv, context);
   } catch (err) {
-    const failure = new CliUsageError(`${describeParseError(err)}; run "svc --help" for usage`);
+    let reason = describeParseError(err);
+    if (reason === 'unknown command') {
+      const nearest = suggestCommand(argv, paths);
+      if (nearest !== undefined) reason = `unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, nearest.split(' ').length).join(' ')}"; did you mean "svc ${nearest}"?`;
+      else {
+        const within = enclosingGroup(argv, paths);
+        if (within !== undefined) reason = `unknown command under "svc ${within.join(' ')}" (run "svc ${within.join(' ')} --help" for its commands)`;
+      }
+    }
+    const failure = new CliUsageError(reason.endsWith('?') ? reason : `${reason}; run "svc --help" for usage`);
     context.stderr.write(`svc: ${failure.code}: ${failure.message}\n`);
     if (wantsJson(argv)) context.stdout.write(`${JSON.stringify(errorDocument(failure))}\n`);
     process.exitCode = ExitCode.Usage;
     return;
   }
   process.exitCode = await cli.run(command, context);
+}
+
+/**
+ * A reader that goes away (`svc openapi | head`) is not a failure of `svc`: without a listener the
+ * EPIPE would surface as an unhandled 'error' event with a stack trace. A command that only
+ * prints ends at once, exit 0 (or the code it already set); the long-running servers keep running,
+ * since their work does not depend on anyone reading their stdout.
+ */
+function quietOnClosedPipes(longRunning: boolean): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      if (!longRunning) process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
 }
 
 /** Colours only for a terminal, and never with NO_COLOR (https://no-color.org); clipanion alone ignores isTTY. */

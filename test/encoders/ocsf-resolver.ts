@@ -16,15 +16,22 @@ type Def = Record<string, unknown>;
 type Attr = Record<string, unknown> & { profile?: string | null; enum?: Record<string, unknown> };
 type JsonSchema = Record<string, unknown>;
 
-/** The schema directory: `<repo>/../shared/ocsf-schema-1.8.0`, else env `SVC_OCSF_SCHEMA_DIR`. */
+/**
+ * The schema directory: the OCSF 1.8.0 definitions vendored in `test/vectors/ocsf-schema-1.8.0`
+ * (only the files these tests read, with OCSF's LICENSE and NOTICE), or `SVC_OCSF_SCHEMA_DIR` to
+ * validate against a full checkout of the schema instead.
+ */
 export function ocsfSchemaDir(): string {
+  const env = process.env['SVC_OCSF_SCHEMA_DIR'];
+  if (env !== undefined && env !== '') {
+    if (!existsSync(path.join(env, 'dictionary.json'))) throw new Error(`SVC_OCSF_SCHEMA_DIR=${env} holds no OCSF dictionary.json`);
+    return env;
+  }
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  const beside = path.resolve(dir, '../shared/ocsf-schema-1.8.0');
-  if (existsSync(beside)) return beside;
-  const env = process.env['SVC_OCSF_SCHEMA_DIR'];
-  if (env !== undefined && existsSync(env)) return env;
-  throw new Error(`OCSF schema not found at ${beside}; set SVC_OCSF_SCHEMA_DIR`);
+  const vendored = path.join(dir, 'test', 'vectors', 'ocsf-schema-1.8.0');
+  if (!existsSync(path.join(vendored, 'dictionary.json'))) throw new Error(`OCSF schema not found at ${vendored}`);
+  return vendored;
 }
 
 function readJson(file: string): Def {

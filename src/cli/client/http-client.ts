@@ -85,7 +85,7 @@ export class HttpClient {
       if ((status >= 200 && status < 300) || options.acceptStatuses?.includes(status)) {
         return { status, headers: response.headers, body };
       }
-      throw apiErrorFrom(status, body);
+      throw withStepUpHint(apiErrorFrom(status, body), this.#settings);
     } catch (err) {
       throw this.#transportError(err, signal);
     }
@@ -164,6 +164,22 @@ export function apiErrorFrom(status: number, body: unknown): ApiError {
   }
   const snippet = typeof body === 'string' ? body.trim().slice(0, 200) : '';
   return new ApiError(status, `http_${status}`, `server answered HTTP ${status}${snippet ? `: ${snippet}` : ''}`);
+}
+
+/**
+ * A `step_up_required` refusal says where and how to step up: the `/ui/step-up` page of this very
+ * server, which raises the AAL of the session whose token is pasted there, so the command works when
+ * run again. WebAuthn refuses IP literals as the relying party, so a loopback IP becomes `localhost`.
+ */
+export function withStepUpHint(err: ApiError, settings: ClientSettings): ApiError {
+  if (err.code !== 'step_up_required') return err;
+  const url = new URL(settings.server.href);
+  if (isLoopbackHost(url.hostname)) url.hostname = 'localhost';
+  const page = `${url.origin}${url.pathname.replace(/\/+$/, '')}/ui/step-up`;
+  const next = settings.token?.startsWith('svck_')
+    ? `API keys cannot step up: log in with svc auth login --email <you>, step that session up at ${page}, then run the command again within 15 minutes`
+    : `open ${page} in a browser, paste this session's token (svcs_…, the token of your saved context), press "Step up to AAL3" with your authenticator, then run the command again within 15 minutes`;
+  return new ApiError(err.status, err.code, `${err.message.replace(/[.\s]+$/, '')}; ${next}`);
 }
 
 async function decodeBody(response: Dispatcher.ResponseData): Promise<unknown> {

@@ -1,4 +1,5 @@
 /** `svc collector`: the edge collector (spec "What the service does" item 6); logic in src/collector. */
+import { isIP } from 'node:net';
 import { Command, Option } from 'clipanion';
 
 export class CollectorCommand extends Command {
@@ -51,6 +52,7 @@ export class CollectorCommand extends Command {
       }
       throw err;
     }
+    if (opts.tls !== null && !opts.tls.serverName && isIP(hostOf(opts.coreAddr)) !== 0) dropWarning('DEP0123');
     const [{ createLogger }, { Collector }] = await Promise.all([import('../../serve/logger.js'), import('../../collector/collector.js')]);
     const { log, flush } = createLogger(this.logLevel ?? process.env['SERVICE_LOG_LEVEL'] ?? 'info');
     let collector;
@@ -91,4 +93,25 @@ export class CollectorCommand extends Command {
       process.on('SIGTERM', onSignal);
     });
   }
+}
+
+/** The host of `host:port` or `[v6]:port`. */
+function hostOf(address: string): string {
+  const v6 = /^\[([^\]]+)\]/.exec(address);
+  return v6 ? (v6[1] as string) : address.replace(/:\d+$/, '');
+}
+
+/**
+ * grpc-js always sends the target host as the TLS server name, and Node warns (DEP0123) when that is
+ * an IP literal, which RFC 6066 does not allow in SNI. An IP is a legitimate core address and the
+ * certificate is still verified against it, so this one warning is dropped; any other still shows.
+ */
+function dropWarning(code: string): void {
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
+    const first = rest[0];
+    const given = typeof first === 'object' && first !== null ? (first as { code?: unknown }).code : rest[1];
+    if (given === code) return;
+    emit(warning, ...rest);
+  }) as typeof process.emitWarning;
 }

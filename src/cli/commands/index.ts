@@ -8,11 +8,17 @@ import { AuthLoginCommand } from './auth/login.js';
 import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
+import { CompletionCommand } from './completion.js';
+import { ConfigCurrentContextCommand } from './config/current-context.js';
+import { ConfigDeleteContextCommand } from './config/delete-context.js';
+import { ConfigGetContextsCommand } from './config/get-contexts.js';
+import { ConfigUseContextCommand } from './config/use-context.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
 import { OpenapiCommand } from './openapi.js';
+import { SearchCommand } from './search.js';
 import { StatusCommand } from './status.js';
 import { SuperadminDisableCommand } from './superadmin/disable.js';
 import { SuperadminEnableCommand } from './superadmin/enable.js';
@@ -31,6 +37,10 @@ import { UsersDisableCommand } from './users/disable.js';
 import { UsersEnableCommand } from './users/enable.js';
 import { UsersLsCommand } from './users/ls.js';
 import { VersionCommand } from './version.js';
+import { WorkspaceCreateCommand } from './workspace/create.js';
+import { WorkspaceGetCommand } from './workspace/get.js';
+import { WorkspaceLsCommand } from './workspace/ls.js';
+import { WorkspaceUpdateCommand } from './workspace/update.js';
 // `svc serve` is written by the serve area (src/serve); its class lives at the command path.
 import { ServeCommand } from './serve.js';
 
@@ -49,7 +59,12 @@ export const commands: CommandClass[] = [
   AuthWhoamiCommand,
   BackupCommand,
   CollectorCommand,
-  HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
+  CompletionCommand,
+  ConfigCurrentContextCommand,
+  ConfigDeleteContextCommand,
+  ConfigGetContextsCommand,
+  ConfigUseContextCommand,
+  HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
   SuperadminLsCommand,
@@ -67,4 +82,8 @@ export const commands: CommandClass[] = [
   UsersEnableCommand,
   UsersLsCommand,
   VersionCommand,
+  WorkspaceCreateCommand,
+  WorkspaceGetCommand,
+  WorkspaceLsCommand,
+  WorkspaceUpdateCommand,
 ];

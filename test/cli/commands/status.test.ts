@@ -26,9 +26,11 @@ describe('svc status over HTTPS against a real node:https server', () => {
     const run = await status('--ca-cert', cert.certPath, '--token', 'svck_abc_def', '--tenant', '0190a000-0000-7000-8000-000000000001');
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(jsonOut(run), OK_DOC);
-    assert.equal(server.seen.length, 1);
-    assert.equal(server.seen[0]?.headers.authorization, 'Bearer svck_abc_def');
-    assert.equal(server.seen[0]?.headers['x-service-tenant'], '0190a000-0000-7000-8000-000000000001');
+    // Two requests: /status and /v1/server-info (whether setup is pending); both carry the credential.
+    const seen = server.seen.filter((r) => r.url === '/status');
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.headers.authorization, 'Bearer svck_abc_def');
+    assert.equal(seen[0]?.headers['x-service-tenant'], '0190a000-0000-7000-8000-000000000001');
   });
 
   it('trusts the self-signed server through --pin-sha256 computed by openssl, as base64 or hex', async () => {

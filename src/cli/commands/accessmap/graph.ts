@@ -17,7 +17,7 @@ export class AccessmapGraphCommand extends EdgeFilterCommand {
   });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get('/v1/m/accessmap/graph', { query: this.filterQuery() }))).body as Page<EdgeView>;
+    const page = (await this.withClient(async (c) => c.get('/v1/m/accessmap/graph', { query: await this.filterQuery(c) }))).body as Page<EdgeView>;
     this.emit(page, (p) => `${edgeTable(p.items)}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
     return 0;
   }

@@ -1,6 +1,8 @@
 /** Shared pieces of `svc accessmap`: the filter flags of graph and drift, edge tables, path lines. */
 import { Option } from 'clipanion';
 import { ClientCommand } from '../../client/base-command.js';
+import type { HttpClient } from '../../client/http-client.js';
+import { resolveRef } from '../../client/resolve.js';
 import { table } from '../auth/support.js';
 
 export type EdgeView = {
@@ -45,14 +47,16 @@ export abstract class EdgeFilterCommand extends ClientCommand {
   cursor = Option.String('--cursor', { description: 'Continue after this cursor (from the previous page)' });
   limit = Option.String('--limit', { description: 'Page size 1..1000; 0 (default) means the engine default' });
   mode = Option.String('--mode', { description: 'Only this access mode: r or rw' });
-  originId = Option.String('--origin-id', { description: 'Only edges from this agent, session or identity id' });
+  originId = Option.String('--origin-id', { description: 'Only edges from this agent, session or identity: its id, name or external id' });
   originKind = Option.String('--origin-kind', { description: 'Only edges from this kind of origin: agent, session, identity' });
-  resourceId = Option.String('--resource-id', { description: 'Only edges to this resource id' });
+  resourceId = Option.String('--resource-id', { description: 'Only edges to this resource: its id, name or natural key' });
   signalSource = Option.String('--signal-source', { description: 'Only edges whose signal source is this' });
 
-  /** The query from the parsed flags (absent flags are not sent). */
-  protected filterQuery(): Record<string, string | undefined> {
-    return { confidence: this.confidence, cursor: this.cursor, limit: this.limit, mode: this.mode, origin_id: this.originId, origin_kind: this.originKind, resource_id: this.resourceId, signal_source: this.signalSource };
+  /** The query from the parsed flags (absent flags are not sent); names in --origin-id and --resource-id resolved to ids. */
+  protected async filterQuery(client: HttpClient): Promise<Record<string, string | undefined>> {
+    const origin = this.originId === undefined ? undefined : await resolveRef(client, this.originId, ['agent', 'session', 'identity'], '--origin-id');
+    const resource = this.resourceId === undefined ? undefined : await resolveRef(client, this.resourceId, ['resource'], '--resource-id');
+    return { confidence: this.confidence, cursor: this.cursor, limit: this.limit, mode: this.mode, origin_id: origin?.id, origin_kind: this.originKind ?? origin?.kind, resource_id: resource?.id, signal_source: this.signalSource };
   }
 }
 

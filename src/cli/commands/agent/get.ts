@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { BaseCommand, ClientCommand } from '../../client/base-command.js';
-import { idSegment } from '../auth/support.js';
+import { resolveRef } from '../../client/resolve.js';
 import { agentFields, type AgentView } from './support.js';
 
 /** `svc agent get <id>`: one agent. */
@@ -9,14 +9,17 @@ export class AgentGetCommand extends ClientCommand {
 
   static override usage = BaseCommand.Usage({
     category: 'Agents',
-    description: 'Show one agent (GET /v1/agents/{id})',
-    examples: [['Show an agent', '$0 agent get 0190a000-0000-7000-8000-000000000001']],
+    description: 'Show one agent (GET /v1/agents/{id}) by id, name or external id',
+    examples: [
+      ['Show an agent', '$0 agent get 0190a000-0000-7000-8000-000000000001'],
+      ['By name or external id', '$0 agent get payments-copilot'],
+    ],
   });
 
-  id = Option.String({ name: 'id', required: true });
+  id = Option.String({ name: 'agent', required: true });
 
   async execute(): Promise<number> {
-    const agent = (await this.withClient((c) => c.get(`/v1/agents/${idSegment(this.id)}`))).body as AgentView;
+    const agent = (await this.withClient(async (c) => c.get(`/v1/agents/${(await resolveRef(c, this.id, ['agent'], 'agent')).id}`))).body as AgentView;
     this.emit(agent, agentFields);
     return 0;
   }

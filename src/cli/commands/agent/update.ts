@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { BaseCommand, ClientCommand } from '../../client/base-command.js';
-import { idSegment } from '../auth/support.js';
+import { resolveRef } from '../../client/resolve.js';
 import { agentFields, parseLabels, type AgentView } from './support.js';
 
 /** `svc agent update <id>`: merge-patch an agent with optimistic concurrency. */
@@ -9,7 +9,7 @@ export class AgentUpdateCommand extends ClientCommand {
 
   static override usage = BaseCommand.Usage({
     category: 'Agents',
-    description: 'Change an agent (PATCH /v1/agents/{id}): only the given fields change',
+    description: 'Change an agent (by id, name or external id; PATCH /v1/agents/{id}): only the given fields change',
     details: `
       A merge: flags you leave out keep their value; \`--label k=v\` sets one label and \`--unlabel k\`
       removes one, other labels stay. The change is based on \`--version\`; without it the current
@@ -22,7 +22,7 @@ export class AgentUpdateCommand extends ClientCommand {
     ],
   });
 
-  id = Option.String({ name: 'id', required: true });
+  id = Option.String({ name: 'agent', required: true });
   version = Option.String('--version', { description: 'The version the change is based on (default: the current one)' });
   name = Option.String('--name', { description: 'New display name' });
   kind = Option.String('--kind', { description: 'New kind' });
@@ -32,8 +32,8 @@ export class AgentUpdateCommand extends ClientCommand {
   unlabel = Option.Array('--unlabel', { description: 'Remove a label (repeatable)' });
 
   async execute(): Promise<number> {
-    const path = `/v1/agents/${idSegment(this.id)}`;
     const agent = await this.withClient(async (c) => {
+      const path = `/v1/agents/${(await resolveRef(c, this.id, ['agent'], 'agent')).id}`;
       const version = this.version !== undefined ? Number(this.version) : ((await c.get(path)).body as AgentView).version;
       const labels: Record<string, string | null> = { ...(parseLabels(this.label) ?? {}) };
       for (const k of this.unlabel ?? []) labels[k] = null;

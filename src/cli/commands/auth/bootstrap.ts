@@ -39,9 +39,9 @@ export class AuthBootstrapCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     oneStdin(this.setupTokenFile, this.passwordFile);
-    const token = await readSecret('setup token', this.setupToken, this.setupTokenFile, this.context.stdin);
+    const token = await readSecret('setup token', this.setupToken, this.setupTokenFile, this.context.stdin, this.context.stderr);
     if (token === undefined) throw new CliUsageError('no setup token: pass --setup-token-file (or - for stdin) or --setup-token');
-    const password = await readSecret('password', this.password, this.passwordFile, this.context.stdin);
+    const password = await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr);
     if (password === undefined) throw new CliUsageError('no password: pass --password-file (or - for stdin) or --password');
     const settings = await this.settings();
     const out = await this.withClient(async (client) => {

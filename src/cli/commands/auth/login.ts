@@ -20,8 +20,9 @@ export class AuthLoginCommand extends ClientCommand {
 
       The credential is checked with \`GET /v1/auth/whoami\` and saved, with the server and its
       trust anchors (\`--ca-cert\`, \`--pin-sha256\`), as the context named by \`--name\`
-      (default \`default\`), which becomes the current one. When the principal has exactly one
-      tenant and no \`--tenant\` is given, that tenant is saved too.
+      (default \`default\`), which becomes the current one. The tenant saved is \`--tenant\` (or
+      \`SERVICE_TENANT\`), else the principal's only tenant as the server answered it; the current
+      context's tenant is never carried into another context unless this login holds a grant in it.
     `,
     examples: [
       ['Log in with a password from a file', '$0 auth login --server https://cp.example.com:8443 --email me@example.com --password-file ~/.pw'],
@@ -36,7 +37,7 @@ export class AuthLoginCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     oneStdin(this.passwordFile, this.tokenFile);
-    const password = this.email !== undefined ? await readSecret('password', this.password, this.passwordFile, this.context.stdin) : undefined;
+    const password = this.email !== undefined ? await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr) : undefined;
     if (this.email !== undefined && password === undefined) throw new CliUsageError('--email needs --password-file (or - for stdin) or --password');
     if (this.email === undefined && (this.password !== undefined || this.passwordFile !== undefined)) throw new CliUsageError('a password needs --email');
     const { HttpClient } = await import('../../client/http-client.js');
@@ -52,7 +53,10 @@ export class AuthLoginCommand extends ClientCommand {
       }
     }
     if (token === undefined) throw new CliUsageError('nothing to log in with: pass --email, or a token with --token-file/--token/SERVICE_TOKEN');
-    settings = { ...settings, token };
+    // A tenant read from the saved context belongs to that context's login, perhaps on another
+    // server: it is neither sent with this check nor saved, unless this login's grants hold it.
+    const inherited = settings.sources.tenant === 'context' ? settings.tenant : undefined;
+    settings = { ...settings, token, ...(inherited !== undefined ? { tenant: undefined } : {}) };
     const checker = new HttpClient(settings, { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` });
     let who: Whoami;
     try {
@@ -60,7 +64,7 @@ export class AuthLoginCommand extends ClientCommand {
     } finally {
       await checker.close();
     }
-    const tenant = settings.tenant ?? (who.grants.length === 1 ? who.grants[0]?.tenant : undefined);
+    const tenant = settings.tenant ?? (who.grants.length === 1 ? who.grants[0]?.tenant : who.grants.find((g) => g.tenant === inherited)?.tenant);
     const context = await saveLoginContext(this.context.env, this.name, settings, token, tenant);
     this.emit({ ...who, context, ...(tenant !== undefined ? { tenant } : {}) }, (o) => `${renderWhoami(o)}\nsaved as context "${context}" (now current)`);
     return 0;

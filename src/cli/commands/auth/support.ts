@@ -4,15 +4,21 @@
  * them; not a command itself (the index lists commands explicitly).
  */
 import { readFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { promptHidden } from '../../client/prompt.js';
 import { CliUsageError } from '../../client/errors.js';
 
-/** A secret given inline or as a file (`-` for stdin); exactly one source, trailing newline stripped. */
-export async function readSecret(what: string, inline: string | undefined, file: string | undefined, stdin: Readable): Promise<string | undefined> {
+/**
+ * A secret given inline or as a file (`-` for stdin); exactly one source, trailing newline stripped.
+ * `-` on a terminal prompts ("Paste the setup token:") with echo off instead of waiting silently.
+ */
+export async function readSecret(what: string, inline: string | undefined, file: string | undefined, stdin: Readable, stderr: Writable = process.stderr): Promise<string | undefined> {
   if (inline !== undefined && file !== undefined) throw new CliUsageError(`give the ${what} inline or as a file, not both`);
   if (file === undefined) return inline;
   let text: string;
-  if (file === '-') {
+  if (file === '-' && (stdin as { isTTY?: boolean }).isTTY === true) {
+    text = await promptHidden(what === 'password' ? 'Password: ' : `Paste the ${what}: `, stdin, stderr);
+  } else if (file === '-') {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
     text = Buffer.concat(chunks).toString('utf8');
@@ -56,9 +62,12 @@ export function fields(record: Record<string, unknown>): string {
   return keys.map((k) => `${`${k}:`.padEnd(width + 1)} ${Array.isArray(record[k]) ? (record[k] as unknown[]).join(', ') : cell(record[k])}`).join('\n');
 }
 
-/** Path segment of an id, refusing anything that could change the path. */
+/**
+ * Path segment of an id: a UUID, or a one-line usage error (exit 2) before anything is sent, rather
+ * than the server's JSON-Schema pattern in a 400. Nothing else could change the path either.
+ */
 export function idSegment(id: string, what = 'id'): string {
-  if (!/^[0-9a-fA-F-]{1,64}$/.test(id)) throw new CliUsageError(`invalid ${what} ${JSON.stringify(id)}: expected a UUID`);
+  if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id)) throw new CliUsageError(`invalid ${what} ${JSON.stringify(id)}: expected a UUID such as 0190a000-0000-7000-8000-000000000001`);
   return id.toLowerCase();
 }
 

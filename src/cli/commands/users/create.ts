@@ -22,7 +22,7 @@ export class UsersCreateCommand extends ClientCommand {
   superadmin = Option.Boolean('--superadmin', false, { description: 'Make the user a superadmin (superadmin callers only)' });
 
   async execute(): Promise<number> {
-    const password = await readSecret('password', this.password, this.passwordFile, this.context.stdin);
+    const password = await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr);
     if (password === undefined) throw new CliUsageError('no password: pass --password-file (or - for stdin) or --password');
     const body = { email: this.email, password, ...(this.role ? { role: this.role } : {}), ...(this.superadmin ? { superadmin: true } : {}) };
     const user = (await this.withClient((c) => c.request('POST', '/v1/users', { body }))).body as Record<string, unknown>;
