@@ -9,6 +9,8 @@ import { auditRoutes } from './core/audit/routes.js';
 import { webauthnRoutes } from './core/webauthn/routes.js';
 import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
 import { accessmapAreaRoutes } from './modules/accessmap/area-routes.js';
+import { browserSessionRoutes } from './core/auth/browser-routes.js';
+import { consoleUiRoutes } from './core/web-console/routes.js';
 import { coreEvents } from './events/core-events.js';
 
 /** The manifests, in registration order. */
@@ -20,6 +22,8 @@ export function allManifests(): ModuleManifest[] {
     { name: 'audit', routes: auditRoutes },
     { name: 'webauthn', routes: [...webauthnRoutes, ...stepUpUiRoutes] },
     { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents },
+    // The web console: browser sign-in (cookie + CSRF) and its pages and assets (docs/web.md).
+    { name: 'console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
   ];
 }
 
