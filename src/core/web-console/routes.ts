@@ -8,7 +8,6 @@
 import Type from 'typebox';
 import { ApiError } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
-import type { RequestContext } from '../../http/context.js';
 import { reply, type Reply } from '../../http/reply.js';
 import { consoleBundle, type Asset } from './assets.js';
 
@@ -37,7 +36,7 @@ export const CONSOLE_CSP = [
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-function serve(ctx: RequestContext, asset: Asset, cacheControl: string): Reply {
+function serve(ctx: { headers: Readonly<Record<string, string>> }, asset: Asset, cacheControl: string): Reply {
   const headers: Record<string, string> = { 'cache-control': cacheControl, 'content-security-policy': CONSOLE_CSP, vary: 'accept-encoding' };
   const gzip = /\bgzip\b/.test(ctx.headers['accept-encoding'] ?? '');
   if (gzip) headers['content-encoding'] = 'gzip';
@@ -48,7 +47,7 @@ function notBuilt(): ApiError {
   return new ApiError('unavailable', 'the web console is not built: run `npm run build`');
 }
 
-function page(ctx: RequestContext): Reply {
+function page(ctx: { headers: Readonly<Record<string, string>> }): Reply {
   const bundle = consoleBundle();
   if (!bundle) throw notBuilt();
   // index.html names the hashed bundle: revalidated each time, so a new build shows at once.
