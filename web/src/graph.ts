@@ -4,49 +4,10 @@
  * get a grid layout per kind and cheaper viewport rendering so that panning stays smooth.
  */
 import cytoscape, { type Core, type ElementDefinition } from 'cytoscape';
-
-export interface MapEdge {
-  id: string;
-  origin_kind: string;
-  origin_id: string;
-  origin_name: string | null;
-  resource_id: string;
-  resource_name: string | null;
-  mode: string;
-  permitted: boolean;
-  observed: boolean;
-  observed_count: number;
-  grant_source: string | null;
-  signal_source: string | null;
-  confidence: string | null;
-  last_seen: string | null;
-}
-
-export interface MapNode {
-  id: string;
-  kind: string;
-  name: string;
-}
+import { edgeClass, nodesOf, type MapEdge, type MapNode, type PathHop } from './graph-model';
 
 const KIND_ORDER = ['identity', 'agent', 'session', 'resource'];
 const BIG = 1500;
-
-/** The nodes named by a list of edges. */
-export function nodesOf(edges: MapEdge[]): Map<string, MapNode> {
-  const nodes = new Map<string, MapNode>();
-  for (const e of edges) {
-    if (!nodes.has(e.origin_id)) nodes.set(e.origin_id, { id: e.origin_id, kind: e.origin_kind, name: e.origin_name ?? e.origin_id.slice(0, 8) });
-    if (!nodes.has(e.resource_id)) nodes.set(e.resource_id, { id: e.resource_id, kind: 'resource', name: e.resource_name ?? e.resource_id.slice(0, 8) });
-  }
-  return nodes;
-}
-
-/** The class of an edge: what is known of it, and its drift. */
-export function edgeClass(e: MapEdge, drift: Map<string, string>): string {
-  const basis = e.permitted && e.observed ? 'both' : e.permitted ? 'permitted-only' : 'observed-only';
-  const d = drift.get(e.id);
-  return d ? `${basis} drift drift-${d}` : basis;
-}
 
 /** A grid per kind, blocks side by side: linear time, readable enough for thousands of nodes. */
 function gridPositions(nodes: MapNode[]): Map<string, { x: number; y: number }> {
@@ -63,7 +24,20 @@ function gridPositions(nodes: MapNode[]): Map<string, { x: number; y: number }> 
   return pos;
 }
 
+/**
+ * Cytoscape adds a <style> element on first use unless an element with this id exists; the CSP
+ * refuses inline style, so a placeholder takes its place and styles.css carries its one rule.
+ */
+function claimStylesheetSlot(): void {
+  const id = '__________cytoscape_stylesheet';
+  if (document.getElementById(id)) return;
+  const slot = document.createElement('meta');
+  slot.id = id;
+  document.head.append(slot);
+}
+
 export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map<string, string>): Core {
+  claimStylesheetSlot();
   const nodes = [...nodesOf(edges).values()];
   const big = nodes.length > BIG;
   const positions = big ? gridPositions(nodes) : undefined;
@@ -74,7 +48,7 @@ export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map
   const cy = cytoscape({
     container,
     elements,
-    layout: big ? { name: 'preset' } : { name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 90, numIter: 600 },
+    layout: big ? { name: 'preset' } : { name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 40000, idealEdgeLength: () => 110, numIter: 600 },
     minZoom: 0.02,
     maxZoom: 4,
     pixelRatio: 1,
@@ -104,11 +78,6 @@ export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map
     ],
   });
   return cy;
-}
-
-export interface PathHop {
-  from: { id: string; kind: string; name: string | null };
-  to: { id: string; kind: string; name: string | null };
 }
 
 /** Fade everything but one path; hops that are not access edges (runs, credential) get a dotted edge. */
