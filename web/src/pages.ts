@@ -32,5 +32,5 @@ export const PAGES: PageDef[] = [
   { section: 'agents', title: 'Agents', needs: 'agent:read', component: AgentsPage },
   { section: 'workspaces', title: 'Workspaces', needs: 'workspace:read', component: WorkspacesPage },
   { section: 'audit', title: 'Audit log', needs: 'audit:read', component: AuditPage },
-  { section: 'admin', title: 'Administration', needs: 'user:read', component: AdminPage },
+  { section: 'admin', title: 'Administration', needs: 'self:read', component: AdminPage },
 ];

@@ -17,7 +17,7 @@ const ROLES = ['viewer', 'editor', 'admin', 'owner'];
 
 export function AdminPage({ rest }: PageProps) {
   const app = useApp();
-  const tabs = TABS.filter((t) => app.can(t.needs) || t.needs === 'self:read');
+  const tabs = TABS.filter((t) => app.can(t.needs));
   const tab = tabs.find((t) => t.id === rest[0]) ?? tabs[0];
   return (
     <section aria-labelledby="admin-title">
