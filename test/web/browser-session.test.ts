@@ -87,7 +87,7 @@ test('browser sign-out revokes the session and clears the cookie', async () => {
 });
 
 test('console files: index.html on every page URL, hashed assets immutable, strict CSP, JSON 404 elsewhere', async () => {
-  for (const p of ['/', '/overview', '/access-map', '/agents/0190aaaa-0000-7000-8000-000000000000', '/admin/api-keys']) {
+  for (const p of ['/', '/overview', '/access-map?q=groomer&node=x&paths=escalation&path=0', '/agents/0190aaaa-0000-7000-8000-000000000000', '/audit?chain=system&action=auth.', '/admin/api-keys']) {
     const res = await call(server, 'GET', p);
     assert.equal(res.status, 200, p);
     assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');

@@ -56,15 +56,26 @@ function page(ctx: { headers: Readonly<Record<string, string>> }): Reply {
 
 const ui = { stability: 'stable' as const, unlisted: true, setupExempt: true, permission: PUBLIC, tags: ['ui'], produces: 'text/html; charset=utf-8' };
 const Rest = Type.Object({ rest: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+/**
+ * A page URL's query string is the page's state (filters, the selected item), read by the SPA,
+ * not by the server: any lower-case name is accepted, values are only bounded.
+ */
+const PageState = Type.Object(
+  {},
+  {
+    patternProperties: { '^[a-z_]{1,40}$': Type.Union([Type.String({ maxLength: 2000 }), Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 20 })]) },
+    additionalProperties: false,
+  },
+);
 const File = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$' }) }, { additionalProperties: false });
 
 const camel = (s: string): string => s.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 export const consoleUiRoutes: AnyRoute[] = [
-  route({ ...ui, method: 'GET', path: '/', operationId: 'uiConsole', summary: 'The web console (single-page application)', handler: page }),
+  route({ ...ui, method: 'GET', path: '/', query: PageState, operationId: 'uiConsole', summary: 'The web console (single-page application)', handler: page }),
   ...CONSOLE_SECTIONS.flatMap((s) => [
-    route({ ...ui, method: 'GET', path: `/${s}`, operationId: `uiPage${camel(s)}`, summary: `Web console page ${s}`, handler: page }),
-    route({ ...ui, method: 'GET', path: `/${s}/{rest}`, params: Rest, operationId: `uiPage${camel(s)}Detail`, summary: `Web console page ${s}, one item`, handler: page }),
+    route({ ...ui, method: 'GET', path: `/${s}`, query: PageState, operationId: `uiPage${camel(s)}`, summary: `Web console page ${s}`, handler: page }),
+    route({ ...ui, method: 'GET', path: `/${s}/{rest}`, params: Rest, query: PageState, operationId: `uiPage${camel(s)}Detail`, summary: `Web console page ${s}, one item`, handler: page }),
   ]),
   route({
     ...ui,
