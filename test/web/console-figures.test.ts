@@ -68,6 +68,7 @@ before(async () => {
 
 after(async () => {
   if (!skip) {
+    figures.load_average = (await import('node:os')).loadavg().map((n) => Math.round(n * 10) / 10);
     mkdirSync(SHOTS, { recursive: true });
     writeFileSync(path.join(SHOTS, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
     console.log(`console figures: ${JSON.stringify(figures, null, 2)}`);
@@ -163,13 +164,14 @@ test('access map, demo estate: first render and panning', { skip, timeout: 120_0
 test('access map, 5,000 nodes / 20,000 edges: first render and panning', { skip, timeout: 300_000 }, async () => {
   await page.goto(`${g.origin}/access-map?tenant=${bigTenant}`);
   await page.waitForSelector('#graph[data-rendered]', { timeout: 240_000 });
-  const m = await marks(page, 'svc:map-rendered', ['svc:map-fetch', 'svc:map-render']);
+  const m = await marks(page, 'svc:map-rendered', ['svc:map-fetch', 'svc:map-build', 'svc:map-render']);
   const nodes = Number(await page.getAttribute('#graph', 'data-nodes'));
   const edges = Number(await page.getAttribute('#graph', 'data-edges'));
   assert.equal(nodes, IDENTITIES + RESOURCES);
   assert.equal(edges, IDENTITIES * PER_IDENTITY);
   await shot(page, '18-access-map-5000-nodes');
-  figures.map_big = { nodes, edges, first_render_from_navigation_ms: Math.round(m['svc:map-rendered'] as number), fetch_ms: Math.round(m['svc:map-fetch'] as number), layout_and_draw_ms: Math.round(m['svc:map-render'] as number), pan: await panFrames(page) };
-  assert.ok((m['svc:map-render'] as number) < 30_000, `layout and first draw ${m['svc:map-render']} ms`);
+  figures.map_big = { nodes, edges, first_render_from_navigation_ms: Math.round(m['svc:map-rendered'] as number), fetch_ms: Math.round(m['svc:map-fetch'] as number), build_ms: Math.round(m['svc:map-build'] as number), layout_and_draw_ms: Math.round(m['svc:map-render'] as number), pan: await panFrames(page) };
+  // Loose: the figure is what docs/web.md reports; the bound only catches a map that never draws.
+  assert.ok((m['svc:map-render'] as number) < 120_000, `layout and first draw ${m['svc:map-render']} ms`);
   assertSameOrigin(g);
 });

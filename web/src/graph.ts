@@ -12,7 +12,11 @@ const BIG = 1500;
 /** A grid per kind, blocks side by side: linear time, readable enough for thousands of nodes. */
 function gridPositions(nodes: MapNode[]): Map<string, { x: number; y: number }> {
   const byKind = new Map<string, MapNode[]>();
-  for (const n of nodes) byKind.set(n.kind, [...(byKind.get(n.kind) ?? []), n]);
+  for (const n of nodes) {
+    const list = byKind.get(n.kind);
+    if (list) list.push(n);
+    else byKind.set(n.kind, [n]);
+  }
   const pos = new Map<string, { x: number; y: number }>();
   let x0 = 0;
   for (const kind of KIND_ORDER) {
@@ -36,6 +40,14 @@ function claimStylesheetSlot(): void {
   document.head.append(slot);
 }
 
+function hasWebgl2(): boolean {
+  try {
+    return document.createElement('canvas').getContext('webgl2') !== null;
+  } catch {
+    return false;
+  }
+}
+
 export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map<string, string>): Core {
   claimStylesheetSlot();
   const nodes = [...nodesOf(edges).values()];
@@ -49,6 +61,9 @@ export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map
     container,
     elements,
     layout: big ? { name: 'preset' } : { name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 40000, idealEdgeLength: () => 110, numIter: 600 },
+    // A large estate draws with WebGL where the browser has it (Cytoscape >= 3.31): the canvas
+    // renderer caches a texture per element, which costs seconds at this size.
+    ...(big && hasWebgl2() ? { renderer: { name: 'canvas', webgl: true } } : {}),
     minZoom: 0.02,
     maxZoom: 4,
     pixelRatio: 1,
@@ -57,7 +72,9 @@ export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map
     textureOnViewport: big,
     boxSelectionEnabled: false,
     style: [
-      { selector: 'node', style: { label: 'data(label)', 'font-size': 10, color: '#1b2733', 'text-valign': 'bottom', 'text-margin-y': 3, width: 18, height: 18, 'background-color': '#5b6b7d', 'min-zoomed-font-size': big ? 12 : 6, 'text-background-color': '#ffffff', 'text-background-opacity': 0.7 } },
+      // Thousands of labels cost a text measurement each: a large estate labels only what is
+      // found, selected or on a path.
+      { selector: 'node', style: { ...(big ? {} : { label: 'data(label)' }), 'font-size': 10, color: '#1b2733', 'text-valign': 'bottom', 'text-margin-y': 3, width: 18, height: 18, 'background-color': '#5b6b7d', 'min-zoomed-font-size': 6, 'text-background-color': '#ffffff', 'text-background-opacity': 0.7 } },
       { selector: 'node[kind = "agent"]', style: { 'background-color': '#1f5fbf', shape: 'round-rectangle', width: 24, height: 24 } },
       { selector: 'node[kind = "session"]', style: { 'background-color': '#6f8fb8', shape: 'ellipse', width: 12, height: 12 } },
       { selector: 'node[kind = "identity"]', style: { 'background-color': '#7a3fb0', shape: 'diamond', width: 22, height: 22 } },
@@ -69,11 +86,12 @@ export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map
       { selector: 'edge.drift', style: { width: 3, 'line-color': '#d35400', 'target-arrow-color': '#d35400' } },
       { selector: 'edge.drift-unused', style: { 'line-style': 'dashed' } },
       { selector: '.faded', style: { opacity: 0.12 } },
-      { selector: 'node.match', style: { 'border-width': 4, 'border-color': '#f1c40f' } },
+      { selector: 'node.match', style: { 'border-width': 4, 'border-color': '#f1c40f', label: 'data(label)' } },
+      { selector: 'node:selected', style: { label: 'data(label)' } },
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#111' } },
       { selector: '.path', style: { opacity: 1, 'z-index': 10 } },
       { selector: 'edge.path', style: { width: 5, 'line-color': '#e0115f', 'target-arrow-color': '#e0115f', 'line-style': 'solid' } },
-      { selector: 'node.path', style: { 'border-width': 4, 'border-color': '#e0115f' } },
+      { selector: 'node.path', style: { 'border-width': 4, 'border-color': '#e0115f', label: 'data(label)' } },
       { selector: 'edge.virtual', style: { 'line-style': 'dotted' } },
     ],
   });
