@@ -40,14 +40,6 @@ function claimStylesheetSlot(): void {
   document.head.append(slot);
 }
 
-function hasWebgl2(): boolean {
-  try {
-    return document.createElement('canvas').getContext('webgl2') !== null;
-  } catch {
-    return false;
-  }
-}
-
 export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map<string, string>): Core {
   claimStylesheetSlot();
   const nodes = [...nodesOf(edges).values()];
@@ -61,9 +53,6 @@ export function createGraph(container: HTMLElement, edges: MapEdge[], drift: Map
     container,
     elements,
     layout: big ? { name: 'preset' } : { name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 40000, idealEdgeLength: () => 110, numIter: 600 },
-    // A large estate draws with WebGL where the browser has it (Cytoscape >= 3.31): the canvas
-    // renderer caches a texture per element, which costs seconds at this size.
-    ...(big && hasWebgl2() ? { renderer: { name: 'canvas', webgl: true } } : {}),
     minZoom: 0.02,
     maxZoom: 4,
     pixelRatio: 1,
