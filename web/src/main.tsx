@@ -44,15 +44,17 @@ function App() {
 
   const start = async (expired = false) => {
     try {
-      const info = await api<ServerInfo>('GET', '/v1/server-info', undefined, { anonymous: true, noTenant: true });
+      // Both at once: the overview's time to interactive is a chain of round trips.
+      const [info, s] = await Promise.all([
+        api<ServerInfo>('GET', '/v1/server-info', undefined, { anonymous: true, noTenant: true }),
+        api<{ csrf_token: string }>('GET', '/v1/m/identity/browser-session', undefined, { anonymous: true, noTenant: true }).catch((e: unknown) => e as Error),
+      ]);
       if (info.setup_required) return setBoot({ state: 'setup', info });
-      try {
-        const s = await api<{ csrf_token: string }>('GET', '/v1/m/identity/browser-session', undefined, { anonymous: true, noTenant: true });
-        session.csrf = s.csrf_token;
-      } catch (e) {
-        if (e instanceof ApiError && (e.status === 401 || e.status === 400)) return setBoot({ state: 'anonymous', info, expired });
-        throw e;
+      if (s instanceof Error) {
+        if (s instanceof ApiError && (s.status === 401 || s.status === 400 || s.code === 'setup_required')) return setBoot({ state: 'anonymous', info, expired });
+        throw s;
       }
+      session.csrf = s.csrf_token;
       const { me, tenants } = await loadMe();
       const t = pickTenant(tenants);
       session.tenant = t;
