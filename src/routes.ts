@@ -10,6 +10,8 @@ import { auditExportRoutes } from './core/audit-export/routes.js';
 import { auditRoutes } from './core/audit/routes.js';
 import { webauthnRoutes } from './core/webauthn/routes.js';
 import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
+import { browserSessionRoutes } from './core/auth/browser-routes.js';
+import { consoleUiRoutes } from './core/web-console/routes.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -20,6 +22,8 @@ export function allManifests(): ModuleManifest[] {
     { name: 'audit', routes: auditRoutes },
     { name: 'webauthn', routes: [...webauthnRoutes, ...stepUpUiRoutes] },
     accessmapManifest,
+    // The web console: browser sign-in (cookie + CSRF) and its pages and assets (docs/web.md).
+    { name: 'console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
   ];
 }
 

@@ -14,6 +14,7 @@ import { permissionRule, roleAtLeast, type PermissionRule, type Role } from './r
 import { identityOf, type IdentityRuntime } from './runtime.js';
 import { resolveTenant, tenantHeader } from './tenant-resolution.js';
 import { currentAal } from './assurance.js';
+import { cookieSessionToken } from './browser-session.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -64,9 +65,14 @@ export function createAuthenticator(): Authenticator {
   };
 }
 
-/** Bearer → principal, then the per-principal rate limit; 401 / 429 otherwise. */
+/**
+ * Bearer → principal, then the per-principal rate limit; 401 / 429 otherwise. Without an
+ * Authorization header, the console's session cookie stands in for it, CSRF-checked on
+ * mutations (browser-session.ts); a bearer token always wins and is never CSRF-checked.
+ */
 async function authenticate(runtime: IdentityRuntime, ctx: RequestContext): Promise<Principal> {
-  const token = bearerToken(ctx.headers['authorization']);
+  const authorization = ctx.headers['authorization'];
+  const token = authorization === undefined ? cookieSessionToken(ctx.headers, ctx.method) : bearerToken(authorization);
   if (!token) throw new ApiError('unauthenticated', 'authentication required: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="svc"' });
   const principal = await resolveCredential(runtime, token);
   // One message for every failure (malformed, unknown, wrong secret, expired, revoked, disabled).
