@@ -64,7 +64,7 @@ forbid(principal is Svc::ApiKey, action in Svc::Action::"read", resource == Svc:
           n++;
         }
     assert.equal(n, 288);
-    const fixed = set.evaluate({ principal: { type: 'Svc::ApiKey', id: 'k' }, action: { type: 'Svc::Action', id: 'PostToolUse' }, resource: { type: 'Svc::Tool', id: 'Nope' }, context: {}, entities: [] });
+    const fixed = set.evaluate({ principal: { type: 'Svc::ApiKey', id: 'k' }, action: { type: 'Svc::Action', id: 'PostToolUse' }, resource: { type: 'Svc::Tool', id: 'Nope' }, context: { tool_input: {} }, entities: [] });
     assert.equal(fixed.decision, 'ask');
   });
 
