@@ -12,7 +12,7 @@ import { ExitCode } from '../../client/exit-codes.js';
  * hook client's (`--timeout` + 5 s), so svc's deny always comes first: were the agent to time the
  * hook out itself, it would treat that as a non-blocking error and run the tool. With `--redact`
  * (default) no credential is ever written: the hook reads `--token-file` or `$SERVICE_TOKEN` on the
- * host; `--redact=false` embeds `$SERVICE_TOKEN` of this shell in the settings' `env`.
+ * host; `--no-redact` embeds `$SERVICE_TOKEN` of this shell in the settings' `env`.
  */
 export class AgentManagedSettingsCommand extends BaseCommand {
   static override paths = [['agent', 'managed-settings']];
