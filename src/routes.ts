@@ -12,6 +12,7 @@ import { webauthnRoutes } from './core/webauthn/routes.js';
 import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
 import { browserSessionRoutes } from './core/auth/browser-routes.js';
 import { consoleUiRoutes } from './core/web-console/routes.js';
+import { governanceManifest } from './modules/governance/index.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -24,6 +25,7 @@ export function allManifests(): ModuleManifest[] {
     accessmapManifest,
     // The web console: browser sign-in (cookie + CSRF) and its pages and assets (docs/web.md).
     { name: 'console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
+    governanceManifest,
   ];
 }
 

@@ -13,6 +13,7 @@ import { ConfigCurrentContextCommand } from './config/current-context.js';
 import { ConfigDeleteContextCommand } from './config/delete-context.js';
 import { ConfigGetContextsCommand } from './config/get-contexts.js';
 import { ConfigUseContextCommand } from './config/use-context.js';
+import { governanceCommands } from './governance/commands.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
@@ -64,6 +65,7 @@ export const commands: CommandClass[] = [
   ConfigDeleteContextCommand,
   ConfigGetContextsCommand,
   ConfigUseContextCommand,
+  ...governanceCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,

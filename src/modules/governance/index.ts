@@ -1,0 +1,8 @@
+/** The governance module: approvals under dual control, signed policy revisions, the hook decision endpoint. */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { approvalRoutes } from './approval-routes.js';
+import { governanceEvents } from './events.js';
+import { pdpRoutes } from './pdp-routes.js';
+import { pepRoutes } from './pep-routes.js';
+
+export const governanceManifest: ModuleManifest = { name: 'governance', routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes], events: governanceEvents };

@@ -1,0 +1,85 @@
+/**
+ * The governance commands end to end against the real server: approvals ls/get/approve/reject/
+ * cancel (the requester's approve refused with exit 3), hookpep validate (exit 7 on errors),
+ * publish (-y), versions, explain, rollback; agent managed-settings (defaults: timeout 5, redact,
+ * stdout).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { jsonOut, runSvc, tempDir } from './harness.js';
+import { call, startServer, type TestServer } from '../helpers/server.js';
+
+describe('svc governance / hookpep / agent managed-settings', () => {
+  let server: TestServer;
+  let owner: string;
+  let tenant: string;
+  let editor: string;
+  const dir = tempDir('svc-gov-cli-');
+  const send = (token: string, method: string, p: string, body: unknown) => call(server, method, p, { headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const svc = (token: string, args: string[]) => runSvc([...args, '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--tenant', tenant], { env: { SERVICE_TOKEN: token } });
+
+  before(async () => {
+    server = await startServer({ env: { SERVICE_RATE_LIMIT_RPS: '0' } });
+    const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
+    const json = { 'content-type': 'application/json' };
+    const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+    tenant = setup.json().organization.id;
+    owner = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }), headers: json })).json().token;
+    assert.equal((await send(owner, 'POST', '/v1/users', { email: 'e@example.test', password: 'a long enough password', role: 'editor' })).status, 201);
+    editor = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'e@example.test', password: 'a long enough password' }), headers: json })).json().token;
+  });
+  after(async () => server?.stop());
+
+  it('approvals: ls, get, approve (requester refused), reject, cancel -y', async () => {
+    const a = (await send(owner, 'POST', '/v1/m/governance/approvals', { action: 'x.run', subject: 's/1', quorum: 1 })).json();
+    const ls = jsonOut(await svc(owner, ['governance', 'approvals', 'ls', '--status', 'pending', '-o', 'json']));
+    assert.ok(ls.items.some((i: { id: string }) => i.id === a.id));
+    const mine = await svc(owner, ['governance', 'approvals', 'approve', a.id, '--reason', 'mine']);
+    assert.equal(mine.code, 3, mine.stderr);
+    const ok = await svc(editor, ['governance', 'approvals', 'approve', a.id, '--reason', 'checked', '-o', 'json']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(jsonOut(ok).status, 'approved');
+    assert.equal(jsonOut(await svc(owner, ['governance', 'approvals', 'get', a.id, '-o', 'json'])).approvals, 1);
+    const b = (await send(owner, 'POST', '/v1/m/governance/approvals', { action: 'x.run', subject: 's/2' })).json();
+    assert.equal(jsonOut(await svc(editor, ['governance', 'approvals', 'reject', b.id, '--reason', 'no', '-o', 'json'])).status, 'rejected');
+    const c = (await send(owner, 'POST', '/v1/m/governance/approvals', { action: 'x.run', subject: 's/3' })).json();
+    assert.equal((await svc(owner, ['governance', 'approvals', 'cancel', c.id])).code, 2, 'cancel without -y in a non-interactive session');
+    assert.equal(jsonOut(await svc(owner, ['governance', 'approvals', 'cancel', c.id, '-y', '-o', 'json'])).status, 'cancelled');
+  });
+
+  it('hookpep: validate exits 7 on errors; publish -y, versions, explain, rollback -y', async () => {
+    const bad = path.join(dir, 'bad.cedar');
+    const good = path.join(dir, 'good.cedar');
+    writeFileSync(bad, 'permit(principal, action, resource');
+    writeFileSync(good, '@id("bash") permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Bash");');
+    assert.equal((await svc(owner, ['hookpep', 'validate', bad])).code, 7);
+    assert.equal((await svc(owner, ['hookpep', 'validate', good])).code, 0);
+    assert.equal((await svc(owner, ['hookpep', 'publish', good])).code, 2, 'replacing needs -y when not interactive');
+    const p1 = await svc(owner, ['hookpep', 'publish', good, '--note', 'first', '-y', '-o', 'json']);
+    assert.equal(jsonOut(p1).revision, 1, p1.stderr);
+    writeFileSync(good, '@id("none") forbid(principal, action, resource);');
+    assert.equal(jsonOut(await svc(owner, ['hookpep', 'publish', good, '-y', '-o', 'json'])).revision, 2);
+    const ex = jsonOut(await svc(owner, ['hookpep', 'explain', '--tool', 'Bash', '--command', 'ls', '-o', 'json']));
+    assert.deepEqual([ex.decision, ex.policies], ['deny', ['none']]);
+    assert.equal(jsonOut(await svc(owner, ['hookpep', 'rollback', '--revision', '1', '-y', '-o', 'json'])).to.revision, 1);
+    const versions = jsonOut(await svc(owner, ['hookpep', 'versions', '-o', 'json'])).items as Array<{ revision: number; active: boolean }>;
+    assert.deepEqual(versions.map((v) => [v.revision, v.active]), [[2, false], [1, true]]);
+    assert.equal(jsonOut(await svc(owner, ['hookpep', 'dry-run', '--tool', 'Bash', '-o', 'json'])).decision, 'allow');
+  });
+
+  it('agent managed-settings: hook for PreToolUse and PostToolUse, timeout 5 s, no credential unless --no-redact', async () => {
+    const run = await runSvc(['agent', 'managed-settings', '--server', 'https://svc.example:8443', '--token-file', '/etc/svc/hook-token'], { env: { SERVICE_TOKEN: 'svck_DONOTLEAK' } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!run.stdout.includes('svck_DONOTLEAK'));
+    const s = JSON.parse(run.stdout);
+    for (const ev of ['PreToolUse', 'PostToolUse']) {
+      const h = s.hooks[ev][0].hooks[0];
+      assert.match(h.command, /^svc claude-hook --timeout 5s --server https:\/\/svc\.example:8443 --token-file \/etc\/svc\/hook-token$/);
+      assert.ok(h.timeout > 5, 'the agent waits longer than the hook client, so svc denies first');
+    }
+    const raw = await runSvc(['agent', 'managed-settings', '--no-redact'], { env: { SERVICE_TOKEN: 'svck_EMBED' } });
+    assert.equal(JSON.parse(raw.stdout).env.SERVICE_TOKEN, 'svck_EMBED');
+  });
+});

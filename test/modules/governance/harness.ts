@@ -1,0 +1,47 @@
+/**
+ * A request context for the governance services over a real store: the principal of a person with
+ * a session or an API key, a recording audit sink (to assert every step's ledger record) and the
+ * real event bus (to assert the events).
+ */
+import { randomUUID } from 'node:crypto';
+import { EventBus } from '../../../src/events/bus.js';
+import { EventCatalog, type BusEvent } from '../../../src/events/event-types.js';
+import { RecordingAuditSink } from '../../../src/ledger/audit-sink.js';
+import type { Principal } from '../../../src/auth/principal.js';
+import type { Store } from '../../../src/store/store.js';
+import type { Services } from '../../../src/serve/services.js';
+import { governanceEvents } from '../../../src/modules/governance/events.js';
+
+export interface GovHarness {
+  audit: RecordingAuditSink;
+  events: BusEvent[];
+  services: Services;
+  /** a context acting as `userId` through a session (`user`) or one of their API keys (`token`) */
+  as(userId: string, kind?: 'user' | 'token', tokenId?: string): { principal: Principal; tenant: string; services: Services; requestId: string };
+}
+
+export function govHarness(store: Store, tenant: string, dataDir = '/nonexistent'): GovHarness {
+  const audit = new RecordingAuditSink();
+  const bus = new EventBus({ catalog: new EventCatalog(governanceEvents) });
+  const events: BusEvent[] = [];
+  bus.subscribe({ name: 'test', types: '*' }, (e) => {
+    events.push(e);
+  });
+  const services = { store, audit, events: bus, dataDir } as unknown as Services;
+  return {
+    audit,
+    events,
+    services,
+    as(userId, kind = 'user', tokenId = randomUUID()) {
+      const credentialId = kind === 'user' ? randomUUID() : tokenId;
+      const principal: Principal = {
+        kind, userId, actor: kind === 'user' ? `user:${userId}` : `token:${credentialId}`, actorKind: kind, credentialId, superadmin: false, aal: 1, aalExpiresAt: null, amr: [],
+        boundTenant: null, roleCeiling: null, grants: [{ tenant, role: 'editor' }], expiresAt: null,
+      };
+      return { principal, tenant, services, requestId: randomUUID() };
+    },
+  };
+}
+
+/** Lets the bus' subscriber loops run. */
+export const drain = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
