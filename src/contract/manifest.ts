@@ -5,6 +5,7 @@
  */
 import type { AnyRoute } from './route.js';
 import type { EventTypeDecl } from '../events/event-types.js';
+import type { Services } from '../serve/services.js';
 
 export interface ModuleManifest {
   /** the namespace (`accessmap`, `security`…) or core area (`agents`, `identity`…) */
@@ -12,4 +13,6 @@ export interface ModuleManifest {
   routes: readonly AnyRoute[];
   /** event types this module emits on the bus */
   events?: readonly EventTypeDecl[];
+  /** background work (bus subscriptions, timers) started once the server's services exist; returns its stop */
+  start?: (services: Services) => () => Promise<void>;
 }
