@@ -92,11 +92,19 @@ export function refusalOf(f: Pick<SarifFinding, 'rule_id' | 'severity'>): string
 }
 
 const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+// Outside RFC 3986's character set (or a `%` not starting an escape): percent-encoded as UTF-8 octets.
+const NOT_URI_CHAR = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu;
+
+/** An artifact URI as given, with what a URI reference cannot hold percent-encoded (`src/a b.ts` → `src/a%20b.ts`). */
+export function uriReference(text: string): string {
+  return text.replace(NOT_URI_CHAR, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
 
 /** The physical location of a finding: its artifact (kept as given) or a synthetic subject URI. */
 export function locationOf(f: SarifFinding): Record<string, unknown> {
   if (f.artifact_uri !== null && f.artifact_uri !== '') {
-    const artifactLocation: Record<string, unknown> = ABSOLUTE_URI.test(f.artifact_uri) ? { uri: f.artifact_uri } : { uri: f.artifact_uri, uriBaseId: SRCROOT };
+    const uri = uriReference(f.artifact_uri);
+    const artifactLocation: Record<string, unknown> = ABSOLUTE_URI.test(uri) ? { uri } : { uri, uriBaseId: SRCROOT };
     const physical: Record<string, unknown> = { artifactLocation };
     if (f.region_start_line !== null) physical['region'] = { startLine: f.region_start_line, ...(f.region_end_line !== null ? { endLine: f.region_end_line } : {}) };
     return { physicalLocation: physical };
