@@ -78,7 +78,12 @@ export function toFinding(r: FindingRow): Finding {
 function mergeRefs(old: LedgerRef[], add: LedgerRef[] = []): LedgerRef[] {
   const seen = new Set(old.map((r) => `${r.tenant}:${r.seq}`));
   const out = [...old];
-  for (const r of add) if (!seen.has(`${r.tenant}:${r.seq}`)) out.push(r);
+  for (const r of add) {
+    const k = `${r.tenant}:${r.seq}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(r);
+  }
   // The first links and the latest ones: what raised it and what keeps it alive.
   return out.length > MAX_LEDGER_REFS ? [...out.slice(0, MAX_LEDGER_REFS / 2), ...out.slice(-MAX_LEDGER_REFS / 2)] : out;
 }
