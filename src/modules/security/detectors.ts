@@ -103,7 +103,7 @@ async function allDrift(store: Store, tenant: string, max: number): Promise<{ it
   const items: DriftItem[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await listDrift(store, tenant, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await listDrift(store, tenant, { limit: Math.min(1000, Math.max(1, max - items.length)), ...(cursor ? { cursor } : {}) });
     items.push(...page.items);
     if (!page.has_more || !page.cursor) return { items, complete: true };
     if (items.length >= max) return { items, complete: false };
