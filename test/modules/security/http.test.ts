@@ -170,6 +170,23 @@ for (const backend of backends) {
       }
     });
 
+    it('observability: viewer reads ingestion-health (checks verified), attestation and a traced request; another tenant does not see the trace', async () => {
+      const health = await send(viewer, 'GET', '/v1/m/observability/ingestion-health');
+      assert.equal(health.status, 200, health.text);
+      const st = Object.fromEntries((health.json().standards as Array<{ standard: string; status: string; outbound: Array<{ what: string; count: number }> }>).map((x) => [x.standard, x]));
+      assert.deepEqual([st['ocsf']?.status, st['siem-formats']?.status, st['genai-semconv'] ?? st['opentelemetry-genai-semconv']?.status], ['ok', 'ok', 'not_implemented']);
+      assert.ok((st['siem-formats']?.outbound.find((f) => f.what.endsWith('sarif'))?.count ?? 0) >= 3, 'the SARIF exports above are counted');
+      assert.equal((await send(viewer, 'GET', '/v1/m/observability/attestation')).json().release, false);
+      const traceId = 'a'.repeat(31) + 'b';
+      const patched = await call(server, 'PATCH', `/v1/m/security/findings/${ids[3]}`, { body: JSON.stringify({ status: 'acknowledged' }), headers: { authorization: `Bearer ${editor}`, 'x-service-tenant': tenant, 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+      assert.equal(patched.status, 200, patched.text);
+      const trace = await send(viewer, 'GET', `/v1/m/observability/traces/${traceId}`);
+      assert.deepEqual([trace.status, trace.json().records.map((r: { action: string }) => r.action)], [200, ['security.finding.triage']]);
+      assert.equal((await send(owner, 'GET', `/v1/m/observability/traces/${traceId}`, undefined, otherTenant)).status, 404);
+      assert.equal((await send(viewer, 'GET', '/v1/m/observability/traces/NOTHEX')).status, 400);
+      assert.equal((await send(viewer, 'GET', '/v1/m/observability/traces?window=0')).status, 400);
+    });
+
     it('fingerprints are identical across a restart', async () => {
       await server.stop();
       server = await startServer({ dataDir, args, env });
