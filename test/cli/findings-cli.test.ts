@@ -40,6 +40,7 @@ describe('svc findings, security and observability against a seeded server', () 
     assert.match(text.stdout, /^ID\s+SEVERITY\s+STATUS\s+RULE/m);
     const again = jsonOut(await runSvc(['security', 'evaluate', ...base, '-o', 'json']));
     assert.deepEqual([again.reported, again.resolved], [0, 0], 'an unchanged graph reports nothing new');
+    assert.deepEqual(server.logs().filter((l) => /had no audit record/.test(l.msg)), [], 'each evaluation commit had its audit record');
   });
 
   it('findings triage sets the status (a stale version is exit 5); a bad status is a usage error', async () => {

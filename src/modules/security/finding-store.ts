@@ -35,6 +35,8 @@ export interface UpsertOutcome {
   reported: Finding[];
   /** reports folded into findings that were already open, acknowledged or suppressed */
   repeated: number;
+  /** the finding id of each natural key reported */
+  ids: Map<string, string>;
 }
 
 const MAX_LEDGER_REFS = 20;
@@ -103,7 +105,7 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
   for (const c of chunks([...keyed.keys()], 500)) {
     for (const row of await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('natural_key', 'in', c).execute()) existing.set(row.natural_key, row);
   }
-  const out: UpsertOutcome = { reported: [], repeated: 0 };
+  const out: UpsertOutcome = { reported: [], repeated: 0, ids: new Map() };
   for (const [key, group] of keyed) {
     const last = group[group.length - 1] as FindingReport;
     const seen = group.map((r) => r.observed_at ?? now);
@@ -143,10 +145,12 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
         updated_at: now,
       };
       await tx.insertInto('security_findings').values(row).execute();
+      out.ids.set(key, row.id);
       out.reported.push(toFinding(row));
       continue;
     }
     // A resolved finding reported again is open again; acknowledged and suppressed keep their triage.
+    out.ids.set(key, cur.id);
     const reopen = cur.status === 'resolved';
     const next = {
       severity: last.severity,

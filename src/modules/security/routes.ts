@@ -95,8 +95,7 @@ export const securityRoutes: AnyRoute[] = [
       await auditEvent(ctx, 'security.findings.report', { kind: 'security_findings', id: '' }, { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated });
       announce(ctx.services, tenant, out.reported);
       // Ids in request order: a report's finding is the one with its natural key.
-      const page = await listFindingIds(ctx, tenant, ctx.body.findings.map(naturalKey));
-      return { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated, ids: page };
+      return { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated, ids: ctx.body.findings.map((r) => out.ids.get(naturalKey(r)) ?? '') };
     },
   }),
   route({
@@ -179,10 +178,3 @@ export const securityRoutes: AnyRoute[] = [
     },
   }),
 ];
-
-async function listFindingIds(ctx: Ctx, tenant: string, keys: string[]): Promise<string[]> {
-  const unique = [...new Set(keys)];
-  const rows = await ctx.services.store.withTenant(tenant, (tx) => tx.selectFrom('security_findings').select(['id', 'natural_key']).where('tenant_id', '=', tenant).where('natural_key', 'in', unique).execute());
-  const byKey = new Map(rows.map((r) => [r.natural_key, r.id]));
-  return keys.map((k) => byKey.get(k) ?? '');
-}
