@@ -13,6 +13,8 @@ import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
 import { browserSessionRoutes } from './core/auth/browser-routes.js';
 import { consoleUiRoutes } from './core/web-console/routes.js';
 import { governanceManifest } from './modules/governance/index.js';
+import { securityManifest } from './modules/security/index.js';
+import { observabilityManifest } from './modules/observability/index.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -26,6 +28,8 @@ export function allManifests(): ModuleManifest[] {
     // The web console: browser sign-in (cookie + CSRF) and its pages and assets (docs/web.md).
     { name: 'console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
     governanceManifest,
+    securityManifest,
+    observabilityManifest,
   ];
 }
 

@@ -6,6 +6,7 @@
 import type { AnyRoute } from './route.js';
 import type { EventTypeDecl } from '../events/event-types.js';
 import type { RecordHookDecl } from './record-hooks.js';
+import type { Services } from '../serve/services.js';
 
 export interface ModuleManifest {
   /** the namespace (`accessmap`, `security`…) or core area (`agents`, `identity`…) */
@@ -15,4 +16,6 @@ export interface ModuleManifest {
   events?: readonly EventTypeDecl[];
   /** guards and cascades on other modules' records (src/contract/record-hooks.ts) */
   hooks?: readonly RecordHookDecl[];
+  /** background work (bus subscriptions, timers) started once the server's services exist; returns its stop */
+  start?: (services: Services) => () => Promise<void>;
 }

@@ -8,7 +8,7 @@ import { buildInfo } from '../build-info.js';
 import { App } from '../http/app.js';
 import { listenHttp, loadUws, formatHostPort, type RunningHttp } from '../http/uws-adapter.js';
 import { startGrpc, type RunningGrpc } from '../grpc/server.js';
-import { allRoutes, eventCatalog, recordHooks } from '../routes.js';
+import { allManifests, allRoutes, eventCatalog, recordHooks } from '../routes.js';
 import { EventBus } from '../events/bus.js';
 import { loadSealer } from '../secrets/sealing.js';
 import { listEdges } from '../modules/accessmap/index.js';
@@ -126,6 +126,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
     if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);
+    // Modules' background work (bus subscribers, sweeps); stopped before the store closes.
+    for (const m of allManifests()) if (m.start) stops.push(m.start(services));
     const authenticate = createAuthenticator();
     const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, authenticate, aroundMutation: auditScopeAround(ledger, log) });
     const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;

@@ -14,6 +14,7 @@ import { ConfigDeleteContextCommand } from './config/delete-context.js';
 import { ConfigGetContextsCommand } from './config/get-contexts.js';
 import { ConfigUseContextCommand } from './config/use-context.js';
 import { governanceCommands } from './governance/commands.js';
+import { findingsCommands } from './findings/commands.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
@@ -66,6 +67,7 @@ export const commands: CommandClass[] = [
   ConfigGetContextsCommand,
   ConfigUseContextCommand,
   ...governanceCommands,
+  ...findingsCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,

@@ -6,6 +6,7 @@ import type { Transaction } from 'kysely';
 import { ApiError, errors } from '../../contract/errors.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Database } from '../../store/schema.js';
+import { parseTraceparent } from '../../http/trace-context.js';
 
 /** The tenant the request acts in; the authenticator resolves it (DECISIONS.md "Tenant resolution"). */
 export function tenantOf(ctx: Pick<RequestContext, 'tenant'>): string {
@@ -21,12 +22,14 @@ export function actorOf(ctx: Pick<RequestContext, 'principal'>): { actor: string
 
 /** Appends one ledger record to the request tenant's chain; resolves once durable. */
 export async function auditEvent(
-  ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>,
+  ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'> & { headers?: Readonly<Record<string, string>> },
   action: string,
   target: { kind: string; id: string },
   meta: Record<string, unknown> = {},
 ): Promise<void> {
-  await ctx.services.audit.append(tenantOf(ctx), { ...actorOf(ctx), action, target_kind: target.kind, target_id: target.id, meta: { ...meta, request_id: ctx.requestId } });
+  // A valid W3C traceparent rides into meta, so the ledger can answer what happened under a trace (observability traces).
+  const tp = parseTraceparent(ctx.headers?.['traceparent']);
+  await ctx.services.audit.append(tenantOf(ctx), { ...actorOf(ctx), action, target_kind: target.kind, target_id: target.id, meta: { ...meta, request_id: ctx.requestId, ...(tp ? { traceparent: `${tp.version}-${tp.trace_id}-${tp.parent_id}-${tp.flags}` } : {}) } });
 }
 
 /** Refuses a mutation in a suspended tenant with 423 (reads continue; DECISIONS.md). */

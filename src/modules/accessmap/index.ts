@@ -11,7 +11,7 @@ export const accessmapManifest: ModuleManifest = { name: 'accessmap', routes: ac
 
 // The service surface: reads of the graph other modules build on (findings' detectors, the console).
 export { listDrift, listEdges, type DriftItem, type EdgeFilter, type Page } from './edge-query.js';
-export { escalation, exfil, reachability, DEFAULT_BOUNDS, type SearchBounds } from './attack-paths.js';
+export { escalation, exfil, reachability, DEFAULT_BOUNDS, type AttackPath, type SearchBounds } from './attack-paths.js';
 export { attackPathSummary } from './summary.js';
 export { withFoldedGraph } from './graph-source.js';
 export type { AccessEdge, GraphNode } from './model.js';

@@ -1,0 +1,108 @@
+/**
+ * When findings are brought up to date: collector items are folded before each findings read (a
+ * cheap indexed look past the tenant's mark) and by the background sweep; the detectors run on
+ * demand (`POST …/findings/evaluate`), shortly after the access graph changes (`edge.observed`, and
+ * agent changes, on the bus), and on a periodic sweep of every active tenant
+ * (`SERVICE_FINDINGS_EVALUATE_INTERVAL_S`, default 300; 0 turns the sweep off). Runs of one tenant
+ * are serialised in this process; every run that changed something appends one ledger record and
+ * publishes its events after its transaction committed.
+ */
+import type { Logger } from 'pino';
+import type { Services } from '../../serve/services.js';
+import { syncCollectorFindings } from './collector-sync.js';
+import { DEFAULT_DETECTOR_BOUNDS, evaluateDetectors } from './detectors.js';
+import { announce, auditSystem } from './events.js';
+
+const running = new Map<string, Promise<unknown>>();
+
+/** Runs `fn` after any run of the same tenant in this process has finished. */
+async function serialised<T>(tenant: string, fn: () => Promise<T>): Promise<T> {
+  const prev = running.get(tenant) ?? Promise.resolve();
+  const next = prev.catch(() => undefined).then(fn);
+  running.set(tenant, next);
+  try {
+    return await next;
+  } finally {
+    if (running.get(tenant) === next) running.delete(tenant);
+  }
+}
+
+/** Folds new collector items; never fails the caller (a read must not break on a busy fold). */
+export async function catchUpCollector(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, log?: Pick<Logger, 'warn'>): Promise<number> {
+  try {
+    return await serialised(tenant, async () => {
+      const out = await syncCollectorFindings(services.store, tenant);
+      if (out.items === 0) return 0;
+      await auditSystem(services, tenant, 'security.findings.collect', { items: out.items, reported: out.reported.length, repeated: out.repeated });
+      announce(services, tenant, out.reported);
+      return out.items;
+    });
+  } catch (err) {
+    log?.warn({ err, tenant }, 'collector findings not folded this time');
+    return 0;
+  }
+}
+
+/** Who asked for an evaluation (a request, or the system on its own). */
+export interface Requester {
+  actor: string;
+  actorKind: string;
+  requestId?: string;
+}
+
+/** Folds collector items and runs the detectors on one tenant; audited and announced. */
+export async function evaluateTenant(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, who: Requester, log?: Pick<Logger, 'warn'>) {
+  const items = await catchUpCollector(services, tenant, log);
+  return serialised(tenant, async () => {
+    const out = await evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS);
+    const meta = { reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation, ...(who.requestId ? { request_id: who.requestId } : {}) };
+    // A request's evaluation is always recorded (it is a mutation route); a background run only when it changed something.
+    if (who.actor !== 'system' || out.reported.length + out.resolved.length > 0) {
+      await services.audit.append(tenant, { actor: who.actor, actor_kind: who.actorKind, action: 'security.findings.evaluate', target_kind: 'security_findings', target_id: '', meta });
+    }
+    announce(services, tenant, out.reported, out.resolved.map((f) => ({ finding: f, previous: 'open' })));
+    return { collector: { items }, reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation };
+  });
+}
+
+/** The evaluation interval from the environment, in ms (0: no sweep). */
+export function evaluateIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env['SERVICE_FINDINGS_EVALUATE_INTERVAL_S'];
+  const n = raw === undefined ? 300 : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : 300_000;
+}
+
+/** How long after a graph change the detectors run (changes inside the window share one run). */
+const DEBOUNCE_MS = 1_000;
+
+/** Starts the bus subscription and the sweep; returns the function that stops them. */
+export function startSecurity(services: Services): () => Promise<void> {
+  const log = services.log.child({ log: 'security' });
+  const pending = new Map<string, NodeJS.Timeout>();
+  let stopped = false;
+  const run = (tenant: string): void => {
+    pending.delete(tenant);
+    if (stopped) return;
+    evaluateTenant(services, tenant, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) => log.warn({ err, tenant }, 'findings evaluation failed'));
+  };
+  const unsubscribe = services.events.subscribe({ name: 'security-detectors', types: ['edge.observed', 'agent.created', 'agent.deleted'] }, (e) => {
+    if (stopped || pending.has(e.tenant)) return;
+    pending.set(e.tenant, setTimeout(() => run(e.tenant), DEBOUNCE_MS).unref());
+  });
+  const every = evaluateIntervalMs();
+  const sweep = async (): Promise<void> => {
+    const tenants = await services.store.transaction((tx) => tx.selectFrom('tenants').select('id').where('status', '=', 'active').where('deleted_at', 'is', null).execute());
+    for (const t of tenants) {
+      if (stopped) return;
+      await evaluateTenant(services, t.id, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) => log.warn({ err, tenant: t.id }, 'findings evaluation failed'));
+    }
+  };
+  const timer = every > 0 ? setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'findings sweep failed')), every).unref() : undefined;
+  return async () => {
+    stopped = true;
+    unsubscribe();
+    if (timer) clearInterval(timer);
+    for (const t of pending.values()) clearTimeout(t);
+    await Promise.allSettled([...running.values()]);
+  };
+}
