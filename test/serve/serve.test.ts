@@ -1,7 +1,8 @@
 /** `svc serve` as a user runs it: real binary, real HTTPS on loopback, real SQLite, real tools. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -216,7 +217,9 @@ test('serve: /openapi.json and /openapi.beta.json pass two third-party OpenAPI 3
     await SwaggerParser.validate(structuredClone(served));
     const result = await new Validator().validate(structuredClone(served));
     assert.equal(result.valid, true, JSON.stringify(result.errors));
-    const printed = JSON.parse(execFileSync(process.execPath, [SVC_BIN, 'openapi', ...flag], { encoding: 'utf8' }));
+    // Not execFileSync: a blocked event loop keeps undici from seeing the server close an idle
+    // keep-alive socket (uWS, 10 s), and the next call would reuse the dead socket.
+    const printed = JSON.parse((await promisify(execFile)(process.execPath, [SVC_BIN, 'openapi', ...flag], { encoding: 'utf8' })).stdout);
     assert.deepEqual(printed, served, `svc openapi ${flag.join(' ')} prints the served document`);
   }
   const stable = (await call(server, 'GET', '/openapi.json')).json();
