@@ -25,6 +25,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { SqliteHandle, Store } from '../store/store-types.js';
 import { SYSTEM_TENANT, type AuditDraft, type AuditRecord } from './record.js';
+import { assertChainAppendable } from './ledger-store.js';
 import { nowTimestamp } from './time.js';
 import { uuid7 } from './uuid7.js';
 
@@ -96,6 +97,10 @@ export function withIntentMarker<T>(tenant: string | null, fn: (tx: Transaction<
     };
   }
   return async (tx) => {
+    // A change whose record cannot be appended must not commit (issue 30 item 8): when the chain's
+    // head does not name its last record, this throws and the whole transaction rolls back, so the
+    // request fails with nothing changed instead of a committed change behind a 500.
+    await assertChainAppendable(tx, tenant ?? SYSTEM_TENANT);
     const out = await fn(tx);
     await markIntentIfWritten(tx, tenant, s);
     return out;

@@ -43,8 +43,16 @@ export class Checkpointer {
   start(intervalMs: number, onError: (err: unknown) => void): void {
     this.stop();
     if (!(intervalMs > 0)) return;
+    let busy = false;
     this.#timer = setInterval(() => {
-      this.#running = this.checkpointMoved().catch(onError);
+      // A round still appending (a slow commit) is not joined by another: both would checkpoint the same move.
+      if (busy) return;
+      busy = true;
+      this.#running = this.checkpointMoved()
+        .catch(onError)
+        .finally(() => {
+          busy = false;
+        });
     }, intervalMs);
     this.#timer.unref();
   }

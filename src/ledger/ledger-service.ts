@@ -47,6 +47,8 @@ export interface AuditPage {
   items: AuditRecord[];
   has_more: boolean;
   head_seq: number;
+  /** hex hash of record head_seq as the heads table holds it; null for an empty chain */
+  head_hash: string | null;
   cursor?: string;
 }
 
@@ -129,7 +131,7 @@ export class LedgerService {
     }));
     const has_more = rows.length > limit;
     const items = has_more ? rows.slice(0, limit) : rows;
-    const page: AuditPage = { items, has_more, head_seq: head?.seq ?? 0 };
+    const page: AuditPage = { items, has_more, head_seq: head?.seq ?? 0, head_hash: head?.hash ?? null };
     const last = items[items.length - 1];
     if (has_more && last !== undefined) page.cursor = String(last.seq + 1);
     return page;

@@ -227,14 +227,11 @@ export async function insertRecords(tx: Tx, tenant: string, records: readonly Au
   const last = records[records.length - 1] as AuditRecord;
   const hash = Buffer.from(last.hash, 'hex');
   if (isSqlite(tx)) {
-    // The head first: a new chain's number is assigned there and keys every row.
-    if (prev === null) {
-      await sql`insert into audit_heads (tenant_id, chain, seq, hash) values (${tenant}, (select coalesce(max(chain), 0) + 1 from audit_heads), ${last.seq}, ${hash})`.execute(tx);
-    } else {
-      const res = await sql`update audit_heads set seq = ${last.seq}, hash = ${hash} where tenant_id = ${tenant} and seq = ${prev.seq}`.execute(tx);
-      if (Number(res.numAffectedRows) !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
-    }
-    const chain = (await sql<{ chain: number }>`select chain from audit_heads where tenant_id = ${tenant}`.execute(tx)).rows[0]?.chain as number;
+    // The records first, then the head (migration 19: a head only moves to records already there).
+    // A new chain takes the next free number; the caller's write transaction makes max()+1 race-free.
+    const known = (await sql<{ chain: number }>`select chain from audit_heads where tenant_id = ${tenant}`.execute(tx)).rows[0]?.chain;
+    if ((known === undefined) !== (prev === null)) throw new Error(`audit head of ${tenant} is not at seq ${prev?.seq ?? 0}`);
+    const chain = known ?? ((await sql<{ next: number }>`select coalesce(max(chain), 0) + 1 as next from audit_heads`.execute(tx)).rows[0]?.next as number);
     const base = BigInt(chain) << BigInt(SEQ_BITS);
     for (let off = 0; off < records.length; off += INSERT_CHUNK) {
       const rows = records.slice(off, off + INSERT_CHUNK).map((r) => {
@@ -243,6 +240,12 @@ export async function insertRecords(tx: Tx, tenant: string, records: readonly Au
         return sql`(${sql.join(params)})`;
       });
       await sql`insert into audit_records (${sql.raw(INSERT_COLUMNS.join(', '))}) values ${sql.join(rows)}`.execute(tx);
+    }
+    if (prev === null) {
+      await sql`insert into audit_heads (tenant_id, chain, seq, hash) values (${tenant}, ${chain}, ${last.seq}, ${hash})`.execute(tx);
+    } else {
+      const res = await sql`update audit_heads set seq = ${last.seq}, hash = ${hash} where tenant_id = ${tenant} and seq = ${prev.seq}`.execute(tx);
+      if (Number(res.numAffectedRows) !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
     }
     return;
   }
@@ -284,6 +287,76 @@ export async function readHashAt(tx: Tx, tenant: string, seq: number): Promise<s
   return row === undefined ? null : buf(row.hash).toString('hex');
 }
 
+/**
+ * Thrown when a chain's head does not name its last stored record (its hash differs, or records lie
+ * beyond it): the heads table was changed behind the ledger's back. Nothing can be appended to that
+ * chain until an operator has looked (`GET /v1/audit/verify` names the break), and no change that
+ * would need a record there may commit (ledger/audit-intent.ts).
+ */
+export class ChainHeadError extends Error {
+  override readonly name = 'ChainHeadError';
+  constructor(readonly tenant: string, detail: string) {
+    super(`audit chain ${tenant} cannot be appended to: ${detail}`);
+  }
+}
+
+/** What is wrong with a head against the stored records, or null when it names the last record. */
+function headProblem(head: ChainTail, stored: Uint8Array | null | undefined, beyond: boolean): string | null {
+  if (stored === undefined || stored === null) return `its head names seq ${head.seq}, which is not stored`;
+  if (buf(stored).toString('hex') !== head.hash) return `its head's hash is not the hash of record ${head.seq}`;
+  if (beyond) return `records are stored beyond its head (seq ${head.seq})`;
+  return null;
+}
+
+/**
+ * Throws {@link ChainHeadError} unless `tenant`'s head names its last stored record (any backend,
+ * inside the caller's transaction, which must be bound to that tenant on Postgres). One statement,
+ * so one snapshot: an append committing meanwhile is never mistaken for records beyond the head.
+ */
+export async function assertHeadConsistent(tx: Tx, tenant: string): Promise<void> {
+  type Row = { seq: number | string | null; hash: Uint8Array | null; rec_hash: Uint8Array | null; beyond: number | boolean };
+  const row = isSqlite(tx)
+    ? (
+        await sql<Row>`select h.seq, h.hash, r.hash as rec_hash,
+            exists (select 1 from audit_records b where b.pos = ((h.chain << ${SEQ_BITS}) | h.seq) + 1) as beyond
+          from audit_heads h left join audit_records r on r.pos = ((h.chain << ${SEQ_BITS}) | h.seq)
+          where h.tenant_id = ${tenant}`.execute(tx)
+      ).rows[0]
+    : (
+        await sql<Row>`select h.seq, h.hash, r.hash as rec_hash,
+            exists (select 1 from audit_records b where b.tenant_id = ${tenant} and b.seq = coalesce(h.seq, 0) + 1) as beyond
+          from (select 1) as one
+          left join audit_heads h on h.tenant_id = ${tenant}
+          left join audit_records r on r.tenant_id = ${tenant} and r.seq = h.seq`.execute(tx)
+      ).rows[0];
+  // SQLite rows are keyed by the head's chain number, so a chain without a head has no rows.
+  if (row === undefined || row.seq === null || row.hash === null) {
+    if (row !== undefined && (row.beyond === true || row.beyond === 1)) throw new ChainHeadError(tenant, 'records are stored but it has no head');
+    return;
+  }
+  const head = { seq: Number(row.seq), hash: buf(row.hash).toString('hex') };
+  const problem = headProblem(head, row.rec_hash, row.beyond === true || row.beyond === 1);
+  if (problem !== null) throw new ChainHeadError(tenant, problem);
+}
+
+/**
+ * {@link assertHeadConsistent} for `chain` from a transaction bound to any tenant (or none): on
+ * Postgres, row-level security shows only the bound tenant's rows, so the two lookups run with
+ * `app.tenant_id` set to the chain's tenant and then put back.
+ */
+export async function assertChainAppendable(tx: Tx, chain: string): Promise<void> {
+  if (isSqlite(tx)) return assertHeadConsistent(tx, chain);
+  const bound = (await sql<{ t: string | null }>`select current_setting('app.tenant_id', true) as t`.execute(tx)).rows[0]?.t ?? '';
+  if (bound === chain) return assertHeadConsistent(tx, chain);
+  await sql`select set_config('app.tenant_id', ${chain}, true)`.execute(tx);
+  try {
+    await assertHeadConsistent(tx, chain);
+  } finally {
+    // After a SQL error the transaction is aborted and rolls back anyway: keep that error.
+    await sql`select set_config('app.tenant_id', ${bound}, true)`.execute(tx).catch(() => undefined);
+  }
+}
+
 // ---- SQLite fast path (Store.sqliteTransaction and read-only worker handles): prepared statements ----
 
 /** Select list of a record row on SQLite, in {@link StoredRow} order. */
@@ -296,6 +369,8 @@ interface SqliteStatements {
   head: ReturnType<SqliteHandle['prepare']>;
   one: ReturnType<SqliteHandle['prepare']>;
   many: ReturnType<SqliteHandle['prepare']>;
+  nextChain: ReturnType<SqliteHandle['prepare']>;
+  hashAt: ReturnType<SqliteHandle['prepare']>;
   insertHead: ReturnType<SqliteHandle['prepare']>;
   updateHead: ReturnType<SqliteHandle['prepare']>;
 }
@@ -312,7 +387,9 @@ function prepared(db: SqliteHandle): SqliteStatements {
       one: db.prepare(insert + row),
       many: db.prepare(insert + Array.from({ length: MULTI }, () => row).join(', ')),
       // A new chain takes the next free number; BEGIN IMMEDIATE makes max()+1 race-free.
-      insertHead: db.prepare('insert into audit_heads (tenant_id, chain, seq, hash) values (?, (select coalesce(max(chain), 0) + 1 from audit_heads), ?, ?) returning chain'),
+      nextChain: db.prepare('select coalesce(max(chain), 0) + 1 as chain from audit_heads'),
+      hashAt: db.prepare('select hash from audit_records where pos = ?'),
+      insertHead: db.prepare('insert into audit_heads (tenant_id, chain, seq, hash) values (?, ?, ?, ?)'),
       updateHead: db.prepare('update audit_heads set seq = ?, hash = ? where tenant_id = ? and seq = ?'),
     };
     statements.set(db, s);
@@ -347,20 +424,31 @@ export function sqliteReadHead(db: SqliteHandle, tenant: string): ChainTail | nu
   return row === undefined ? null : { seq: Number(row.seq), hash: row.hash.toString('hex') };
 }
 
+/** {@link assertHeadConsistent} on a raw SQLite connection inside `Store.sqliteTransaction`. */
+export function sqliteAssertHeadConsistent(db: SqliteHandle, tenant: string): void {
+  const row = prepared(db).head.get(tenant) as { seq: number; hash: Buffer; chain: number } | undefined;
+  if (row === undefined) return;
+  const head = { seq: Number(row.seq), hash: row.hash.toString('hex') };
+  const base = BigInt(row.chain) << BigInt(SEQ_BITS);
+  const s = prepared(db);
+  const stored = (s.hashAt.get(base | BigInt(head.seq)) as { hash: Buffer } | undefined)?.hash;
+  const beyond = s.hashAt.get(base | BigInt(head.seq + 1)) !== undefined;
+  const problem = headProblem(head, stored, beyond);
+  if (problem !== null) throw new ChainHeadError(tenant, problem);
+}
+
 /** {@link insertRecords} on a raw SQLite connection inside `Store.sqliteTransaction`. */
 export function sqliteInsertRecords(db: SqliteHandle, tenant: string, records: readonly AuditRecord[], prev: ChainTail | null): void {
   if (records.length === 0) return;
   const s = prepared(db);
   const last = records[records.length - 1] as AuditRecord;
   const hash = Buffer.from(last.hash, 'hex');
-  let chain: number;
-  if (prev === null) {
-    chain = (s.insertHead.get(tenant, last.seq, hash) as { chain: number }).chain;
-  } else {
-    const head = s.head.get(tenant) as { seq: number; chain: number } | undefined;
-    if (head === undefined || s.updateHead.run(last.seq, hash, tenant, prev.seq).changes !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
-    chain = head.chain;
+  // The records first, then the head (migration 19: a head only moves to records already there).
+  const head = s.head.get(tenant) as { seq: number; chain: number } | undefined;
+  if ((head === undefined) !== (prev === null) || (head !== undefined && prev !== null && Number(head.seq) !== prev.seq)) {
+    throw new Error(`audit head of ${tenant} is not at seq ${prev?.seq ?? 0}`);
   }
+  const chain = head === undefined ? (s.nextChain.get() as { chain: number }).chain : head.chain;
   const base = BigInt(chain) << BigInt(SEQ_BITS);
   let i = 0;
   const params: unknown[] = [];
@@ -374,6 +462,8 @@ export function sqliteInsertRecords(db: SqliteHandle, tenant: string, records: r
     pushRow(params, base, records[i] as AuditRecord);
     s.one.run(...params);
   }
+  if (head === undefined) s.insertHead.run(tenant, chain, last.seq, hash);
+  else if (s.updateHead.run(last.seq, hash, tenant, (prev as ChainTail).seq).changes !== 1) throw new Error(`audit head of ${tenant} is not at seq ${(prev as ChainTail).seq}`);
 }
 
 /** The part of a read-only better-sqlite3 handle {@link sqlitePackedRangeReader} uses. */

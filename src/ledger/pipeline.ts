@@ -19,7 +19,7 @@ import { sql } from 'kysely';
 import type { Store } from '../store/store-types.js';
 import type { LedgerPool } from '../workers/pool.js';
 import { applySignatures, hashBatch, signHashes, type ChainTail, type HashedBatch } from './chain.js';
-import { insertRecords, readHead, sqliteInsertRecords, sqliteReadHead } from './ledger-store.js';
+import { assertHeadConsistent, insertRecords, readHead, sqliteAssertHeadConsistent, sqliteInsertRecords, sqliteReadHead } from './ledger-store.js';
 import type { AuditDraft, AuditRecord } from './record.js';
 import type { Signer } from './signers.js';
 import { consumeIntents, outsideIntentScope, sqliteConsumeIntents } from './audit-intent.js';
@@ -274,6 +274,9 @@ export class LedgerPipeline {
       // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
       return store.sqliteTransaction((db) => {
         const head = sqliteReadHead(db, tenant);
+        // A head that does not name the last stored record was changed behind the ledger: sealing on
+        // it would bake a false link into the chain, so the batch fails instead.
+        sqliteAssertHeadConsistent(db, tenant);
         const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
         sqliteInsertRecords(db, tenant, sealed.records, head);
         sqliteConsumeIntents(db, consumed);
@@ -286,6 +289,7 @@ export class LedgerPipeline {
         await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
       }
       const head = await readHead(tx, tenant);
+      await assertHeadConsistent(tx, tenant);
       const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
       await insertRecords(tx, tenant, sealed.records, head);
       await consumeIntents(tx, consumed);

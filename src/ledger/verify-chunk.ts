@@ -20,7 +20,15 @@ import {
 
 export type ChainReason = 'hash-mismatch' | 'prev-mismatch' | 'seq-gap' | 'tail-truncated' | 'no-events';
 export type CheckpointReason = 'no-checkpoints' | 'checkpoint-sig-invalid' | 'checkpoint-link-mismatch' | 'unknown-key';
-export type SignatureReason = 'sig-invalid' | 'unknown-key';
+export type SignatureReason = 'sig-invalid' | 'unknown-key' | 'key-out-of-range';
+
+/**
+ * A run of consecutive records signed by one key: [key_id, first seq, last seq] (position seqs).
+ * A key signs one run per chain: rotation retires it for good and a key is never used again, so a
+ * key that signs again after another key took over is outside its range (`key-out-of-range`),
+ * whatever ranges the verifier was given (issue 30 item 2). The merge checks it across chunks.
+ */
+export type KeyRun = [keyId: string, first: number, last: number];
 
 /** The stored seq and hex hash of the record before a chunk. */
 export interface ChainAnchor {
@@ -63,7 +71,7 @@ export interface ChunkReport {
   count: number;
   chain: { checked: number; break_at: number | null; reason: ChainReason | null };
   checkpoints: { count: number; latest_attested_seq: number | null; first_bad_seq: number | null; reason: CheckpointReason | null; deferred: DeferredLink[] };
-  signatures: { checked: number; first_bad_seq: number | null; reason: SignatureReason | null };
+  signatures: { checked: number; first_bad_seq: number | null; reason: SignatureReason | null; runs?: KeyRun[] };
   /** Stored seq/hash of the last record, the next chunk's anchor. */
   last: ChainAnchor | null;
 }
@@ -123,7 +131,9 @@ export function verifyChunk(records: readonly AuditRecord[], ctx: ChunkContext):
     }
   }
 
-  const signatures = ctx.signatures ? signatureScan(n, firstSeq, (j) => checkEventSig(records[j] as AuditRecord, tenant, keys)) : NO_SIGNATURES;
+  const signatures = ctx.signatures
+    ? signatureScan(n, firstSeq, (j) => checkEventSig(records[j] as AuditRecord, tenant, keys), (j) => (records[j] as AuditRecord).key_id)
+    : NO_SIGNATURES;
   const lastRec = n > 0 ? (records[n - 1] as AuditRecord) : null;
   return {
     firstSeq,
@@ -138,13 +148,32 @@ export function verifyChunk(records: readonly AuditRecord[], ctx: ChunkContext):
 /** The signatures part of a report when they were not asked for. */
 export const NO_SIGNATURES: ChunkReport['signatures'] = Object.freeze({ checked: 0, first_bad_seq: null, reason: null });
 
-/** Check signatures 0..n-1 in order; the first failure stops the scan (its seq is firstSeq + index). */
-export function signatureScan(n: number, firstSeq: number, check: (index: number) => SignatureReason | null): ChunkReport['signatures'] {
+/**
+ * Check signatures 0..n-1 in order; the first failure stops the scan (its seq is firstSeq + index).
+ * `keyAt(j)` (the key id of record j, read right after its check) gives the chunk's {@link KeyRun}s,
+ * up to the first failure; a key that signs again after another key took over within the chunk
+ * stops the scan there as `key-out-of-range`.
+ */
+export function signatureScan(n: number, firstSeq: number, check: (index: number) => SignatureReason | null, keyAt?: (index: number) => string): ChunkReport['signatures'] {
+  const runs: KeyRun[] = [];
+  let run: KeyRun | undefined;
+  const done = (checked: number, bad: number | null, reason: SignatureReason | null): ChunkReport['signatures'] =>
+    keyAt === undefined ? { checked, first_bad_seq: bad, reason } : { checked, first_bad_seq: bad, reason, runs };
   for (let j = 0; j < n; j++) {
     const why = check(j);
-    if (why !== null) return { checked: j, first_bad_seq: firstSeq + j, reason: why };
+    if (why !== null) return done(j, firstSeq + j, why);
+    if (keyAt !== undefined) {
+      const key = keyAt(j);
+      if (run !== undefined && run[0] === key) {
+        run[2] = firstSeq + j;
+      } else {
+        if (runs.some((r) => r[0] === key)) return done(j, firstSeq + j, 'key-out-of-range');
+        run = [key, firstSeq + j, firstSeq + j];
+        runs.push(run);
+      }
+    }
   }
-  return { checked: n, first_bad_seq: null, reason: null };
+  return done(n, null, null);
 }
 
 const STRING_FIELDS = ['id', 'tenant', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta_commitment', 'prev_hash', 'hash', 'sig', 'key_id'] as const;
@@ -218,8 +247,9 @@ function checkEventSig(r: AuditRecord, tenant: string, keys: KeySet): SignatureR
   if (!Number.isSafeInteger(r.seq) || r.seq < 0) return 'sig-invalid';
   const k = keyFor(keys, r.key_id, r.seq);
   if (k === 'unknown') return 'unknown-key';
-  // A retired key used outside its published range is a forgery by whoever holds the old key.
-  if (k === 'out-of-range') return 'sig-invalid';
+  // A retired key used outside its published range: whoever still holds the old key (a server that
+  // went on with it after a rotation, or a thief) cannot append.
+  if (k === 'out-of-range') return 'key-out-of-range';
   const sig = decodeCanonicalBase64(r.sig);
   const view = eventSigPreimageView(tenant, r.seq, r.hash);
   if (sig === null || view === null || !k.verify(view, sig)) return 'sig-invalid';

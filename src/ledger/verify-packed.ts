@@ -237,10 +237,16 @@ export function verifyPackedChunk(packed: PackedRows, ctx: PackedChunkContext): 
     sigPrefix.copy(view, 0);
     view.writeUInt32BE(32, sigPrefix.length + 8);
     const keyCache = { bytes: Buffer.alloc(0), hex: '' };
-    signatures = signatureScan(n, firstSeq, (j) => {
-      decodeRow(b, starts[first + j] as number, true);
-      return packedSigCheck(b, view, sigPrefix.length, keyCache, ctx.keys);
-    });
+    // The key id of the row just checked is keyCache.hex (packedSigCheck sets it for every row it passes).
+    signatures = signatureScan(
+      n,
+      firstSeq,
+      (j) => {
+        decodeRow(b, starts[first + j] as number, true);
+        return packedSigCheck(b, view, sigPrefix.length, keyCache, ctx.keys);
+      },
+      () => keyCache.hex,
+    );
   }
   let last: ChainAnchor | null = null;
   if (n > 0) {
@@ -314,7 +320,7 @@ function packedSigCheck(b: Buffer, view: Buffer, at: number, keyCache: { bytes: 
   }
   const k = keyFor(keys, keyCache.hex, rSeq);
   if (k === 'unknown') return 'unknown-key';
-  if (k === 'out-of-range') return 'sig-invalid';
+  if (k === 'out-of-range') return 'key-out-of-range';
   view.writeUInt32BE(Math.floor(rSeq / 0x1_0000_0000), at);
   view.writeUInt32BE(rSeq >>> 0, at + 4);
   copy(b, rHash, view, at + 12, 32);

@@ -96,12 +96,37 @@ export function mergeChunks(reports: readonly ChunkReport[], opts: MergeOptions)
   let sigChecked = 0;
   let sigBad: number | null = null;
   let sigReason: SignatureReason | null = null;
+  // The claimed head (the heads table) must name the record at its seq: when that record's stored
+  // hash is known here and differs, the chain breaks there (what the stored-chain verifier reports).
+  const head = opts.head;
+  const headStored = head !== null && head.hash !== '' ? opts.resolve(head.seq) : undefined;
+  const headBad = head !== null && headStored !== undefined && headStored !== head.hash ? head.seq : null;
+  // Key runs across chunks (verify-chunk.ts KeyRun): a key that signs again after another key took
+  // over is key-out-of-range at the first record of its second run.
+  const seenKeys = new Set<string>();
+  let currentKey: string | undefined;
   for (const r of reports) {
     if (sigBad === null) {
-      sigChecked += r.signatures.checked;
-      if (r.signatures.first_bad_seq !== null) {
-        sigBad = r.signatures.first_bad_seq;
-        sigReason = r.signatures.reason;
+      let runBad: number | null = null;
+      for (const [key, first] of r.signatures.runs ?? []) {
+        if (key === currentKey) continue;
+        if (seenKeys.has(key)) {
+          runBad = first;
+          break;
+        }
+        seenKeys.add(key);
+        currentKey = key;
+      }
+      if (runBad !== null && (r.signatures.first_bad_seq === null || runBad < r.signatures.first_bad_seq)) {
+        sigChecked += runBad - r.firstSeq;
+        sigBad = runBad;
+        sigReason = 'key-out-of-range';
+      } else {
+        sigChecked += r.signatures.checked;
+        if (r.signatures.first_bad_seq !== null) {
+          sigBad = r.signatures.first_bad_seq;
+          sigReason = r.signatures.reason;
+        }
       }
     }
     if (breakAt !== null) continue; // nothing after a chain break is trusted for chain or checkpoints
@@ -125,7 +150,11 @@ export function mergeChunks(reports: readonly ChunkReport[], opts: MergeOptions)
       const l = r.checkpoints.latest_attested_seq;
       if (l !== null && (latest === null || l > latest)) latest = l;
     }
-    if (r.chain.break_at !== null) {
+    if (headBad !== null && headBad >= r.firstSeq && headBad < r.firstSeq + r.count && (r.chain.break_at === null || r.chain.break_at > headBad)) {
+      checked -= r.chain.checked - (headBad - r.firstSeq);
+      breakAt = headBad;
+      chainReason = 'hash-mismatch';
+    } else if (r.chain.break_at !== null) {
       breakAt = r.chain.break_at;
       chainReason = r.chain.reason;
     }

@@ -28,6 +28,7 @@ import { LedgerService } from '../ledger/ledger-service.js';
 import { AuditExporter, exportSourceFor } from '../core/audit-export/exporter.js';
 import { ed25519Engine } from '../ledger/ed25519-engine.js';
 import { auditScopeAround } from './audit-scope.js';
+import { holdDataDirShared } from './data-dir-lock.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -71,6 +72,10 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => log.error({ err }, 'error while stopping'));
   };
   try {
+    // Held for as long as this server runs: `svc keys rotate` refuses a data directory a server holds.
+    const dirLock = holdDataDirShared(config.dataDir);
+    stops.push(async () => dirLock.release());
+    log.info({ file: dirLock.file }, 'data directory held (svc keys rotate refuses it while this server runs)');
     const store: Store = await openStore({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn, ...(config.sqliteCacheMib !== undefined ? { sqliteCacheMib: config.sqliteCacheMib } : {}) }, log);
     stops.push(() => store.close());
     const migrated = await store.migrate();

@@ -10,7 +10,7 @@ import type { AuditRecord } from '../../src/ledger/record.js';
 import { eventSigPreimage } from '../../src/ledger/preimage.js';
 import { publicKeyBytes, type Signer } from '../../src/ledger/signers.js';
 import { buildChain, headOf, newSigner, TENANT } from '../ledger/fixtures.js';
-import { jsonOut, runSvc, tempDir } from './harness.js';
+import { jsonOut, runSvc, startFakeServer, tempDir } from './harness.js';
 
 const dir = tempDir('svc-audit-verify-');
 const ed = newSigner('ed25519');
@@ -107,4 +107,41 @@ test('--from verifies a suffix anchored on the record before it; no --pubkey is 
   const usage = await runSvc(['audit', 'verify', '--file', path]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /--pubkey/);
+});
+
+test('from the server: the head it serves (head_seq and head_hash) is checked against the record at that seq', async () => {
+  const server = await startFakeServer();
+  try {
+    const serve = (headHash: string, headSeq = 60, items: readonly AuditRecord[] = chain) => {
+      server.routes.set('GET /v1/audit?from=1&limit=1000', { status: 200, body: { items, has_more: false, head_seq: headSeq, head_hash: headHash } });
+      for (const r of chain) server.routes.set(`GET /v1/audit?from=${r.seq}&limit=1`, { status: 200, body: { items: [r], has_more: r.seq < 60, head_seq: headSeq, head_hash: headHash } });
+    };
+    const live = async () => {
+      const run = await runSvc(['audit', 'verify', '--server', server.url, '--token', 'svc_test', '--tenant', TENANT, '--pubkey', bare(ed), '--strict', '-o', 'json']);
+      return { code: run.code, report: jsonOut(run), stderr: run.stderr };
+    };
+    serve((chain[59] as AuditRecord).hash);
+    const ok = await live();
+    assert.equal(ok.code, 0, JSON.stringify(ok.report) + ok.stderr);
+    assert.equal(ok.report.complete, true);
+    // The heads table names another hash for the last record (a flipped audit_heads.hash): the server
+    // reports hash-mismatch at the head, and so must the offline verifier.
+    serve('ab'.repeat(32));
+    const flipped = await live();
+    assert.equal(flipped.code, 7, JSON.stringify(flipped.report));
+
+    assert.deepEqual([flipped.report.chain.reason, flipped.report.chain.break_at, flipped.report.chain.checked], ['hash-mismatch', 60, 59]);
+    // A head below the last record served is checked against that record too.
+    serve('cd'.repeat(32), 40);
+    const inside = await live();
+
+    assert.equal(inside.code, 7, JSON.stringify(inside.report));
+    assert.deepEqual([inside.report.chain.reason, inside.report.chain.break_at], ['hash-mismatch', 40]);
+    // A head beyond the records served is a truncated tail, as before.
+    serve('ef'.repeat(32), 62);
+    const cut = await live();
+    assert.deepEqual([cut.code, cut.report.chain.reason, cut.report.chain.break_at], [7, 'tail-truncated', 61]);
+  } finally {
+    await server.close();
+  }
 });

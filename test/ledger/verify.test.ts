@@ -124,7 +124,12 @@ test('a retired key only vouches for records inside its seq range', () => {
   const forged = all.slice(0, 79).concat(sealBatch(headOf(all.slice(0, 79)), TENANT, [draft(5)], signer));
   const r = verifyRecords(forged, { keys: ranged });
   assert.equal(r.chain.ok, true);
-  assert.deepEqual(r.signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'sig-invalid' });
+  assert.deepEqual(r.signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' });
+  // Without any range (both keys pinned bare), a key that signs again after another took over is out of range too.
+  const bare = keySet([createVerifier('ed25519', signer.publicKey), createVerifier('ecdsa-p256-sha256', next.publicKey)]);
+  assert.deepEqual(verifyRecords(forged, { keys: bare }).signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' });
+  assert.deepEqual(verifyRecords(forged, { keys: bare, chunkSize: 7 }).signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' }, 'across chunks');
+  assert.equal(verifyRecords(all, { keys: bare, chunkSize: 7 }).ok, true);
   const early = keySet([{ verifier: createVerifier('ed25519', signer.publicKey), first_seq: 10 }, createVerifier('ecdsa-p256-sha256', next.publicKey)]);
   assert.equal(verifyRecords(all, { keys: early }).signatures.first_bad_seq, 1);
 });

@@ -34,7 +34,8 @@ export const AuditPageSchema = Type.Object(
   {
     items: Type.Array(AuditRecordSchema),
     has_more: Type.Boolean(),
-    head_seq: Type.Integer({ minimum: 0 }),
+    head_seq: Type.Integer({ minimum: 0, description: 'the chain head: seq of its last record (0 for an empty chain)' }),
+    head_hash: Nullable(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'the chain head: hex hash of record head_seq, as the heads table holds it (null for an empty chain); a verifier checks it against that record' })),
     cursor: Type.Optional(Type.String()),
   },
   { additionalProperties: false },

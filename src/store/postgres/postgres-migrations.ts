@@ -17,9 +17,10 @@ import { POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations
 import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/postgres-016-accessmap-level-ops.js';
 import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/postgres-017-accessmap-level-seq.js';
 import { POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/postgres-018-accessmap-node-epoch.js';
-import { POSTGRES_MIGRATION_019_020_PLACEHOLDERS } from './migrations/postgres-019-020-placeholders.js';
-import { POSTGRES_MIGRATION_022_GOVERNANCE } from './migrations/postgres-022-governance.js';
+import { POSTGRES_MIGRATION_019_AUDIT_HEADS_FORWARD } from './migrations/postgres-019-audit-heads-forward.js';
+import { POSTGRES_MIGRATION_020_RESERVED } from './migrations/postgres-020-reserved.js';
 import { POSTGRES_MIGRATION_021_SECURITY_FINDINGS } from './migrations/postgres-021-security-findings.js';
+import { POSTGRES_MIGRATION_022_GOVERNANCE } from './migrations/postgres-022-governance.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -84,7 +85,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
   ...POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
   ...POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
-  ...POSTGRES_MIGRATION_019_020_PLACEHOLDERS,
-  ...POSTGRES_MIGRATION_022_GOVERNANCE,
+  ...POSTGRES_MIGRATION_019_AUDIT_HEADS_FORWARD,
+  ...POSTGRES_MIGRATION_020_RESERVED,
   ...POSTGRES_MIGRATION_021_SECURITY_FINDINGS,
+  ...POSTGRES_MIGRATION_022_GOVERNANCE,
 ];

@@ -17,9 +17,10 @@ import { SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/s
 import { SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/sqlite-016-accessmap-level-ops.js';
 import { SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/sqlite-017-accessmap-level-seq.js';
 import { SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/sqlite-018-accessmap-node-epoch.js';
-import { SQLITE_MIGRATION_019_020_PLACEHOLDERS } from './migrations/sqlite-019-020-placeholders.js';
-import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governance.js';
+import { SQLITE_MIGRATION_019_AUDIT_HEADS_FORWARD } from './migrations/sqlite-019-audit-heads-forward.js';
+import { SQLITE_MIGRATION_020_RESERVED } from './migrations/sqlite-020-reserved.js';
 import { SQLITE_MIGRATION_021_SECURITY_FINDINGS } from './migrations/sqlite-021-security-findings.js';
+import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governance.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -77,7 +78,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
   ...SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
   ...SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
-  ...SQLITE_MIGRATION_019_020_PLACEHOLDERS,
-  ...SQLITE_MIGRATION_022_GOVERNANCE,
+  ...SQLITE_MIGRATION_019_AUDIT_HEADS_FORWARD,
+  ...SQLITE_MIGRATION_020_RESERVED,
   ...SQLITE_MIGRATION_021_SECURITY_FINDINGS,
+  ...SQLITE_MIGRATION_022_GOVERNANCE,
 ];

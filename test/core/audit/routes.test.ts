@@ -20,6 +20,7 @@ interface Page {
   items: AuditRecord[];
   has_more: boolean;
   head_seq: number;
+  head_hash: string | null;
   cursor?: string;
 }
 
@@ -65,6 +66,12 @@ for (const b of await testStores()) {
       assert.equal(p2.body.head_seq, 31);
       const all = await get<Page>('/v1/audit?from=31&limit=100');
       assert.equal(all.body.has_more, false);
+      // The head is served whole (issue 30 item 8): its hash is the hash of record head_seq.
+      assert.equal(all.body.head_seq, 32);
+      assert.equal(all.body.head_hash, all.body.items.find((r) => r.seq === 32)?.hash);
+      assert.match(String(p1.body.head_hash), /^[0-9a-f]{64}$/);
+      const sys = await get<Page>('/v1/audit/system?limit=100');
+      if (sys.status === 200) assert.equal(sys.body.head_hash, sys.body.items.find((r) => r.seq === sys.body.head_seq)?.hash);
       assert.equal(all.body.cursor, undefined);
       const reads = all.body.items.filter((r) => r.action === 'audit.read');
       assert.equal(reads.length, 2);

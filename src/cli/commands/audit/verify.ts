@@ -8,7 +8,7 @@ import { CliError, CliUsageError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
 import type { HttpClient } from '../../client/http-client.js';
 import { FILE_FORMATS, type FileFormat } from '../../../encoders/decode/formats.js';
-import { keySet } from '../../../ledger/keyset.js';
+import { keySet, type KeyEntry } from '../../../ledger/keyset.js';
 import type { AuditRecord } from '../../../ledger/record.js';
 import { isSignatureAlgorithm, parsePinnedKey, type SignatureAlgorithm } from '../../../ledger/signers.js';
 import type { ChainAnchor, VerifyReport } from '../../../ledger/verify.js';
@@ -20,6 +20,8 @@ const PAGE = 1000;
 interface SourceEnd {
   /** head seq the source claims; beyond the last record means a truncated tail */
   headSeq: number | null;
+  /** hash the source claims for record headSeq (the server's heads table); '' when unknown */
+  headHash?: string;
   /** hashes of earlier records by seq, fetched again for far-reaching checkpoints */
   resolve: (seqs: number[]) => Promise<Map<number, string>>;
   /** an export file without its terminator: the tail cannot be checked */
@@ -48,11 +50,13 @@ export class AuditVerifyCommand extends ClientCommand {
       \`--file\` (\`-\` for stdin): an export written by \`svc audit export\` or received by a SIEM, in any
       ledger format (cef, leef, syslog, otlp, otlp_envelope, otlp_log_record, ocsf; recognised from the
       first line, or named with \`--format\`), or NDJSON records as \`GET /v1/audit\` serves them
-      (\`--format records\`). Checks seq continuity, links, hashes, the head (the server's \`head_seq\`,
+      (\`--format records\`). Checks seq continuity, links, hashes, the head (the server's \`head_seq\` and \`head_hash\`,
       or the export's \`export-complete\` line), checkpoints and every event signature with the keys
       given by \`--pubkey\` (repeatable): \`<alg>:<base64>\`, or a bare base64/PEM key of \`--pubkey-alg\`
       (default ed25519). Algorithms: ed25519, ecdsa-p256-sha256, ecdsa-p384-sha384, rsa-pkcs1-sha256,
-      rsa-pss-sha256.
+      rsa-pss-sha256. A key vouches only for its own run of records (a key that signs again after
+      another key took over is \`key-out-of-range\`); against a server, the pinned keys are also
+      narrowed to the seq ranges \`GET /v1/audit/pubkey\` publishes for them.
 
       Exports carry each record's meta commitment but not the blind behind it: from an export the
       hashes, links, checkpoints and signatures are all verified, the meta text itself is not (it is
@@ -113,6 +117,7 @@ export class AuditVerifyCommand extends ClientCommand {
         if (!complete) this.context.stderr.write(`svc: warning: ${this.file} has no export-complete line${end.afterTerminator ? ' as its last line (records follow it)' : ''}; it may be cut short, and its tail cannot be checked\n`);
       } else {
         report = await this.withClient(async (client) => {
+          if (!this.system) await narrowToPublishedRanges(client, keys);
           let verifier: StreamVerifier | undefined;
           const end = await this.fetchRecords(client, from, (anchor) => (verifier = make(anchor, false)), (r) => (verifier as StreamVerifier).add(r));
           const v = verifier ?? make(null, false);
@@ -139,18 +144,24 @@ export class AuditVerifyCommand extends ClientCommand {
   /** Pages of the chain from one record before `from` (it anchors the first link); `start` is called once with that anchor. */
   private async fetchRecords(client: HttpClient, from: number, start: (anchor: ChainAnchor | null) => void, add: (r: AuditRecord) => Promise<void>): Promise<SourceEnd> {
     const path = this.system ? '/v1/audit/system' : '/v1/audit';
-    const page = async (cursor: number, limit: number): Promise<{ items: AuditRecord[]; has_more: boolean; head_seq?: unknown }> => {
+    type Page = { items: AuditRecord[]; has_more: boolean; head_seq?: unknown; head_hash?: unknown };
+    const page = async (cursor: number, limit: number): Promise<Page> => {
       const res = await client.get(`${path}?from=${cursor}&limit=${limit}`);
       const body = res.body as { items?: unknown; has_more?: unknown; head_seq?: unknown };
       if (!Array.isArray(body.items) || typeof body.has_more !== 'boolean') throw new CliError(ExitCode.Server, 'bad_response', `${path} did not answer a page of records`);
-      return body as { items: AuditRecord[]; has_more: boolean; head_seq?: unknown };
+      return body as Page;
     };
     let headSeq: number | null = null;
+    let headHash = '';
     let started = false;
     let cursor = Math.max(1, from - 1);
     for (;;) {
       const p = await page(cursor, PAGE);
-      if (typeof p.head_seq === 'number') headSeq = p.head_seq;
+      if (typeof p.head_seq === 'number') {
+        headSeq = p.head_seq;
+        // The head the server holds (seq and hash): the record at that seq must carry that hash.
+        headHash = typeof p.head_hash === 'string' ? p.head_hash : '';
+      }
       for (const r of p.items) {
         if (!started) {
           started = true;
@@ -175,7 +186,7 @@ export class AuditVerifyCommand extends ClientCommand {
       }
       return out;
     };
-    return { headSeq, resolve };
+    return { headSeq, headHash, resolve };
   }
 
   /** Streams a file line by line into a verifier; records before `from` only anchor. */
@@ -254,9 +265,38 @@ export class AuditVerifyCommand extends ClientCommand {
   }
 }
 
-/** The claimed head when it lies beyond the last record (a truncated tail); only its seq is known here. */
+/**
+ * The seq ranges the server publishes for the pinned keys (`GET /v1/audit/pubkey`): a retired key
+ * vouches only for records up to its `last_seq`, a newer key only from its `first_seq`. Ranges can
+ * only narrow what a pinned key vouches for, never add a key, so a server that lies about them can
+ * cause a failure but never hide one. Without the route's answer the chain's own rule still holds:
+ * a key signs one run of records (`key-out-of-range`).
+ */
+async function narrowToPublishedRanges(client: HttpClient, keys: Map<string, KeyEntry>): Promise<void> {
+  let published: unknown;
+  try {
+    published = (await client.get('/v1/audit/pubkey')).body;
+  } catch {
+    return;
+  }
+  const list = (published as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(list)) return;
+  for (const k of list as Array<{ key_id?: unknown; first_seq?: unknown; last_seq?: unknown }>) {
+    const entry = typeof k.key_id === 'string' ? keys.get(k.key_id) : undefined;
+    if (entry === undefined) continue;
+    if (typeof k.first_seq === 'number') entry.first_seq = Math.max(entry.first_seq ?? 0, k.first_seq);
+    if (typeof k.last_seq === 'number') entry.last_seq = Math.min(entry.last_seq ?? Number.MAX_SAFE_INTEGER, k.last_seq);
+  }
+}
+
+/**
+ * The head the source claims: past the last record it is a truncated tail; with a hash (the
+ * server's heads table), the record at its seq must carry that hash (`hash-mismatch` otherwise).
+ */
 function headAfter(end: SourceEnd, lastSeq: number): ChainAnchor | null {
-  return end.headSeq !== null && end.headSeq > lastSeq ? { seq: end.headSeq, hash: '' } : null;
+  if (end.headSeq === null) return null;
+  if (end.headSeq > lastSeq || (end.headHash ?? '') !== '') return { seq: end.headSeq, hash: end.headHash ?? '' };
+  return null;
 }
 
 /** Lines of a stream; an unreadable file is a usage error naming it. */

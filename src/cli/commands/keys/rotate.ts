@@ -1,7 +1,8 @@
 import { Option } from 'clipanion';
 import * as t from 'typanion';
 import { BaseCommand, yesOption } from '../../client/base-command.js';
-import { CliUsageError } from '../../client/errors.js';
+import { mkdir } from 'node:fs/promises';
+import { CliError, CliUsageError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
 import { defaultDataDir } from '../../../serve/config.js';
 import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm } from '../../../ledger/signers.js';
@@ -15,7 +16,8 @@ export class KeysRotateCommand extends BaseCommand {
     description: 'Rotate the audit ledger signing key (offline: stop svc serve first)',
     details: `
       Runs on the server's data directory and store, with \`svc serve\` stopped (a running server would
-      keep signing with the retired key). Mints a new key (algorithm of the current key unless
+      keep signing with the retired key): while a server holds the data directory (its
+      \`serve.lock\`), the command refuses with exit 5 (\`data_dir_in_use\`), naming the server's pid. Mints a new key (algorithm of the current key unless
       \`--algorithm\`), retires the old one at each chain's current head (it stays published by
       \`GET /v1/audit/pubkey\` with that \`last_seq\`), and appends an \`audit.key.rotate\` record, signed
       by the new key, to every chain that has records. Start the server again afterwards.
@@ -36,6 +38,27 @@ export class KeysRotateCommand extends BaseCommand {
     if (backend !== 'sqlite' && backend !== 'postgres') throw new CliUsageError(`--store must be sqlite or postgres, got ${JSON.stringify(backend)}`);
     const dsn = this.dsn ?? (env.SERVICE_DSN || undefined);
     await this.requireYes(this.yes, 'rotate the audit signing key (svc serve must be stopped)');
+    // A running server keeps the active key in memory and would go on signing with the retired one:
+    // refuse while any svc serve holds the data directory (serve/data-dir-lock.ts), and keep it held
+    // until the rotation is done, so no server starts in between.
+    const { holdDataDirExclusive, DataDirBusyError } = await import('../../../serve/data-dir-lock.js');
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    let lock;
+    try {
+      lock = holdDataDirExclusive(dataDir);
+    } catch (err) {
+      if (err instanceof DataDirBusyError) throw new CliError(ExitCode.Conflict, 'data_dir_in_use', `refusing to rotate: ${err.message}`);
+      throw err;
+    }
+    try {
+      return await this.rotate(dataDir, backend, dsn);
+    } finally {
+      lock.release();
+    }
+  }
+
+  private async rotate(dataDir: string, backend: 'sqlite' | 'postgres', dsn: string | undefined): Promise<number> {
+    const env = this.context.env;
     const { openStore } = await import('../../../store/store.js');
     const { Keyring } = await import('../../../ledger/keyring.js');
     const { rotateSigningKey } = await import('../../../ledger/rotation.js');
