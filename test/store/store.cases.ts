@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { sql } from 'kysely';
 import { StoreError } from '../../src/store/store-error.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/sqlite-migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/postgres-migrations.js';
 import { addAgents, addTenant, agentRow, tenantRow } from './store-fixtures.js';
 import { caseRunner, type StoreCaseOptions } from './store-case-kit.js';
 import { runTenantIsolationCases, TENANT_ISOLATION_CASES } from './tenant-isolation.cases.js';
@@ -15,6 +17,11 @@ export const STORE_CASES = {
   concurrentMigrators: 'two stores migrating the same database at once both succeed',
 } as const;
 
+/** Every version a backend's migration list holds, ascending (areas reserve numbers, so there may be holes). */
+function knownVersions(backend: string): number[] {
+  return (backend === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS).map((m) => m.version).sort((x, y) => x - y);
+}
+
 /** Registers the shared Store cases for one backend. */
 export function runStoreCases(options: StoreCaseOptions): void {
   const suiteSkip = typeof options.skip === 'string' ? options.skip : false;
@@ -24,7 +31,8 @@ export function runStoreCases(options: StoreCaseOptions): void {
     test('migrate applies every migration once and is idempotent', async ({ store }) => {
       const first = await store.migrate();
       assert.ok(first.current >= 1);
-      assert.deepEqual(first.applied, Array.from({ length: first.current }, (_, i) => i + 1));
+      assert.deepEqual(first.applied, knownVersions(store.backend));
+      assert.equal(first.current, Math.max(...knownVersions(store.backend)));
       const second = await store.migrate();
       assert.deepEqual(second, { applied: [], current: first.current });
     });
@@ -34,7 +42,7 @@ export function runStoreCases(options: StoreCaseOptions): void {
       const [a, b] = await Promise.all([h.store.migrate(), other.migrate()]);
       assert.equal(a.current, b.current);
       // Every step applied exactly once, by one of the two.
-      assert.deepEqual([...a.applied, ...b.applied].sort((x, y) => x - y), Array.from({ length: a.current }, (_, i) => i + 1));
+      assert.deepEqual([...a.applied, ...b.applied].sort((x, y) => x - y), knownVersions(h.store.backend));
     });
 
     test('migrate refuses a database migrated by a newer binary', async ({ store, admin }) => {

@@ -30,7 +30,7 @@ export async function undoMigration018(h: TestStore, backend: 'sqlite' | 'postgr
     for (const t of ['access_nodes_epoch_delete', 'access_nodes_epoch_update', 'agents_epoch_delete', 'agents_epoch_update']) await h.admin.query(`drop trigger ${t}`);
     await h.admin.query('drop table access_node_epoch');
   }
-  await h.admin.query('delete from schema_migrations where version >= 18');
+  await h.admin.query('delete from schema_migrations where version between 18 and 18');
 }
 
 /**
@@ -51,14 +51,14 @@ export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgr
     await q('alter table access_edges_recent_v16 rename to access_edges_recent');
     await q("delete from sqlite_sequence where name = 'access_edges_recent'");
   }
-  await h.admin.query('delete from schema_migrations where version >= 17');
+  await h.admin.query('delete from schema_migrations where version between 17 and 18');
 }
 
 /** Takes a database migrated to 18 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
 export async function undoMigration016(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   await undoMigration017(h, backend);
   if (backend === 'sqlite') await h.admin.query('drop table access_edges_recent_ops');
-  await h.admin.query('delete from schema_migrations where version >= 16');
+  await h.admin.query('delete from schema_migrations where version between 16 and 18');
 }
 
 /** Takes a database migrated to 18 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
@@ -69,7 +69,7 @@ export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgr
   await q('drop index access_nodes_lookup');
   await q('create index agents_tenant_id_idx on agents (tenant_id, id)');
   await q('drop index agents_lookup');
-  await q('delete from schema_migrations where version >= 15');
+  await q('delete from schema_migrations where version between 15 and 18');
 }
 
 /** Takes a database migrated to 18 back to version 13: `access_edges` without `seq`, its resource index `(resource_no, id)` again. */
@@ -92,7 +92,7 @@ export async function undoMigration014(h: TestStore, backend: 'sqlite' | 'postgr
     await q('alter table access_edges drop column seq');
     await q('create index access_edges_resource_idx on access_edges (resource_no, id) include (tenant_id)');
   }
-  await q('delete from schema_migrations where version >= 14');
+  await q('delete from schema_migrations where version between 14 and 18');
 }
 
 export async function undoMigration010(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
@@ -119,5 +119,5 @@ export async function undoMigration010(h: TestStore, backend: 'sqlite' | 'postgr
     await q('create unique index access_edges_key on access_edges (origin_id, resource_id, mode, tenant_id)');
     await q('create index access_edges_resource_idx on access_edges (resource_id, id, tenant_id)');
   }
-  await q('delete from schema_migrations where version >= 10');
+  await q('delete from schema_migrations where version between 10 and 18');
 }
