@@ -11,6 +11,8 @@ import { startGrpc, type RunningGrpc } from '../grpc/server.js';
 import { allRoutes, eventCatalog } from '../routes.js';
 import { EventBus } from '../events/bus.js';
 import { loadSealer } from '../secrets/sealing.js';
+import { EventingRuntime } from '../modules/eventing/runtime.js';
+import { registerBus } from '../events/bus-registry.js';
 import { openStore, type Store, type StoreReadiness } from '../store/store.js';
 import type { ServeConfig } from './config.js';
 import { createMetrics } from './metrics.js';
@@ -117,6 +119,12 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       events,
       sealer: await loadSealer(config.dataDir),
     };
+    // Webhook deliveries: lanes per subscription, fed by the durable event log (docs/eventing.md).
+    registerBus(store, events);
+    const eventing = new EventingRuntime({ store, sealer: services.sealer, bus: events, log: log.child({ log: 'eventing' }), version: build.version, rules: () => identity.catalog });
+    services.eventing = eventing;
+    await eventing.start();
+    stops.push(() => eventing.close());
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
     if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);

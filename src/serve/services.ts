@@ -11,6 +11,7 @@ import type { Metrics } from './metrics.js';
 import type { IdentityRuntime } from '../auth/runtime.js';
 import type { EventBus } from '../events/bus.js';
 import type { Sealer } from '../secrets/sealing.js';
+import type { EventingRuntime } from '../modules/eventing/runtime.js';
 
 export interface Services {
   build: BuildInfo;
@@ -41,6 +42,8 @@ export interface Services {
   events: EventBus;
   /** seals secrets at rest (AES-256-GCM; src/secrets/sealing.ts) */
   sealer: Sealer;
+  /** webhook subscriptions and their delivery engine (src/modules/eventing); absent: its routes answer 501 */
+  eventing?: EventingRuntime;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
 }

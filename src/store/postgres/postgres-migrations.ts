@@ -17,6 +17,8 @@ import { POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations
 import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/postgres-016-accessmap-level-ops.js';
 import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/postgres-017-accessmap-level-seq.js';
 import { POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/postgres-018-accessmap-node-epoch.js';
+import { POSTGRES_MIGRATIONS_019_022_RESERVED } from './migrations/postgres-019-022-reserved.js';
+import { POSTGRES_MIGRATION_023_EVENTING } from './migrations/postgres-023-eventing.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -81,4 +83,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
   ...POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
   ...POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
+  ...POSTGRES_MIGRATIONS_019_022_RESERVED,
+  ...POSTGRES_MIGRATION_023_EVENTING,
 ];
