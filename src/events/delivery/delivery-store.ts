@@ -5,7 +5,7 @@
  * attempts). A claim whose lease ran out — its process died mid-attempt — is taken over, so a kill -9
  * leaves nothing stuck; the retry carries the same event id, so duplicates share one webhook-id.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
@@ -70,7 +70,7 @@ export async function queueDeliveries(tx: Tx, tenant: string, laneId: string, ev
   for (let i = 0; i < rows.length; i += 200) {
     let q = tx.insertInto('event_deliveries').values(rows.slice(i, i + 200));
     // A second dispatcher of the same lane (another replica) finds the rows there and adds nothing.
-    if (kind === 'event') q = q.onConflict((oc) => oc.columns(['subscription_id', 'event_id']).where('kind', '=', 'event').doNothing());
+    if (kind === 'event') q = q.onConflict((oc) => oc.columns(['subscription_id', 'event_id']).where(sql<boolean>`kind = 'event'`).doNothing());
     n += Number((await q.executeTakeFirst()).numInsertedOrUpdatedRows ?? 0);
   }
   return n;
