@@ -92,7 +92,7 @@ export interface Received {
  * A loopback receiver. `behave(path, n)` (n: how many requests that path had, from 1) picks the
  * answer: a status, `{status, headers}`, or 'hang' (never answers).
  */
-export async function startReceiver(behave: (path: string, n: number) => number | { status: number; headers?: Record<string, string> } | 'hang' = () => 200) {
+export async function startReceiver(behave: (path: string, n: number) => number | { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang' = () => 200) {
   const got: Received[] = [];
   const counts = new Map<string, number>();
   const hanging: http.ServerResponse[] = [];
@@ -107,7 +107,9 @@ export async function startReceiver(behave: (path: string, n: number) => number 
       const answer = b === 'hang' ? 0 : typeof b === 'number' ? { status: b } : b;
       got.push({ path: p, id: String(req.headers['webhook-id']), timestamp: String(req.headers['webhook-timestamp']), signature: String(req.headers['webhook-signature']), body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, answered: answer === 0 ? 0 : answer.status });
       if (answer === 0) return void hanging.push(res);
-      res.writeHead(answer.status, answer.headers ?? {}).end();
+      const reply = () => void res.writeHead(answer.status, answer.headers ?? {}).end();
+      if (answer.delayMs) setTimeout(reply, answer.delayMs);
+      else reply();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
