@@ -8,6 +8,7 @@ import { AuthLoginCommand } from './auth/login.js';
 import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
+import { eventingCommands } from './eventing/commands.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
@@ -49,6 +50,7 @@ export const commands: CommandClass[] = [
   AuthWhoamiCommand,
   BackupCommand,
   CollectorCommand,
+  ...eventingCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
