@@ -192,6 +192,21 @@ for (const b of await testStores()) {
       await h.call('DELETE', `/v1/m/eventing/subscriptions/${sub.id}`, { token: root.session });
     });
 
+    it('GET /v1/console/bus (superadmin): binding, subscribers per type, lanes with queue depths; others 403', async () => {
+      const sub = await subscribe({ name: 'console', endpoint: rx.url('/console') });
+      const res = await h.call('GET', '/v1/console/bus', { token: root.session });
+      assert.equal(res.status, 200, res.text);
+      const bus = res.json();
+      assert.deepEqual(bus.binding, { kind: 'in-process', connected: true });
+      assert.ok(bus.types.find((t: { type: string }) => t.type === 'agent.created').subscribers.includes('eventing'));
+      assert.equal(typeof bus.drops, 'number');
+      const lane = bus.lanes.find((l: { id: string }) => l.id === sub.id);
+      assert.ok(lane && typeof lane.queued === 'number', JSON.stringify(bus.lanes));
+      const editor = await userWithRole(h, root.session, root.tenant, `console-${b.backend}@example.test`, 'owner');
+      assert.equal((await h.call('GET', '/v1/console/bus', { token: editor.session })).status, 403);
+      await h.call('DELETE', `/v1/m/eventing/subscriptions/${sub.id}`, { token: root.session });
+    });
+
     it('authoring refuses a bad sink_format naming the accepted tokens, a plain-HTTP endpoint without the development flag, and bad input', async () => {
       const bad = await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body: { name: 'f', event_types: ['agent.created'], endpoint: rx.url('/f'), sink_format: 'xml' } });
       assert.equal(bad.status, 400);
