@@ -1,7 +1,9 @@
 /**
  * The typed in-process event bus. Events are published only after the change they announce has
  * committed (`withEvents` stages them and publishes when the work resolves; a throw discards them),
- * so a subscriber never hears of a rolled-back change. Each subscriber has its own bounded queue
+ * so a subscriber never hears of a rolled-back change. An event emitted with the change's
+ * transaction (`emit(event, tx)`, `record(tx, …)`) is also written to the durable event log in that
+ * transaction (event-log.ts), with its per-tenant sequence: what webhook deliveries are made from. Each subscriber has its own bounded queue
  * drained on its own async loop: a slow subscriber delays only itself, never a request, and a full
  * queue drops (counted in `svc_bus_dropped_total`) instead of growing without bound.
  */
