@@ -15,6 +15,7 @@ import { consoleUiRoutes } from './core/web-console/routes.js';
 import { governanceManifest } from './modules/governance/index.js';
 import { securityManifest } from './modules/security/index.js';
 import { observabilityManifest } from './modules/observability/index.js';
+import { eventingManifest } from './modules/eventing/index.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -30,6 +31,7 @@ export function allManifests(): ModuleManifest[] {
     governanceManifest,
     securityManifest,
     observabilityManifest,
+    eventingManifest,
   ];
 }
 

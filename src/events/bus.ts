@@ -1,7 +1,9 @@
 /**
  * The typed in-process event bus. Events are published only after the change they announce has
  * committed (`withEvents` stages them and publishes when the work resolves; a throw discards them),
- * so a subscriber never hears of a rolled-back change. Each subscriber has its own bounded queue
+ * so a subscriber never hears of a rolled-back change. An event emitted with the change's
+ * transaction (`emit(event, tx)`, `record(tx, …)`) is also written to the durable event log in that
+ * transaction (event-log.ts), with its per-tenant sequence: what webhook deliveries are made from. Each subscriber has its own bounded queue
  * drained on its own async loop: a slow subscriber delays only itself, never a request, and a full
  * queue drops (counted in `svc_bus_dropped_total`) instead of growing without bound.
  */
@@ -9,7 +11,16 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { newId } from '../store/ids.js';
 import { nowTimestamp } from '../ledger/time.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { appendEvents } from './event-log.js';
 import type { BusEvent, EventCatalog, EventInput } from './event-types.js';
+
+/**
+ * Stages an event. With `tx`, the event is written to the durable log inside that transaction
+ * (await it): it commits or rolls back with the change. Without, it is only announced in-process.
+ */
+export type Emit = (event: EventInput, tx?: Transaction<Database>) => void | Promise<void>;
 
 export type EventHandler = (event: BusEvent) => void | Promise<void>;
 
@@ -92,22 +103,47 @@ export class EventBus {
     return () => this.#subs.delete(sub);
   }
 
-  /** Runs `work` with a stage for events; publishes them once it resolves (after its commit), drops them if it throws. */
-  async withEvents<T>(work: (emit: (event: EventInput) => void) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` with a stage for events; publishes them once it resolves (after its commit), drops
+   * them if it throws. Events emitted with a transaction are in the durable log already; a rolled
+   * back transaction takes them with it.
+   */
+  async withEvents<T>(work: (emit: Emit) => Promise<T>): Promise<T> {
     const staged: EventInput[] = [];
-    const result = await work((e) => staged.push(e));
+    const recorded: BusEvent[] = [];
+    const result = await work((e, tx) => {
+      if (!tx) {
+        staged.push(e);
+        return;
+      }
+      return this.record(tx, [e]).then((out) => void recorded.push(...out));
+    });
+    this.announce(recorded);
     this.publish(staged);
     return result;
   }
 
+  /** Stamps events (id, source, time) and writes them to the durable log inside `tx`; announce them after its commit. */
+  async record(tx: Transaction<Database>, inputs: readonly EventInput[]): Promise<BusEvent[]> {
+    return appendEvents(tx, inputs.map((i) => this.#stamp(i)));
+  }
+
+  #stamp(input: EventInput): BusEvent {
+    const decl = this.catalog.get(input.type);
+    if (!decl) throw new Error(`event type ${input.type} is not declared in any manifest`);
+    return { ...input, id: newId(), source: decl.source, time: nowTimestamp() };
+  }
+
   /** Publishes events whose change has already committed, in the given order. Never blocks, never throws for a subscriber. */
   publish(events: readonly EventInput[]): BusEvent[] {
-    const out: BusEvent[] = [];
-    for (const input of events) {
-      const decl = this.catalog.get(input.type);
-      if (!decl) throw new Error(`event type ${input.type} is not declared in any manifest`);
-      const event: BusEvent = { ...input, id: newId(), source: decl.source, time: nowTimestamp() };
-      out.push(event);
+    const out = events.map((i) => this.#stamp(i));
+    this.announce(out);
+    return out;
+  }
+
+  /** Fans out events already stamped (and, when recorded, committed) to the subscribers. */
+  announce(events: readonly BusEvent[]): void {
+    for (const event of events) {
       this.#published++;
       for (const sub of this.#subs) {
         if (!sub.wants(event.type)) continue;
@@ -120,7 +156,6 @@ export class EventBus {
         if (!sub.running) this.#drain(sub);
       }
     }
-    return out;
   }
 
   #drain(sub: Subscriber): void {
@@ -149,6 +184,11 @@ export class EventBus {
       if (busy.length === 0) return;
       await Promise.all(busy.map((s) => s.idle));
     }
+  }
+
+  /** Which binding carries the bus (`/v1/console/bus`): only the in-process one is built. */
+  binding(): { kind: 'in-process' | 'nats'; connected: boolean } {
+    return { kind: 'in-process', connected: true };
   }
 
   stats(): { published: number; subscribers: SubscriberStats[] } {

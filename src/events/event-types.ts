@@ -33,6 +33,8 @@ export interface BusEvent extends EventInput {
   id: string;
   source: string;
   time: string;
+  /** the per-tenant sequence of the durable log; absent for an event published without a transaction */
+  sequence?: number;
 }
 
 const TYPE_RE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;

@@ -16,6 +16,8 @@
  */
 import type { Insertable, Transaction } from 'kysely';
 import { isUniqueViolation } from '../core/agents/scope.js';
+import { busOf } from '../events/bus-registry.js';
+import type { BusEvent } from '../events/event-types.js';
 import { canonicalMeta } from '../ledger/canonical-json.js';
 import { readHead, readRecords } from '../ledger/ledger-store.js';
 import { nowTimestamp } from '../ledger/time.js';
@@ -121,7 +123,9 @@ function groupsOf(store: Store): StoreGroups<Job, Stored> {
       async (tenant, jobs, notes) => {
         if (jobs.length === 0 && notes.size === 0) return [];
         const group = await store.withTenant(tenant, (tx) => storeGroup(store, tx, tenant, jobs, notes));
-        // Committed: the access map's recent level may ask for a merge before the acks go out.
+        // Committed: its `edge.observed` goes to the bus's subscribers (it is in the event log already).
+        if (group.events.length > 0) busOf(store)?.announce(group.events);
+        // The access map's recent level may ask for a merge before the acks go out.
         await afterIngestCommit(store, group.committed);
         return group.stored;
       },
@@ -146,9 +150,9 @@ async function readBatch(store: Store, tenant: string, batchId: string): Promise
  * rejections, the access edges of all new batches through accessmap's `ingestInTransaction` (run
  * inside this transaction), findings and cost samples, and one `ingest_batches` row per new batch.
  */
-async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<{ stored: Stored[]; committed: IngestCommitted }> {
+async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<{ stored: Stored[]; committed: IngestCommitted; events: BusEvent[] }> {
   for (const [batchId, seq] of notes) await tx.updateTable('ingest_batches').set({ ledger_seq: seq }).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).execute();
-  if (jobs.length === 0) return { stored: [], committed: { waiting: 0 } };
+  if (jobs.length === 0) return { stored: [], committed: { waiting: 0 }, events: [] };
   const db = store.sqliteHandle?.(tx);
   const existing = new Map<string, BatchRow>();
   for (const c of chunks(jobs.map((j) => j.batchId), 500)) for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
@@ -169,6 +173,12 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
   }
   // In this transaction, so the edges and the batch rows commit together.
   const committed = await ingestInTransaction(store, tx, tenant, observations);
+  // One `edge.observed` per group, in its transaction: the durable event log has it iff the edges committed.
+  const bus = busOf(store);
+  const events =
+    bus && observations.length > 0 && fresh[0]
+      ? await bus.record(tx, [{ type: 'edge.observed', tenant, subject: `ingest_batch/${fresh[0].batchId}`, data: { count: observations.length, batches: fresh.map((j) => j.batchId) } }])
+      : [];
   for (const chunk of chunks(items, 200)) await tx.insertInto('ingest_items').values(chunk).execute();
   const head_seq = (await readHead(tx, tenant))?.seq ?? 0;
   const rows = fresh.map((job, i) => ({ ...(prepared[i] as (typeof prepared)[number]), head_seq, ledger_seq: null }));
@@ -180,6 +190,7 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
       return seen ? { row: seen, seen: true } : { row: stored.get(j.batchId) as BatchRow, seen: false };
     }),
     committed,
+    events,
   };
 }
 

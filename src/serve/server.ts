@@ -14,6 +14,8 @@ import { loadSealer } from '../secrets/sealing.js';
 import { listEdges } from '../modules/accessmap/index.js';
 import { buildOpenApiDocument } from '../contract/openapi.js';
 import type { AnyRoute } from '../contract/route.js';
+import { EventingRuntime } from '../modules/eventing/runtime.js';
+import { registerBus } from '../events/bus-registry.js';
 import { openStore, type Store, type StoreReadiness } from '../store/store.js';
 import type { ServeConfig } from './config.js';
 import { createMetrics } from './metrics.js';
@@ -128,6 +130,12 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       openapi: openapiOf(routes),
       accessEdges: { listEdges: (tenant, filter) => listEdges(store, tenant, filter) },
     };
+    // Webhook deliveries: lanes per subscription, fed by the durable event log (docs/eventing.md).
+    registerBus(store, events);
+    const eventing = new EventingRuntime({ store, sealer: services.sealer, bus: events, log: log.child({ log: 'eventing' }), version: build.version, rules: () => identity.catalog });
+    services.eventing = eventing;
+    await eventing.start();
+    stops.push(() => eventing.close());
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
     if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);

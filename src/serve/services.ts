@@ -13,6 +13,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Sealer } from '../secrets/sealing.js';
 import type { RecordHooks } from '../contract/record-hooks.js';
 import type { AccessEdgeReader } from '../core/access-edges/schemas.js';
+import type { EventingRuntime } from '../modules/eventing/runtime.js';
 
 export interface Services {
   build: BuildInfo;
@@ -49,6 +50,8 @@ export interface Services {
   accessEdges: AccessEdgeReader;
   /** the OpenAPI documents of this server's route table, built once */
   openapi(which: 'stable' | 'beta'): unknown;
+  /** webhook subscriptions and their delivery engine (src/modules/eventing); absent: its routes answer 501 */
+  eventing?: EventingRuntime;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
 }

@@ -15,6 +15,7 @@ import { ConfigGetContextsCommand } from './config/get-contexts.js';
 import { ConfigUseContextCommand } from './config/use-context.js';
 import { governanceCommands } from './governance/commands.js';
 import { findingsCommands } from './findings/commands.js';
+import { eventingCommands } from './eventing/commands.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
@@ -68,6 +69,7 @@ export const commands: CommandClass[] = [
   ConfigUseContextCommand,
   ...governanceCommands,
   ...findingsCommands,
+  ...eventingCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,

@@ -4,7 +4,9 @@
  * is merged key by key per RFC 7396 (a `null` value removes that label); `version` must equal the
  * stored version or the call fails with 409 `conflict` and nothing changes.
  */
+import type { Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
+import type { Database } from '../../store/schema.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Store } from '../../store/store-types.js';
@@ -73,8 +75,11 @@ const conflictOnExternalId = (err: unknown): never => {
   throw err;
 };
 
+/** Runs inside the change's transaction once it is made (the route records its event there: src/events/event-log.ts). */
+export type InTransaction = (tx: Transaction<Database>, agent: Agent) => Promise<void> | void;
+
 /** Creates an agent (version 1). */
-export async function createAgent(store: Store, tenant: string, input: AgentCreate): Promise<Agent> {
+export async function createAgent(store: Store, tenant: string, input: AgentCreate, inTx?: InTransaction): Promise<Agent> {
   const now = nowTimestamp();
   const row: Row = {
     id: newId(),
@@ -92,7 +97,9 @@ export async function createAgent(store: Store, tenant: string, input: AgentCrea
     .withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
       await tx.insertInto('agents').values(row).execute();
-      return toAgent(row);
+      const agent = toAgent(row);
+      await inTx?.(tx, agent);
+      return agent;
     })
     .catch(conflictOnExternalId);
 }
@@ -118,7 +125,7 @@ export async function listAgents(store: Store, tenant: string, f: AgentListFilte
 }
 
 /** Applies a merge patch if `patch.version` is current; 404 if absent, 409 if stale. */
-export async function patchAgent(store: Store, tenant: string, id: string, patch: AgentPatch): Promise<{ agent: Agent; changed: string[] }> {
+export async function patchAgent(store: Store, tenant: string, id: string, patch: AgentPatch, inTx?: (tx: Transaction<Database>, agent: Agent, changed: string[]) => Promise<void> | void): Promise<{ agent: Agent; changed: string[] }> {
   return store
     .withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
@@ -150,7 +157,9 @@ export async function patchAgent(store: Store, tenant: string, id: string, patch
         .where('version', '=', patch.version)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('version mismatch: the agent changed concurrently');
-      return { agent: toAgent(next), changed };
+      const agent = toAgent(next);
+      await inTx?.(tx, agent, changed);
+      return { agent, changed };
     })
     .catch(conflictOnExternalId);
 }
@@ -159,7 +168,7 @@ export async function patchAgent(store: Store, tenant: string, id: string, patch
  * Deletes an agent; `version`, when given, must be current. Other modules' guards may refuse it and
  * their cascades (the access map forgets the agent's edges) run in the same transaction.
  */
-export async function deleteAgent(store: Store, hooks: RecordHooks, tenant: string, id: string, version?: number): Promise<Agent> {
+export async function deleteAgent(store: Store, hooks: RecordHooks, tenant: string, id: string, version?: number, inTx?: InTransaction): Promise<Agent> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const cur = await tx.selectFrom('agents').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
@@ -167,6 +176,8 @@ export async function deleteAgent(store: Store, hooks: RecordHooks, tenant: stri
     if (version !== undefined && Number(cur.version) !== version) throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
     await hooks.run('delete', { store, tx, tenant, kind: 'agent', id, record: cur });
     await tx.deleteFrom('agents').where('tenant_id', '=', tenant).where('id', '=', id).execute();
-    return toAgent(cur);
+    const agent = toAgent(cur);
+    await inTx?.(tx, agent);
+    return agent;
   });
 }

@@ -3,6 +3,7 @@
  * row per (origin, resource, mode). Observations add to `observed_count`, widen first/last seen
  * and keep the strongest attribution confidence; grants set `permitted`.
  */
+import { busOf } from '../../events/bus-registry.js';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
@@ -127,7 +128,14 @@ function assertStorable(o: Observation, at: string, i: number): void {
  */
 export async function ingestObservations(store: Store, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number }> {
   if (observations.length === 0) return { accepted: 0, edges: 0 };
-  const out = await store.withTenant(tenant, (tx) => ingestInTransaction(store, tx, tenant, observations));
+  const bus = busOf(store);
+  const out = await store.withTenant(tenant, async (tx) => {
+    const r = await ingestInTransaction(store, tx, tenant, observations);
+    // `edge.observed` in the same transaction (the durable event log), announced once committed.
+    const events = bus ? await bus.record(tx, [{ type: 'edge.observed', tenant, subject: `tenant/${tenant}`, data: { count: observations.length, edges: r.edges } }]) : [];
+    return { ...r, events };
+  });
+  bus?.announce(out.events);
   await afterIngestCommit(store, out);
   return { accepted: out.accepted, edges: out.edges };
 }

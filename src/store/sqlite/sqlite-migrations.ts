@@ -21,6 +21,7 @@ import { SQLITE_MIGRATION_019_AUDIT_HEADS_FORWARD } from './migrations/sqlite-01
 import { SQLITE_MIGRATION_020_RESERVED } from './migrations/sqlite-020-reserved.js';
 import { SQLITE_MIGRATION_021_SECURITY_FINDINGS } from './migrations/sqlite-021-security-findings.js';
 import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governance.js';
+import { SQLITE_MIGRATION_023_EVENTING } from './migrations/sqlite-023-eventing.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -82,4 +83,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_020_RESERVED,
   ...SQLITE_MIGRATION_021_SECURITY_FINDINGS,
   ...SQLITE_MIGRATION_022_GOVERNANCE,
+  ...SQLITE_MIGRATION_023_EVENTING,
 ];

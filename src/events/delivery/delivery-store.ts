@@ -1,0 +1,184 @@
+/**
+ * Durable delivery rows (`event_deliveries`, migration 23). A delivery is `queued` until a worker
+ * claims it (`delivering`, with a lease: the worker's timeout plus a margin), then `delivered`,
+ * `queued` again with a later `due_at` (a retry), `failed` (refused for good) or `dead` (out of
+ * attempts). A claim whose lease ran out — its process died mid-attempt — is taken over, so a kill -9
+ * leaves nothing stuck; the retry carries the same event id, so duplicates share one webhook-id.
+ */
+import { sql, type Transaction } from 'kysely';
+import { nowTimestamp } from '../../ledger/time.js';
+import { newId } from '../../store/ids.js';
+import type { Database } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import { EVENT_COLUMNS, eventFromRow } from '../event-log.js';
+import type { BusEvent } from '../event-types.js';
+import type { AttemptOutcome } from './target.js';
+import { retryDelayMs } from './ladder.js';
+
+type Tx = Transaction<Database>;
+
+export const DELIVERY_STATUSES = ['queued', 'delivering', 'delivered', 'failed', 'dead'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A delivery as the routes serve it. */
+export interface Delivery {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_seq: number;
+  kind: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+const COLUMNS = ['id', 'subscription_id', 'event_id', 'event_seq', 'kind', 'status', 'attempts', 'due_at', 'last_status', 'last_error', 'created_at', 'updated_at', 'delivered_at'] as const;
+
+type Row = { [K in (typeof COLUMNS)[number]]: Database['event_deliveries'][K] extends infer T ? (T extends { __select__: infer S } ? S : T) : never };
+
+function toDelivery(r: Row): Delivery {
+  const open = r.status === 'queued';
+  return {
+    id: r.id,
+    subscription_id: r.subscription_id,
+    event_id: r.event_id,
+    event_seq: Number(r.event_seq),
+    kind: r.kind,
+    status: r.status,
+    attempts: Number(r.attempts),
+    next_attempt_at: open ? new Date(Number(r.due_at)).toISOString() : null,
+    last_status: r.last_status === null ? null : Number(r.last_status),
+    last_error: r.last_error,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    delivered_at: r.delivered_at,
+  };
+}
+
+/** Queues first deliveries of `events` to one lane (an event already queued to it is skipped). */
+export async function queueDeliveries(tx: Tx, tenant: string, laneId: string, events: readonly BusEvent[], kind: 'event' | 'replay' = 'event'): Promise<number> {
+  if (events.length === 0) return 0;
+  const now = nowTimestamp();
+  const due = Date.now();
+  const rows = events.map((e) => ({ id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: e.id, event_seq: e.sequence ?? 0, kind, payload: null, status: 'queued', attempts: 0, due_at: due, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now, delivered_at: null }));
+  let n = 0;
+  for (let i = 0; i < rows.length; i += 200) {
+    let q = tx.insertInto('event_deliveries').values(rows.slice(i, i + 200));
+    // A second dispatcher of the same lane (another replica) finds the rows there and adds nothing.
+    if (kind === 'event') q = q.onConflict((oc) => oc.columns(['subscription_id', 'event_id']).where(sql<boolean>`kind = 'event'`).doNothing());
+    n += Number((await q.executeTakeFirst()).numInsertedOrUpdatedRows ?? 0);
+  }
+  return n;
+}
+
+/** The head of a lane: its open delivery with the lowest sequence (first attempts follow the event sequence). */
+export async function laneHead(store: Store, tenant: string, laneId: string): Promise<{ id: string; status: string; due_at: number; lease_until: number | null } | undefined> {
+  const r = await store.withTenant(tenant, (tx) =>
+    tx.selectFrom('event_deliveries').select(['id', 'status', 'due_at', 'lease_until']).where('tenant_id', '=', tenant).where('subscription_id', '=', laneId).where('status', 'in', ['queued', 'delivering']).orderBy('event_seq').orderBy('id').limit(1).executeTakeFirst(),
+  );
+  return r ? { id: r.id, status: r.status, due_at: Number(r.due_at), lease_until: r.lease_until === null ? null : Number(r.lease_until) } : undefined;
+}
+
+/** A claimed delivery with its event, or what made it unclaimable. */
+export type Claim = { kind: 'claimed'; attempt: number; event: BusEvent } | { kind: 'lost' } | { kind: 'gone' };
+
+/** Claims a due delivery (or one whose lease ran out) for `leaseMs`; reads its event in the same transaction. */
+export async function claimDelivery(store: Store, tenant: string, id: string, leaseMs: number, now = Date.now()): Promise<Claim> {
+  return store.withTenant(tenant, async (tx) => {
+    const res = await tx
+      .updateTable('event_deliveries')
+      .set((eb) => ({ status: 'delivering', attempts: eb('attempts', '+', 1), lease_until: now + leaseMs, updated_at: nowTimestamp() }))
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb.and([eb('status', '=', 'queued'), eb('due_at', '<=', now)]), eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)])]))
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return { kind: 'lost' };
+    const d = await tx.selectFrom('event_deliveries').select(['attempts', 'event_seq', 'payload']).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirstOrThrow();
+    let event: BusEvent | undefined;
+    if (d.payload !== null) event = JSON.parse(d.payload) as BusEvent;
+    else {
+      const row = await tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', tenant).where('seq', '=', Number(d.event_seq)).executeTakeFirst();
+      event = row ? eventFromRow(row) : undefined;
+    }
+    if (!event) {
+      await tx.updateTable('event_deliveries').set({ status: 'dead', lease_until: null, last_error: 'the event left the log (retention) before it was delivered', updated_at: nowTimestamp() }).where('tenant_id', '=', tenant).where('id', '=', id).execute();
+      return { kind: 'gone' };
+    }
+    return { kind: 'claimed', attempt: Number(d.attempts), event };
+  });
+}
+
+/** Records an attempt's outcome: delivered, failed, retried later on the ladder, or dead after the last attempt. */
+export async function finishAttempt(store: Store, tenant: string, id: string, attempt: number, outcome: AttemptOutcome, policy: { maxAttempts: number; initialIntervalS: number }): Promise<DeliveryStatus> {
+  const now = nowTimestamp();
+  let status: DeliveryStatus;
+  let due = Date.now();
+  if (outcome.result === 'delivered') status = 'delivered';
+  else if (outcome.result === 'failed') status = 'failed';
+  else if (attempt >= policy.maxAttempts) status = 'dead';
+  else {
+    status = 'queued';
+    due += retryDelayMs(attempt, policy.initialIntervalS, outcome.retryAfterMs);
+  }
+  await store.withTenant(tenant, (tx) =>
+    tx
+      .updateTable('event_deliveries')
+      .set({ status, due_at: due, lease_until: null, last_status: outcome.status ?? null, last_error: outcome.error?.slice(0, 500) ?? null, updated_at: now, delivered_at: status === 'delivered' ? now : null })
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .where('status', '=', 'delivering')
+      .execute(),
+  );
+  return status;
+}
+
+/** Records a finished delivery in one step (the synchronous test delivery). */
+export async function recordFinished(tx: Tx, tenant: string, laneId: string, event: BusEvent, kind: 'test', outcome: AttemptOutcome): Promise<Delivery> {
+  const now = nowTimestamp();
+  const status = outcome.result === 'delivered' ? 'delivered' : 'failed';
+  const row = { id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: event.id, event_seq: 0, kind, payload: JSON.stringify(event), status, attempts: 1, due_at: Date.now(), lease_until: null, last_status: outcome.status ?? null, last_error: outcome.error?.slice(0, 500) ?? null, created_at: now, updated_at: now, delivered_at: status === 'delivered' ? now : null };
+  await tx.insertInto('event_deliveries').values(row).execute();
+  return toDelivery(row as unknown as Row);
+}
+
+export interface DeliveryFilter {
+  subscription_id?: string;
+  status?: string;
+  /** the last id of the previous page */
+  after?: string;
+  limit: number;
+}
+
+/** A page of a tenant's deliveries, newest first is not needed: id (creation) order, keyset. */
+export async function listDeliveries(tx: Tx, tenant: string, f: DeliveryFilter): Promise<Delivery[]> {
+  let q = tx.selectFrom('event_deliveries').select(COLUMNS).where('tenant_id', '=', tenant);
+  if (f.subscription_id) q = q.where('subscription_id', '=', f.subscription_id);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.after) q = q.where('id', '>', f.after);
+  return (await q.orderBy('id').limit(f.limit + 1).execute()).map((r) => toDelivery(r as Row));
+}
+
+/** Requeues one dead delivery (attempts start over); undefined when there is no such dead delivery. */
+export async function redeliver(tx: Tx, tenant: string, id: string): Promise<Delivery | undefined> {
+  const res = await tx.updateTable('event_deliveries').set({ status: 'queued', attempts: 0, due_at: Date.now(), lease_until: null, updated_at: nowTimestamp() }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '=', 'dead').executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return undefined;
+  const r = await tx.selectFrom('event_deliveries').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirstOrThrow();
+  return toDelivery(r as Row);
+}
+
+/** One delivery of the tenant, or undefined. */
+export async function getDelivery(tx: Tx, tenant: string, id: string): Promise<Delivery | undefined> {
+  const r = await tx.selectFrom('event_deliveries').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
+  return r ? toDelivery(r as Row) : undefined;
+}
+
+/** Open (queued or delivering) deliveries per lane, for stats. */
+export async function queueDepth(tx: Tx, tenant: string): Promise<Map<string, number>> {
+  const rows = await tx.selectFrom('event_deliveries').select((eb) => ['subscription_id', eb.fn.countAll<number | string>().as('n')]).where('tenant_id', '=', tenant).where('status', 'in', ['queued', 'delivering']).groupBy('subscription_id').execute();
+  return new Map(rows.map((r) => [r.subscription_id, Number(r.n)]));
+}

@@ -1,0 +1,54 @@
+/**
+ * The delivery engine's seam: a lane (one webhook subscription today, an output connector later)
+ * hands the engine a target that makes one attempt and says how it went. The engine owns the rest:
+ * durable rows, claims, order, the retry ladder, `dead`, redelivery.
+ */
+import type { Transaction } from 'kysely';
+import type { BusEvent } from '../event-types.js';
+import type { Database } from '../../store/schema.js';
+
+/** The outcome of one attempt: delivered, worth retrying (network, 408, 425, 429, 5xx), or failed for good. */
+export interface AttemptOutcome {
+  result: 'delivered' | 'retry' | 'failed';
+  /** the receiver's HTTP status, when one came */
+  status?: number;
+  /** what went wrong, for the delivery row (never a secret) */
+  error?: string;
+  /** the receiver's `Retry-After`, in ms */
+  retryAfterMs?: number;
+}
+
+/** One attempt to make. */
+export interface DeliveryJob {
+  deliveryId: string;
+  tenant: string;
+  laneId: string;
+  /** 1 for the first attempt */
+  attempt: number;
+  event: BusEvent;
+}
+
+export interface DeliveryTarget {
+  send(job: DeliveryJob): Promise<AttemptOutcome>;
+  close?(): void;
+}
+
+/** A lane: where and how the events of one subscription (or connector) go. */
+export interface Lane {
+  id: string;
+  tenant: string;
+  /** a name for logs and stats */
+  name: string;
+  maxAttempts: number;
+  initialIntervalS: number;
+  /** how long a claim holds before another worker may take the delivery over (the target's timeout plus a margin) */
+  leaseMs: number;
+  target: DeliveryTarget;
+  /**
+   * Turns new events of the log into queued deliveries inside `tx` and moves the lane's cursor;
+   * `more`: it stopped at its batch size and has more to do. Absent for lanes fed some other way.
+   */
+  dispatch?(tx: Transaction<Database>): Promise<{ queued: number; more: boolean }>;
+  /** a fingerprint of the settings: a changed one restarts the lane with the new target */
+  revision: string;
+}

@@ -1,0 +1,110 @@
+/**
+ * The durable event log (migration 23). Every event of a tenant gets the next per-tenant sequence
+ * and is written in the transaction of the change it announces, so an acknowledged change always
+ * has its event and a rolled-back one never does. On Postgres the `event_seqs` row stays locked
+ * until that transaction commits: sequences become visible in commit order, never with a gap that
+ * fills in later, so a reader may move a cursor past everything it saw. Retention deletes events
+ * older than `SERVICE_EVENTS_RETENTION_HOURS` (default 168 = 7 days).
+ */
+import { sql, type Transaction } from 'kysely';
+import { formatTimestamp, nowTimestamp } from '../ledger/time.js';
+import type { Database } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import type { BusEvent } from './event-types.js';
+
+type Tx = Transaction<Database>;
+
+/** Appends events (already stamped with id, source, time) of one or more tenants; returns them with their sequence. */
+export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise<BusEvent[]> {
+  const byTenant = new Map<string, BusEvent[]>();
+  for (const e of events) byTenant.set(e.tenant, [...(byTenant.get(e.tenant) ?? []), e]);
+  const out: BusEvent[] = [];
+  const now = nowTimestamp();
+  for (const [tenant, list] of byTenant) {
+    const n = list.length;
+    const row = await tx
+      .insertInto('event_seqs')
+      .values({ tenant_id: tenant, last_seq: n })
+      .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ last_seq: sql<number>`event_seqs.last_seq + ${n}` }))
+      .returning('last_seq')
+      .executeTakeFirstOrThrow();
+    let seq = Number(row.last_seq) - n;
+    const rows = list.map((e) => {
+      seq++;
+      out.push({ ...e, sequence: seq });
+      return { tenant_id: tenant, seq, id: e.id, type: e.type, source: e.source, subject: e.subject, time: e.time, data: JSON.stringify(e.data), traceparent: e.traceparent ?? null, created_at: now };
+    });
+    for (let i = 0; i < rows.length; i += 200) await tx.insertInto('events').values(rows.slice(i, i + 200)).execute();
+  }
+  return out;
+}
+
+type EventRow = Database['events'] extends infer T ? { [K in keyof T]: unknown } : never;
+
+/** A stored row back to the event. */
+export function eventFromRow(r: Pick<EventRow, 'tenant_id' | 'seq' | 'id' | 'type' | 'source' | 'subject' | 'time' | 'data' | 'traceparent'>): BusEvent {
+  const e: BusEvent = { tenant: String(r.tenant_id), sequence: Number(r.seq), id: String(r.id), type: String(r.type), source: String(r.source), subject: String(r.subject), time: String(r.time), data: JSON.parse(String(r.data)) as Record<string, unknown> };
+  if (r.traceparent) e.traceparent = String(r.traceparent);
+  return e;
+}
+
+export const EVENT_COLUMNS = ['tenant_id', 'seq', 'id', 'type', 'source', 'subject', 'time', 'data', 'traceparent'] as const;
+
+/** Events of a tenant after `afterSeq` in sequence order, optionally of some types. */
+export async function readEvents(tx: Tx, tenant: string, afterSeq: number, limit: number, types?: readonly string[], uptoSeq?: number): Promise<BusEvent[]> {
+  let q = tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', tenant).where('seq', '>', afterSeq);
+  if (uptoSeq !== undefined) q = q.where('seq', '<=', uptoSeq);
+  if (types) {
+    if (types.length === 0) return [];
+    q = q.where('type', 'in', [...types]);
+  }
+  const rows = await q.orderBy('seq').limit(limit).execute();
+  return rows.map(eventFromRow);
+}
+
+/** The highest sequence a tenant has handed out (0 for none). */
+export async function lastSeq(tx: Tx, tenant: string): Promise<number> {
+  const r = await tx.selectFrom('event_seqs').select('last_seq').where('tenant_id', '=', tenant).executeTakeFirst();
+  return r ? Number(r.last_seq) : 0;
+}
+
+/** The retention window in ms (`SERVICE_EVENTS_RETENTION_HOURS`, default 168, 1–87600). */
+export function retentionMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env['SERVICE_EVENTS_RETENTION_HOURS'];
+  const hours = raw === undefined || raw === '' ? 168 : Number(raw);
+  if (!Number.isInteger(hours) || hours < 1 || hours > 87_600) throw new Error(`SERVICE_EVENTS_RETENTION_HOURS must be a whole number of hours from 1 to 87600, got ${JSON.stringify(raw)}`);
+  return hours * 3_600_000;
+}
+
+/** Deletes every tenant's events (and finished deliveries) older than the retention window; returns how many events went. */
+export async function purgeExpired(store: Store, retention: number, now = Date.now()): Promise<number> {
+  const cutoff = formatTimestamp(BigInt(now - retention) * 1_000_000n);
+  const tenants = await store.transaction((tx) => tx.selectFrom('tenants').select('id').execute());
+  let n = 0;
+  for (const { id } of tenants) {
+    n += await store.withTenant(id, async (tx) => {
+      const res = await tx.deleteFrom('events').where('tenant_id', '=', id).where('created_at', '<', cutoff).executeTakeFirst();
+      await tx.deleteFrom('event_deliveries').where('tenant_id', '=', id).where('status', 'in', ['delivered', 'failed', 'dead']).where('updated_at', '<', cutoff).execute();
+      return Number(res.numDeletedRows);
+    });
+  }
+  return n;
+}
+
+/** The CloudEvents 1.0 JSON envelope (DECISIONS.md "Event envelope"); what the `json` sink posts. */
+export function cloudEvent(e: BusEvent): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    specversion: '1.0',
+    id: e.id,
+    source: e.source,
+    type: e.type,
+    subject: e.subject,
+    time: e.time,
+    datacontenttype: 'application/json',
+    data: e.data,
+    tenantid: e.tenant,
+  };
+  if (e.sequence !== undefined) out['sequence'] = String(e.sequence);
+  if (e.traceparent) out['traceparent'] = e.traceparent;
+  return out;
+}

@@ -1,0 +1,20 @@
+/** The eventing module's manifest: its routes, the console bus route, and the event types it emits. */
+import Type from 'typebox';
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { consoleBusRoutes } from './console-route.js';
+import { eventingRoutes } from './routes.js';
+
+export const eventingManifest: ModuleManifest = {
+  name: 'eventing',
+  routes: [...eventingRoutes, ...consoleBusRoutes],
+  events: [
+    {
+      type: 'subscription.tested',
+      source: '/svc/eventing',
+      permission: 'eventing:subscription:read',
+      description: 'A test delivery of one subscription (sent only to it, by POST …/subscriptions/{id}/test; never logged).',
+      stability: 'beta',
+      schema: Type.Object({ subscription_id: Type.String(), message: Type.String() }),
+    },
+  ],
+};

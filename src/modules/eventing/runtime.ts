@@ -1,0 +1,152 @@
+/**
+ * Eventing at run time: the delivery engine with one lane per enabled subscription, woken by the bus,
+ * the role filter (a subscription receives only the event types its role ceiling may read), and
+ * the retention of the event log. Built once by the composition root (`services.eventing`).
+ */
+import type { Logger } from 'pino';
+import { permissionRule, roleAtLeast, isRole, type PermissionRule, type Role } from '../../auth/roles.js';
+import type { EventBus } from '../../events/bus.js';
+import { lastSeq, purgeExpired, readEvents, retentionMs } from '../../events/event-log.js';
+import type { BusEvent, EventCatalog } from '../../events/event-types.js';
+import { DeliveryEngine } from '../../events/delivery/engine.js';
+import { queueDeliveries } from '../../events/delivery/delivery-store.js';
+import type { Lane } from '../../events/delivery/target.js';
+import type { Sealer } from '../../secrets/sealing.js';
+import type { Store } from '../../store/store.js';
+import { nowTimestamp } from '../../ledger/time.js';
+import { authHeaders, signingSecrets, type SubscriptionRow } from './subscription-store.js';
+import { WebhookTarget } from './webhook-target.js';
+
+export interface EventingOptions {
+  store: Store;
+  sealer: Sealer;
+  bus: EventBus;
+  log: Logger;
+  version: string;
+  /** the server's permission rules (privileged reads need editor); absent: the default rule per permission */
+  rules?: () => readonly PermissionRule[];
+  pollMs?: number;
+}
+
+const DISPATCH_BATCH = 1000;
+
+export class EventingRuntime {
+  readonly engine: DeliveryEngine;
+  readonly catalog: EventCatalog;
+  readonly #o: EventingOptions;
+  readonly #warnedOtlp = new Set<string>();
+  #unsubscribe: (() => void) | undefined;
+  #retention: NodeJS.Timeout | undefined;
+
+  constructor(o: EventingOptions) {
+    this.#o = o;
+    this.catalog = o.bus.catalog;
+    this.engine = new DeliveryEngine({ store: o.store, log: o.log, loadLanes: () => this.#loadLanes(), ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}) });
+  }
+
+  async start(): Promise<void> {
+    const retention = retentionMs();
+    this.#unsubscribe = this.#o.bus.subscribe({ name: 'eventing', types: '*' }, (e) => this.engine.wake(e.tenant));
+    await this.engine.start();
+    const purge = (): void =>
+      void purgeExpired(this.#o.store, retention)
+        .then((n) => n > 0 && this.#o.log.info({ events: n }, 'eventing: events past retention deleted'))
+        .catch((err: unknown) => this.#o.log.warn({ err }, 'eventing: retention run failed'));
+    purge();
+    this.#retention = setInterval(purge, 3_600_000);
+    this.#retention.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#unsubscribe?.();
+    clearInterval(this.#retention);
+    await this.engine.close();
+  }
+
+  /** True when `role` may read events of `type` (the type's permission, as the route table rules it). */
+  mayReceive(role: string, type: string): boolean {
+    const decl = this.catalog.get(type);
+    if (!decl || !isRole(role)) return false;
+    const rule = this.#o.rules?.().find((r) => r.permission === decl.permission) ?? permissionRule(decl.permission);
+    if (rule.scope === 'system') return false;
+    return rule.minRole === undefined || roleAtLeast(role as Role, rule.minRole);
+  }
+
+  /** The declared types a role may receive. */
+  receivableTypes(role: string): string[] {
+    return this.catalog.list().map((d) => d.type).filter((t) => this.mayReceive(role, t));
+  }
+
+  /** Builds the webhook target of a stored subscription (secrets opened here, never logged). */
+  target(r: SubscriptionRow): WebhookTarget {
+    const secrets = signingSecrets(this.#o.sealer, r);
+    const expires = r.previous_expires_at ? String(r.previous_expires_at) : '';
+    const authSecret = r.auth_sealed ? this.#o.sealer.open(String(r.auth_sealed), r.id) : null;
+    const format = String(r.sink_format);
+    if (format === 'otlp' && !this.#warnedOtlp.has(r.id)) {
+      // OTLP rule 5: `otlp` is delivered as the envelope (the same bytes as otlp_envelope); said once per subscription.
+      this.#warnedOtlp.add(r.id);
+      this.#o.log.warn({ subscription: r.id, tenant: r.tenant_id, sink_format: format }, 'eventing: subscription sink_format "otlp" delivers the OTLP envelope (same as otlp_envelope)');
+    }
+    return new WebhookTarget({
+      endpoint: String(r.endpoint),
+      caPem: (r.ca_pem as string | null) ?? null,
+      pinSha256: (r.pin_sha256 as string | null) ?? null,
+      sinkFormat: format,
+      timeoutMs: Number(r.timeout_ms),
+      secrets: () => (secrets.length > 1 && nowTimestamp() >= expires ? secrets.slice(0, 1) : secrets),
+      authHeaders: authHeaders((r.auth_kind as string | null) ?? null, (r.auth_header as string | null) ?? null, authSecret),
+      version: this.#o.version,
+    });
+  }
+
+  async #loadLanes(): Promise<Lane[]> {
+    const { store } = this.#o;
+    const tenants = await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute());
+    const lanes: Lane[] = [];
+    for (const { id: tenant } of tenants) {
+      const rows = (await store.withTenant(tenant, (tx) => tx.selectFrom('event_subscriptions').selectAll().where('tenant_id', '=', tenant).where('enabled', '=', 1).execute())) as SubscriptionRow[];
+      for (const r of rows) {
+        try {
+          lanes.push(this.#lane(r));
+        } catch (err) {
+          this.#o.log.error({ err, subscription: r.id }, 'eventing: subscription cannot run (its sealed secret does not open with this key?)');
+        }
+      }
+    }
+    return lanes;
+  }
+
+  #lane(r: SubscriptionRow): Lane {
+    const tenant = r.tenant_id;
+    const id = r.id;
+    const timeout = Number(r.timeout_ms);
+    return {
+      id,
+      tenant,
+      name: String(r.name),
+      maxAttempts: Number(r.max_attempts),
+      initialIntervalS: Number(r.initial_interval_s),
+      leaseMs: timeout + 5_000,
+      revision: `${String(r.version)}`,
+      target: this.target(r),
+      dispatch: async (tx) => {
+        let q = tx.selectFrom('event_subscriptions').select(['cursor_seq', 'event_types', 'role', 'enabled']).where('tenant_id', '=', tenant).where('id', '=', id);
+        // Two replicas dispatching one lane take turns on Postgres; SQLite has one writer anyway.
+        if (this.#o.store.capabilities.supportsConcurrentWriters) q = q.forUpdate();
+        const sub = await q.executeTakeFirst();
+        if (!sub || Number(sub.enabled) !== 1) return { queued: 0, more: false };
+        const cursor = Number(sub.cursor_seq);
+        const upto = await lastSeq(tx, tenant);
+        if (upto <= cursor) return { queued: 0, more: false };
+        const types = (JSON.parse(sub.event_types) as string[]).filter((t) => this.mayReceive(sub.role, t));
+        const events: BusEvent[] = await readEvents(tx, tenant, cursor, DISPATCH_BATCH, types, upto);
+        const more = events.length === DISPATCH_BATCH;
+        const next = more ? (events[events.length - 1]?.sequence ?? upto) : upto;
+        const queued = await queueDeliveries(tx, tenant, id, events);
+        await tx.updateTable('event_subscriptions').set({ cursor_seq: next }).where('tenant_id', '=', tenant).where('id', '=', id).execute();
+        return { queued, more };
+      },
+    };
+  }
+}
