@@ -23,7 +23,7 @@ import { DEFAULT_BOUNDS, reachability } from '../../src/modules/accessmap/attack
 import { storeGraphSource } from '../../src/modules/accessmap/graph-source.js';
 import { neighbors } from '../../src/modules/accessmap/neighbors.js';
 import { foldRecent } from '../../src/modules/accessmap/recent-edges.js';
-import { newId } from '../../src/core/agents/ids.js';
+import { newId } from '../../src/store/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
