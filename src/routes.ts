@@ -10,6 +10,7 @@ import { webauthnRoutes } from './core/webauthn/routes.js';
 import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
 import { accessmapAreaRoutes } from './modules/accessmap/area-routes.js';
 import { coreEvents } from './events/core-events.js';
+import { consoleRoutes } from './core/console/routes.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -20,6 +21,7 @@ export function allManifests(): ModuleManifest[] {
     { name: 'audit', routes: auditRoutes },
     { name: 'webauthn', routes: [...webauthnRoutes, ...stepUpUiRoutes] },
     { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents },
+    { name: 'console', routes: consoleRoutes },
   ];
 }
 

@@ -116,6 +116,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       grpc: grpcState,
       events,
       sealer: await loadSealer(config.dataDir),
+      config,
+      ...(tls ? { tlsMaterial: { certPath: tls.certPath, keyPath: tls.keyPath, certPem: tls.certPem, fingerprintSha256: tls.fingerprintSha256, pinSha256: tls.pinSha256, selfSigned: tls.selfSigned, notAfter: tls.notAfter, action: tls.action } } : {}),
     };
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.

@@ -11,6 +11,8 @@ import type { Metrics } from './metrics.js';
 import type { IdentityRuntime } from '../auth/runtime.js';
 import type { EventBus } from '../events/bus.js';
 import type { Sealer } from '../secrets/sealing.js';
+import type { ServeConfig } from './config.js';
+import type { TlsMaterial } from './tls.js';
 
 export interface Services {
   build: BuildInfo;
@@ -43,4 +45,8 @@ export interface Services {
   sealer: Sealer;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
+  /** the resolved configuration (console: effective config, support bundle) */
+  config?: ServeConfig;
+  /** the served certificate (console: key custody, setup status, health summary); absent with --insecure */
+  tlsMaterial?: Pick<TlsMaterial, 'certPath' | 'keyPath' | 'certPem' | 'fingerprintSha256' | 'pinSha256' | 'selfSigned' | 'notAfter' | 'action'>;
 }

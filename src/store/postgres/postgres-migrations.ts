@@ -17,6 +17,7 @@ import { POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations
 import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/postgres-016-accessmap-level-ops.js';
 import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/postgres-017-accessmap-level-seq.js';
 import { POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/postgres-018-accessmap-node-epoch.js';
+import { POSTGRES_MIGRATION_024_CONSOLE } from './migrations/postgres-024-console.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -81,4 +82,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
   ...POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
   ...POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
+  ...POSTGRES_MIGRATION_024_CONSOLE,
 ];

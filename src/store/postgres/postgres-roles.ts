@@ -5,6 +5,7 @@ import { IDENTITY_APP_ROLE_GRANTS } from '../schema-identity.js';
 import { ACCESSMAP_APP_ROLE_GRANTS } from '../schema-accessmap.js';
 import { WEBAUTHN_APP_ROLE_GRANTS } from '../schema-webauthn.js';
 import { INGEST_APP_ROLE_GRANTS } from '../schema-ingest.js';
+import { CONSOLE_APP_ROLE_GRANTS } from '../schema-console.js';
 
 /** Role the service switches to in every transaction unless `SERVICE_PG_APP_ROLE` names another. */
 export const DEFAULT_APP_ROLE = 'svc_app';
@@ -35,6 +36,7 @@ export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege
   ...ACCESSMAP_APP_ROLE_GRANTS,
   ...WEBAUTHN_APP_ROLE_GRANTS,
   ...INGEST_APP_ROLE_GRANTS,
+  ...CONSOLE_APP_ROLE_GRANTS,
 };
 
 /** Sequences the app role draws from (nextval); a new one must be listed here. */

@@ -17,6 +17,7 @@ import { SQLITE_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from './migrations/s
 import { SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from './migrations/sqlite-016-accessmap-level-ops.js';
 import { SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/sqlite-017-accessmap-level-seq.js';
 import { SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/sqlite-018-accessmap-node-epoch.js';
+import { SQLITE_MIGRATION_024_CONSOLE } from './migrations/sqlite-024-console.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -74,4 +75,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS,
   ...SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ,
   ...SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
+  ...SQLITE_MIGRATION_024_CONSOLE,
 ];
