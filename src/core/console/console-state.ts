@@ -7,7 +7,7 @@ import path from 'node:path';
 import { X509Certificate, createHash, createPublicKey } from 'node:crypto';
 import type { Services } from '../../serve/services.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { readHead } from '../../ledger/ledger-store.js';
+import { readHead, readRecords } from '../../ledger/ledger-store.js';
 import { CHECKPOINT_ACTION } from '../../ledger/checkpoint.js';
 
 export interface ChainHead {
@@ -19,6 +19,10 @@ export interface ChainHead {
   last_checkpoint_age_seconds: number | null;
 }
 
+const WINDOW = 100_000;
+/** How far back from a head the last checkpoint is looked for (at most ten window queries). */
+const CHECKPOINT_SCAN = 1_000_000;
+
 /** Head of every chain that has records (system chain first), with its latest checkpoint. */
 export async function ledgerHeads(s: Services): Promise<ChainHead[]> {
   const tenants = await s.store.transaction((tx) => tx.selectFrom('tenants').select('id').orderBy('id').execute());
@@ -27,8 +31,13 @@ export async function ledgerHeads(s: Services): Promise<ChainHead[]> {
     const row = await s.store.withTenant(tenant, async (tx) => {
       const head = await readHead(tx, tenant);
       if (head === null) return null;
-      // Scans back from the head by primary key and stops at the first checkpoint (one per interval).
-      const cp = await tx.selectFrom('audit_records').select(['seq', 'occurred_at']).where('tenant_id', '=', tenant).where('action', '=', CHECKPOINT_ACTION).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      // Windows back from the head (each one range query on the chain's key) until a checkpoint shows.
+      let cp: { seq: number; occurred_at: string } | undefined;
+      for (let to = head.seq; to >= 1 && cp === undefined && head.seq - to < CHECKPOINT_SCAN; to -= WINDOW) {
+        const found = await readRecords(tx, tenant, Math.max(1, to - WINDOW + 1), WINDOW, { action: CHECKPOINT_ACTION, toSeq: to });
+        const last = found[found.length - 1];
+        if (last) cp = { seq: last.seq, occurred_at: last.occurred_at };
+      }
       return { head, cp };
     });
     if (row === null) continue;
