@@ -12,6 +12,14 @@ import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
+import { ConfigEffectiveCommand } from './config/effective.js';
+import { SecretsLsCommand } from './secrets/ls.js';
+import { SecretsRmCommand } from './secrets/rm.js';
+import { SecretsSetCommand } from './secrets/set.js';
+import { SupportBundleCommand } from './support/bundle.js';
+import { SupportLicenseCommand } from './support/license.js';
+import { SupportStatusCommand } from './support/status.js';
+import { SupportUpdateCheckCommand } from './support/update-check.js';
 import { OpenapiCommand } from './openapi.js';
 import { StatusCommand } from './status.js';
 import { SuperadminDisableCommand } from './superadmin/disable.js';
@@ -49,10 +57,18 @@ export const commands: CommandClass[] = [
   AuthWhoamiCommand,
   BackupCommand,
   CollectorCommand,
+  ConfigEffectiveCommand,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, ServeCommand, StatusCommand,
+  SecretsLsCommand,
+  SecretsRmCommand,
+  SecretsSetCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
   SuperadminLsCommand,
+  SupportBundleCommand,
+  SupportLicenseCommand,
+  SupportStatusCommand,
+  SupportUpdateCheckCommand,
   TenantsCreateCommand,
   TenantsLsCommand,
   TenantsRmCommand,
