@@ -5,6 +5,7 @@ import { secretsRoutes } from './secrets-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { bundleRoutes } from './bundle-routes.js';
 import { ssoConfigRoutes } from './sso-routes.js';
+import { ssoLoginRoutes } from './sso-login-routes.js';
 import './sso-settings.js';
 
-export const consoleRoutes: AnyRoute[] = [...statusRoutes, ...secretsRoutes, ...licenseRoutes, ...bundleRoutes, ...ssoConfigRoutes];
+export const consoleRoutes: AnyRoute[] = [...statusRoutes, ...secretsRoutes, ...licenseRoutes, ...bundleRoutes, ...ssoConfigRoutes, ...ssoLoginRoutes];
