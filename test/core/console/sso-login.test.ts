@@ -6,10 +6,13 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, setupAndLogin, startServer, type TestServer } from '../../helpers/server.js';
+import { call, setupAndLogin, startServer, SVC_BIN, type TestServer } from '../../helpers/server.js';
 import { startProvider, type TestProvider } from '../../helpers/oidc-provider.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -57,21 +60,22 @@ after(async () => {
   loopback?.close();
 });
 
-/** Drive Chromium from the authorization URL through the provider's login and consent to our loopback callback. */
-async function browserLogin(url: string, login: string): Promise<URLSearchParams> {
+/** Drive Chromium from the authorization URL through the provider's login and consent to a loopback callback. */
+async function browserLogin(url: string, login: string, got?: Promise<unknown>): Promise<URLSearchParams> {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   try {
     const page = await browser.newPage();
-    const got = new Promise<URLSearchParams>((resolve) => (nextCallback = resolve));
+    const callback = got ?? new Promise<URLSearchParams>((resolve) => (nextCallback = resolve));
     await page.goto(url);
     await page.fill('input[name="login"]', login);
     await page.fill('input[name="password"]', 'any password');
     await page.click('button[type="submit"]');
     // Consent (first time for this client and account), then the redirect to the loopback listener.
     const consent = page.locator('button:has-text("Continue")');
-    await Promise.race([got, consent.waitFor({ timeout: 15_000 }).then(() => consent.click())]);
-    return await got;
+    await Promise.race([callback, consent.waitFor({ timeout: 15_000 }).then(() => consent.click())]);
+    if (got) await page.waitForURL(/127\.0\.0\.1:\d+\/callback/, { timeout: 15_000 });
+    return got ? new URL(page.url()).searchParams : ((await callback) as URLSearchParams);
   } finally {
     await browser.close();
   }
@@ -127,6 +131,30 @@ test('Chromium through the provider: a provisioned user with the mapped role get
   const audit = (await call(server, 'GET', '/v1/audit/system?limit=1000', as(session))).json().items as Array<{ action: string; meta?: string }>;
   assert.equal(audit.filter((a) => a.action === 'auth.sso_login').length, 2);
   assert.ok(audit.filter((a) => a.action === 'auth.sso_login_failed').map((a) => JSON.parse(a.meta ?? '{}').reason).includes('bad_state'));
+});
+
+test('svc auth login --sso: prints the URL, takes the redirect on its loopback port, saves a session context', { skip, timeout: 120_000 }, async () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'svc-sso-cli-'));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SERVICE_') && v !== undefined) env[k] = v;
+  env['SERVICE_CONFIG'] = path.join(home, 'config.yaml');
+  const child = spawn(process.execPath, [SVC_BIN, 'auth', 'login', '--sso', '--server', server.url, '--pin-sha256', String(server.pinSha256), '--name', 'sso', '-o', 'json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const urlSeen = new Promise<string>((resolve) => child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
+    if (m) resolve(m[1] as string);
+  }));
+  const exited = new Promise<number | null>((r) => child.on('close', r));
+  const url = await urlSeen;
+  await browserLogin(url, 'alice', exited);
+  assert.equal(await exited, 0, stderr);
+  const out = JSON.parse(stdout.trim());
+  assert.equal(out.context, 'sso');
+  assert.equal(out.kind, 'user');
+  assert.deepEqual(out.grants.map((g: { role: string }) => g.role), ['editor']);
 });
 
 test('a disallowed e-mail domain is refused and nothing is provisioned', { skip, timeout: 120_000 }, async () => {
