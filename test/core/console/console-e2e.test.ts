@@ -73,6 +73,32 @@ for (const t of targets) {
       }
     });
 
+    test('bad input gets the error envelope (400, 404), never a 500', async () => {
+      const cases: Array<[string, string, unknown, number]> = [
+        ['PUT', '/v1/console/secrets', { name: 'ok-name' }, 400],
+        ['PUT', '/v1/console/secrets', { name: 'x'.repeat(200), value: 'v' }, 400],
+        ['PUT', '/v1/console/secrets', { name: 'ok', value: 'v', extra: 1 }, 400],
+        ['PUT', '/v1/console/sso', { issuer: 'ftp://x', client_id: 'c' }, 400],
+        ['PUT', '/v1/console/sso', { issuer: 'https://idp.example.test', client_id: 'c', scopes: ['email'] }, 400],
+        ['PUT', '/v1/console/sso', { issuer: 'https://idp.example.test', client_id: 'c', role_mapping: [{ claim: 'g', value: 'v', tenant: 'nope', role: 'owner' }] }, 400],
+        ['POST', '/v1/console/license', { license: 'not json at all' }, 400],
+        ['POST', '/v1/console/license', { license: '{"license":{},"signature":"AAAA"}' }, 400],
+      ];
+      for (const [method, p, body, status] of cases) {
+        const res = await send(method, p, body);
+        assert.equal(res.status, status, `${method} ${p} ${JSON.stringify(body)}: ${res.text}`);
+        assert.ok(typeof res.json().error.code === 'string' && typeof res.json().error.message === 'string');
+      }
+      for (const [method, p, status] of [['DELETE', '/v1/console/secrets', 400], ['DELETE', '/v1/console/secrets?name=never-stored', 404], ['DELETE', '/v1/console/license', 404], ['DELETE', '/v1/console/sso', 404], ['POST', '/v1/console/sso/test', 404]] as const) {
+        const res = await call(server, method, p, { headers: as(session) });
+        assert.equal(res.status, status, `${method} ${p}: ${res.text}`);
+        assert.ok(res.json().error.code);
+      }
+      const start = await call(server, 'POST', '/v1/m/identity/sso/start', { body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:1/cb' }), headers: json });
+      assert.equal(start.status, 501, 'SSO not configured');
+      assert.equal(start.json().error.code, 'not_configured');
+    });
+
     test('config/effective: sources flag/env/default; secrets and the DSN password redacted', async () => {
       const res = await get('/v1/console/config/effective');
       assert.equal(res.status, 200, res.text);
