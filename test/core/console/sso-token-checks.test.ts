@@ -10,6 +10,11 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { call, setupAndLogin, startServer, type TestServer } from '../../helpers/server.js';
+import { createTempDatabase, pgTestDsn, type TempDatabase } from '../../helpers/pg.js';
+
+// SVC_TEST_SSO_STORE=postgres runs the same checks with the server on Postgres (provisioning writes there).
+const onPostgres = process.env['SVC_TEST_SSO_STORE'] === 'postgres';
+let db: TempDatabase | undefined;
 
 const CLIENT_ID = 'svc-console';
 let server: TestServer;
@@ -47,7 +52,12 @@ before(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()));
   issuer = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  server = await startServer();
+  if (onPostgres) {
+    const target = await pgTestDsn();
+    if (target.skip) throw new Error(target.skip);
+    db = await createTempDatabase(target.dsn as string);
+  }
+  server = await startServer(db ? { args: ['--store', 'postgres', '--dsn', db.dsn] } : {});
   ({ token: session, tenant } = await setupAndLogin(server, { email: 'root@example.test', password: 'correct horse battery staple' }));
   const put = await call(server, 'PUT', '/v1/console/sso', {
     headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
@@ -57,6 +67,7 @@ before(async () => {
 });
 after(async () => {
   await server?.stop();
+  await db?.drop();
   provider?.closeAllConnections();
   provider?.close();
 });
