@@ -16,6 +16,7 @@ import { governanceManifest } from './modules/governance/index.js';
 import { securityManifest } from './modules/security/index.js';
 import { observabilityManifest } from './modules/observability/index.js';
 import { eventingManifest } from './modules/eventing/index.js';
+import { consoleRoutes } from './core/console/routes.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -27,11 +28,12 @@ export function allManifests(): ModuleManifest[] {
     { name: 'webauthn', routes: [...webauthnRoutes, ...stepUpUiRoutes] },
     accessmapManifest,
     // The web console: browser sign-in (cookie + CSRF) and its pages and assets (docs/web.md).
-    { name: 'console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
+    { name: 'web-console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
     governanceManifest,
     securityManifest,
     observabilityManifest,
     eventingManifest,
+    { name: 'console', routes: consoleRoutes },
   ];
 }
 

@@ -56,6 +56,8 @@ export interface ServeConfig {
   accessmapNodeCache: number;
   /** SQLite page cache in MiB (`SERVICE_SQLITE_CACHE_MIB`); undefined = the store's default (2048) */
   sqliteCacheMib?: number;
+  /** the flags as given, so `GET /v1/console/config/effective` can tell a flag from the environment */
+  flags?: ServeFlags;
 }
 
 /** The raw flag values as clipanion hands them over (all optional). */
@@ -145,6 +147,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     accessmapLinkingIds: checked(() => linkingIdsFromEnv(env)),
     accessmapNodeCache: checked(() => nodeCacheFromEnv(env)),
     sqliteCacheMib: checked(() => sqliteCacheMibFromEnv(env)),
+    flags,
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent; got ${JSON.stringify(config.logLevel)}`);

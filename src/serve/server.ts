@@ -129,6 +129,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       hooks: recordHooks(),
       openapi: openapiOf(routes),
       accessEdges: { listEdges: (tenant, filter) => listEdges(store, tenant, filter) },
+      config,
+      ...(tls ? { tlsMaterial: { certPath: tls.certPath, keyPath: tls.keyPath, certPem: tls.certPem, fingerprintSha256: tls.fingerprintSha256, pinSha256: tls.pinSha256, selfSigned: tls.selfSigned, notAfter: tls.notAfter, action: tls.action } } : {}),
     };
     // Webhook deliveries: lanes per subscription, fed by the durable event log (docs/eventing.md).
     registerBus(store, events);

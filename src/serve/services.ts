@@ -14,6 +14,8 @@ import type { Sealer } from '../secrets/sealing.js';
 import type { RecordHooks } from '../contract/record-hooks.js';
 import type { AccessEdgeReader } from '../core/access-edges/schemas.js';
 import type { EventingRuntime } from '../modules/eventing/runtime.js';
+import type { ServeConfig } from './config.js';
+import type { TlsMaterial } from './tls.js';
 
 export interface Services {
   build: BuildInfo;
@@ -54,4 +56,8 @@ export interface Services {
   eventing?: EventingRuntime;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
+  /** the resolved configuration (console: effective config, support bundle) */
+  config?: ServeConfig;
+  /** the served certificate (console: key custody, setup status, health summary); absent with --insecure */
+  tlsMaterial?: Pick<TlsMaterial, 'certPath' | 'keyPath' | 'certPem' | 'fingerprintSha256' | 'pinSha256' | 'selfSigned' | 'notAfter' | 'action'>;
 }

@@ -96,12 +96,12 @@ export class HttpClient {
    * downloads). `timeout` bounds the wait for headers and every idle gap in the body, not the
    * total, so a long export is not cut off while data keeps flowing.
    */
-  async download(path: string, sink: Writable, options: Omit<RequestOptions, 'body' | 'acceptStatuses'> = {}): Promise<ApiResponse> {
+  async download(path: string, sink: Writable, options: Omit<RequestOptions, 'body' | 'acceptStatuses'> & { method?: 'GET' | 'POST' } = {}): Promise<ApiResponse> {
     try {
       const response = await this.#agent.request({
         origin: this.#settings.server.origin,
         path: this.#path(path, options.query),
-        method: 'GET',
+        method: options.method ?? 'GET',
         headers: this.#headers(false),
       });
       if (response.statusCode < 200 || response.statusCode >= 300) {

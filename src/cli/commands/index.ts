@@ -20,6 +20,14 @@ import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
+import { ConfigEffectiveCommand } from './config/effective.js';
+import { SecretsLsCommand } from './secrets/ls.js';
+import { SecretsRmCommand } from './secrets/rm.js';
+import { SecretsSetCommand } from './secrets/set.js';
+import { SupportBundleCommand } from './support/bundle.js';
+import { SupportLicenseCommand } from './support/license.js';
+import { SupportStatusCommand } from './support/status.js';
+import { SupportUpdateCheckCommand } from './support/update-check.js';
 import { OpenapiCommand } from './openapi.js';
 import { SearchCommand } from './search.js';
 import { StatusCommand } from './status.js';
@@ -64,6 +72,7 @@ export const commands: CommandClass[] = [
   CollectorCommand,
   CompletionCommand,
   ConfigCurrentContextCommand,
+  ConfigEffectiveCommand,
   ConfigDeleteContextCommand,
   ConfigGetContextsCommand,
   ConfigUseContextCommand,
@@ -71,9 +80,16 @@ export const commands: CommandClass[] = [
   ...findingsCommands,
   ...eventingCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
+  SecretsLsCommand,
+  SecretsRmCommand,
+  SecretsSetCommand,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
   SuperadminLsCommand,
+  SupportBundleCommand,
+  SupportLicenseCommand,
+  SupportStatusCommand,
+  SupportUpdateCheckCommand,
   TenantsCreateCommand,
   TenantsLsCommand,
   TenantsRmCommand,

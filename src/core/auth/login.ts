@@ -12,6 +12,7 @@ import { findUserByEmail, normalizeEmail } from '../../auth/identity-store.js';
 import { dummyPasswordHash, verifyPassword } from '../../auth/passwords.js';
 import { createSession, type IssuedSession } from '../../auth/sessions.js';
 import { draftByUser } from '../../auth/audit.js';
+import { passwordLoginDisabled } from '../console/sso-login.js';
 
 /** Handle `POST /v1/auth/login`. */
 export async function login(ctx: RequestContext<unknown, unknown, { email: string; password: string }>): Promise<IssuedSession> {
@@ -27,9 +28,11 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   const user = await runtime.store.transaction((tx) => findUserByEmail(tx, email));
   const stored = user?.password_hash ?? (await dummyPasswordHash(runtime.passwordParams));
   const passwordOk = await verifyPassword(ctx.body.password, stored);
-  if (!user || !passwordOk || user.status !== 'active') {
+  // An account that signs in through the OpenID provider only (docs/sso.md) gets the generic refusal too.
+  const ssoOnly = user !== undefined && passwordOk && (await passwordLoginDisabled(ctx.services, user.id));
+  if (!user || !passwordOk || user.status !== 'active' || ssoOnly) {
     runtime.lockout.fail(keys);
-    const reason = !user ? 'unknown_user' : !passwordOk ? 'wrong_password' : 'disabled';
+    const reason = !user ? 'unknown_user' : !passwordOk ? 'wrong_password' : ssoOnly ? 'sso_only' : 'disabled';
     await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user?.id, 'auth.login_failed', 'user', user?.id ?? '', { ...meta, reason }));
     throw new ApiError('unauthenticated', 'invalid e-mail or password');
   }

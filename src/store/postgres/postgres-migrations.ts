@@ -22,6 +22,7 @@ import { POSTGRES_MIGRATION_020_RESERVED } from './migrations/postgres-020-reser
 import { POSTGRES_MIGRATION_021_SECURITY_FINDINGS } from './migrations/postgres-021-security-findings.js';
 import { POSTGRES_MIGRATION_022_GOVERNANCE } from './migrations/postgres-022-governance.js';
 import { POSTGRES_MIGRATION_023_EVENTING } from './migrations/postgres-023-eventing.js';
+import { POSTGRES_MIGRATION_024_CONSOLE } from './migrations/postgres-024-console.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -91,4 +92,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_021_SECURITY_FINDINGS,
   ...POSTGRES_MIGRATION_022_GOVERNANCE,
   ...POSTGRES_MIGRATION_023_EVENTING,
+  ...POSTGRES_MIGRATION_024_CONSOLE,
 ];

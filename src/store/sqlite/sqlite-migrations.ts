@@ -22,6 +22,7 @@ import { SQLITE_MIGRATION_020_RESERVED } from './migrations/sqlite-020-reserved.
 import { SQLITE_MIGRATION_021_SECURITY_FINDINGS } from './migrations/sqlite-021-security-findings.js';
 import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governance.js';
 import { SQLITE_MIGRATION_023_EVENTING } from './migrations/sqlite-023-eventing.js';
+import { SQLITE_MIGRATION_024_CONSOLE } from './migrations/sqlite-024-console.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -84,4 +85,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_021_SECURITY_FINDINGS,
   ...SQLITE_MIGRATION_022_GOVERNANCE,
   ...SQLITE_MIGRATION_023_EVENTING,
+  ...SQLITE_MIGRATION_024_CONSOLE,
 ];

@@ -26,6 +26,7 @@ export class AuthLoginCommand extends ClientCommand {
     `,
     examples: [
       ['Log in with a password from a file', '$0 auth login --server https://cp.example.com:8443 --email me@example.com --password-file ~/.pw'],
+      ['Sign in through the OpenID provider (opens nothing: prints the URL)', '$0 auth login --server https://cp.example.com:8443 --sso'],
       ['Save an API key as the context "ci"', 'printf %s "$KEY" | $0 auth login --server https://cp.example.com:8443 --token-file - --name ci'],
     ],
   });
@@ -34,16 +35,26 @@ export class AuthLoginCommand extends ClientCommand {
   password = Option.String('--password', { description: 'Password; prefer --password-file' });
   passwordFile = Option.String('--password-file', { description: 'Read the password from this file, or from stdin with -' });
   name = Option.String('--name', 'default', { description: 'Name of the context to save (default: default)' });
+  sso = Option.Boolean('--sso', false, { description: "Sign in through the server's OpenID provider: prints the URL to open, receives the redirect on a loopback port" });
 
   async execute(): Promise<number> {
     oneStdin(this.passwordFile, this.tokenFile);
     const password = this.email !== undefined ? await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr) : undefined;
     if (this.email !== undefined && password === undefined) throw new CliUsageError('--email needs --password-file (or - for stdin) or --password');
     if (this.email === undefined && (this.password !== undefined || this.passwordFile !== undefined)) throw new CliUsageError('a password needs --email');
+    if (this.sso && this.email !== undefined) throw new CliUsageError('--sso and --email exclude each other');
     const { HttpClient } = await import('../../client/http-client.js');
     let settings = await this.settings();
     let token = settings.token;
-    if (this.email !== undefined) {
+    if (this.sso) {
+      const { ssoLogin } = await import('./sso-flow.js');
+      const anonymous = new HttpClient({ ...settings, token: undefined }, { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` });
+      try {
+        token = await ssoLogin(anonymous, this.context.stderr);
+      } finally {
+        await anonymous.close();
+      }
+    } else if (this.email !== undefined) {
       // The password route takes no bearer: a stale saved token must not ride along.
       const anonymous = new HttpClient({ ...settings, token: undefined }, { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` });
       try {

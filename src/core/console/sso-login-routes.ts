@@ -1,0 +1,64 @@
+/**
+ * `POST /v1/m/identity/sso/start` and `/complete`: the SSO login (public; beta, beside the WebAuthn
+ * step-up under /v1/m/identity). The browser goes to the provider with the URL `start` answers and
+ * comes back to the caller's redirect URI (the CLI's loopback listener); the caller hands code and
+ * state to `complete` and gets an ordinary session.
+ */
+import Type from 'typebox';
+import { ApiError } from '../../contract/errors.js';
+import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
+import { draftByUser } from '../../auth/audit.js';
+import { completeLogin, SsoLoginError, startLogin } from './sso-login.js';
+
+const common = { stability: 'beta' as const, tags: ['identity'], permission: PUBLIC };
+const StartBody = Type.Object({ redirect_uri: Type.String({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
+const StartAnswer = Type.Object({ authorization_url: Type.String(), state: Type.String(), expires_at: Type.String() }, { additionalProperties: false });
+const CompleteBody = Type.Object(
+  { state: Type.String({ minLength: 1, maxLength: 200 }), code: Type.String({ minLength: 1, maxLength: 4000 }), iss: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+const SessionAnswer = Type.Object(
+  { token: Type.String(), session_id: Type.String(), expires_at: Type.String(), user_id: Type.String(), email: Type.String(), provisioned: Type.Boolean(), aal: Type.Integer() },
+  { additionalProperties: false },
+);
+
+export const ssoLoginRoutes: AnyRoute[] = [
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/m/identity/sso/start',
+    operationId: 'ssoStart',
+    summary: 'Start a single sign-on login: the provider URL (PKCE S256, state, nonce) for the browser',
+    body: StartBody,
+    response: StartAnswer,
+    bodyLimit: 4 * 1024,
+    timeoutMs: 15_000,
+    handler: (ctx) => startLogin(ctx.services, ctx.body.redirect_uri),
+  }),
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/m/identity/sso/complete',
+    operationId: 'ssoComplete',
+    summary: 'Complete a single sign-on login with the code and state the provider returned; answers a session',
+    audit: 'auth.sso_login',
+    body: CompleteBody,
+    response: SessionAnswer,
+    bodyLimit: 8 * 1024,
+    timeoutMs: 15_000,
+    handler: async (ctx) => {
+      try {
+        const r = await completeLogin(ctx.services, ctx.body);
+        await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(r.user_id, 'auth.sso_login', 'session', r.session_id, { ip: ctx.remoteAddress, provisioned: r.provisioned, aal: r.aal, amr: ['fed'] }));
+        return r;
+      } catch (err) {
+        if (err instanceof SsoLoginError || err instanceof ApiError) {
+          const reason = err instanceof SsoLoginError ? err.reason : err.code;
+          await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(undefined, 'auth.sso_login_failed', 'user', '', { ip: ctx.remoteAddress, reason, ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}) }));
+        }
+        throw err;
+      }
+    },
+  }),
+];

@@ -1,0 +1,2 @@
+// oidc-provider ships no type declarations; the tests use its documented constructor and callback only.
+declare module 'oidc-provider';
