@@ -39,3 +39,11 @@ export function Text(options: TStringOptions = {}): TString {
   if (!source.startsWith('^')) throw new Error(`Text: a pattern must be anchored with ^, got ${source}`);
   return Type.String({ ...options, pattern: `^(?![\\s\\S]*[${FORBIDDEN_TEXT_CHARS}])${source.slice(1)}` });
 }
+
+/** Text that may span lines (policy documents, notes, secret values): tab, LF and CR are allowed, every other control, C1 and bidi character is not. */
+export const MULTILINE_FORBIDDEN_CHARS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+
+/** A multi-line string field of a request; marked `x-multiline` so the text-rule test knows tab and newline are meant. */
+export function MultilineText(options: TStringOptions = {}): TString {
+  return Type.String({ ...options, pattern: `^[^${MULTILINE_FORBIDDEN_CHARS}]*$`, 'x-multiline': true });
+}

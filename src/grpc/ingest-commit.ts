@@ -247,7 +247,6 @@ async function finishLedger(services: Services, groups: StoreGroups<Job, Stored>
         payload_hash: row.payload_hash,
       });
       seq = rec.seq;
-      if (row.accepted > 0) services.events.publish([{ type: 'edge.observed', tenant: who.tenant, subject: `ingest_batch/${batchId}`, data: { id: batchId, accepted: row.accepted, collector: row.collector } }]);
     }
     groups.note(who.tenant, batchId, seq);
   }

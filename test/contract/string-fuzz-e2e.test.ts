@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { call, type TestServer } from '../helpers/server.js';
 import { client, serveBackends } from '../helpers/serve-stores.js';
 
@@ -183,6 +184,7 @@ for (const b of await serveBackends()) {
       const seconds = (Date.now() - started) / 1000;
       assert.ok(sent > 300, `only ${sent} requests`);
       assert.ok(seconds < 60, `${sent} requests took ${seconds} s`);
+      if (bad.length) writeFileSync("/tmp/fuzzbad-" + process.pid + ".txt", bad.join("\n"));
       assert.deepEqual(bad, [], `${bad.length} of ${sent} answers were not a 4xx envelope`);
     });
   });

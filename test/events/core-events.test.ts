@@ -72,6 +72,6 @@ describe('core areas publish on the bus', () => {
     await server.services.events.idle();
     const observed = seen.filter((e) => e.type === 'edge.observed');
     assert.equal(observed.length, before + 1);
-    assert.equal(observed.at(-1)?.data['accepted'], 1);
+    assert.equal(observed.at(-1)?.data['count'], 1);
   });
 });

@@ -39,6 +39,10 @@ test('every route the router answers is in an OpenAPI document or classified', (
     }
   }
   assert.deepEqual(outside, []);
-  assert.deepEqual(classified.sort(), ['GET /openapi.beta.json (protocol)', 'GET /ui/step-up (ui-asset)']);
+  // The protocol document, the step-up page, and the web console's pages and assets (docs/web.md): GETs only.
+  const ui = classified.filter((c) => c.endsWith('(ui-asset)'));
+  assert.deepEqual(classified.filter((c) => !c.endsWith('(ui-asset)')), ['GET /openapi.beta.json (protocol)']);
+  assert.ok(ui.includes('GET /ui/step-up (ui-asset)') && ui.includes('GET / (ui-asset)'));
+  assert.deepEqual(ui.filter((c) => !c.startsWith('GET ')), [], 'a UI asset is only ever read');
   assert.ok(documented.has('POST /v1/audit/checkpoint'), 'the on-demand checkpoint is in the core contract');
 });

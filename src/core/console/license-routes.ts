@@ -1,5 +1,6 @@
 /** `GET|POST|DELETE /v1/console/license` and `POST /v1/console/update-check`; superadmin. */
 import Type from 'typebox';
+import { MultilineText, Text } from '../../contract/common.js';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
@@ -28,7 +29,7 @@ const LicenseView = Type.Object(
   },
   { additionalProperties: false },
 );
-const InstallBody = Type.Object({ license: Type.String({ minLength: 2, maxLength: 65536, description: 'the license file as given by the vendor (JSON text)' }) }, { additionalProperties: false });
+const InstallBody = Type.Object({ license: MultilineText({ minLength: 2, maxLength: 65536, description: 'the license file as given by the vendor (JSON text)' }) }, { additionalProperties: false });
 const UpdateAnswer = Type.Object(
   {
     status: Type.Union([Type.Literal('unknown'), Type.Literal('current'), Type.Literal('update_available')]),

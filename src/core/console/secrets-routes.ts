@@ -1,5 +1,6 @@
 /** `GET|PUT|DELETE /v1/console/secrets`: the sealed secrets store (DECISIONS.md "Sealed secrets"); superadmin. */
 import Type from 'typebox';
+import { MultilineText } from '../../contract/common.js';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
@@ -14,7 +15,7 @@ const SecretView = Type.Object(
   { name: Type.String(), hint: Type.String({ description: 'last 4 characters at most; empty for values of 8 characters or fewer' }), created_at: Type.String(), updated_at: Type.String(), references: Type.Array(Type.String()) },
   { additionalProperties: false },
 );
-const PutBody = Type.Object({ name: Name, value: Type.String({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false });
+const PutBody = Type.Object({ name: Name, value: MultilineText({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false });
 const NameQuery = Type.Object({ name: Name }, { additionalProperties: false });
 
 function principalOf(ctx: { principal?: Principal }): Principal {

@@ -5,6 +5,7 @@
  * state to `complete` and gets an ordinary session.
  */
 import Type from 'typebox';
+import { MultilineText, Text } from '../../contract/common.js';
 import { ApiError } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
@@ -12,10 +13,10 @@ import { draftByUser } from '../../auth/audit.js';
 import { completeLogin, SsoLoginError, startLogin } from './sso-login.js';
 
 const common = { stability: 'beta' as const, tags: ['identity'], permission: PUBLIC };
-const StartBody = Type.Object({ redirect_uri: Type.String({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
+const StartBody = Type.Object({ redirect_uri: Text({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
 const StartAnswer = Type.Object({ authorization_url: Type.String(), state: Type.String(), expires_at: Type.String() }, { additionalProperties: false });
 const CompleteBody = Type.Object(
-  { state: Type.String({ minLength: 1, maxLength: 200 }), code: Type.String({ minLength: 1, maxLength: 4000 }), iss: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { state: Text({ minLength: 1, maxLength: 200 }), code: Text({ minLength: 1, maxLength: 4000 }), iss: Type.Optional(Text({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
 const SessionAnswer = Type.Object(

@@ -1,5 +1,6 @@
 /** `GET|PUT|DELETE /v1/console/sso` and `POST /v1/console/sso/test`: the OpenID provider; superadmin. */
 import Type from 'typebox';
+import { MultilineText, Text } from '../../contract/common.js';
 import { request } from 'undici';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
@@ -16,18 +17,18 @@ import type { SsoSettings } from './sso-settings.js';
 const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
 const Role = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')]);
 const RoleRule = Type.Object(
-  { claim: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ minLength: 1, maxLength: 200 }), tenant: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }), role: Role },
+  { claim: Text({ minLength: 1, maxLength: 100 }), value: Text({ minLength: 1, maxLength: 200 }), tenant: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }), role: Role },
   { additionalProperties: false },
 );
 const SsoFields = {
   issuer: Type.String({ minLength: 8, maxLength: 2000, pattern: '^https?://' }),
-  client_id: Type.String({ minLength: 1, maxLength: 255 }),
+  client_id: Text({ minLength: 1, maxLength: 255 }),
   client_secret_ref: Type.Union([Type.String({ pattern: `^secret:${SECRET_NAME_PATTERN.slice(1)}` }), Type.Null()], { description: 'secret:<name> in the sealed secrets store; null for a public client' }),
   scopes: Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,100}$' }), { maxItems: 20 }),
   role_mapping: Type.Array(RoleRule, { maxItems: 100 }),
   allowed_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]{1,253}$' }), { maxItems: 100 }),
   disable_password_login: Type.Boolean(),
-  aal3_acr_values: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20 }),
+  aal3_acr_values: Type.Array(Text({ minLength: 1, maxLength: 200 }), { maxItems: 20 }),
 };
 const SsoBody = Type.Object(
   {

@@ -164,7 +164,6 @@ export const accessmapRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const out = await ingestObservations(ctx.services.store, tenantOf(ctx), ctx.body.observations);
       await auditEvent(ctx, 'accessmap.observations.ingest', { kind: 'accessmap', id: '' }, { accepted: out.accepted, edges: out.edges });
-      ctx.services.events.publish([{ type: 'edge.observed', tenant: tenantOf(ctx), subject: 'accessmap/observations', data: { id: ctx.requestId, accepted: out.accepted, edges: out.edges } }]);
       return out;
     },
   }),

@@ -1,15 +1,15 @@
 /** Wire schemas of the eventing routes (TypeBox; validation and OpenAPI both read them). */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, MultilineText, Text as TextRule, Timestamp, Uuid } from '../../contract/common.js';
 
 const EventType = Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$', maxLength: 100 });
 const Role = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')]);
-const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+const Text = (max: number) => TextRule({ minLength: 1, maxLength: max });
 
 export const ReceiverAuth = Type.Union(
   [
     Type.Object({ kind: Type.Literal('bearer'), token: Text(4096) }, { additionalProperties: false }),
-    Type.Object({ kind: Type.Literal('basic'), username: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f\\u007f]*$' }), password: Text(1024) }, { additionalProperties: false }),
+    Type.Object({ kind: Type.Literal('basic'), username: TextRule({ minLength: 1, maxLength: 256, pattern: '^[^:]*$' }), password: Text(1024) }, { additionalProperties: false }),
     Type.Object({ kind: Type.Literal('header'), name: Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$" }), value: Text(4096) }, { additionalProperties: false }),
   ],
   { description: 'credential the receiver expects; stored sealed, never returned (a hint of at most 4 characters is)' },
@@ -27,10 +27,10 @@ const SubscriptionFields = {
   name: Text(200),
   enabled: Type.Optional(Type.Boolean()),
   event_types: Type.Array(EventType, { minItems: 1, maxItems: 200 }),
-  endpoint: Type.String({ minLength: 1, maxLength: 2048 }),
-  ca_pem: Type.Optional(Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()], { description: 'PEM CA bundle the receiver certificate must chain to (a private receiver)' })),
+  endpoint: TextRule({ minLength: 1, maxLength: 2048 }),
+  ca_pem: Type.Optional(Type.Union([MultilineText({ maxLength: 65_536 }), Type.Null()], { description: 'PEM CA bundle the receiver certificate must chain to (a private receiver)' })),
   pin_sha256: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), Type.Null()], { description: "base64 SHA-256 of the receiver's public key (SubjectPublicKeyInfo); with it the chain is not checked, the key is" })),
-  sink_format: Type.Optional(Type.String({ maxLength: 32, description: 'ocsf (default), cef, leef, syslog, otlp, otlp_envelope, json' })),
+  sink_format: Type.Optional(TextRule({ maxLength: 32, description: 'ocsf (default), cef, leef, syslog, otlp, otlp_envelope, json' })),
   retry: Type.Optional(Retry),
   timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'per attempt (default 10000)' })),
   role: Type.Optional(Role),
@@ -78,7 +78,7 @@ export const SubscriptionWithSecret = Type.Object(
 
 export const Page = <T extends ReturnType<typeof Type.Object>>(item: T) => Type.Object({ items: Type.Array(item), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
 
-export const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+export const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) }, { additionalProperties: false });
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
@@ -139,10 +139,10 @@ export const Delivery = Type.Object(
 export const DeliveryStatus = Type.Union(['queued', 'delivering', 'delivered', 'failed', 'dead'].map((s) => Type.Literal(s)));
 
 export const DeliveriesQuery = Type.Object(
-  { subscription_id: Type.Optional(Uuid), status: Type.Optional(DeliveryStatus), limit: Type.Optional(Limit), cursor: Type.Optional(Type.String({ maxLength: 200 })) },
+  { subscription_id: Type.Optional(Uuid), status: Type.Optional(DeliveryStatus), limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) },
   { additionalProperties: false },
 );
-export const DeadLettersQuery = Type.Object({ subscription_id: Type.Optional(Uuid), limit: Type.Optional(Limit), cursor: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+export const DeadLettersQuery = Type.Object({ subscription_id: Type.Optional(Uuid), limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) }, { additionalProperties: false });
 
 export const ReplayBody = Type.Object(
   {

@@ -1,10 +1,10 @@
 /** Wire schemas of the approvals routes (TypeBox; validation and OpenAPI both read them). */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, Timestamp, Uuid, MultilineText, Text } from '../../contract/common.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\x00-\\x1f\\x7f]+$' });
-const Reason = Type.String({ maxLength: 2000, pattern: '^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]*$' });
-const Params = Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, description: 'exactly what will be done; part of the plan hash' });
+const Name = Text({ minLength: 1, maxLength: 200 });
+const Reason = MultilineText({ maxLength: 2000 });
+const Params = Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, 'x-opaque': true, description: 'exactly what will be done; part of the plan hash' });
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled'), Type.Literal('consumed'), Type.Literal('expired')]);
 
 export const Approval = Type.Object(
@@ -13,7 +13,7 @@ export const Approval = Type.Object(
     tenant_id: Uuid,
     action: Type.String(),
     subject: Type.String(),
-    params: Type.Record(Type.String(), Type.Unknown()),
+    params: Type.Record(Text(), Type.Unknown(), { 'x-opaque': true }),
     plan_hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the RFC 8785 canonical JSON of {action, subject, params}' }),
     quorum: Type.Integer({ minimum: 1 }),
     approvals: Type.Integer({ minimum: 0, description: 'distinct people who approved' }),
@@ -56,7 +56,7 @@ export const Decision = Type.Object(
 export const DecisionList = Type.Object({ items: Type.Array(Decision) }, { additionalProperties: false });
 
 export const DecisionCreateBody = Type.Object(
-  { decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]), reason: Type.String({ minLength: 1, maxLength: 2000, pattern: '^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]*$' }) },
+  { decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]), reason: MultilineText({ minLength: 1, maxLength: 2000 }) },
   { additionalProperties: false },
 );
 

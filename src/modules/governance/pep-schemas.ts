@@ -1,9 +1,8 @@
 /** Wire schemas of the decision endpoint, kill switches and policy revisions (TypeBox). */
 import Type from 'typebox';
-import { Timestamp, Uuid } from '../../contract/common.js';
+import { Timestamp, Uuid, MultilineText, Text } from '../../contract/common.js';
 
-const NoControl = '^[^\\x00-\\x1f\\x7f]*$';
-const Short = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, pattern: NoControl, ...(description ? { description } : {}) });
+const Short = (max: number, description?: string) => Text({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });
 const Verdict = Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]);
 
 export const HookBody = Type.Object(
@@ -11,11 +10,11 @@ export const HookBody = Type.Object(
     hook_event_name: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9]{0,63}$', description: '`PreToolUse`, `PostToolUse`, …: the Cedar action' }),
     session_id: Short(200),
     tool_name: Type.String({ pattern: '^[A-Za-z0-9_.:/-]{1,200}$', description: 'the Cedar resource `Svc::Tool::"<tool_name>"`' }),
-    tool_input: Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200 }),
+    tool_input: Type.Record(Text({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, 'x-opaque': true }),
     agent_id: Type.Optional(Short(200, 'the agent this hook runs for (default: the credential); kill switches per agent match it')),
-    cwd: Type.Optional(Type.String({ maxLength: 4096, pattern: NoControl })),
+    cwd: Type.Optional(Text({ maxLength: 4096 })),
     permission_mode: Type.Optional(Short(64)),
-    transcript_path: Type.Optional(Type.String({ maxLength: 4096, pattern: NoControl, description: 'accepted and ignored' })),
+    transcript_path: Type.Optional(Text({ maxLength: 4096, description: 'accepted and ignored' })),
     tool_response: Type.Optional(Type.Unknown({ description: 'PostToolUse only; accepted and not recorded' })),
   },
   { additionalProperties: false },
@@ -70,7 +69,7 @@ export const PepDecisionRecord = Type.Object(
 export const PepDecisionPage = Type.Object({ items: Type.Array(PepDecisionRecord), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 export const KillSwitchBody = Type.Object(
-  { agent: Type.Optional(Short(200, 'an agent id or credential actor (`token:<id>`); absent: the whole tenant')), reason: Type.Optional(Type.String({ maxLength: 2000, pattern: NoControl })) },
+  { agent: Type.Optional(Short(200, 'an agent id or credential actor (`token:<id>`); absent: the whole tenant')), reason: Type.Optional(Text({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
 export const KillSwitchReleaseBody = Type.Object({ agent: Type.Optional(Short(200)) }, { additionalProperties: false });
@@ -84,7 +83,7 @@ export const SurfaceQuery = Type.Object({ surface: Type.Optional(Surface) }, { a
 export const RevisionParams = Type.Object({ revision: Type.String({ pattern: '^[1-9][0-9]{0,17}$' }) }, { additionalProperties: false });
 
 export const PolicyDocBody = Type.Object(
-  { surface: Type.Optional(Surface), content: Type.String({ maxLength: 1024 * 1024, pattern: '^[^\\x00]*$', description: 'the whole Cedar policy document (replace semantics)' }), note: Type.Optional(Type.String({ maxLength: 2000, pattern: NoControl })) },
+  { surface: Type.Optional(Surface), content: MultilineText({ maxLength: 1024 * 1024, description: 'the whole Cedar policy document (replace semantics)' }), note: Type.Optional(Text({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
 
@@ -98,7 +97,7 @@ export const ValidateResult = Type.Object(
 export const EvalBody = Type.Object(
   {
     surface: Type.Optional(Surface),
-    content: Type.Optional(Type.String({ maxLength: 1024 * 1024, pattern: '^[^\\x00]*$', description: 'a candidate document; absent: the active revision' })),
+    content: Type.Optional(MultilineText({ maxLength: 1024 * 1024, description: 'a candidate document; absent: the active revision' })),
     input: Type.Object(
       { hook_event_name: HookBody.properties.hook_event_name, session_id: Type.Optional(Short(200)), tool_name: HookBody.properties.tool_name, tool_input: Type.Optional(HookBody.properties.tool_input), agent_id: Type.Optional(Short(200)) },
       { additionalProperties: false, description: 'a hook call, decided as the caller would see it' },

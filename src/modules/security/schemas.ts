@@ -1,9 +1,9 @@
 /** Wire schemas of `/v1/m/security/findings*` (TypeBox; validation and OpenAPI both read them). */
 import Type from 'typebox';
-import { Limit, Timestamp, Uuid } from '../../contract/common.js';
+import { Limit, Timestamp, Uuid, MultilineText, Text } from '../../contract/common.js';
 
 // One line of text: no C0 controls, no DEL (a NUL or a newline in a rule id or subject is refused).
-const Line = (min: number, max: number, description?: string) => Type.String({ minLength: min, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]*$', ...(description ? { description } : {}) });
+const Line = (min: number, max: number, description?: string) => Text({ minLength: min, maxLength: max, ...(description ? { description } : {}) });
 const Token = Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,63}$' });
 
 // Spelled out (not mapped from model.ts' lists) so TypeBox infers the literal types.
@@ -56,12 +56,12 @@ export const FilterFields = {
   subject_ref: Type.Optional(Line(1, 512)),
 };
 
-export const ListQuery = Type.Object({ ...FilterFields, limit: Type.Optional(Limit), cursor: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+export const ListQuery = Type.Object({ ...FilterFields, limit: Type.Optional(Limit), cursor: Type.Optional(Text({ maxLength: 200 })) }, { additionalProperties: false });
 
 export const ExportQuery = Type.Object(
   {
     ...FilterFields,
-    format: Type.Optional(Type.String({ maxLength: 32, description: 'sarif (the only format, and the default)' })),
+    format: Type.Optional(Text({ maxLength: 32, description: 'sarif (the only format, and the default)' })),
     max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: "results to emit at most; never above the server's cap (SERVICE_FINDINGS_EXPORT_CAP, default 25000)" })),
   },
   { additionalProperties: false },
@@ -76,7 +76,7 @@ export const ReportItem = Type.Object(
     severity: Severity,
     subject_kind: Token,
     subject_ref: Line(1, 512, 'what the finding is about (an agent id, a host, a package…)'),
-    message: Type.String({ maxLength: 4096, pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$', description: 'text; tabs and newlines allowed, other control characters not' }),
+    message: MultilineText({ maxLength: 4096, description: 'text; tabs and newlines allowed, other control characters not' }),
     artifact_uri: Type.Optional(Line(1, 2048, 'a committed file (relative to the repository root, or an absolute URI): the SARIF location is anchored there')),
     region: Type.Optional(Region),
     tags: Type.Optional(Type.Array(Token, { maxItems: 32 })),
@@ -93,7 +93,7 @@ export const ReportAnswer = Type.Object(
 );
 
 export const TriageBody = Type.Object(
-  { status: Status, note: Type.Optional(Type.String({ maxLength: 2000, pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$' })), version: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { status: Status, note: Type.Optional(MultilineText({ maxLength: 2000 })), version: Type.Optional(Type.Integer({ minimum: 1 })) },
   { additionalProperties: false },
 );
 
