@@ -18,6 +18,8 @@ import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
+import { BenchPlanCommand } from './bench/plan.js';
+import { BenchRunCommand } from './bench/run.js';
 import { OpenapiCommand } from './openapi.js';
 import { SearchCommand } from './search.js';
 import { StatusCommand } from './status.js';
@@ -59,6 +61,8 @@ export const commands: CommandClass[] = [
   AuthLogoutCommand,
   AuthWhoamiCommand,
   BackupCommand,
+  BenchPlanCommand,
+  BenchRunCommand,
   CollectorCommand,
   CompletionCommand,
   ConfigCurrentContextCommand,
