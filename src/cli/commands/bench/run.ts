@@ -176,7 +176,7 @@ export class BenchRunCommand extends ClientCommand {
       url: settings.server.origin,
       token,
       connect: buildTrustedConnector(settings),
-      headSeq: async () => (scenario === 'audited-write' ? Number(((await client.get('/v1/audit', { query: { limit: '1' } } as never)).body as { head_seq?: unknown }).head_seq) : 0),
+      headSeq: async () => (scenario === 'audited-write' ? Number(((await client.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq) : 0),
       close: () => client.close(),
     };
   }
