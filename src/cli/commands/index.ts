@@ -28,6 +28,8 @@ import { SupportBundleCommand } from './support/bundle.js';
 import { SupportLicenseCommand } from './support/license.js';
 import { SupportStatusCommand } from './support/status.js';
 import { SupportUpdateCheckCommand } from './support/update-check.js';
+import { BenchPlanCommand } from './bench/plan.js';
+import { BenchRunCommand } from './bench/run.js';
 import { OpenapiCommand } from './openapi.js';
 import { SearchCommand } from './search.js';
 import { StatusCommand } from './status.js';
@@ -69,6 +71,8 @@ export const commands: CommandClass[] = [
   AuthLogoutCommand,
   AuthWhoamiCommand,
   BackupCommand,
+  BenchPlanCommand,
+  BenchRunCommand,
   CollectorCommand,
   CompletionCommand,
   ConfigCurrentContextCommand,
