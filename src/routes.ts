@@ -13,6 +13,7 @@ import { stepUpUiRoutes } from './core/webauthn/ui-routes.js';
 import { browserSessionRoutes } from './core/auth/browser-routes.js';
 import { consoleUiRoutes } from './core/web-console/routes.js';
 import { governanceManifest } from './modules/governance/index.js';
+import { complianceManifest } from './modules/compliance/index.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -26,6 +27,7 @@ export function allManifests(): ModuleManifest[] {
     // The web console: browser sign-in (cookie + CSRF) and its pages and assets (docs/web.md).
     { name: 'console', routes: [...browserSessionRoutes, ...consoleUiRoutes] },
     governanceManifest,
+    complianceManifest,
   ];
 }
 

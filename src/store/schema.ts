@@ -5,6 +5,7 @@ import { LEDGER_GLOBAL_TABLES, LEDGER_TENANT_TABLES, type LedgerTables } from '.
 import { WEBAUTHN_GLOBAL_TABLES, WEBAUTHN_TENANT_TABLES, type WebauthnTables } from './schema-webauthn.js';
 import { INGEST_GLOBAL_TABLES, INGEST_TENANT_TABLES, type IngestTables } from './schema-ingest.js';
 import { GOVERNANCE_GLOBAL_TABLES, GOVERNANCE_TENANT_TABLES, type GovernanceTables } from './schema-governance.js';
+import { COMPLIANCE_GLOBAL_TABLES, COMPLIANCE_TENANT_TABLES, type ComplianceTables } from './schema-compliance.js';
 
 /** Lifecycle of a tenant; a suspended tenant keeps reads but refuses mutations (DECISIONS.md). */
 export type TenantStatus = 'active' | 'suspended';
@@ -37,16 +38,16 @@ export interface AgentsTable {
 }
 
 /** Every table the application code may touch; `schema_migrations` is deliberately absent. */
-export interface Database extends IdentityTables, LedgerTables, AccessmapTables, WebauthnTables, IngestTables, GovernanceTables {
+export interface Database extends IdentityTables, LedgerTables, AccessmapTables, WebauthnTables, IngestTables, GovernanceTables, ComplianceTables {
   tenants: TenantsTable;
   agents: AgentsTable;
 }
 
 /** Tables that carry a `tenant_id` column and must be isolated per tenant (RLS on Postgres). */
-export const TENANT_TABLES = ['agents', ...IDENTITY_TENANT_TABLES, ...LEDGER_TENANT_TABLES, ...ACCESSMAP_TENANT_TABLES, ...WEBAUTHN_TENANT_TABLES, ...INGEST_TENANT_TABLES, ...GOVERNANCE_TENANT_TABLES] as const satisfies readonly (keyof Database)[];
+export const TENANT_TABLES = ['agents', ...IDENTITY_TENANT_TABLES, ...LEDGER_TENANT_TABLES, ...ACCESSMAP_TENANT_TABLES, ...WEBAUTHN_TENANT_TABLES, ...INGEST_TENANT_TABLES, ...GOVERNANCE_TENANT_TABLES, ...COMPLIANCE_TENANT_TABLES] as const satisfies readonly (keyof Database)[];
 
 /** Tables shared by all tenants, reachable from an unbound `transaction()`. */
-export const GLOBAL_TABLES = ['tenants', ...IDENTITY_GLOBAL_TABLES, ...LEDGER_GLOBAL_TABLES, ...ACCESSMAP_GLOBAL_TABLES, ...WEBAUTHN_GLOBAL_TABLES, ...INGEST_GLOBAL_TABLES, ...GOVERNANCE_GLOBAL_TABLES] as const satisfies readonly (keyof Database)[];
+export const GLOBAL_TABLES = ['tenants', ...IDENTITY_GLOBAL_TABLES, ...LEDGER_GLOBAL_TABLES, ...ACCESSMAP_GLOBAL_TABLES, ...WEBAUTHN_GLOBAL_TABLES, ...INGEST_GLOBAL_TABLES, ...GOVERNANCE_GLOBAL_TABLES, ...COMPLIANCE_GLOBAL_TABLES] as const satisfies readonly (keyof Database)[];
 
 /** Bookkeeping of applied migrations; only the migration runner reads it, as the connecting user. */
 export interface SchemaMigrationsTable {

@@ -19,6 +19,8 @@ import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/postgre
 import { POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/postgres-018-accessmap-node-epoch.js';
 import { POSTGRES_MIGRATION_019_021_PLACEHOLDERS } from './migrations/postgres-019-021-placeholders.js';
 import { POSTGRES_MIGRATION_022_GOVERNANCE } from './migrations/postgres-022-governance.js';
+import { POSTGRES_MIGRATION_023_024_PLACEHOLDERS } from './migrations/postgres-023-024-placeholders.js';
+import { POSTGRES_MIGRATION_025_COMPLIANCE } from './migrations/postgres-025-compliance.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -85,4 +87,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
   ...POSTGRES_MIGRATION_019_021_PLACEHOLDERS,
   ...POSTGRES_MIGRATION_022_GOVERNANCE,
+  ...POSTGRES_MIGRATION_023_024_PLACEHOLDERS,
+  ...POSTGRES_MIGRATION_025_COMPLIANCE,
 ];

@@ -6,6 +6,7 @@ import { ACCESSMAP_APP_ROLE_GRANTS } from '../schema-accessmap.js';
 import { WEBAUTHN_APP_ROLE_GRANTS } from '../schema-webauthn.js';
 import { INGEST_APP_ROLE_GRANTS } from '../schema-ingest.js';
 import { GOVERNANCE_APP_ROLE_GRANTS } from '../schema-governance.js';
+import { COMPLIANCE_APP_ROLE_GRANTS } from '../schema-compliance.js';
 
 /** Role the service switches to in every transaction unless `SERVICE_PG_APP_ROLE` names another. */
 export const DEFAULT_APP_ROLE = 'svc_app';
@@ -37,6 +38,7 @@ export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege
   ...WEBAUTHN_APP_ROLE_GRANTS,
   ...INGEST_APP_ROLE_GRANTS,
   ...GOVERNANCE_APP_ROLE_GRANTS,
+  ...COMPLIANCE_APP_ROLE_GRANTS,
 };
 
 /** Sequences the app role draws from (nextval); a new one must be listed here. */

@@ -19,6 +19,8 @@ import { SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from './migrations/sqlite-01
 import { SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from './migrations/sqlite-018-accessmap-node-epoch.js';
 import { SQLITE_MIGRATION_019_021_PLACEHOLDERS } from './migrations/sqlite-019-021-placeholders.js';
 import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governance.js';
+import { SQLITE_MIGRATION_023_024_PLACEHOLDERS } from './migrations/sqlite-023-024-placeholders.js';
+import { SQLITE_MIGRATION_025_COMPLIANCE } from './migrations/sqlite-025-compliance.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -78,4 +80,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_018_ACCESSMAP_NODE_EPOCH,
   ...SQLITE_MIGRATION_019_021_PLACEHOLDERS,
   ...SQLITE_MIGRATION_022_GOVERNANCE,
+  ...SQLITE_MIGRATION_023_024_PLACEHOLDERS,
+  ...SQLITE_MIGRATION_025_COMPLIANCE,
 ];
