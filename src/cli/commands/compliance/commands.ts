@@ -3,8 +3,10 @@ import type { CommandClass } from 'clipanion';
 import { ComplianceErasureExecuteCommand } from './erasure/execute.js';
 import { ComplianceErasureGetCommand } from './erasure/get.js';
 import { ComplianceErasureLsCommand } from './erasure/ls.js';
+import { ComplianceErasureReceiptCommand } from './erasure/receipt.js';
 import { ComplianceErasureRegisterCommand } from './erasure/register.js';
 import { ComplianceHoldsCheckCommand } from './holds/check.js';
+import { ComplianceHoldsEventsCommand } from './holds/events.js';
 import { ComplianceHoldsGetCommand } from './holds/get.js';
 import { ComplianceHoldsLsCommand } from './holds/ls.js';
 import { ComplianceHoldsPlaceCommand } from './holds/place.js';
@@ -14,8 +16,10 @@ export const complianceCommands: CommandClass[] = [
   ComplianceErasureExecuteCommand,
   ComplianceErasureGetCommand,
   ComplianceErasureLsCommand,
+  ComplianceErasureReceiptCommand,
   ComplianceErasureRegisterCommand,
   ComplianceHoldsCheckCommand,
+  ComplianceHoldsEventsCommand,
   ComplianceHoldsGetCommand,
   ComplianceHoldsLsCommand,
   ComplianceHoldsPlaceCommand,
