@@ -17,6 +17,7 @@ import { securityManifest } from './modules/security/index.js';
 import { observabilityManifest } from './modules/observability/index.js';
 import { eventingManifest } from './modules/eventing/index.js';
 import { consoleRoutes } from './core/console/routes.js';
+import { complianceManifest } from './modules/compliance/index.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -34,6 +35,7 @@ export function allManifests(): ModuleManifest[] {
     observabilityManifest,
     eventingManifest,
     { name: 'console', routes: consoleRoutes },
+    complianceManifest,
   ];
 }
 

@@ -9,6 +9,7 @@ import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
 import { CompletionCommand } from './completion.js';
+import { complianceCommands } from './compliance/commands.js';
 import { ConfigCurrentContextCommand } from './config/current-context.js';
 import { ConfigDeleteContextCommand } from './config/delete-context.js';
 import { ConfigGetContextsCommand } from './config/get-contexts.js';
@@ -75,6 +76,7 @@ export const commands: CommandClass[] = [
   BenchRunCommand,
   CollectorCommand,
   CompletionCommand,
+  ...complianceCommands,
   ConfigCurrentContextCommand,
   ConfigEffectiveCommand,
   ConfigDeleteContextCommand,

@@ -6,3 +6,6 @@ import { pdpRoutes } from './pdp-routes.js';
 import { pepRoutes } from './pep-routes.js';
 
 export const governanceManifest: ModuleManifest = { name: 'governance', routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes], events: governanceEvents };
+
+/** What other modules may use: the approval gate (dual control) and the 202 body. */
+export { gateOnApproval, getApproval, listDecisions, pendingApprovalBody, type Approval, type Plan } from './approval-service.js';

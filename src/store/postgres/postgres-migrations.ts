@@ -23,6 +23,7 @@ import { POSTGRES_MIGRATION_021_SECURITY_FINDINGS } from './migrations/postgres-
 import { POSTGRES_MIGRATION_022_GOVERNANCE } from './migrations/postgres-022-governance.js';
 import { POSTGRES_MIGRATION_023_EVENTING } from './migrations/postgres-023-eventing.js';
 import { POSTGRES_MIGRATION_024_CONSOLE } from './migrations/postgres-024-console.js';
+import { POSTGRES_MIGRATION_025_COMPLIANCE } from './migrations/postgres-025-compliance.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -93,4 +94,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_022_GOVERNANCE,
   ...POSTGRES_MIGRATION_023_EVENTING,
   ...POSTGRES_MIGRATION_024_CONSOLE,
+  ...POSTGRES_MIGRATION_025_COMPLIANCE,
 ];

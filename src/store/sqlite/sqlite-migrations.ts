@@ -23,6 +23,7 @@ import { SQLITE_MIGRATION_021_SECURITY_FINDINGS } from './migrations/sqlite-021-
 import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governance.js';
 import { SQLITE_MIGRATION_023_EVENTING } from './migrations/sqlite-023-eventing.js';
 import { SQLITE_MIGRATION_024_CONSOLE } from './migrations/sqlite-024-console.js';
+import { SQLITE_MIGRATION_025_COMPLIANCE } from './migrations/sqlite-025-compliance.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -86,4 +87,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_022_GOVERNANCE,
   ...SQLITE_MIGRATION_023_EVENTING,
   ...SQLITE_MIGRATION_024_CONSOLE,
+  ...SQLITE_MIGRATION_025_COMPLIANCE,
 ];

@@ -1,0 +1,219 @@
+/**
+ * The compliance routes over HTTPS against the real `svc serve` (durable ledger, real authenticator,
+ * the governance approval service), on both stores: the legal hold and erasure state tables, dual
+ * control (the same person twice is not a quorum), the hold as a veto on exactly the agent delete it
+ * covers, custody events tied to ledger records, the ledger still verifying, bad input as the
+ * error envelope and another tenant's record as 404.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { call, startServer, type TestServer } from '../../helpers/server.js';
+import { testStores } from '../../helpers/stores.js';
+import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
+
+for (const b of await testStores()) {
+  let dropDb: (() => Promise<void>) | undefined;
+  let server: TestServer;
+  let owner: string;
+  let tenant: string;
+  let otherTenant: string;
+  let editorSession: string;
+  let editorKey: string;
+  let thirdSession: string;
+
+  const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
+    call(server, method, p, {
+      headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenantId, ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+
+  const C = '/v1/m/compliance';
+  const approve = async (token: string, approvalId: string) => send(token, 'POST', `/v1/m/governance/approvals/${approvalId}/decisions`, { decision: 'approve', reason: 'checked' });
+  const agent = async (name: string): Promise<string> => {
+    const res = await send(owner, 'POST', '/v1/agents', { name });
+    assert.equal(res.status, 201, res.text);
+    return res.json().id as string;
+  };
+  const placeOn = async (agentId: string) => {
+    const res = await send(owner, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: agentId, matter: 'Acme v. Example', reason: 'litigation' });
+    assert.equal(res.status, 201, res.text);
+    return res.json() as { id: string; status: string };
+  };
+
+  describe(`${b.backend}: compliance over HTTPS`, { skip: b.skip }, () => {
+    before(async () => {
+      let args: string[] = [];
+      if (b.backend === 'postgres') {
+        const pg = await pgTestDsn();
+        const db = await createTempDatabase(pg.dsn as string);
+        dropDb = db.drop;
+        args = ['--store', 'postgres', '--dsn', db.dsn];
+      }
+      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' } });
+      const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
+      const json = { 'content-type': 'application/json' };
+      const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+      assert.equal(setup.status, 201, setup.text);
+      tenant = setup.json().organization.id;
+      const login = async (email: string, password: string) => (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
+      owner = await login('owner@example.test', 'owner password 123');
+      for (const [email, role] of [['editor@example.test', 'editor'], ['third@example.test', 'editor']] as const) {
+        const u = await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role });
+        assert.equal(u.status, 201, u.text);
+      }
+      editorSession = await login('editor@example.test', 'a long enough password');
+      const k = await send(editorSession, 'POST', '/v1/tokens', { name: 'k-editor', role: 'editor', tenant });
+      assert.equal(k.status, 201, k.text);
+      editorKey = k.json().token as string;
+      thirdSession = await login('third@example.test', 'a long enough password');
+      otherTenant = (await send(owner, 'POST', '/v1/system/orgs', { name: 'Other' })).json().id;
+    });
+    after(async () => {
+      await server?.stop();
+      await dropDb?.();
+    });
+
+    it('hold: place → active; release without quorum stays active; the same person twice is not quorum; with quorum → released; then 409', async () => {
+      const held = await agent('held-1');
+      const hold = await placeOn(held);
+      assert.equal(hold.status, 'active');
+      const listed = await send(owner, 'GET', `${C}/holds?status=active`);
+      assert.ok(listed.json().items.some((h: { id: string }) => h.id === hold.id));
+      const check = await send(owner, 'GET', `${C}/holds/check?subject_kind=agent&subject_ref=${held}`);
+      assert.equal(check.status, 200, check.text);
+      assert.deepEqual(check.json(), { held: true, holds: [hold.id] });
+
+      const opened = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { reason: 'matter settled' });
+      assert.equal(opened.status, 202, opened.text);
+      assert.equal(opened.json().status, 'pending_approval');
+      const approvalId = opened.json().approval_id as string;
+      // The requester cannot approve their own request.
+      assert.equal((await approve(owner, approvalId)).status, 403);
+      assert.equal((await approve(editorSession, approvalId)).status, 201);
+      // The same person with another credential is refused: one person, one decision.
+      const twice = await approve(editorKey, approvalId);
+      assert.equal(twice.status, 409, twice.text);
+      assert.equal(twice.json().error.code, 'conflict');
+      const early = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { approval_id: approvalId });
+      assert.equal(early.status, 409, early.text);
+      assert.equal(early.json().error.code, 'approval_required');
+      assert.equal((await send(owner, 'GET', `${C}/holds/${hold.id}`)).json().status, 'active');
+      assert.equal((await send(owner, 'DELETE', `/v1/agents/${held}`)).json().error.code, 'legal_hold');
+
+      assert.equal((await approve(thirdSession, approvalId)).json().approval.status, 'approved');
+      const released = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { approval_id: approvalId });
+      assert.equal(released.status, 200, released.text);
+      assert.equal(released.json().status, 'released');
+      assert.equal(released.json().release_approval_id, approvalId);
+      const again = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, {});
+      assert.equal(again.status, 409, again.text);
+      assert.equal((await send(owner, 'GET', `${C}/holds?status=released`)).json().items[0].id, hold.id);
+      assert.deepEqual((await send(owner, 'GET', `${C}/holds/check?subject_kind=agent&subject_ref=${held}`)).json(), { held: false, holds: [] });
+
+      // The custody chain: each step with its ledger record and the people involved.
+      const events = (await send(owner, 'GET', `${C}/holds/${hold.id}/events`)).json().items as Array<{ event: string; ledger_seq: number; ledger_hash: string; people: string[] }>;
+      assert.deepEqual(events.map((e) => e.event), ['placed', 'release_requested', 'approved', 'released']);
+      assert.equal(events[2]!.people.length, 3, 'requester and two approvers');
+      const audit = (await send(owner, 'GET', '/v1/audit?limit=1000')).json().items as Array<{ seq: number; hash: string; action: string; target_id: string }>;
+      for (const e of events) assert.ok(audit.some((r) => Number(r.seq) === e.ledger_seq && r.hash === e.ledger_hash && r.target_id === hold.id), `${e.event} in the ledger`);
+      // Released: the delete goes through.
+      assert.equal((await send(owner, 'DELETE', `/v1/agents/${held}`)).status, 204);
+      assert.equal((await send(owner, 'GET', `${C}/holds/${hold.id}`, undefined, otherTenant)).status, 404);
+    });
+
+    it('a subject hold blocks the delete of the agent it covers and not another agent', async () => {
+      const covered = await agent('covered');
+      const free = await agent('free');
+      await placeOn(covered);
+      const refused = await send(owner, 'DELETE', `/v1/agents/${covered}`);
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.json().error.code, 'legal_hold');
+      assert.equal((await send(owner, 'GET', `/v1/agents/${covered}`)).status, 200, 'still there');
+      assert.equal((await send(owner, 'DELETE', `/v1/agents/${free}`)).status, 204);
+      // A hold on another kind with the same ref, or a data-class hold, does not cover the agent.
+      const other = await agent('other-kind');
+      assert.equal((await send(owner, 'POST', `${C}/holds`, { subject_kind: 'user', subject_ref: other, matter: 'm', reason: 'r' })).status, 201);
+      assert.equal((await send(owner, 'POST', `${C}/holds`, { scope: 'data_class', data_class: 'hr', matter: 'm', reason: 'r' })).status, 201);
+      assert.equal((await send(owner, 'DELETE', `/v1/agents/${other}`)).status, 204);
+    });
+
+    it('erasure: registering destroys nothing; execute under a covering hold is refused; with quorum → completed with a receipt; the ledger verifies', async () => {
+      const victim = await agent('person-agent');
+      const reg = await send(owner, 'POST', `${C}/erasure`, { case_ref: 'DSR-1', subject_kind: 'agent', subject_ref: victim, aliases: ['alias-1'], reason: 'art. 17' });
+      assert.equal(reg.status, 201, reg.text);
+      const e = reg.json();
+      assert.equal(e.status, 'received');
+      assert.equal(e.subject_kind, 'agent');
+      assert.equal((await send(owner, 'GET', `/v1/agents/${victim}`)).status, 200, 'registering destroyed nothing');
+      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`)).status, 409);
+
+      const hold = await send(owner, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: 'alias-1', matter: 'm', reason: 'covers the alias' });
+      const refused = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.json().error.code, 'legal_hold');
+      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`)).json().status, 'received');
+
+      // Release that hold under dual control, then execute.
+      const rel = (await send(owner, 'POST', `${C}/holds/${hold.json().id}/release`, {})).json().approval_id as string;
+      await approve(editorSession, rel);
+      await approve(thirdSession, rel);
+      assert.equal((await send(owner, 'POST', `${C}/holds/${hold.json().id}/release`, { approval_id: rel })).json().status, 'released');
+
+      const pending = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
+      assert.equal(pending.status, 202, pending.text);
+      const approvalId = pending.json().approval_id as string;
+      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`)).json().status, 'pending_approval');
+      await approve(editorSession, approvalId);
+      const early = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId });
+      assert.equal(early.json().error.code, 'approval_required');
+      await approve(thirdSession, approvalId);
+      const done = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId });
+      assert.equal(done.status, 200, done.text);
+      assert.equal(done.json().status, 'completed');
+      const receipt = await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`);
+      assert.equal(receipt.status, 200, receipt.text);
+      assert.equal(receipt.json().approval_id, approvalId);
+      assert.equal(receipt.json().approvers.length, 2);
+      assert.ok(receipt.json().not_erased.length > 0);
+      assert.equal((await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId })).status, 409);
+      const events = (await send(owner, 'GET', `${C}/erasure/${e.id}/events`)).json().items.map((x: { event: string }) => x.event);
+      assert.deepEqual(events, ['received', 'refused_legal_hold', 'execution_requested', 'completed']);
+      assert.equal((await send(owner, 'GET', `${C}/erasure?status=completed`)).json().items[0].id, e.id);
+      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`, undefined, otherTenant)).status, 404);
+      const verify = await send(owner, 'GET', '/v1/audit/verify');
+      assert.equal(verify.status, 200, verify.text);
+      assert.equal(verify.json().ok, true, verify.text);
+    });
+
+    it('permissions: an editor reads holds but cannot place or release one', async () => {
+      assert.equal((await send(editorSession, 'GET', `${C}/holds`)).status, 200);
+      assert.equal((await send(editorSession, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: 'x', matter: 'm', reason: 'r' })).status, 403);
+      assert.equal((await send(editorSession, 'POST', `${C}/erasure`, { case_ref: 'c', subject_ref: 'x' })).status, 403);
+    });
+
+    it('bad input is the error envelope, never a 500', async () => {
+      const cases: Array<[string, string, string]> = [
+        ['POST', `${C}/holds`, '{"matter":'],
+        ['POST', `${C}/holds`, JSON.stringify({ matter: 'm', reason: 'r' })],
+        ['POST', `${C}/holds`, JSON.stringify({ subject_kind: 'agent', subject_ref: 'x', matter: 'm' })],
+        ['POST', `${C}/holds`, JSON.stringify({ subject_kind: 'agent', subject_ref: 'x\u0000', matter: 'm', reason: 'r' })],
+        ['POST', `${C}/holds`, JSON.stringify({ scope: 'data_class', matter: 'm', reason: 'r' })],
+        ['POST', `${C}/holds`, JSON.stringify({ scope: 'tenant', subject_kind: 'agent', subject_ref: 'x', matter: 'm', reason: 'r' })],
+        ['POST', `${C}/holds`, JSON.stringify({ subject_kind: 'agent', subject_ref: 'x', matter: 'm', reason: 'r', extra: 1 })],
+        ['GET', `${C}/holds/not-a-uuid`, ''],
+        ['GET', `${C}/holds/check`, ''],
+        ['GET', `${C}/holds/check?subject_kind=agent`, ''],
+        ['GET', `${C}/holds?status=gone`, ''],
+        ['POST', `${C}/holds/01890000-0000-7000-8000-000000000000/release`, JSON.stringify({ approval_id: 'nope' })],
+        ['POST', `${C}/erasure`, JSON.stringify({ case_ref: 'c' })],
+        ['POST', `${C}/erasure`, JSON.stringify({ case_ref: 'c', subject_ref: 's', aliases: 'a' })],
+        ['POST', `${C}/erasure/01890000-0000-7000-8000-000000000000/execute`, JSON.stringify({})],
+      ];
+      for (const [method, p, raw] of cases) {
+        const res = await send(owner, method, p, undefined, tenant, raw || undefined);
+        assert.ok(res.status >= 400 && res.status < 500, `${method} ${p} ${raw}: ${res.status} ${res.text}`);
+        assert.equal(typeof res.json().error.code, 'string');
+      }
+    });
+  });
+}
