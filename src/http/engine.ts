@@ -8,3 +8,6 @@ export interface HttpObserver {
   started(): void;
   finished(e: { method: string; route: string; status: number; durationMs: number; bytes: number; requestId: string; remoteAddress: string; aborted: boolean }): void;
 }
+
+/** Default of `bodyTimeoutMs`: below uWS's own idle cut (10 s, checked every 4 s), so the 408 is written first. */
+export const DEFAULT_BODY_TIMEOUT_MS = 8_000;

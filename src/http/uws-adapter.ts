@@ -47,8 +47,8 @@ export interface ListenOptions {
   bodyTimeoutMs?: number;
 }
 
-/** Default of `bodyTimeoutMs`: below uWS's own idle cut (10 s, checked every 4 s), so the 408 is written first. */
-export const DEFAULT_BODY_TIMEOUT_MS = 8_000;
+import { DEFAULT_BODY_TIMEOUT_MS } from './engine.js';
+export { DEFAULT_BODY_TIMEOUT_MS } from './engine.js';
 
 export interface RunningHttp {
   port: number;

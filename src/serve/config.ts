@@ -12,7 +12,7 @@ import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
 import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';
 import { nodeCacheFromEnv } from '../modules/accessmap/node-cache.js';
 import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
-import { DEFAULT_BODY_TIMEOUT_MS } from '../http/uws-adapter.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../http/engine.js';
 import { tokenDefaultTtlFromEnv } from '../auth/token-ttl.js';
 
 export interface ListenAddress {

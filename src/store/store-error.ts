@@ -20,3 +20,9 @@ export class StoreError extends Error {
     super(message);
   }
 }
+
+/** True for a unique-constraint violation on either backend (SQLite extended code, SQLSTATE 23505). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown };
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === '23505';
+}

@@ -39,8 +39,4 @@ export async function assertTenantWritable(tx: Transaction<Database>, tenant: st
   if (row.status === 'suspended') throw new ApiError('tenant_suspended');
 }
 
-/** True for a unique-constraint violation on either backend (SQLite extended code, SQLSTATE 23505). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown };
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === '23505';
-}
+export { isUniqueViolation } from '../../store/store-error.js';

@@ -7,7 +7,7 @@
  */
 import type { Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
-import { isUniqueViolation } from '../../core/agents/scope.js';
+import { isUniqueViolation } from '../../store/store-error.js';
 import { formatTimestamp, nowTimestamp } from '../../ledger/time.js';
 import { lastSeq } from '../../events/event-log.js';
 import { newWebhookSecret } from '../../events/delivery/signature.js';
