@@ -92,17 +92,22 @@ export function withIntentMarker<T>(tenant: string | null, fn: (tx: Transaction<
     return async (tx) => {
       const before = probe.read();
       const out = await fn(tx);
-      if (probe.read() !== before) await markIntent(tx, tenant, s);
+      if (probe.read() !== before) {
+        // A change whose record cannot be appended must not commit (issue 30 item 8): when the
+        // chain's head does not name its last record, this throws and the whole transaction rolls
+        // back, so the request fails with nothing changed instead of a committed change behind a 500.
+        await assertChainAppendable(tx, tenant ?? SYSTEM_TENANT);
+        await markIntent(tx, tenant, s);
+      }
       return out;
     };
   }
   return async (tx) => {
-    // A change whose record cannot be appended must not commit (issue 30 item 8): when the chain's
-    // head does not name its last record, this throws and the whole transaction rolls back, so the
-    // request fails with nothing changed instead of a committed change behind a 500.
-    await assertChainAppendable(tx, tenant ?? SYSTEM_TENANT);
     const out = await fn(tx);
+    const opened = s.open;
     await markIntentIfWritten(tx, tenant, s);
+    // The same check (see above) when the body wrote; a throw here rolls the marker back with the change.
+    if (s.open !== opened) await assertChainAppendable(tx, tenant ?? SYSTEM_TENANT);
     return out;
   };
 }

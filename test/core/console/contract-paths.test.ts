@@ -39,11 +39,13 @@ test('the spec lists 53 core paths', () => {
 test('/openapi.json publishes only spec paths; the missing ones are exactly those built by other issues', () => {
   const doc = buildOpenApiDocument('stable', allRoutes()) as { paths: Record<string, unknown> };
   const published = Object.keys(doc.paths);
-  const extra = published.filter((p) => !SPEC_PATHS.includes(p));
+  // The on-demand checkpoint is served and documented (issue 30 item 10) beyond the spec's table.
+  const EXTRA_KNOWN = ['/v1/audit/checkpoint'];
+  const extra = published.filter((p) => !SPEC_PATHS.includes(p) && !EXTRA_KNOWN.includes(p));
   assert.deepEqual(extra, [], 'a stable path outside the spec table');
   const missing = SPEC_PATHS.filter((p) => !published.includes(p)).sort();
   assert.deepEqual(missing, BUILT_ELSEWHERE.filter((p) => !published.includes(p)).sort(), `still missing: ${missing.join(', ')}`);
-  assert.equal(published.length, 53 - missing.length, `${published.length} of 53 paths published; missing: ${missing.join(', ')}`);
+  assert.equal(published.length - EXTRA_KNOWN.length, 53 - missing.length, `${published.length} of 53 paths published; missing: ${missing.join(', ')}`);
   for (const p of SPEC_PATHS.filter((x) => x.startsWith('/v1/console/') && !BUILT_ELSEWHERE.includes(x))) assert.ok(published.includes(p), `${p} is published`);
 });
 
