@@ -14,7 +14,7 @@ test('console routes: pages and assets are unlisted UI routes; browser sign-in i
   }
   for (const p of ['/', '/assets/{file}', '/favicon.svg', '/ui/step-up']) assert.ok(ui.some((r) => r.path === p), p);
   for (const r of ui) {
-    assert.equal(r.unlisted, true, `${r.path} is classified (unlisted UI), not an API operation`);
+    assert.equal(r.unlisted, 'ui-asset', `${r.path} is classified (unlisted UI), not an API operation`);
     assert.equal(r.method, 'GET');
   }
   const beta = buildOpenApiDocument('beta', routes) as { paths: Record<string, Record<string, unknown>> };
