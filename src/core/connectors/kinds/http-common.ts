@@ -138,23 +138,50 @@ export async function send(
   url: string,
   opts: { method?: 'POST' | 'PUT' | 'GET'; headers: Record<string, string>; body?: string | Buffer; signal: AbortSignal; timeoutMs: number },
 ): Promise<HttpAnswer> {
-  const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]);
-  const res = await dispatcher.request({
-    origin: new URL(url).origin,
-    path: pathOf(url),
-    method: opts.method ?? 'POST',
-    headers: opts.headers,
-    body: opts.body ?? null,
-    signal,
-  });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    const b = chunk as Buffer;
-    if (size < MAX_ANSWER_BYTES) chunks.push(b.subarray(0, MAX_ANSWER_BYTES - size));
-    size += b.length;
+  // one controller per request, fed by the runtime's signal and our timer (AbortSignal.any and
+  // AbortSignal.timeout cost a timer and listeners that outlive the request on Node 20)
+  const ac = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ac.abort();
+  }, opts.timeoutMs);
+  const onAbort = (): void => ac.abort();
+  if (opts.signal.aborted) ac.abort();
+  else opts.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const u = new URL(url);
+    const res = await dispatcher.request({
+      origin: u.origin,
+      path: `${u.pathname}${u.search}`,
+      method: opts.method ?? 'POST',
+      headers: opts.headers,
+      body: opts.body ?? null,
+      signal: ac.signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      const b = chunk as Buffer;
+      if (size < MAX_ANSWER_BYTES) chunks.push(b.subarray(0, MAX_ANSWER_BYTES - size));
+      size += b.length;
+    }
+    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
+  } catch (err) {
+    if (timedOut) throw new RequestTimeoutError();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    opts.signal.removeEventListener('abort', onAbort);
   }
-  return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** No answer within `timeout_ms`. */
+export class RequestTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  constructor() {
+    super('no answer in time');
+  }
 }
 
 /** The path and query of a URL, verbatim (no path appended or normalised beyond WHATWG parsing). */
@@ -212,6 +239,25 @@ export function networkFailure(err: unknown, signal: AbortSignal): SinkResult {
 export function oneLine(text: string, max = 300): string {
   const t = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+/**
+ * Lines joined into one UTF-8 buffer, each followed by `sep` (also after the last when `trailing`).
+ * Writing into one allocation is an order of magnitude cheaper than `Array.join` of large lines
+ * followed by the string's UTF-8 encoding at send time.
+ */
+export function joinLines(lines: readonly string[], sep = '\n', trailing = true): Buffer {
+  const sepBytes = Buffer.byteLength(sep);
+  let n = 0;
+  for (const l of lines) n += Buffer.byteLength(l, 'utf8') + sepBytes;
+  if (!trailing && lines.length > 0) n -= sepBytes;
+  const out = Buffer.allocUnsafe(n);
+  let o = 0;
+  for (let i = 0; i < lines.length; i++) {
+    o += out.write(lines[i] as string, o, 'utf8');
+    if (trailing || i < lines.length - 1) o += out.write(sep, o, 'utf8');
+  }
+  return out;
 }
 
 /** The `User-Agent` every HTTP kind sends. */

@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import Type from 'typebox';
-import { endpointProperties, SECRET_REF, networkFailure, openDispatcher, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
+import { endpointProperties, joinLines, SECRET_REF, networkFailure, openDispatcher, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
 import { UndiciSdkHandler } from './s3-undici-handler.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
@@ -126,7 +126,7 @@ class S3ArchiveSink implements ConnectorSink {
     const artifacts: NonNullable<SinkResult['artifacts']> = [];
     try {
       for (const [tenant, group] of byTenant(items)) {
-        const body = gzipSync(Buffer.from(group.map((i) => `${i.line}\n`).join(''), 'utf8'));
+        const body = gzipSync(joinLines(group.map((i) => i.line)));
         const sha = createHash('sha256').update(body).digest();
         const key = objectKey(prefix, tenant, group);
         const params = {

@@ -6,7 +6,7 @@
  * auth header takes its whole value from a secret reference (e.g. `Bearer …`, `Splunk …`, `Basic …`).
  */
 import Type from 'typebox';
-import { endpointProperties, SECRET_REF, networkFailure, oneLine, openDispatcher, resultOfStatus, send, userAgent, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
+import { endpointProperties, joinLines, SECRET_REF, networkFailure, oneLine, openDispatcher, resultOfStatus, send, userAgent, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface SiemConfig extends HttpEndpointConfig {
@@ -36,8 +36,8 @@ export const siemConfigSchema = Type.Object(
 );
 
 /** The request body of a batch. */
-export function siemBody(items: readonly SinkItem[], mode: 'ndjson' | 'json_array'): string {
-  if (mode === 'ndjson') return items.map((i) => `${i.line}\n`).join('');
+export function siemBody(items: readonly SinkItem[], mode: 'ndjson' | 'json_array'): Buffer | string {
+  if (mode === 'ndjson') return joinLines(items.map((i) => i.line));
   // encoders' JSON lines start with `{`; CEF/LEEF/syslog lines never do, and go as JSON strings
   return `[${items.map((i) => (i.line.startsWith('{') ? i.line : JSON.stringify(i.line))).join(',')}]`;
 }

@@ -25,7 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
-import { endpointProperties, SECRET_REF, networkFailure, oneLine, openDispatcher, parseRetryAfter, send, userAgent, validateEndpoint, type HttpAnswer, type HttpEndpointConfig } from './http-common.js';
+import { endpointProperties, joinLines, SECRET_REF, networkFailure, oneLine, openDispatcher, parseRetryAfter, send, userAgent, validateEndpoint, type HttpAnswer, type HttpEndpointConfig } from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface SplunkHecConfig extends HttpEndpointConfig {
@@ -77,24 +77,27 @@ export function hecTime(time: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : Math.floor(ms) / 1000;
 }
 
-/** The HEC event object of one item. */
+/** The HEC event object of one item (parsed form; the sink writes the same object as text). */
 export function hecEvent(item: SinkItem, c: SplunkHecConfig): Record<string, unknown> {
-  const ev: Record<string, unknown> = {};
+  return JSON.parse(hecEventText(item, hecMetaPrefix(c))) as Record<string, unknown>;
+}
+
+/** `"host":…,"source":…,"sourcetype":…,"index":…,` of the config, built once per sink. */
+export function hecMetaPrefix(c: SplunkHecConfig): string {
+  let out = '';
+  for (const k of ['host', 'source', 'sourcetype', 'index'] as const) if (c[k] !== undefined) out += `${JSON.stringify(k)}:${JSON.stringify(c[k])},`;
+  return out;
+}
+
+/**
+ * One event object as text: `{"time":…,<meta>"event":…}`. A JSON line (a JSON format's encoding,
+ * which always starts with `{`) is embedded verbatim as the event object; any other line is a JSON
+ * string. Built as text so a batch is not parsed and re-serialised.
+ */
+export function hecEventText(item: SinkItem, metaPrefix: string): string {
   const t = hecTime(item.time);
-  if (t !== undefined) ev['time'] = t;
-  if (c.host !== undefined) ev['host'] = c.host;
-  if (c.source !== undefined) ev['source'] = c.source;
-  if (c.sourcetype !== undefined) ev['sourcetype'] = c.sourcetype;
-  if (c.index !== undefined) ev['index'] = c.index;
-  ev['event'] = item.line;
-  if (item.line.startsWith('{')) {
-    try {
-      ev['event'] = JSON.parse(item.line) as unknown;
-    } catch {
-      /* not JSON after all: sent as the string it is */
-    }
-  }
-  return ev;
+  const event = item.line.startsWith('{') ? item.line : JSON.stringify(item.line);
+  return `{${t !== undefined ? `"time":${t},` : ''}${metaPrefix}"event":${event}}`;
 }
 
 interface HecAnswer {
@@ -117,8 +120,10 @@ class SplunkHecSink implements ConnectorSink {
   readonly #dispatcher;
   readonly #channel: string;
   readonly #base: string;
+  readonly #meta: string;
   constructor(readonly c: SplunkHecConfig, private readonly ctx: KindContext) {
     this.#dispatcher = openDispatcher(c, ctx.dataDir);
+    this.#meta = hecMetaPrefix(c);
     this.#channel = c.channel ?? randomUUID();
     this.#base = c.url.replace(/\/+$/, '');
   }
@@ -131,9 +136,9 @@ class SplunkHecSink implements ConnectorSink {
     return `${this.#base}/services/collector/raw${qs ? `?${qs}` : ''}`;
   }
 
-  #body(items: readonly SinkItem[]): string {
-    if ((this.c.endpoint ?? 'event') === 'raw') return items.map((i) => i.line).join('\n');
-    return items.map((i) => JSON.stringify(hecEvent(i, this.c))).join('\n');
+  #body(items: readonly SinkItem[]): Buffer {
+    if ((this.c.endpoint ?? 'event') === 'raw') return joinLines(items.map((i) => i.line), '\n', false);
+    return joinLines(items.map((i) => hecEventText(i, this.#meta)), '\n', false);
   }
 
   async send(items: readonly SinkItem[], signal: AbortSignal): Promise<SinkResult> {

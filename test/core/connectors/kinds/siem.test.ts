@@ -129,6 +129,27 @@ test('siem: a receiver that is down is a network error to retry; once it is back
   await sink.close();
 });
 
+test('siem: a receiver that takes the request and never answers is a timeout to retry (timeout_ms)', async (t) => {
+  const s = await secretsContext();
+  const rx = await startReceiver(cert, () => undefined); // reads the body, never answers
+  t.after(async () => {
+    await rx.close();
+    await s.dispose();
+  });
+  const sink = await siemKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, timeout_ms: 300 }, s.ctx);
+  const t0 = Date.now();
+  const r = await sink.send(eventItems(events(2), 'notification', 'json'), signal());
+  assert.deepEqual([r.result, r.error], ['retry', 'no answer in time (timeout_ms)']);
+  assert.ok(Date.now() - t0 < 5000);
+  assert.equal(rx.got.length, 1);
+  // the runtime's signal aborts a send too
+  const ac = new AbortController();
+  const pending = sink.send(eventItems(events(1), 'notification', 'json'), ac.signal);
+  setTimeout(() => ac.abort(), 50);
+  assert.deepEqual([(await pending).result, (await pending).error], ['retry', 'aborted by the runtime']);
+  await sink.close();
+});
+
 test('siem: a receiver with the wrong certificate gets no request byte (unknown CA, pin mismatch); the right CA file passes', async (t) => {
   const s = await secretsContext();
   const rx = await startReceiver(other, (_g, res) => answer(res, 200, {}));
