@@ -90,7 +90,7 @@ export function readOtlpAnswer(a: HttpAnswer, offset: number, count: number, rec
       }
     }
     if (!(rejectedCount > 0)) return { result: 'delivered', status: a.status };
-    const what = rejectedCount >= records ? 'the receiver rejected the record' : `the receiver rejected ${rejectedCount} of ${records} log records of this request (OTLP does not say which)`;
+    const what = rejectedCount >= records ? (records === 1 ? 'the receiver rejected the record' : `the receiver rejected all ${records} log records of this request`) : `the receiver rejected ${rejectedCount} of ${records} log records of this request (OTLP does not say which)`;
     const error = message === '' ? what : `${what}: ${message}`;
     return { result: 'delivered', status: a.status, rejected: Array.from({ length: count }, (_, i) => ({ index: offset + i, error })) };
   }

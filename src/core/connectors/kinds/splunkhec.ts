@@ -21,7 +21,8 @@
  * Indexer acknowledgement (`ack.enabled`): every successful request returns an `ackId`; the kind
  * polls `POST <url>/services/collector/ack` with `{"acks":[…]}` on the same channel until every id
  * reads `true`, up to `ack.timeout_ms`; an id still unconfirmed then makes the batch retry (at
- * least once: the receiver may see those events twice).
+ * least once: the receiver may see those events twice). An answer without `ackId` while
+ * acknowledgement is asked for (the token has it off) fails the batch.
  */
 import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
@@ -166,7 +167,11 @@ class SplunkHecSink implements ConnectorSink {
       const code = typeof hec?.code === 'number' ? hec.code : undefined;
       const text = oneLine(typeof hec?.text === 'string' ? hec.text : a.body, 200);
       if (a.status >= 200 && a.status < 300 && (code === 0 || code === undefined)) {
-        if (typeof hec?.ackId === 'number') acks.push(hec.ackId);
+        if (this.c.ack?.enabled === true) {
+          // asked for acknowledgement and got none: the token has it off; never claim indexed
+          if (typeof hec?.ackId !== 'number') return { result: 'failed', status: a.status, error: 'ack.enabled is set but HEC returned no ackId (indexer acknowledgement is off for this token)' };
+          acks.push(hec.ackId);
+        }
         break;
       }
       const bad = hec?.['invalid-event-number'];

@@ -188,6 +188,15 @@ test('splunkhec: indexer acknowledgement — the batch is delivered once every a
   const u = await slow.send(items, signal());
   assert.equal(u.result, 'retry');
   assert.match(u.error ?? '', /not confirmed within ack.timeout_ms/);
+  // acknowledgement asked for, but the token has it off (no ackId in the answer): failed, never "indexed"
+  const noAck = hecState(TOKEN);
+  const rx2 = await startReceiver(cert, hecHandler(noAck));
+  const off = await splunkHecKind.open({ url: rx2.url, tls: { pin_sha256: cert.pinBase64 }, token_secret: 'secret:hec-token', ack: { enabled: true } }, s.ctx);
+  const o = await off.send(items, signal());
+  assert.equal(o.result, 'failed');
+  assert.match(o.error ?? '', /no ackId/);
+  await off.close();
+  await rx2.close();
   await sink.close();
   await slow.close();
 });
