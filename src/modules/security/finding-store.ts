@@ -12,7 +12,7 @@ import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SecurityFindingsTable } from '../../store/schema-security.js';
 import type { Store } from '../../store/store.js';
-import { primaryLocationLineHash } from '../../encoders/sarif.js';
+import { primaryLocationLineHash, type SarifFinding } from '../../encoders/sarif.js';
 import { naturalKey, type Finding, type FindingReport, type FindingSource, type FindingStatus, type LedgerRef } from './model.js';
 
 type Tx = Transaction<Database>;
@@ -75,6 +75,12 @@ export function toFinding(r: FindingRow): Finding {
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
+}
+
+/** The finding fields the SARIF encoder reads, from a stored row. */
+export function sarifFindingOf(r: FindingRow): SarifFinding {
+  const f = toFinding(r);
+  return { ...f, natural_key: r.natural_key, region_start_line: f.region?.start_line ?? null, region_end_line: f.region?.end_line ?? null };
 }
 
 function mergeRefs(old: LedgerRef[], add: LedgerRef[] = []): LedgerRef[] {
