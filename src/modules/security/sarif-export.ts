@@ -24,7 +24,7 @@ import type { SarifTask } from './sarif-worker.js';
 /** The default cap on results of one export; `SERVICE_FINDINGS_EXPORT_CAP` changes it. */
 export const DEFAULT_EXPORT_CAP = 25_000;
 /** Findings per body page (one task on an export thread). */
-export const PAGE = 1_000;
+export const PAGE = 500;
 
 /** The export cap from the environment (a positive integer), else the default. */
 export function exportCapFromEnv(env: NodeJS.ProcessEnv = process.env): number {
