@@ -122,7 +122,8 @@ async function healthzWhile(url: string, ca: string, busy: () => boolean): Promi
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const n = Number(process.env['SVC_BENCH_FINDINGS'] ?? 100_000);
   const restN = Number(process.env['SVC_BENCH_REST_FINDINGS'] ?? 5_000);
-  process.env['SERVICE_FINDINGS_EXPORT_CAP'] = String(n + restN);
+  // Headroom above what the bench writes: the demo's own detector findings are exported too.
+  process.env['SERVICE_FINDINGS_EXPORT_CAP'] = String(n + restN + 10_000);
   process.env['SERVICE_FINDINGS_EVALUATE_INTERVAL_S'] = '0';
   const demo = await startDemoSvc(ctx);
   const notes: string[] = ['shared 2-core machine, 8 engineers: figures are noisy', '/healthz probes and the download run in the harness process (not a separate one)'];
@@ -178,7 +179,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const d = await download(demo.svc.url, ca, demo.token).finally(() => (exporting = false));
     const latencies = await prober;
     clearInterval(sampler);
-    if (d.count !== total || d.truncated) notes.push(`export carried ${d.count} results (truncated: ${d.truncated}), expected ${total}`);
+    if (d.count < total || d.truncated) notes.push(`export carried ${d.count} results (truncated: ${d.truncated}), expected ${total}`);
 
     // Last: edges wake the detectors (edge.observed), whose runs would load the phases above.
     ctx.log(`baseline: pushing ${items} edge observations over gRPC …`);
