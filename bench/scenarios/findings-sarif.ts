@@ -21,6 +21,7 @@ import { sarifResultObject, type SarifFinding } from '../../src/encoders/sarif.j
 import { loadOrCreateTls } from '../../src/serve/tls.js';
 import { startDemoSvc } from '../lib/demo.js';
 import { pushBatches, type PushItems } from '../lib/grpc-push.js';
+import { cpuSeconds } from '../lib/proc.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
 const MiB = 1024 * 1024;
@@ -250,15 +251,6 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   }
 }
 
-/** CPU seconds (user + system, every thread) a process has used so far; null off Linux. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
 
 export const scenario: Scenario = {
   name: 'findings-sarif',
