@@ -18,6 +18,7 @@ import { Keyring } from '../../src/ledger/keyring.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
 import { startSvc } from '../lib/server.js';
 import { rawEd25519Rate } from '../lib/raw-ed25519.js';
+import { cpuSeconds } from '../lib/proc.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
 const CLIENTS = 16;
@@ -124,16 +125,6 @@ async function rawSignRate(dataDir: string, seconds: number): Promise<{ rate: nu
   }
 }
 
-/** CPU seconds (user + system, every thread) a process has used so far; null off Linux. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    // Fields 14 and 15 of /proc/<pid>/stat, counted after the parenthesised command name.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);

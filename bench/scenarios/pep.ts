@@ -14,17 +14,16 @@
  * After the run the tenant's ledger head must have grown by at least the number of 2xx decisions.
  */
 import { startDemoSvc } from '../lib/demo.js';
+import { PEP_PATH, SMALL_POLICIES } from '../lib/pep-policies.js';
 import type { BenchContext, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 import { runWrk, summariseRounds, type WrkResult } from '../lib/wrk.js';
 
-const PATH = '/v1/m/governance/pep/decisions';
+const PATH = PEP_PATH;
 const HEALTHZ = '/healthz';
 /** the audited REST write of `bench audited-write`, for comparison in the same run */
 const WRITE = 'POST /v1/agents';
 
-const SMALL = `@id("read") permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Read");
-@id("git") permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Bash") when { context.tool_input has command && context.tool_input.command like "git *" };
-@id("no-force") forbid(principal, action, resource == Svc::Tool::"Bash") when { context.tool_input has command && context.tool_input.command like "*--force*" };`;
+const SMALL = SMALL_POLICIES;
 
 /** 200 policies: 5 per tool over 39 tools + Read (scope-only) + 4 more conditions on Bash. */
 function large(): string {

@@ -11,6 +11,12 @@ export interface ExportPool {
   readonly threads: number;
   /** runs one page; `transferList` moves buffers (the request's output buffer) instead of copying them */
   run(task: EncodePageRequest, transferList?: ArrayBuffer[]): Promise<EncodePageResult>;
+  /**
+   * Runs a task of another export-like worker module (its `handle` export) on the same threads: a
+   * module's streamed export (the SARIF export of findings) shares the pool, its priority and its
+   * heap limits instead of starting threads of its own. `filename` is a compiled module path.
+   */
+  runIn<Req, Res>(filename: string, task: Req, transferList?: ArrayBuffer[]): Promise<Res>;
   close(opts?: { force?: boolean }): Promise<void>;
 }
 
@@ -41,7 +47,7 @@ const EXPORT_WORKER = fileURLToPath(new URL('./export-worker.js', import.meta.ur
  */
 export function createExportPool(opts: ExportPoolOptions = {}): ExportPool {
   const threads = Math.max(1, opts.threads ?? availableParallelism());
-  const piscina = new Piscina<EncodePageRequest, EncodePageResult>({
+  const piscina = new Piscina({
     filename: EXPORT_WORKER,
     name: 'handle',
     minThreads: threads,
@@ -51,16 +57,22 @@ export function createExportPool(opts: ExportPoolOptions = {}): ExportPool {
     resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? 8, maxOldGenerationSizeMb: opts.oldGenerationMb ?? 64 },
   });
   let closed = false;
+  const runOn = async <Res>(task: unknown, options: { transferList?: ArrayBuffer[]; filename?: string; name?: string }): Promise<Res> => {
+    if (closed) throw WorkerErrors.poolClosed();
+    try {
+      return (await piscina.run(task, options)) as Res;
+    } catch (err) {
+      if (closed && err instanceof Error && /Terminating worker thread|cancel/i.test(err.message)) throw WorkerErrors.poolClosed(err);
+      throw err;
+    }
+  };
   return {
     threads,
-    async run(task, transferList) {
-      if (closed) throw WorkerErrors.poolClosed();
-      try {
-        return await piscina.run(task, transferList ? { transferList } : {});
-      } catch (err) {
-        if (closed && err instanceof Error && /Terminating worker thread|cancel/i.test(err.message)) throw WorkerErrors.poolClosed(err);
-        throw err;
-      }
+    run(task, transferList) {
+      return runOn<EncodePageResult>(task, transferList ? { transferList } : {});
+    },
+    runIn<Req, Res>(filename: string, task: Req, transferList?: ArrayBuffer[]) {
+      return runOn<Res>(task, { filename, name: 'handle', ...(transferList ? { transferList } : {}) });
     },
     async close(closeOpts) {
       closed = true;

@@ -2,28 +2,15 @@
  * Piscina entry of the audit export: read one seq range on this worker's own read-only connection,
  * encode it with the pure encoders and transfer the bytes back (no row is ever structured-cloned).
  */
-import { setPriority } from 'node:os';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { encoderFor } from '../encoders/registry.js';
 import type { AuditRecord } from '../ledger/record.js';
 import type { EncodePageRequest, EncodePageResult, ExportSource } from './export-protocol.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
+import { lowerExportThreadPriority } from './thread-priority.js';
 
-/**
- * Nice value of an export thread. The threads are CPU-bound for as long as an export lasts; the
- * main thread, which answers every other request (`/healthz` p99 ≤ 10 ms during an export) and
- * writes the export itself, must get a core the moment it has work. On Linux the nice value is a
- * per-thread attribute (setpriority(2) with pid 0 is the calling thread); elsewhere it would renice
- * the whole server, so it is left alone there.
- */
-const EXPORT_THREAD_NICE = 10;
-if (process.platform === 'linux') {
-  try {
-    setPriority(EXPORT_THREAD_NICE);
-  } catch {
-    // A sandbox that forbids setpriority(2): the thread keeps the default priority.
-  }
-}
+// Below the main thread's priority (thread-priority.ts).
+lowerExportThreadPriority();
 
 // An idle connection is closed after this long: a finished export must not pin a Postgres backend
 // (or a test's temporary database) for the lifetime of the pool.

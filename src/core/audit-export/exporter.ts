@@ -39,10 +39,24 @@ export class AuditExporter {
     this.#opts = opts;
   }
 
+  /** Where the export threads read from (the store the server runs on). */
+  get source(): ExportSource {
+    return this.#opts.source;
+  }
+
+  /** Runs a task of another export worker module on the export threads (export-pool.ts `runIn`; starts the pool on first use). */
+  runTask<Req, Res>(filename: string, task: Req, transferList?: ArrayBuffer[]): Promise<Res> {
+    return this.#startedPool().runIn<Req, Res>(filename, task, transferList);
+  }
+
+  #startedPool(): ExportPool {
+    if (this.#closed) throw new Error('the audit exporter is closed');
+    return (this.#pool ??= createExportPool(this.#opts.threads !== undefined ? { threads: this.#opts.threads } : {}));
+  }
+
   /** The runner of one export (starts the pool on first use). */
   runner(): ExportRunner {
-    if (this.#closed) throw new Error('the audit exporter is closed');
-    const pool = (this.#pool ??= createExportPool(this.#opts.threads !== undefined ? { threads: this.#opts.threads } : {}));
+    const pool = this.#startedPool();
     const runner: ExportRunner = {
       encodePage: (req) => pool.run(req, req.buffer !== undefined ? [req.buffer] : undefined),
       source: this.#opts.source,

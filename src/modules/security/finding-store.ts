@@ -12,7 +12,7 @@ import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SecurityFindingsTable } from '../../store/schema-security.js';
 import type { Store } from '../../store/store.js';
-import { primaryLocationLineHash } from '../../encoders/sarif.js';
+import { primaryLocationLineHash, type SarifFinding } from '../../encoders/sarif.js';
 import { naturalKey, type Finding, type FindingReport, type FindingSource, type FindingStatus, type LedgerRef } from './model.js';
 
 type Tx = Transaction<Database>;
@@ -40,6 +40,8 @@ export interface UpsertOutcome {
 }
 
 const MAX_LEDGER_REFS = 20;
+/** Rows per insert statement: 25 columns each, far below SQLite's and Postgres's bound-parameter limits. */
+const INSERT_ROWS = 200;
 
 function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
@@ -77,6 +79,12 @@ export function toFinding(r: FindingRow): Finding {
   };
 }
 
+/** The finding fields the SARIF encoder reads, from a stored row. */
+export function sarifFindingOf(r: FindingRow): SarifFinding {
+  const f = toFinding(r);
+  return { ...f, natural_key: r.natural_key, region_start_line: f.region?.start_line ?? null, region_end_line: f.region?.end_line ?? null };
+}
+
 function mergeRefs(old: LedgerRef[], add: LedgerRef[] = []): LedgerRef[] {
   const seen = new Set(old.map((r) => `${r.tenant}:${r.seq}`));
   const out = [...old];
@@ -106,6 +114,9 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
     for (const row of await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('natural_key', 'in', c).execute()) existing.set(row.natural_key, row);
   }
   const out: UpsertOutcome = { reported: [], repeated: 0, ids: new Map() };
+  // New findings go in as multi-row inserts: one statement per finding spent most of a collector
+  // fold in preparing and running statements (bench findings-sarif: ~190 µs per finding).
+  const inserts: FindingRow[] = [];
   for (const [key, group] of keyed) {
     const last = group[group.length - 1] as FindingReport;
     const seen = group.map((r) => r.observed_at ?? now);
@@ -144,7 +155,7 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
         created_at: now,
         updated_at: now,
       };
-      await tx.insertInto('security_findings').values(row).execute();
+      inserts.push(row);
       out.ids.set(key, row.id);
       out.reported.push(toFinding(row));
       continue;
@@ -171,6 +182,7 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
     if (reopen) out.reported.push(toFinding({ ...cur, ...next }));
     else out.repeated++;
   }
+  for (const c of chunks(inserts, INSERT_ROWS)) await tx.insertInto('security_findings').values(c).execute();
   return out;
 }
 

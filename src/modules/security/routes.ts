@@ -15,7 +15,7 @@ import { SARIF_CONTENT_TYPE } from '../../encoders/sarif.js';
 import { getFindingRow, listFindings, toFinding, triageFinding, upsertReports, type FindingFilter } from './finding-store.js';
 import { announce } from './events.js';
 import { catchUpCollector, evaluateTenant } from './runner.js';
-import { countExport, exportCapFromEnv, sarifChunks, type ExportPlan } from './sarif-export.js';
+import { countExport, exportCapFromEnv, sarifChunks, sarifRunner, type ExportPlan } from './sarif-export.js';
 import { naturalKey } from './model.js';
 import { EvaluateAnswer, EvidenceAnswer, ExportQuery, Finding, FindingPage, IdParams, ListQuery, ReportAnswer, ReportBody, TriageBody } from './schemas.js';
 
@@ -46,7 +46,8 @@ async function exportFindings(ctx: Ctx & { query: Record<string, unknown> }) {
   const asked = ctx.query['max_results'] as number | undefined;
   const cap = asked === undefined ? serverCap : Math.min(asked, serverCap);
   const plan: ExportPlan = { tenant, filter: filterOf(ctx.query), cap, toolVersion: ctx.services.build.version };
-  const count = await countExport(ctx.services.store, plan);
+  const runner = sarifRunner(ctx.services);
+  const count = await countExport(runner, plan);
   const headers: Record<string, string> = {
     [RESULT_COUNT_HEADER]: String(count.emit),
     [REFUSED_COUNT_HEADER]: String(count.refused),
@@ -55,7 +56,7 @@ async function exportFindings(ctx: Ctx & { query: Record<string, unknown> }) {
   };
   if (count.truncated) headers[TRUNCATED_HEADER] = 'true';
   const properties = { 'svc.tenant': tenant, 'svc.filters': plan.filter, 'svc.cap': cap, 'svc.commit': ctx.services.build.commit };
-  const chunks = sarifChunks(ctx.services.store, plan, count, properties, (o) =>
+  const chunks = sarifChunks(runner, plan, count, properties, (o) =>
     auditEvent(ctx, 'security.findings.export', { kind: 'security_findings', id: '' }, { format, filter: plan.filter, cap, emitted: o.emitted, refused: o.refused, truncated: count.truncated, bytes: o.bytes }),
   );
   return reply.stream(chunks, SARIF_CONTENT_TYPE, 200, headers);

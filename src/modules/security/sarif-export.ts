@@ -4,27 +4,27 @@
  *
  * The headers (DECISIONS.md: `X-Service-Result-Count`, `X-Service-Truncated`) go out before the
  * first result, so a first pass reads only `(id, rule_id, severity)` in id order to learn the rules,
- * the number of results the cap lets through, the id the cut falls on, and the refusals. The second
- * pass reads full rows up to that id and encodes them page by page. A finding triaged out of the
+ * the number of results the cap lets through, the id the cut falls on, the refusals and the page
+ * bounds. The second pass reads full rows up to that id and encodes them page by page. Both passes
+ * run on the audit export's threads (sarif-worker.ts, their own read-only connections, below the
+ * main thread's priority): the main thread orders the pages and writes their bytes with
+ * back-pressure, so the server keeps answering during an export of any size. A finding triaged out of the
  * filters between the passes makes the body hold fewer results than the header said; the run's
  * invocation properties carry the exact figures of the body.
  */
-import { sql } from 'kysely';
+import { fileURLToPath } from 'node:url';
+import type { AuditExporter } from '../../core/audit-export/exporter.js';
 import type { Store } from '../../store/store.js';
-import { refusalOf, sarifHead, sarifResult, sarifSeparator, sarifTail, type SarifFinding, type SarifRule } from '../../encoders/sarif.js';
-import { filtered, toFinding, type FindingFilter, type FindingRow } from './finding-store.js';
+import { sarifHead, sarifTail, type SarifRule } from '../../encoders/sarif.js';
+import type { FindingFilter } from './finding-store.js';
 import { DETECTOR_RULE_TEXT } from './detectors.js';
+import { countFindings, encodeFindingsPage, NAMED_REFUSALS, type CountRequest, type CountResult, type FindingsReader, type PageRequest, type PageResult } from './sarif-pages.js';
+import type { SarifTask } from './sarif-worker.js';
 
 /** The default cap on results of one export; `SERVICE_FINDINGS_EXPORT_CAP` changes it. */
 export const DEFAULT_EXPORT_CAP = 25_000;
-const PREPASS_PAGE = 5_000;
-const PAGE = 1_000;
-/** Refusals named one by one in the run's notifications; the rest are counted. */
-const NAMED_REFUSALS = 100;
-/** Bytes gathered before a chunk is handed to the socket. */
-const CHUNK = 64 * 1024;
-
-const RANK: Record<string, number> = { undetermined: 0, info: 1, low: 2, medium: 3, high: 4, critical: 5 };
+/** Findings per body page (one task on an export thread). */
+export const PAGE = 500;
 
 /** The export cap from the environment (a positive integer), else the default. */
 export function exportCapFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -38,64 +38,50 @@ export interface ExportPlan {
   filter: FindingFilter;
   cap: number;
   toolVersion: string;
+  /** findings per body page (default PAGE) */
+  pageSize?: number;
 }
 
-/** What the first pass learned. */
-export interface ExportCount {
+/** What the first pass learned, with the rules' help text. */
+export interface ExportCount extends Omit<CountResult, 'rules'> {
   rules: SarifRule[];
-  /** results the body will carry */
-  emit: number;
-  truncated: boolean;
-  /** refused findings among those before the cut */
-  refused: number;
-  /** id of the last finding the export reads (undefined: none) */
-  lastId: string | undefined;
 }
 
-/** The first pass: rules, result count, cut and refusals, reading three columns. */
-export async function countExport(store: Store, plan: ExportPlan): Promise<ExportCount> {
-  const rules = new Map<string, string>();
-  let emit = 0;
-  let refused = 0;
-  let lastId: string | undefined;
-  let after: string | undefined;
-  for (;;) {
-    const rows = await store.withTenant(plan.tenant, (tx) => {
-      let q = tx.selectFrom('security_findings').select(['id', 'rule_id', 'severity']).where('tenant_id', '=', plan.tenant);
-      if (after) q = q.where('id', '>', after);
-      return filtered(q, plan.filter).orderBy('id').limit(PREPASS_PAGE).execute();
-    });
-    for (const r of rows) {
-      const bad = refusalOf(r) !== undefined;
-      if (emit === plan.cap) {
-        // One more valid finding past the cap: the export is truncated.
-        if (!bad) return { rules: ruleList(rules), emit, truncated: true, refused, lastId };
-        continue;
-      }
-      if (bad) {
-        refused++;
-        lastId = r.id;
-        continue;
-      }
-      emit++;
-      lastId = r.id;
-      const seen = rules.get(r.rule_id);
-      if (seen === undefined || (RANK[r.severity] ?? 0) > (RANK[seen] ?? 0)) rules.set(r.rule_id, r.severity);
-    }
-    const last = rows[rows.length - 1];
-    if (rows.length < PREPASS_PAGE || !last) return { rules: ruleList(rules), emit, truncated: false, refused, lastId };
-    after = last.id;
+/** Where the two passes run: the export threads, or this thread on the server's store. */
+export interface SarifRunner {
+  count(req: CountRequest): Promise<CountResult>;
+  page(req: PageRequest): Promise<PageResult>;
+  /** pages encoding at once (bounds memory: each is ≤ ~1 MB) */
+  readonly window: number;
+}
+
+// The compiled worker module sits beside this file in dist/src/modules/security/.
+const SARIF_WORKER = fileURLToPath(new URL('./sarif-worker.js', import.meta.url));
+
+/**
+ * The export threads of the audit export (exporter.ts) when the server has them: the main thread
+ * only orders pages and writes bytes. Without them (an embedding with no export pool) the same
+ * passes run here on the server's store.
+ */
+export function sarifRunner(services: { store: Store; auditExport?: AuditExporter }): SarifRunner {
+  const exporter = services.auditExport;
+  if (exporter === undefined) {
+    const reader: FindingsReader = { read: (tenant, fn) => services.store.withTenant(tenant, fn) };
+    return { count: (req) => countFindings(reader, req), page: (req) => encodeFindingsPage(reader, req), window: 1 };
   }
+  const source = exporter.source;
+  return {
+    count: (req) => exporter.runTask<SarifTask, CountResult>(SARIF_WORKER, { kind: 'sarif-count', source, ...req }),
+    page: (req) => exporter.runTask<SarifTask, PageResult>(SARIF_WORKER, { kind: 'sarif-page', source, ...req }),
+    // Two pages per thread: one encoding, one waiting behind it while the head page is written.
+    window: 4,
+  };
 }
 
-function ruleList(rules: Map<string, string>): SarifRule[] {
-  return [...rules.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, severity]) => ({ id, severity, ...(DETECTOR_RULE_TEXT[id] ?? {}) }));
-}
-
-/** The finding fields the encoder reads, from a stored row. */
-export function sarifFindingOf(r: FindingRow): SarifFinding {
-  const f = toFinding(r);
-  return { ...f, natural_key: r.natural_key, region_start_line: f.region?.start_line ?? null, region_end_line: f.region?.end_line ?? null };
+/** The first pass (on the runner): rules with their help text, result count, cut, refusals, page bounds. */
+export async function countExport(runner: SarifRunner, plan: ExportPlan): Promise<ExportCount> {
+  const c = await runner.count({ tenant: plan.tenant, filter: plan.filter, cap: plan.cap, pageSize: plan.pageSize ?? PAGE });
+  return { ...c, rules: c.rules.map(([id, severity]) => ({ id, severity, ...(DETECTOR_RULE_TEXT[id] ?? {}) })) };
 }
 
 /** The outcome of the body pass, for the audit record. */
@@ -105,44 +91,51 @@ export interface ExportOutcome {
   bytes: number;
 }
 
-/** The second pass: the SARIF log as text chunks. */
-export async function* sarifChunks(store: Store, plan: ExportPlan, count: ExportCount, properties: Record<string, unknown>, done: (o: ExportOutcome) => Promise<void>): AsyncGenerator<string> {
-  let buf = sarifHead({ toolName: 'svc', toolVersion: plan.toolVersion, informationUri: 'https://github.com/svc/svc/blob/main/docs/findings.md', rules: count.rules, properties });
-  let bytes = 0;
+/**
+ * The second pass: the SARIF log as chunks. Pages are encoded on the runner `window` at a time, in
+ * order, and each is pulled only when the consumer (the HTTP stream, with back-pressure) asks for
+ * the next chunk, so memory stays at a few pages whatever the export's size.
+ */
+export async function* sarifChunks(runner: SarifRunner, plan: ExportPlan, count: ExportCount, properties: Record<string, unknown>, done: (o: ExportOutcome) => Promise<void>): AsyncGenerator<Uint8Array | string> {
+  const head = sarifHead({ toolName: 'svc', toolVersion: plan.toolVersion, informationUri: 'https://github.com/svc/svc/blob/main/docs/findings.md', rules: count.rules, properties });
+  let bytes = Buffer.byteLength(head);
+  yield head;
   let emitted = 0;
   const refusals: Array<{ id: string; reason: string }> = [];
   let refused = 0;
-  let after: string | undefined;
-  const last = count.lastId;
-  while (last !== undefined && emitted < count.emit) {
-    const rows = await store.withTenant(plan.tenant, (tx) => {
-      let q = tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', plan.tenant).where('id', '<=', last);
-      if (after) q = q.where('id', '>', after);
-      return filtered(q, plan.filter).orderBy(sql`id`).limit(PAGE).execute();
-    });
-    for (const r of rows) {
-      const out = sarifResult(sarifFindingOf(r));
-      if ('refused' in out) {
-        refused++;
-        if (refusals.length < NAMED_REFUSALS) refusals.push({ id: r.id, reason: out.refused });
-        continue;
-      }
-      if (emitted === count.emit) break;
-      buf += sarifSeparator(emitted) + out.json;
-      emitted++;
-      if (buf.length >= CHUNK) {
-        bytes += Buffer.byteLength(buf);
-        yield buf;
-        buf = '';
-      }
+  const pending: Array<Promise<PageResult>> = [];
+  let next = 0;
+  const request = (i: number): Promise<PageResult> => {
+    const p = runner.page({ tenant: plan.tenant, filter: plan.filter, after: i === 0 ? undefined : count.bounds[i - 1], upTo: count.bounds[i] as string });
+    // A page the consumer never reaches (the client went away) must not be an unhandled rejection.
+    p.catch(() => undefined);
+    return p;
+  };
+  while (emitted < count.emit && (next < count.bounds.length || pending.length > 0)) {
+    while (pending.length < runner.window && next < count.bounds.length) pending.push(request(next++));
+    const page = await (pending.shift() as Promise<PageResult>);
+    // A finding triaged into the filters between the passes could push the body past the count: cut at it.
+    const room = count.emit - emitted;
+    const take = Math.min(room, page.ends.length);
+    for (const r of page.refusals) {
+      if (r.before > take) continue;
+      refused++;
+      if (refusals.length < NAMED_REFUSALS) refusals.push({ id: r.id, reason: r.reason });
     }
-    const tail = rows[rows.length - 1];
-    if (rows.length < PAGE || !tail) break;
-    after = tail.id;
+    if (take === 0) continue;
+    const end = page.ends[take - 1] as number;
+    const body = new Uint8Array(page.bytes, 0, end);
+    if (emitted > 0) {
+      bytes += 1;
+      yield ',';
+    }
+    bytes += end;
+    emitted += take;
+    yield body;
   }
-  buf += sarifTail({ refused: refusals, refusedTotal: refused, truncated: count.truncated, emitted });
-  bytes += Buffer.byteLength(buf);
+  const tail = sarifTail({ refused: refusals, refusedTotal: refused, truncated: count.truncated, emitted });
+  bytes += Buffer.byteLength(tail);
   // Recorded before the last bytes go out: an export the ledger could not record never looks complete.
   await done({ emitted, refused, bytes });
-  yield buf;
+  yield tail;
 }

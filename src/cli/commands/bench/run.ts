@@ -11,11 +11,17 @@ import { CliError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
 import { LIMITS, runLoad, type LoadProgress, type LoadRequest, type LoadResult } from '../../../bench/loadgen.js';
 
+/** Audited writes a `verify` or `export` run puts in the bench tenant's chain before the load. */
+const SEED = 500;
+
 /** Scenarios `svc bench` runs with its built-in load generator. */
 export const BENCH_SCENARIOS = {
   http: 'GET /healthz: the bare request path (TLS, routing, access log)',
   whoami: 'GET /v1/auth/whoami with an API key: authentication on every request',
   'audited-write': 'POST /v1/agents: every 2xx is an agent row and a signed ledger record, durable',
+  pep: 'POST /v1/m/governance/pep/decisions: tool-call decisions (alternately scope-only Read and Cedar-evaluated Bash) under a 3-policy document, each with its signed ledger record',
+  verify: `GET /v1/audit/verify: verification of the bench tenant's chain (seeded with ${SEED} audited writes first)`,
+  export: `GET /v1/audit/export?format=ocsf: the bench tenant's chain streamed as OCSF (seeded with ${SEED} audited writes first)`,
 } as const;
 export type BenchScenario = keyof typeof BENCH_SCENARIOS;
 
@@ -43,8 +49,12 @@ export class BenchRunCommand extends ClientCommand {
     category: 'Server',
     description: 'Measure a scratch server on this host (default) or a deployment with a bench tenant',
     details: `
-      Scenarios: \`http\` (GET /healthz), \`whoami\` (GET /v1/auth/whoami with an API key) and
-      \`audited-write\` (POST /v1/agents; every 2xx is an agent row and a signed ledger record).
+      Scenarios: \`http\` (GET /healthz), \`whoami\` (GET /v1/auth/whoami with an API key),
+      \`audited-write\` (POST /v1/agents; every 2xx is an agent row and a signed ledger record),
+      \`pep\` (POST /v1/m/governance/pep/decisions after publishing a 3-policy document in the bench
+      tenant; every 2xx decision has its ledger record), \`verify\` (GET /v1/audit/verify) and
+      \`export\` (GET /v1/audit/export?format=ocsf) of the bench tenant's chain, seeded first with
+      ${SEED} audited writes.
 
       By default a scratch \`svc serve --seed-demo\` is started on loopback in a temporary directory
       and removed afterwards. With \`--server\` the load goes to a running deployment with the given
@@ -96,10 +106,12 @@ export class BenchRunCommand extends ClientCommand {
       notes.push('scratch server on this host: svc serve --seed-demo, SQLite (synchronous=FULL), HTTPS on loopback; the load generator shares the CPUs with it');
     }
     let ok = false;
+    const runId0 = Date.now().toString(36);
     try {
-      const headBefore = scenario === 'audited-write' ? await target.headSeq() : 0;
-      const runId = Date.now().toString(36);
-      const request = requestFor(scenario, target.token, runId);
+      await prepare(scenario, target, runId0);
+      const headBefore = LEDGER_CHECKED.has(scenario) ? await target.headSeq() : 0;
+      const runId = runId0;
+      const request = await requestFor(scenario, target.token, runId);
       if (!this.json) log(`${scenario}: ${rate} req/s for ${durationMs / 1000}s over ${connections} connections against ${target.url}`);
       const load = await runLoad({
         origin: target.url,
@@ -121,7 +133,7 @@ export class BenchRunCommand extends ClientCommand {
         load,
         notes,
       };
-      if (scenario === 'audited-write') {
+      if (LEDGER_CHECKED.has(scenario)) {
         // The head_seq read appends its own audit.read record; it is not counted.
         const growth = (await target.headSeq()) - headBefore - 1;
         result.ledger = { acknowledged: load.ok, headSeqGrowth: growth, complete: growth >= load.ok };
@@ -176,7 +188,8 @@ export class BenchRunCommand extends ClientCommand {
       url: settings.server.origin,
       token,
       connect: buildTrustedConnector(settings),
-      headSeq: async () => (scenario === 'audited-write' ? Number(((await client.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq) : 0),
+      headSeq: async () => (LEDGER_CHECKED.has(scenario) ? Number(((await client.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq) : 0),
+      post: async (path, body) => void (await client.request('POST', path, { body })),
       close: () => client.close(),
     };
   }
@@ -187,7 +200,23 @@ interface Target {
   token: string;
   connect?: buildConnector.BuildOptions | buildConnector.connector;
   headSeq(): Promise<number>;
+  /** a JSON POST with the target's token, in its tenant; rejects on an error status */
+  post(path: string, body: unknown): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Scenarios whose every 2xx appends a ledger record: the head must grow by at least the 2xx count. */
+const LEDGER_CHECKED: ReadonlySet<BenchScenario> = new Set(['audited-write', 'pep']);
+
+/** What a scenario needs in the bench tenant before the load (nothing is written outside it). */
+async function prepare(scenario: BenchScenario, target: Target, runId: string): Promise<void> {
+  if (scenario === 'pep') {
+    const { SMALL_POLICIES } = await import('../../../../bench/lib/pep-policies.js');
+    await target.post('/v1/m/governance/pdp/publish', { content: SMALL_POLICIES, note: 'svc bench pep: 3 policies' });
+  }
+  if (scenario === 'verify' || scenario === 'export') {
+    for (let i = 0; i < SEED; i += 16) await Promise.all(Array.from({ length: Math.min(16, SEED - i) }, (_, k) => target.post('/v1/agents', { name: `bench-seed-${runId}-${i + k}`, kind: 'coding', labels: { team: 'bench' } })));
+  }
 }
 
 /** A scratch `svc serve --seed-demo` started by the benchmark harness's own helper (bench/lib/demo.ts). */
@@ -215,14 +244,19 @@ async function startScratch(tmpDir: string, accessLog: boolean, log: (m: string)
       token: running.token,
       connect: { ...(ca ? { ca } : { rejectUnauthorized: false }), servername: 'localhost' },
       headSeq: async () => Number(((await running.call('GET', '/v1/audit?limit=1')) as { head_seq?: unknown }).head_seq),
+      post: async (path, body) => void (await running.call('POST', path, body)),
       close: async () => undefined,
     },
     stop: () => running.stop(),
   };
 }
 
-function requestFor(scenario: BenchScenario, token: string, runId: string): (i: number) => LoadRequest {
+async function requestFor(scenario: BenchScenario, token: string, runId: string): Promise<(i: number) => LoadRequest> {
   const auth = { authorization: `Bearer ${token}` };
+  if (scenario === 'pep') {
+    const { PEP_PATH, pepDecisionBody } = await import('../../../../bench/lib/pep-policies.js');
+    return (i) => ({ method: 'POST', path: PEP_PATH, headers: { ...auth, 'content-type': 'application/json' }, body: pepDecisionBody(`bench-${runId}`, i) });
+  }
   switch (scenario) {
     case 'http':
       return () => ({ method: 'GET', path: '/healthz' });
@@ -235,6 +269,10 @@ function requestFor(scenario: BenchScenario, token: string, runId: string): (i: 
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ name: `bench-${runId}-${i}`, kind: 'coding', labels: { team: 'bench' } }),
       });
+    case 'verify':
+      return () => ({ method: 'GET', path: '/v1/audit/verify', headers: auth });
+    case 'export':
+      return () => ({ method: 'GET', path: '/v1/audit/export?format=ocsf', headers: auth });
   }
 }
 
