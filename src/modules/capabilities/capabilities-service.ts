@@ -15,6 +15,7 @@ import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Sealer } from '../../secrets/sealing.js';
+import type { Emit } from '../../events/bus.js';
 import { assertTenantWritable, isUniqueViolation } from '../../core/agents/scope.js';
 import { registerSecretReferences, resolveSecret, secretExists, type SecretReference } from '../../core/console/secrets-service.js';
 import { findInlineCredentials } from '../../secrets/inline-credentials.js';
@@ -119,6 +120,13 @@ async function indexReferences(tx: Transaction<Database>, tenant: string, id: st
   if (doc && names.length > 0) await tx.insertInto('cap_secret_refs').values(names.map((secret_name) => ({ owner_tenant: tenant, config_id: id, config_name: doc.name, secret_name }))).execute();
 }
 
+const EVENT = { create: 'capability_config.created', replace: 'capability_config.replaced', delete: 'capability_config.deleted' } as const;
+
+/** Records the change's event in the durable log inside the change's own transaction. */
+function emitChange(emit: Emit | undefined, tx: Transaction<Database>, tenant: string, change: keyof typeof EVENT, c: { id: string; name: string; kind: string }, revision: number): void | Promise<void> {
+  return emit?.({ type: EVENT[change], tenant, subject: `capability_config/${c.id}`, data: { id: c.id, name: c.name, kind: c.kind, revision } }, tx);
+}
+
 const nameTaken = (name: string) => errors.conflict(`a configuration named ${JSON.stringify(name)} exists`);
 
 async function current(tx: Transaction<Database>, tenant: string, id: string): Promise<Row> {
@@ -127,7 +135,7 @@ async function current(tx: Transaction<Database>, tenant: string, id: string): P
   return r;
 }
 
-export async function createConfig(store: Store, tenant: string, body: Body, actor: string): Promise<CapabilityConfig> {
+export async function createConfig(store: Store, tenant: string, body: Body, actor: string, emit?: Emit): Promise<CapabilityConfig> {
   const doc = toDocument(body);
   await checkSecretsExist(store, doc);
   const id = newId();
@@ -140,6 +148,7 @@ export async function createConfig(store: Store, tenant: string, body: Body, act
       await tx.insertInto('cap_configs').values({ id, tenant_id: tenant, name: doc.name, kind: doc.kind, revision: 1, document, created_by: actor, created_at: now, updated_at: now, deleted_at: null }).execute();
       await tx.insertInto('cap_config_revisions').values({ tenant_id: tenant, config_id: id, revision: 1, change: 'create', document, actor, created_at: now }).execute();
       await indexReferences(tx, tenant, id, doc);
+      await emitChange(emit, tx, tenant, 'create', { id, ...doc }, 1);
       return toConfig({ id, name: doc.name, revision: 1, document, created_at: now, updated_at: now });
     })
     .catch((err: unknown) => {
@@ -149,7 +158,7 @@ export async function createConfig(store: Store, tenant: string, body: Body, act
 }
 
 /** PUT: the body is the whole new object; what it leaves out takes the defaults. */
-export async function replaceConfig(store: Store, tenant: string, id: string, body: Body, actor: string): Promise<{ before: CapabilityConfig; after: CapabilityConfig }> {
+export async function replaceConfig(store: Store, tenant: string, id: string, body: Body, actor: string, emit?: Emit): Promise<{ before: CapabilityConfig; after: CapabilityConfig }> {
   const doc = toDocument(body);
   await checkSecretsExist(store, doc);
   const now = nowTimestamp();
@@ -164,6 +173,7 @@ export async function replaceConfig(store: Store, tenant: string, id: string, bo
       if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the configuration changed concurrently; replace again');
       await tx.insertInto('cap_config_revisions').values({ tenant_id: tenant, config_id: id, revision, change: 'replace', document, actor, created_at: now }).execute();
       await indexReferences(tx, tenant, id, doc);
+      await emitChange(emit, tx, tenant, 'replace', { id, ...doc }, revision);
       return { before: toConfig(cur), after: toConfig({ id, name: doc.name, revision, document, created_at: cur.created_at, updated_at: now }) };
     })
     .catch((err: unknown) => {
@@ -173,7 +183,7 @@ export async function replaceConfig(store: Store, tenant: string, id: string, bo
 }
 
 /** Deletes (the last revision records it); tool configurations that name a deleted server stop resolving. */
-export async function deleteConfig(store: Store, tenant: string, id: string, actor: string): Promise<CapabilityConfig> {
+export async function deleteConfig(store: Store, tenant: string, id: string, actor: string, emit?: Emit): Promise<CapabilityConfig> {
   const now = nowTimestamp();
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -182,7 +192,9 @@ export async function deleteConfig(store: Store, tenant: string, id: string, act
     await tx.updateTable('cap_configs').set({ revision, updated_at: now, deleted_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).execute();
     await tx.insertInto('cap_config_revisions').values({ tenant_id: tenant, config_id: id, revision, change: 'delete', document: cur.document, actor, created_at: now }).execute();
     await indexReferences(tx, tenant, id, null);
-    return toConfig(cur);
+    const gone = toConfig(cur);
+    await emitChange(emit, tx, tenant, 'delete', gone, revision);
+    return gone;
   });
 }
 

@@ -10,14 +10,10 @@ import { CheckResult, Config, ConfigBody, ConfigListQuery, ConfigPage, IdParams,
 const common = { stability: 'beta' as const, tags: ['capabilities'] };
 const BASE = '/v1/m/capabilities/configs';
 
-type EventCtx = Parameters<typeof auditEvent>[0] & { services: { events: { publish(e: Array<{ type: string; tenant: string; subject: string; data: Record<string, unknown> }>): void } } };
-
-async function recorded(ctx: EventCtx, verb: 'create' | 'replace' | 'delete', c: CapabilityConfig, revision: number, meta: Record<string, unknown> = {}): Promise<void> {
-  const tenant = tenantOf(ctx);
+/** The ledger record of a change (the event is recorded with the change, in its transaction). */
+async function recorded(ctx: Parameters<typeof auditEvent>[0], verb: 'create' | 'replace' | 'delete', c: CapabilityConfig, revision: number, meta: Record<string, unknown> = {}): Promise<void> {
   // Names of references only; a secret value never reaches the ledger (there is none in a configuration).
   await auditEvent(ctx, `capabilities.config.${verb}`, { kind: 'capability_config', id: c.id }, { name: c.name, kind: c.kind, revision, secret_refs: c.secret_refs, ...meta });
-  const type = { create: 'capability_config.created', replace: 'capability_config.replaced', delete: 'capability_config.deleted' }[verb];
-  ctx.services.events.publish([{ type, tenant, subject: `capability_config/${c.id}`, data: { id: c.id, name: c.name, kind: c.kind, revision } }]);
 }
 
 export const capabilitiesRoutes: AnyRoute[] = [
@@ -30,7 +26,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
     ...common, method: 'POST', path: BASE, operationId: 'createCapabilityConfig', summary: 'Create a configuration (revision 1); credentials only as secret:<name> references to existing secrets',
     permission: 'capabilities:config:write', audit: 'capabilities.config.create', body: ConfigBody, response: Config, status: 201,
     handler: async (ctx) => {
-      const c = await createConfig(ctx.services.store, tenantOf(ctx), ctx.body, ctx.principal?.actor ?? 'system');
+      const c = await ctx.services.events.withEvents((emit) => createConfig(ctx.services.store, tenantOf(ctx), ctx.body, ctx.principal?.actor ?? 'system', emit));
       await recorded(ctx, 'create', c, c.revision);
       return reply.json(c, 201);
     },
@@ -44,7 +40,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
     ...common, method: 'PUT', path: `${BASE}/{id}`, operationId: 'replaceCapabilityConfig', summary: 'Replace the whole configuration (a new revision); fields left out reset to the server defaults',
     permission: 'capabilities:config:write', audit: 'capabilities.config.replace', params: IdParams, body: ConfigBody, response: Config,
     handler: async (ctx) => {
-      const { before, after } = await replaceConfig(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, ctx.principal?.actor ?? 'system');
+      const { before, after } = await ctx.services.events.withEvents((emit) => replaceConfig(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, ctx.principal?.actor ?? 'system', emit));
       await recorded(ctx, 'replace', after, after.revision, { previous_revision: before.revision });
       return after;
     },
@@ -53,7 +49,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
     ...common, method: 'DELETE', path: `${BASE}/{id}`, operationId: 'deleteCapabilityConfig', summary: 'Delete a configuration (recorded as its last revision; the history stays readable)',
     permission: 'capabilities:config:write', audit: 'capabilities.config.delete', params: IdParams, status: 204,
     handler: async (ctx) => {
-      const c = await deleteConfig(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.principal?.actor ?? 'system');
+      const c = await ctx.services.events.withEvents((emit) => deleteConfig(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.principal?.actor ?? 'system', emit));
       await recorded(ctx, 'delete', c, c.revision + 1);
       return reply.empty(204);
     },
