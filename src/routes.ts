@@ -18,6 +18,8 @@ import { observabilityManifest } from './modules/observability/index.js';
 import { eventingManifest } from './modules/eventing/index.js';
 import { consoleRoutes } from './core/console/routes.js';
 import { complianceManifest } from './modules/compliance/index.js';
+import { claudePolicyManifest } from './modules/claude-policy/index.js';
+import { capabilitiesManifest } from './modules/capabilities/index.js';
 
 /** The manifests, in registration order. */
 export function allManifests(): ModuleManifest[] {
@@ -36,6 +38,8 @@ export function allManifests(): ModuleManifest[] {
     eventingManifest,
     { name: 'console', routes: consoleRoutes },
     complianceManifest,
+    claudePolicyManifest,
+    capabilitiesManifest,
   ];
 }
 

@@ -15,6 +15,8 @@ import { ConfigDeleteContextCommand } from './config/delete-context.js';
 import { ConfigGetContextsCommand } from './config/get-contexts.js';
 import { ConfigUseContextCommand } from './config/use-context.js';
 import { governanceCommands } from './governance/commands.js';
+import { claudePolicyCommands } from './claude-policy/commands.js';
+import { capabilitiesCommands } from './capabilities/commands.js';
 import { findingsCommands } from './findings/commands.js';
 import { eventingCommands } from './eventing/commands.js';
 import { HealthCommand } from './health.js';
@@ -83,6 +85,8 @@ export const commands: CommandClass[] = [
   ConfigGetContextsCommand,
   ConfigUseContextCommand,
   ...governanceCommands,
+  ...claudePolicyCommands,
+  ...capabilitiesCommands,
   ...findingsCommands,
   ...eventingCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,

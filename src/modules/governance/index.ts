@@ -9,3 +9,6 @@ export const governanceManifest: ModuleManifest = { name: 'governance', routes: 
 
 /** What other modules may use: the approval gate (dual control) and the 202 body. */
 export { gateOnApproval, getApproval, listDecisions, pendingApprovalBody, type Approval, type Plan } from './approval-service.js';
+/** Signed revisions (any surface; the claude-policy module stores its JSON surfaces here) and the policy-signing key. */
+export { getRevision, listRevisions, publishRevision, type PolicyRevision } from './policy-store.js';
+export { policySigner, sha256Hex, type PolicySigner } from './policy-signing.js';

@@ -65,9 +65,12 @@ async function activeRevision(tx: Parameters<Parameters<Store['withTenant']>[1]>
   return a ? Number(a.revision) : null;
 }
 
-/** Compiles, signs and stores a new revision and makes it active, atomically. */
-export async function publishRevision(store: Store, dataDir: string, tenant: string, input: { surface: string; content: string; note?: string; actor: string }): Promise<PolicyRevision> {
-  compiledFor(input.content);
+/**
+ * Checks (by default: compiles as Cedar), signs and stores a new revision and makes it active,
+ * atomically. `check` throws to refuse; the claude-policy module passes its own for JSON surfaces.
+ */
+export async function publishRevision(store: Store, dataDir: string, tenant: string, input: { surface: string; content: string; note?: string; actor: string; check?: (content: string) => unknown }): Promise<PolicyRevision> {
+  (input.check ?? compiledFor)(input.content);
   const signer = await policySigner(dataDir);
   const artifact = Buffer.from(input.content, 'utf8');
   const now = nowTimestamp();

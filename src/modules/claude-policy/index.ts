@@ -1,0 +1,6 @@
+/** The claude-policy module: managed agent settings (managed-settings, hooks, managed-mcp, sandbox) as signed revisions, their artifacts and the hosts' check-ins. */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { claudePolicyEvents } from './events.js';
+import { claudePolicyRoutes } from './routes.js';
+
+export const claudePolicyManifest: ModuleManifest = { name: 'claude-policy', routes: claudePolicyRoutes, events: claudePolicyEvents };
