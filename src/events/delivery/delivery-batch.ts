@@ -49,18 +49,24 @@ const ready = (r: { status: string; due_at: unknown; lease_until: unknown }, now
  * retry waiting on its ladder holds the lane). `lock` (Postgres) takes the subscription row first so
  * two replicas claiming one lane take turns and each sees the other's claims.
  */
-export async function claimBatch(tx: Tx, tenant: string, laneId: string, max: number, leaseMs: number, cache: EventCache, lock: boolean, now = Date.now()): Promise<BatchClaim> {
+export async function claimBatch(tx: Tx, tenant: string, laneId: string, max: number, leaseMs: number, cache: EventCache, lock: boolean, skip: ReadonlySet<string> = new Set(), now = Date.now()): Promise<BatchClaim> {
   if (lock) await tx.selectFrom('event_subscriptions').select('id').where('tenant_id', '=', tenant).where('id', '=', laneId).forUpdate().execute();
-  const rows = await tx
-    .selectFrom('event_deliveries')
-    .select(['id', 'status', 'due_at', 'lease_until', 'attempts', 'event_seq', 'payload'])
-    .where('tenant_id', '=', tenant)
-    .where('subscription_id', '=', laneId)
-    .where('status', 'in', ['queued', 'delivering'])
-    .orderBy('event_seq')
-    .orderBy('id')
-    .limit(max)
-    .execute();
+  // One ordered index range per status (an IN over both would sort the lane's whole backlog), merged here.
+  const open = (status: string, limit: number) =>
+    tx
+      .selectFrom('event_deliveries')
+      .select(['id', 'status', 'due_at', 'lease_until', 'attempts', 'event_seq', 'payload'])
+      .where('tenant_id', '=', tenant)
+      .where('subscription_id', '=', laneId)
+      .where('status', '=', status)
+      .orderBy('event_seq')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  const queued = await open('queued', max);
+  // Rows this worker attempted and whose outcome is still being written (`skip`) count as done.
+  const delivering = (await open('delivering', max + skip.size)).filter((r) => !skip.has(r.id));
+  const rows = [...queued, ...delivering].sort((a, b) => Number(a.event_seq) - Number(b.event_seq) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, max);
   const head = rows[0];
   if (!head) return { kind: 'wait', readyAt: undefined };
   let n = 0;

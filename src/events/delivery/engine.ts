@@ -18,7 +18,7 @@ import { Finisher } from './finisher.js';
 import type { AttemptOutcome, DispatchGroup, Lane } from './target.js';
 
 /** Deliveries a lane claims at once. */
-export const CLAIM_BATCH = 64;
+export const CLAIM_BATCH = 128;
 /** Added to a lane's lease for a batch claim (at most the lease itself); the lease is renewed when less than `leaseMs` remains. */
 export const BATCH_LEASE_SLACK_MS = 5_000;
 const batchLease = (lane: Lane): number => lane.leaseMs + Math.min(lane.leaseMs, BATCH_LEASE_SLACK_MS);
@@ -54,6 +54,10 @@ class Running {
   failed = 0;
   dead = 0;
   done: Promise<void> = Promise.resolve();
+  /** deliveries attempted whose outcome is not committed yet (the next claim passes over them) */
+  readonly writing = new Set<string>();
+  /** the outcome writes of the last claims, oldest first */
+  readonly writes: Array<Promise<unknown>> = [];
   #wake: (() => void) | undefined;
   constructor(public lane: Lane) {}
   wake(): void {
@@ -192,7 +196,7 @@ export class DeliveryEngine {
             if (more) r.dirty = true;
           }
         }
-        const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) => claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock));
+        const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) => claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing));
         if (claim.kind === 'wait') {
           await r.sleep(claim.readyAt === undefined ? 60_000 : claim.readyAt - Date.now());
           continue;
@@ -214,6 +218,7 @@ export class DeliveryEngine {
     const finishes: Array<Promise<Map<string, string>>> = [];
     const fin = (f: Omit<Finish, 'maxAttempts' | 'initialIntervalS'>): void => void finishes.push(this.#finisher.finish(lane.tenant, [{ ...f, maxAttempts: lane.maxAttempts, initialIntervalS: lane.initialIntervalS }]));
     let lease = leaseUntil;
+    let held = false;
     let i = 0;
     for (; i < items.length && !r.stopped && !this.#closed; i++) {
       const item = items[i] as (typeof items)[number];
@@ -228,7 +233,10 @@ export class DeliveryEngine {
             return to;
           })
           .catch((err: unknown) => (err instanceof LeaseLost ? undefined : Promise.reject(err)));
-        if (renewed === undefined) break;
+        if (renewed === undefined) {
+          held = true;
+          break;
+        }
         lease = renewed;
       }
       r.inFlight = true;
@@ -240,19 +248,36 @@ export class DeliveryEngine {
       if (outcome.result !== 'delivered') log?.info({ subscription: lane.id, delivery: item.id, attempt: item.attempt, http_status: outcome.status, error: outcome.error }, 'eventing: delivery attempt did not deliver');
       // A delivery that will be retried holds the lane: nothing behind it goes first.
       if (outcome.result === 'retry' && item.attempt < lane.maxAttempts) {
+        held = true;
         i++;
         break;
       }
     }
+    if (i < items.length) held = true;
     for (; i < items.length; i++) fin({ id: (items[i] as (typeof items)[number]).id, attempt: 0, leaseUntil: lease, outcome: 'release' });
-    for (const m of await Promise.all(finishes)) {
-      for (const status of m.values()) {
-        if (status === 'delivered') r.delivered++;
-        else if (status === 'queued') r.retried++;
-        else if (status === 'failed') r.failed++;
-        else if (status === 'dead') r.dead++;
+    const ids = items.map((x) => x.id);
+    for (const id of ids) r.writing.add(id);
+    const written = Promise.all(finishes).then((maps) => {
+      for (const m of maps) {
+        for (const status of m.values()) {
+          if (status === 'delivered') r.delivered++;
+          else if (status === 'queued') r.retried++;
+          else if (status === 'failed') r.failed++;
+          else if (status === 'dead') r.dead++;
+        }
       }
-    }
+    });
+    r.writes.push(written);
+    void written
+      .finally(() => {
+        for (const id of ids) r.writing.delete(id);
+        r.writes.splice(r.writes.indexOf(written), 1);
+      })
+      .catch(() => undefined);
+    // The next claim need not wait for these outcomes (it passes over them), unless the lane is held
+    // (a retry, a release: the rows go back to `queued` and must be seen as such) or two claims are
+    // already being written.
+    if (held || r.stopped || r.writes.length > 2) await (held || r.stopped ? Promise.all(r.writes) : r.writes[0]);
   }
 
   stats(): LaneStats[] {

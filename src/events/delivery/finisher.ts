@@ -11,7 +11,7 @@ import type { DeliveryStatus } from './delivery-store.js';
 type Result = DeliveryStatus | 'released';
 
 /** How long finishes gather before a write. */
-const FLUSH_DELAY_MS = 5;
+const FLUSH_DELAY_MS = 25;
 
 interface Pending {
   tenant: string;
