@@ -1,128 +1,272 @@
 /**
- * Scenario `eventing` (issue 38): signed webhook deliveries/s through the real delivery engine on
- * SQLite (synchronous=FULL), in-process bus: 100 subscriptions to loopback receivers, a backlog of
- * `SVC_BENCH_EVENTING_EVENTS` events (default 100, so 100 × 100 deliveries) written to the durable
- * log in one transaction each, then drained. Reports deliveries/s and event-to-receipt p50/p99
- * (under a backlog: queueing included, not the below-saturation figure the issue asks for).
- * Baseline in the same run: a bare node:http keep-alive client posting the same signed bodies to
- * the same receivers with the same concurrency (one in flight per subscription). The receivers run
- * in this process and share its CPU with the engine; the machine is shared: figures are noisy.
+ * Scenario `eventing` (issue 38): signed webhook deliveries through the real delivery engine on
+ * SQLite (synchronous=FULL), in-process bus, 100 subscriptions to loopback receivers that run in a
+ * child process (bench/lib/eventing-receiver.ts), so the CPU this process spends is the sender's.
+ *
+ * 1. Throughput, ABBA: A = svc drains a burst of `SVC_BENCH_EVENTING_EVENTS` events (default 200,
+ *    × 100 subscriptions) written to the durable log in transactions of 50 while the engine runs;
+ *    B = the baseline, a bare undici client posting the same signed bodies (signed per request, as
+ *    the engine does) to the same receivers, one in flight per subscription. Order A B B A; each
+ *    figure is the mean of its two runs. Also CPU ms of this process per 1,000 deliveries.
+ * 2. Latency below saturation: events published one per transaction at a steady rate of half the
+ *    measured svc throughput for `SVC_BENCH_EVENTING_PACED_S` seconds (default 5): event-to-receipt
+ *    p50/p99 (receipt time minus the envelope's `time`, stamped before the commit).
+ * 3. Backlog: the engine stopped, `SVC_BENCH_EVENTING_BACKLOG` deliveries (default 100,000; the
+ *    issue's figure is 1,000,000) queued in the store, then a new engine drains them: deliveries/s
+ *    and peak RSS above the idle RSS measured just before (sampled every 250 ms).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { Agent } from 'undici';
 import { EventBus } from '../../src/events/bus.js';
-import { cloudEvent } from '../../src/events/event-log.js';
+import { cloudEvent, eventFromRow, EVENT_COLUMNS, lastSeq } from '../../src/events/event-log.js';
+import { queueMany } from '../../src/events/delivery/delivery-store.js';
 import { webhookHeaders } from '../../src/events/delivery/signature.js';
+import type { BusEvent } from '../../src/events/event-types.js';
 import { eventCatalog } from '../../src/routes.js';
 import { EventingRuntime } from '../../src/modules/eventing/runtime.js';
 import { createSubscription } from '../../src/modules/eventing/subscription-store.js';
 import { Sealer } from '../../src/secrets/sealing.js';
 import { newId } from '../../src/store/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
-import { openStore } from '../../src/store/store.js';
-import type { BusEvent } from '../../src/events/event-types.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { track } from '../lib/child.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
 const SUBSCRIPTIONS = 100;
+const num = (name: string, def: number): number => {
+  const v = Number(process.env[name] ?? def);
+  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
+  return v;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function quantile(sorted: number[], q: number): number {
   return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
 }
 
-async function receiver(onHit: (path: string, body: string) => void) {
-  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      onHit(req.url ?? '/', body);
-      res.writeHead(204).end();
+class Receivers {
+  #pending: Array<(m: Record<string, unknown>) => void> = [];
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.on('message', (m: Record<string, unknown>) => this.#pending.shift()?.(m));
+  }
+  static async start(): Promise<Receivers> {
+    const child = track(fork(fileURLToPath(new URL('../lib/eventing-receiver.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (m: { port: number }) => resolve(m.port));
+      child.once('exit', () => reject(new Error('the receiver process exited')));
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+    return new Receivers(child, port);
+  }
+  ask(m: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      this.#pending.push(resolve);
+      this.child.send(m);
+    });
+  }
+  async hits(): Promise<number> {
+    return Number((await this.ask({ cmd: 'hits' }))['hits']);
+  }
+  async waitFor(n: number, ms: number): Promise<number> {
+    const end = Date.now() + ms;
+    let h = 0;
+    while ((h = await this.hits()) < n && Date.now() < end) await sleep(25);
+    return h;
+  }
+}
+
+interface Rig {
+  store: Store;
+  tenant: string;
+  bus: EventBus;
+  sealer: Sealer;
+  secrets: string[];
+  rx: Receivers;
+}
+
+/** Writes `n` agent.created events in transactions of `per`; returns them as logged. */
+async function publish(rig: Rig, n: number, per: number): Promise<void> {
+  for (let i = 0; i < n; i += per) {
+    await rig.bus.withEvents((emit) =>
+      rig.store.withTenant(rig.tenant, async (tx) => {
+        for (let k = i; k < Math.min(n, i + per); k++) await emit({ type: 'agent.created', tenant: rig.tenant, subject: `agent/${newId()}`, data: { id: newId(), name: `a${k}`, kind: 'agent', external_id: '', status: 'active' } }, tx);
+      }),
+    );
+  }
+}
+
+async function lastEvents(rig: Rig, n: number): Promise<BusEvent[]> {
+  const rows = await rig.store.withTenant(rig.tenant, (tx) => tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', rig.tenant).orderBy('seq', 'desc').limit(n).execute());
+  return rows.map(eventFromRow).reverse();
+}
+
+/** A: svc drains a burst of `events` × 100 deliveries; rate and CPU ms per 1,000. */
+async function svcBurst(rig: Rig, events: number): Promise<{ rate: number; cpuPer1k: number; seconds: number; n: number }> {
+  await rig.rx.ask({ cmd: 'reset' });
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await publish(rig, events, 50);
+  const total = events * SUBSCRIPTIONS;
+  const n = await rig.rx.waitFor(total, 600_000);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  if (n < total) throw new Error(`svc delivered ${n} of ${total} in ${seconds.toFixed(0)} s`);
+  return { rate: n / seconds, cpuPer1k: (cpu.user + cpu.system) / 1000 / (n / 1000), seconds, n };
+}
+
+/** B: a bare undici client posting the same bodies, signed per request, one in flight per subscription. */
+async function bareBurst(rig: Rig, events: BusEvent[]): Promise<{ rate: number; cpuPer1k: number; seconds: number; n: number }> {
+  const bodies = events.map((e) => JSON.stringify(cloudEvent(e)));
+  const agent = new Agent({ connections: 256, keepAliveTimeout: 60_000 });
+  await rig.rx.ask({ cmd: 'reset' });
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    rig.secrets.map(async (secret, i) => {
+      for (let k = 0; k < bodies.length; k++) {
+        const body = bodies[k] as string;
+        const res = await agent.request({ origin: `http://127.0.0.1:${rig.rx.port}`, path: `/s${i}`, method: 'POST', body, headers: { 'content-type': 'application/cloudevents+json', ...webhookHeaders([secret], (events[k] as BusEvent).id, body) } });
+        await res.body.dump();
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await agent.close();
+  const n = await rig.rx.hits();
+  return { rate: n / seconds, cpuPer1k: (cpu.user + cpu.system) / 1000 / (n / 1000), seconds, n };
+}
+
+/** Latency below saturation: `rate` events/s, one per transaction, for `seconds`. */
+async function paced(rig: Rig, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; n: number; deliveriesPerSec: number }> {
+  await rig.rx.ask({ cmd: 'reset', latency: true });
+  const total = Math.max(1, Math.round(rate * seconds));
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    await publish(rig, 1, 1);
+  }
+  await rig.rx.waitFor(total * SUBSCRIPTIONS, 120_000);
+  const stats = (await rig.rx.ask({ cmd: 'stats' })) as { hits: number; latencies: number[] };
+  const lat = stats.latencies.sort((a, b) => a - b);
+  return { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99), max: lat[lat.length - 1] ?? 0, n: stats.hits, deliveriesPerSec: stats.hits / ((performance.now() - t0) / 1000) };
+}
+
+/** Queues `deliveries` (events × 100) in the store with no engine running, then drains them with a new one, sampling RSS. */
+async function backlog(rig: Rig, deliveries: number, start: () => Promise<EventingRuntime>, log: (m: string) => void) {
+  const events = Math.ceil(deliveries / SUBSCRIPTIONS);
+  const lanes = (await rig.store.withTenant(rig.tenant, (tx) => tx.selectFrom('event_subscriptions').select('id').where('tenant_id', '=', rig.tenant).execute())).map((r) => r.id);
+  const q0 = performance.now();
+  for (let i = 0; i < events; i += 200) {
+    const n = Math.min(200, events - i);
+    await rig.store.withTenant(rig.tenant, async (tx) => {
+      const logged = await rig.bus.record(tx, Array.from({ length: n }, (_, k) => ({ type: 'agent.created', tenant: rig.tenant, subject: `agent/${newId()}`, data: { id: newId(), name: `b${i + k}`, kind: 'agent', external_id: '', status: 'active' } })));
+      await queueMany(tx, rig.tenant, lanes.flatMap((laneId) => logged.map((event) => ({ laneId, event }))));
+      await tx.updateTable('event_subscriptions').set({ cursor_seq: await lastSeq(tx, rig.tenant) }).where('tenant_id', '=', rig.tenant).execute();
+    });
+    if (i % 2000 === 0) log(`backlog: ${(i + n) * SUBSCRIPTIONS} deliveries queued …`);
+  }
+  const queueSeconds = (performance.now() - q0) / 1000;
+  await rig.rx.ask({ cmd: 'reset' });
+  await sleep(1000);
+  const idle = process.memoryUsage().rss;
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 250);
+  const t0 = performance.now();
+  const rt = await start();
+  const total = events * SUBSCRIPTIONS;
+  let n = 0;
+  let lastLog = Date.now();
+  while ((n = await rig.rx.hits()) < total && performance.now() - t0 < 3_600_000) {
+    if (Date.now() - lastLog > 10_000) {
+      log(`backlog: ${n} of ${total} delivered, RSS +${((peak - idle) / 2 ** 20).toFixed(0)} MiB peak`);
+      lastLog = Date.now();
+    }
+    await sleep(100);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  await rt.close();
+  return { total, delivered: n, seconds, rate: n / seconds, idleMiB: idle / 2 ** 20, peakAboveIdleMiB: (peak - idle) / 2 ** 20, queueSeconds };
 }
 
 export const scenario: Scenario = {
   name: 'eventing',
-  description: 'signed webhook deliveries/s: 100 subscriptions, loopback receivers, SQLite; baseline a bare keep-alive client posting the same signed bodies',
+  description: 'signed webhook deliveries/s (ABBA vs a bare undici client), paced p50/p99, and a drained backlog with RSS: 100 subscriptions, loopback receivers, SQLite',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
     process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
-    const events = Number(process.env['SVC_BENCH_EVENTING_EVENTS'] ?? 100);
+    const events = num('SVC_BENCH_EVENTING_EVENTS', 200);
+    const pacedS = num('SVC_BENCH_EVENTING_PACED_S', 5);
+    const backlogN = num('SVC_BENCH_EVENTING_BACKLOG', 100_000);
     const store = await openStore({ backend: 'sqlite', dataDir: ctx.tmpDir }, pino({ level: 'silent' }));
     await store.migrate();
     const tenant = newId();
     await store.transaction((tx) => tx.insertInto('tenants').values({ id: tenant, name: 'bench', region: 'default', status: 'active', created_at: nowTimestamp(), deleted_at: null }).execute());
     const sealer = new Sealer(randomBytes(32));
     const bus = new EventBus({ catalog: eventCatalog() });
-    const received = new Map<string, number>();
-    const latencies: number[] = [];
-    let hits = 0;
-    const rx = await receiver((_p, body) => {
-      hits++;
-      const e = JSON.parse(body) as { time: string };
-      latencies.push(Date.now() - Date.parse(e.time));
-      received.set(_p, (received.get(_p) ?? 0) + 1);
-    });
+    const rx = await Receivers.start();
     const secrets: string[] = [];
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       const { secret } = await store.withTenant(tenant, (tx) => createSubscription(tx, sealer, tenant, 'bench', { name: `s${i}`, event_types: ['agent.created'], endpoint: `http://127.0.0.1:${rx.port}/s${i}`, sink_format: 'json', role: 'owner' }));
       secrets.push(secret);
     }
-    const rt = new EventingRuntime({ store, sealer, bus, log: pino({ level: 'warn' }), version: 'bench', pollMs: 1000 });
-    ctx.log(`eventing: ${events} events × ${SUBSCRIPTIONS} subscriptions = ${events * SUBSCRIPTIONS} deliveries …`);
-    const logged: BusEvent[] = [];
-    for (let i = 0; i < events; i++) {
-      await bus.withEvents((emit) => store.withTenant(tenant, (tx) => emit({ type: 'agent.created', tenant, subject: `agent/${newId()}`, data: { id: newId(), name: `a${i}` } }, tx) as Promise<void>));
-    }
-    const t0 = performance.now();
-    await rt.start();
-    const total = events * SUBSCRIPTIONS;
-    const deadline = Date.now() + 110_000;
-    while (hits < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const svcSeconds = (performance.now() - t0) / 1000;
-    const svcHits = hits;
-    await rt.close();
-    latencies.sort((a, b) => a - b);
-    const raw: Measurement[] = [{ target: 'svc-delivery-engine', path: `${SUBSCRIPTIONS} subscriptions`, requestsPerSec: Math.round(svcHits / svcSeconds), p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), detail: { deliveries: svcHits, expected: total, seconds: Number(svcSeconds.toFixed(2)) } }];
-
-    // Baseline: the same signed bodies, posted by a bare client, one in flight per subscription.
-    const rows = await store.withTenant(tenant, (tx) => tx.selectFrom('events').selectAll().where('tenant_id', '=', tenant).orderBy('seq').execute());
-    for (const r of rows) logged.push({ tenant, id: r.id, type: r.type, source: r.source, subject: r.subject, time: r.time, data: JSON.parse(r.data) as Record<string, unknown>, sequence: Number(r.seq) });
-    const bodies = logged.map((e) => JSON.stringify(cloudEvent(e)));
-    const agent = new http.Agent({ keepAlive: true, maxSockets: SUBSCRIPTIONS });
-    hits = 0;
-    const post = (path: string, body: string, headers: Record<string, string>) =>
-      new Promise<void>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: rx.port, path, method: 'POST', agent, headers: { ...headers, 'content-type': 'application/cloudevents+json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    const b0 = performance.now();
-    await Promise.all(
-      secrets.map(async (secret, i) => {
-        for (let k = 0; k < bodies.length; k++) await post(`/s${i}`, bodies[k] as string, webhookHeaders([secret], logged[k]?.id as string, bodies[k] as string));
-      }),
-    );
-    const baseSeconds = (performance.now() - b0) / 1000;
-    agent.destroy();
-    await rx.close();
-    await store.close();
-    const baseRate = Math.round(hits / baseSeconds);
-    return {
-      raw,
-      baselines: [{ target: 'bare-node-http-client', path: `${SUBSCRIPTIONS} receivers`, requestsPerSec: baseRate, p50Ms: 0, p99Ms: 0, detail: { posts: hits, seconds: Number(baseSeconds.toFixed(2)) } }],
-      ratios: [{ name: 'svc/bare-client', path: 'deliveries', requestsPerSec: Number(((raw[0]?.requestsPerSec ?? 0) / baseRate).toFixed(3)), p50: 0, p99: 0 }],
-      subject: { store: 'sqlite', synchronous: 'full', subscriptions: SUBSCRIPTIONS, events, sink_format: 'json' },
-      notes: [
-        'A backlog drained: latency includes queueing (not the below-saturation p99 the issue asks for).',
-        'Receivers run in the bench process and share its CPU; the machine is shared by other work: figures are noisy.',
-        'The baseline uses node:http with keep-alive (undici is not used by the engine either).',
-      ],
+    const rig: Rig = { store, tenant, bus, sealer, secrets, rx };
+    const newRuntime = async () => {
+      const rt = new EventingRuntime({ store, sealer, bus, log: pino({ level: 'warn' }), version: 'bench', pollMs: 1000 });
+      await rt.start();
+      return rt;
     };
+    try {
+      let rt = await newRuntime();
+      // Warm-up: JIT, connection pools.
+      await svcBurst(rig, 10);
+      ctx.log(`throughput, ABBA: ${events} events × ${SUBSCRIPTIONS} subscriptions per run …`);
+      const a1 = await svcBurst(rig, events);
+      const logged = await lastEvents(rig, events);
+      const b1 = await bareBurst(rig, logged);
+      const b2 = await bareBurst(rig, logged);
+      const a2 = await svcBurst(rig, events);
+      ctx.log(`svc ${a1.rate.toFixed(0)}, ${a2.rate.toFixed(0)}/s; bare ${b1.rate.toFixed(0)}, ${b2.rate.toFixed(0)}/s`);
+      const svcRate = (a1.rate + a2.rate) / 2;
+      const bareRate = (b1.rate + b2.rate) / 2;
+      const svcCpu = (a1.cpuPer1k + a2.cpuPer1k) / 2;
+      const bareCpu = (b1.cpuPer1k + b2.cpuPer1k) / 2;
+      const rate = Math.max(1, Math.floor((svcRate * 0.5) / SUBSCRIPTIONS));
+      ctx.log(`paced: ${rate} events/s (${rate * SUBSCRIPTIONS} deliveries/s) for ${pacedS} s …`);
+      const p = await paced(rig, rate, pacedS);
+      await rt.close();
+      ctx.log(`backlog: ${backlogN} deliveries …`);
+      const bl = await backlog(rig, backlogN, async () => (rt = await newRuntime()), ctx.log);
+      const raw: Measurement[] = [
+        { target: 'svc-delivery-engine', path: 'burst drain (ABBA)', requestsPerSec: Math.round(svcRate), p50Ms: 0, p99Ms: 0, detail: { runs: [a1, a2], cpuMsPer1000: Number(svcCpu.toFixed(1)) } },
+        { target: 'svc-delivery-engine', path: `paced ${rate * SUBSCRIPTIONS}/s`, requestsPerSec: Math.round(p.deliveriesPerSec), p50Ms: p.p50, p99Ms: p.p99, detail: { ...p, eventsPerSec: rate, seconds: pacedS } },
+        { target: 'svc-delivery-engine', path: `backlog ${bl.total}`, requestsPerSec: Math.round(bl.rate), p50Ms: 0, p99Ms: 0, detail: bl },
+      ];
+      return {
+        raw,
+        baselines: [{ target: 'bare-undici-client', path: 'burst (ABBA)', requestsPerSec: Math.round(bareRate), p50Ms: 0, p99Ms: 0, detail: { runs: [b1, b2], cpuMsPer1000: Number(bareCpu.toFixed(1)) } }],
+        ratios: [
+          { name: 'svc/bare-client', path: 'deliveries/s', requestsPerSec: Number((svcRate / bareRate).toFixed(3)), p50: 0, p99: 0 },
+          { name: 'svc/bare-client', path: 'CPU ms per 1,000 (>1: svc costlier)', requestsPerSec: Number((svcCpu / bareCpu).toFixed(3)), p50: 0, p99: 0 },
+        ],
+        subject: { store: 'sqlite', synchronous: 'full', subscriptions: SUBSCRIPTIONS, events, sink_format: 'json', backlog: backlogN, backlogPeakRssAboveIdleMiB: Number(bl.peakAboveIdleMiB.toFixed(1)), backlogIdleRssMiB: Number(bl.idleMiB.toFixed(1)) },
+        notes: [
+          `throughput: svc ${a1.rate.toFixed(0)} and ${a2.rate.toFixed(0)}/s, bare ${b1.rate.toFixed(0)} and ${b2.rate.toFixed(0)}/s (A B B A); CPU of this process per 1,000 deliveries: svc ${svcCpu.toFixed(0)} ms, bare ${bareCpu.toFixed(0)} ms`,
+          `paced at ${rate} events/s × ${SUBSCRIPTIONS}: event-to-receipt p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms over ${p.n} deliveries`,
+          `backlog: ${bl.total} deliveries queued in ${bl.queueSeconds.toFixed(0)} s, drained in ${bl.seconds.toFixed(0)} s (${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB`,
+          'Receivers run in a child process; the machine is 2 cores shared with other work: compare ratios of one run, and see the load average.',
+        ],
+      };
+    } finally {
+      rx.child.kill();
+      await store.close();
+    }
   },
 };

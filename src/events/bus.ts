@@ -22,6 +22,13 @@ import type { BusEvent, EventCatalog, EventInput } from './event-types.js';
  */
 export type Emit = (event: EventInput, tx?: Transaction<Database>) => void | Promise<void>;
 
+/** A binding that carries announced events to other replicas (nats-binding.ts). */
+export interface RemoteBinding {
+  readonly kind: 'nats';
+  publish(events: readonly BusEvent[]): void;
+  status(): { kind: 'nats'; connected: boolean };
+}
+
 export type EventHandler = (event: BusEvent) => void | Promise<void>;
 
 export interface SubscribeOptions {
@@ -75,6 +82,7 @@ export class EventBus {
   readonly #limit: number;
   readonly #dropped: Counter<'subscriber'> | undefined;
   #published = 0;
+  #remote: RemoteBinding | undefined;
 
   constructor(opts: BusOptions) {
     this.catalog = opts.catalog;
@@ -141,8 +149,19 @@ export class EventBus {
     return out;
   }
 
-  /** Fans out events already stamped (and, when recorded, committed) to the subscribers. */
+  /** Carries this bus's announcements to other replicas from now on. */
+  bind(remote: RemoteBinding): void {
+    this.#remote = remote;
+  }
+
+  /** Fans out events already stamped (and, when recorded, committed) to the subscribers, and to other replicas when bound. */
   announce(events: readonly BusEvent[]): void {
+    this.announceRemote(events);
+    if (this.#remote && events.length > 0) this.#remote.publish(events);
+  }
+
+  /** Fans out events to this replica's subscribers only (what another replica announced). */
+  announceRemote(events: readonly BusEvent[]): void {
     for (const event of events) {
       this.#published++;
       for (const sub of this.#subs) {
@@ -186,9 +205,11 @@ export class EventBus {
     }
   }
 
-  /** Which binding carries the bus (`/v1/console/bus`): only the in-process one is built. */
+  /** Which binding carries the bus (`/v1/console/bus`): in-process, or NATS and whether it is connected now. */
   binding(): { kind: 'in-process' | 'nats'; connected: boolean } {
-    return { kind: 'in-process', connected: true };
+    if (!this.#remote) return { kind: 'in-process', connected: true };
+    const s = this.#remote.status();
+    return { kind: s.kind, connected: s.connected };
   }
 
   stats(): { published: number; subscribers: SubscriberStats[] } {

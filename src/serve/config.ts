@@ -12,6 +12,7 @@ import { mergeRowsFromEnv } from '../modules/accessmap/recent-edges.js';
 import { linkingIdsFromEnv } from '../modules/accessmap/linking-set.js';
 import { nodeCacheFromEnv } from '../modules/accessmap/node-cache.js';
 import { sqliteCacheMibFromEnv } from '../store/sqlite/sqlite-cache.js';
+import { busConfigFromEnv, type BusConfig } from '../events/bus-config.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../http/engine.js';
 import { tokenDefaultTtlFromEnv } from '../auth/token-ttl.js';
 
@@ -56,6 +57,8 @@ export interface ServeConfig {
   accessmapNodeCache: number;
   /** SQLite page cache in MiB (`SERVICE_SQLITE_CACHE_MIB`); undefined = the store's default (2048) */
   sqliteCacheMib?: number;
+  /** the bus binding (`SERVICE_BUS`, `SERVICE_NATS_URL`) */
+  bus: BusConfig;
   /** the flags as given, so `GET /v1/console/config/effective` can tell a flag from the environment */
   flags?: ServeFlags;
 }
@@ -147,6 +150,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     accessmapLinkingIds: checked(() => linkingIdsFromEnv(env)),
     accessmapNodeCache: checked(() => nodeCacheFromEnv(env)),
     sqliteCacheMib: checked(() => sqliteCacheMibFromEnv(env)),
+    bus: checked(() => busConfigFromEnv(env)),
     flags,
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

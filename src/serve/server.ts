@@ -102,6 +102,10 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const grpcState: Services['grpc'] = { listening: false };
     const routes = allRoutes();
     const events = new EventBus({ catalog: eventCatalog(), log: log.child({ log: 'bus' }), registry: metrics.registry });
+    if (config.bus.kind === 'nats') {
+      const nats = await (await import('../events/nats-binding.js')).NatsBinding.start(events, config.bus.servers, log.child({ log: 'bus' }));
+      stops.push(() => nats.close());
+    }
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
     const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs });
     // WebAuthn relying-party settings (SERVICE_WEBAUTHN_*): a bad RP ID or origin refuses startup, not the first step-up.

@@ -9,11 +9,8 @@ import { sql, type Transaction } from 'kysely';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
-import type { Store } from '../../store/store.js';
-import { EVENT_COLUMNS, eventFromRow } from '../event-log.js';
 import type { BusEvent } from '../event-types.js';
 import type { AttemptOutcome } from './target.js';
-import { retryDelayMs } from './ladder.js';
 
 type Tx = Transaction<Database>;
 
@@ -62,79 +59,23 @@ function toDelivery(r: Row): Delivery {
 
 /** Queues first deliveries of `events` to one lane (an event already queued to it is skipped). */
 export async function queueDeliveries(tx: Tx, tenant: string, laneId: string, events: readonly BusEvent[], kind: 'event' | 'replay' = 'event'): Promise<number> {
-  if (events.length === 0) return 0;
+  return queueMany(tx, tenant, events.map((event) => ({ laneId, event })), kind);
+}
+
+/** Queues deliveries of events to lanes, many lanes at once (one dispatch of a tenant); an event already queued to a lane is skipped. */
+export async function queueMany(tx: Tx, tenant: string, list: ReadonlyArray<{ laneId: string; event: BusEvent }>, kind: 'event' | 'replay' = 'event'): Promise<number> {
+  if (list.length === 0) return 0;
   const now = nowTimestamp();
   const due = Date.now();
-  const rows = events.map((e) => ({ id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: e.id, event_seq: e.sequence ?? 0, kind, payload: null, status: 'queued', attempts: 0, due_at: due, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now, delivered_at: null }));
   let n = 0;
-  for (let i = 0; i < rows.length; i += 200) {
-    let q = tx.insertInto('event_deliveries').values(rows.slice(i, i + 200));
+  for (let i = 0; i < list.length; i += 500) {
+    const rows = list.slice(i, i + 500).map(({ laneId, event: e }) => ({ id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: e.id, event_seq: e.sequence ?? 0, kind, payload: null, status: 'queued', attempts: 0, due_at: due, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now, delivered_at: null }));
+    let q = tx.insertInto('event_deliveries').values(rows);
     // A second dispatcher of the same lane (another replica) finds the rows there and adds nothing.
     if (kind === 'event') q = q.onConflict((oc) => oc.columns(['subscription_id', 'event_id']).where(sql<boolean>`kind = 'event'`).doNothing());
     n += Number((await q.executeTakeFirst()).numInsertedOrUpdatedRows ?? 0);
   }
   return n;
-}
-
-/** The head of a lane: its open delivery with the lowest sequence (first attempts follow the event sequence). */
-export async function laneHead(store: Store, tenant: string, laneId: string): Promise<{ id: string; status: string; due_at: number; lease_until: number | null } | undefined> {
-  const r = await store.withTenant(tenant, (tx) =>
-    tx.selectFrom('event_deliveries').select(['id', 'status', 'due_at', 'lease_until']).where('tenant_id', '=', tenant).where('subscription_id', '=', laneId).where('status', 'in', ['queued', 'delivering']).orderBy('event_seq').orderBy('id').limit(1).executeTakeFirst(),
-  );
-  return r ? { id: r.id, status: r.status, due_at: Number(r.due_at), lease_until: r.lease_until === null ? null : Number(r.lease_until) } : undefined;
-}
-
-/** A claimed delivery with its event, or what made it unclaimable. */
-export type Claim = { kind: 'claimed'; attempt: number; event: BusEvent } | { kind: 'lost' } | { kind: 'gone' };
-
-/** Claims a due delivery (or one whose lease ran out) for `leaseMs`; reads its event in the same transaction. */
-export async function claimDelivery(store: Store, tenant: string, id: string, leaseMs: number, now = Date.now()): Promise<Claim> {
-  return store.withTenant(tenant, async (tx) => {
-    const res = await tx
-      .updateTable('event_deliveries')
-      .set((eb) => ({ status: 'delivering', attempts: eb('attempts', '+', 1), lease_until: now + leaseMs, updated_at: nowTimestamp() }))
-      .where('tenant_id', '=', tenant)
-      .where('id', '=', id)
-      .where((eb) => eb.or([eb.and([eb('status', '=', 'queued'), eb('due_at', '<=', now)]), eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)])]))
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return { kind: 'lost' };
-    const d = await tx.selectFrom('event_deliveries').select(['attempts', 'event_seq', 'payload']).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirstOrThrow();
-    let event: BusEvent | undefined;
-    if (d.payload !== null) event = JSON.parse(d.payload) as BusEvent;
-    else {
-      const row = await tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', tenant).where('seq', '=', Number(d.event_seq)).executeTakeFirst();
-      event = row ? eventFromRow(row) : undefined;
-    }
-    if (!event) {
-      await tx.updateTable('event_deliveries').set({ status: 'dead', lease_until: null, last_error: 'the event left the log (retention) before it was delivered', updated_at: nowTimestamp() }).where('tenant_id', '=', tenant).where('id', '=', id).execute();
-      return { kind: 'gone' };
-    }
-    return { kind: 'claimed', attempt: Number(d.attempts), event };
-  });
-}
-
-/** Records an attempt's outcome: delivered, failed, retried later on the ladder, or dead after the last attempt. */
-export async function finishAttempt(store: Store, tenant: string, id: string, attempt: number, outcome: AttemptOutcome, policy: { maxAttempts: number; initialIntervalS: number }): Promise<DeliveryStatus> {
-  const now = nowTimestamp();
-  let status: DeliveryStatus;
-  let due = Date.now();
-  if (outcome.result === 'delivered') status = 'delivered';
-  else if (outcome.result === 'failed') status = 'failed';
-  else if (attempt >= policy.maxAttempts) status = 'dead';
-  else {
-    status = 'queued';
-    due += retryDelayMs(attempt, policy.initialIntervalS, outcome.retryAfterMs);
-  }
-  await store.withTenant(tenant, (tx) =>
-    tx
-      .updateTable('event_deliveries')
-      .set({ status, due_at: due, lease_until: null, last_status: outcome.status ?? null, last_error: outcome.error?.slice(0, 500) ?? null, updated_at: now, delivered_at: status === 'delivered' ? now : null })
-      .where('tenant_id', '=', tenant)
-      .where('id', '=', id)
-      .where('status', '=', 'delivering')
-      .execute(),
-  );
-  return status;
 }
 
 /** Records a finished delivery in one step (the synchronous test delivery). */

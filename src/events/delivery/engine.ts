@@ -1,17 +1,27 @@
 /**
  * The delivery engine: one lane per subscription (or, later, output connector), each on its own
- * async loop, so a receiver that is down or slow holds up only its own lane. A lane turns new
- * events of the durable log into delivery rows (`dispatch`), then works its open deliveries head
- * first: the delivery with the lowest event sequence is attempted before any later one, so the
- * first attempts follow the event sequence, and a receiver that was down gets its backlog in order.
- * Everything the engine knows is in the store: a restarted process (or another replica) picks up
- * where the last one stopped. The bus wakes lanes on new events; a poll (1 s) covers events
- * committed by other processes.
+ * async loop, so a receiver that is down or slow holds up only its own lane. New events of the
+ * durable log become delivery rows (`dispatch`: per lane, or once for a group of lanes — all the
+ * webhook subscriptions of a tenant — in one transaction). A lane then claims the ready prefix of
+ * its open deliveries, head first, up to a batch in one transaction (delivery-batch.ts), and
+ * attempts them one after the other over its target's keep-alive connections: the first attempts
+ * follow the event sequence, and a delivery that must wait for a retry holds the lane (the rest of
+ * the claim is released), so a receiver that was down gets its backlog in order. Outcomes go back
+ * in batches across lanes (finisher.ts). Everything the engine knows is in the store: a restarted
+ * process (or another replica) picks up where the last one stopped, after a claim's lease. The bus
+ * wakes the dispatchers on new events; a poll (1 s) covers events committed by other processes.
  */
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
-import { claimDelivery, finishAttempt, laneHead } from './delivery-store.js';
-import type { AttemptOutcome, Lane } from './target.js';
+import { claimBatch, EventCache, renewLease, type BatchClaim, type Finish } from './delivery-batch.js';
+import { Finisher } from './finisher.js';
+import type { AttemptOutcome, DispatchGroup, Lane } from './target.js';
+
+/** Deliveries a lane claims at once. */
+export const CLAIM_BATCH = 128;
+/** Added to a lane's lease for a batch claim (at most the lease itself); the lease is renewed when less than `leaseMs` remains. */
+export const BATCH_LEASE_SLACK_MS = 5_000;
+const batchLease = (lane: Lane): number => lane.leaseMs + Math.min(lane.leaseMs, BATCH_LEASE_SLACK_MS);
 
 export interface EngineOptions {
   store: Store;
@@ -20,6 +30,8 @@ export interface EngineOptions {
   loadLanes(): Promise<Lane[]>;
   pollMs?: number;
   reloadMs?: number;
+  /** deliveries a lane claims at once (default CLAIM_BATCH) */
+  batch?: number;
 }
 
 export interface LaneStats {
@@ -42,6 +54,10 @@ class Running {
   failed = 0;
   dead = 0;
   done: Promise<void> = Promise.resolve();
+  /** deliveries attempted whose outcome is not committed yet (the next claim passes over them) */
+  readonly writing = new Set<string>();
+  /** the outcome writes of the last claims, oldest first */
+  readonly writes: Array<Promise<unknown>> = [];
   #wake: (() => void) | undefined;
   constructor(public lane: Lane) {}
   wake(): void {
@@ -62,9 +78,18 @@ class Running {
   }
 }
 
+class GroupRun {
+  dirty = true;
+  running: Promise<void> | undefined;
+  constructor(public group: DispatchGroup) {}
+}
+
 export class DeliveryEngine {
   readonly #opts: EngineOptions;
   readonly #lanes = new Map<string, Running>();
+  readonly #groups = new Map<string, GroupRun>();
+  readonly #cache = new EventCache();
+  readonly #finisher: Finisher;
   #reloadTimer: NodeJS.Timeout | undefined;
   #pollTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -72,6 +97,7 @@ export class DeliveryEngine {
 
   constructor(opts: EngineOptions) {
     this.#opts = opts;
+    this.#finisher = new Finisher(opts.store);
   }
 
   async start(): Promise<void> {
@@ -102,6 +128,15 @@ export class DeliveryEngine {
         r.done = this.#run(r);
       }
       for (const [id, r] of this.#lanes) if (!seen.has(id)) this.#stop(r);
+      const groups = new Map<string, DispatchGroup>();
+      for (const r of this.#lanes.values()) if (r.lane.group) groups.set(r.lane.group.key, r.lane.group);
+      for (const key of this.#groups.keys()) if (!groups.has(key)) this.#groups.delete(key);
+      for (const [key, g] of groups) {
+        const cur = this.#groups.get(key);
+        if (cur) cur.group = g;
+        else this.#groups.set(key, new GroupRun(g));
+        this.#dispatchGroup(this.#groups.get(key) as GroupRun);
+      }
     });
     this.#reloading = run.catch(() => undefined);
     return run;
@@ -114,45 +149,59 @@ export class DeliveryEngine {
     void r.done.finally(() => r.lane.target.close?.());
   }
 
-  /** New events (of `tenant`, or of anyone): lanes look at the log again. */
+  /** New events (of `tenant`, or of anyone): dispatchers look at the log again, and so do lanes that dispatch alone. */
   wake(tenant?: string): void {
+    for (const g of this.#groups.values()) if (tenant === undefined || g.group.tenant === tenant) this.#dispatchGroup(g);
+    for (const r of this.#lanes.values()) if (!r.lane.group && (tenant === undefined || r.lane.tenant === tenant)) r.wake();
+  }
+
+  /** Lanes of `tenant` (or all) look at their deliveries again (a redelivery, a replay, another replica's release). */
+  wakeLanes(tenant?: string): void {
     for (const r of this.#lanes.values()) if (tenant === undefined || r.lane.tenant === tenant) r.wake();
+  }
+
+  /** Runs a group's dispatch until it has nothing more; a wake while it runs makes it go round again. */
+  #dispatchGroup(g: GroupRun): void {
+    g.dirty = true;
+    if (g.running || this.#closed) return;
+    g.running = (async () => {
+      while (g.dirty && !this.#closed && this.#groups.get(g.group.key) === g) {
+        g.dirty = false;
+        const ids = [...this.#lanes.values()].filter((r) => r.lane.group?.key === g.group.key).map((r) => r.lane.id);
+        if (ids.length === 0) break;
+        try {
+          const { queued, more } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, ids));
+          for (const id of queued) this.#lanes.get(id)?.wake();
+          if (more) g.dirty = true;
+        } catch (err) {
+          if (this.#closed) break;
+          this.#opts.log?.warn({ err, group: g.group.key }, 'eventing: dispatch failed; retrying shortly');
+          await new Promise((res) => setTimeout(res, 500));
+          g.dirty = true;
+        }
+      }
+    })().finally(() => (g.running = undefined));
   }
 
   async #run(r: Running): Promise<void> {
     const { store, log } = this.#opts;
     const lane = r.lane;
+    const lock = store.capabilities.supportsConcurrentWriters;
     while (!r.stopped && !this.#closed) {
       try {
         if (r.dirty) {
           r.dirty = false;
-          if (lane.dispatch) {
+          if (lane.dispatch && !lane.group) {
             const { more } = await store.withTenant(lane.tenant, (tx) => (lane.dispatch as NonNullable<Lane['dispatch']>)(tx));
             if (more) r.dirty = true;
           }
         }
-        const head = await laneHead(store, lane.tenant, lane.id);
-        const now = Date.now();
-        if (!head) {
-          await r.sleep(60_000);
+        const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) => claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing));
+        if (claim.kind === 'wait') {
+          await r.sleep(claim.readyAt === undefined ? 60_000 : claim.readyAt - Date.now());
           continue;
         }
-        const readyAt = head.status === 'queued' ? head.due_at : (head.lease_until ?? 0) + 1;
-        if (readyAt > now) {
-          await r.sleep(readyAt - now);
-          continue;
-        }
-        const claim = await claimDelivery(store, lane.tenant, head.id, lane.leaseMs);
-        if (claim.kind !== 'claimed') continue;
-        r.inFlight = true;
-        const outcome: AttemptOutcome = await lane.target.send({ deliveryId: head.id, tenant: lane.tenant, laneId: lane.id, attempt: claim.attempt, event: claim.event }).catch((err: unknown) => ({ result: 'retry' as const, error: String((err as Error)?.message ?? err) }));
-        r.inFlight = false;
-        const status = await finishAttempt(store, lane.tenant, head.id, claim.attempt, outcome, lane);
-        if (status === 'delivered') r.delivered++;
-        else if (status === 'queued') r.retried++;
-        else if (status === 'failed') r.failed++;
-        else r.dead++;
-        if (status !== 'delivered') log?.info({ subscription: lane.id, delivery: head.id, attempt: claim.attempt, status, http_status: outcome.status, error: outcome.error }, 'eventing: delivery attempt did not deliver');
+        await this.#attempt(r, claim.items, claim.leaseUntil);
       } catch (err) {
         r.inFlight = false;
         if (this.#closed || r.stopped) break;
@@ -160,6 +209,75 @@ export class DeliveryEngine {
         await new Promise((res) => setTimeout(res, 500));
       }
     }
+  }
+
+  /** Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are released) or when the lane stops. */
+  async #attempt(r: Running, items: Extract<BatchClaim, { kind: 'claimed' }>['items'], leaseUntil: number): Promise<void> {
+    const { store, log } = this.#opts;
+    const lane = r.lane;
+    const finishes: Array<Promise<Map<string, string>>> = [];
+    const fin = (f: Omit<Finish, 'maxAttempts' | 'initialIntervalS'>): void => void finishes.push(this.#finisher.finish(lane.tenant, [{ ...f, maxAttempts: lane.maxAttempts, initialIntervalS: lane.initialIntervalS }]));
+    let lease = leaseUntil;
+    let held = false;
+    let i = 0;
+    for (; i < items.length && !r.stopped && !this.#closed; i++) {
+      const item = items[i] as (typeof items)[number];
+      if (Date.now() + lane.leaseMs > lease) {
+        // The attempt could outlive the claim: move the lease of what is left, or give it back if another worker has it.
+        const rest = items.slice(i).map((x) => x.id);
+        const from = lease;
+        const renewed = await store
+          .withTenant(lane.tenant, async (tx) => {
+            const to = await renewLease(tx, lane.tenant, rest, from, batchLease(lane));
+            if (to === undefined) throw new LeaseLost();
+            return to;
+          })
+          .catch((err: unknown) => (err instanceof LeaseLost ? undefined : Promise.reject(err)));
+        if (renewed === undefined) {
+          held = true;
+          break;
+        }
+        lease = renewed;
+      }
+      r.inFlight = true;
+      const outcome: AttemptOutcome = await lane.target
+        .send({ deliveryId: item.id, tenant: lane.tenant, laneId: lane.id, attempt: item.attempt, event: item.event })
+        .catch((err: unknown) => ({ result: 'retry' as const, error: String((err as Error)?.message ?? err) }));
+      r.inFlight = false;
+      fin({ id: item.id, attempt: item.attempt, leaseUntil: lease, outcome });
+      if (outcome.result !== 'delivered') log?.info({ subscription: lane.id, delivery: item.id, attempt: item.attempt, http_status: outcome.status, error: outcome.error }, 'eventing: delivery attempt did not deliver');
+      // A delivery that will be retried holds the lane: nothing behind it goes first.
+      if (outcome.result === 'retry' && item.attempt < lane.maxAttempts) {
+        held = true;
+        i++;
+        break;
+      }
+    }
+    if (i < items.length) held = true;
+    for (; i < items.length; i++) fin({ id: (items[i] as (typeof items)[number]).id, attempt: 0, leaseUntil: lease, outcome: 'release' });
+    const ids = items.map((x) => x.id);
+    for (const id of ids) r.writing.add(id);
+    const written = Promise.all(finishes).then((maps) => {
+      for (const m of maps) {
+        for (const status of m.values()) {
+          if (status === 'delivered') r.delivered++;
+          else if (status === 'queued') r.retried++;
+          else if (status === 'failed') r.failed++;
+          else if (status === 'dead') r.dead++;
+        }
+      }
+    });
+    r.writes.push(written);
+    void written
+      .finally(() => {
+        for (const id of ids) r.writing.delete(id);
+        r.writes.splice(r.writes.indexOf(written), 1);
+      })
+      .catch(() => undefined);
+    // The next claim need not wait for these outcomes (it passes over them), unless the lane is held
+    // (a retry, a release: the rows go back to `queued` and must be seen as such) or two claims are
+    // already being written.
+    if (held || r.stopped || r.writes.length > 2) await (held || r.stopped ? Promise.all(r.writes) : r.writes[0]);
   }
 
   stats(): LaneStats[] {
@@ -175,5 +293,9 @@ export class DeliveryEngine {
     const lanes = [...this.#lanes.values()];
     for (const r of lanes) this.#stop(r);
     await Promise.all(lanes.map((r) => r.done));
+    await Promise.all([...this.#groups.values()].map((g) => g.running));
+    await this.#finisher.idle();
   }
 }
+
+class LeaseLost extends Error {}

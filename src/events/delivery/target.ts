@@ -49,6 +49,20 @@ export interface Lane {
    * `more`: it stopped at its batch size and has more to do. Absent for lanes fed some other way.
    */
   dispatch?(tx: Transaction<Database>): Promise<{ queued: number; more: boolean }>;
+  /**
+   * Optional: lanes that name the same group are dispatched together, by one call in one
+   * transaction (one read of the log for a hundred subscriptions of a tenant); such a lane's own
+   * `dispatch` is then not called.
+   */
+  group?: DispatchGroup;
   /** a fingerprint of the settings: a changed one restarts the lane with the new target */
   revision: string;
+}
+
+/** A dispatcher shared by lanes (one per tenant for webhook subscriptions). */
+export interface DispatchGroup {
+  key: string;
+  tenant: string;
+  /** Queues new events for `laneIds` inside `tx`; which lanes got deliveries, and whether it stopped at its batch size. */
+  dispatch(tx: Transaction<Database>, laneIds: readonly string[]): Promise<{ queued: ReadonlySet<string>; more: boolean }>;
 }

@@ -32,3 +32,18 @@ export function render(format: string, e: BusEvent, version: string): Rendered {
   const body = enc.encodeEvent(egressEvent(e), { device: { vendor: 'svc', product: 'control-plane', version } });
   return { body, contentType: enc.json ? 'application/json' : 'text/plain; charset=utf-8' };
 }
+
+// Rendered bodies by event and format: a hundred subscriptions of one format post the same bytes.
+const rendered = new Map<string, Rendered>();
+const RENDER_CACHE_MAX = 4_096;
+
+/** `render`, remembered for the last few thousand (event, format) pairs. */
+export function renderCached(format: string, e: BusEvent, version: string): Rendered {
+  const key = `${format}\u0000${e.id}\u0000${e.sequence ?? ''}`;
+  let r = rendered.get(key);
+  if (r) return r;
+  r = render(format, e, version);
+  if (rendered.size >= RENDER_CACHE_MAX) rendered.delete(rendered.keys().next().value as string);
+  rendered.set(key, r);
+  return r;
+}

@@ -210,7 +210,7 @@ export const eventingRoutes: AnyRoute[] = [
         return { queued, from_seq: ctx.body.from_seq, to_seq: to, truncated };
       });
       await auditEvent(ctx, 'eventing.subscription.replay', { kind: 'event_subscription', id: ctx.params.id }, out);
-      rt.engine.wake(tenant);
+      rt.engine.wakeLanes(tenant);
       return out;
     },
   }),
@@ -289,7 +289,7 @@ export const eventingRoutes: AnyRoute[] = [
         throw errors.notFound('dead letter');
       });
       await auditEvent(ctx, 'eventing.delivery.redeliver', { kind: 'event_delivery', id: d.id }, { subscription_id: d.subscription_id, event_id: d.event_id });
-      ctx.services.eventing?.engine.wake(tenant);
+      ctx.services.eventing?.engine.wakeLanes(tenant);
       return d;
     },
   }),

@@ -9,13 +9,13 @@ import type { EventBus } from '../../events/bus.js';
 import { lastSeq, purgeExpired, readEvents, retentionMs } from '../../events/event-log.js';
 import type { BusEvent, EventCatalog } from '../../events/event-types.js';
 import { DeliveryEngine } from '../../events/delivery/engine.js';
-import { queueDeliveries } from '../../events/delivery/delivery-store.js';
-import type { Lane } from '../../events/delivery/target.js';
+import { queueMany } from '../../events/delivery/delivery-store.js';
+import type { DispatchGroup, Lane } from '../../events/delivery/target.js';
 import type { Sealer } from '../../secrets/sealing.js';
 import type { Store } from '../../store/store.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { authHeaders, signingSecrets, type SubscriptionRow } from './subscription-store.js';
-import { WebhookTarget } from './webhook-target.js';
+import { sharedAgent, WebhookTarget } from './webhook-target.js';
 
 export interface EventingOptions {
   store: Store;
@@ -28,13 +28,16 @@ export interface EventingOptions {
   pollMs?: number;
 }
 
-const DISPATCH_BATCH = 1000;
+/** Events one dispatch reads (times the subscriptions: the rows it may queue in one transaction). */
+const DISPATCH_BATCH = 200;
 
 export class EventingRuntime {
   readonly engine: DeliveryEngine;
   readonly catalog: EventCatalog;
   readonly #o: EventingOptions;
   readonly #warnedOtlp = new Set<string>();
+  readonly #groups = new Map<string, DispatchGroup>();
+  readonly #agent = sharedAgent();
   #unsubscribe: (() => void) | undefined;
   #retention: NodeJS.Timeout | undefined;
 
@@ -61,6 +64,7 @@ export class EventingRuntime {
     this.#unsubscribe?.();
     clearInterval(this.#retention);
     await this.engine.close();
+    await this.#agent.destroy().catch(() => undefined);
   }
 
   /** True when `role` may read events of `type` (the type's permission, as the route table rules it). */
@@ -97,6 +101,7 @@ export class EventingRuntime {
       secrets: () => (secrets.length > 1 && nowTimestamp() >= expires ? secrets.slice(0, 1) : secrets),
       authHeaders: authHeaders((r.auth_kind as string | null) ?? null, (r.auth_header as string | null) ?? null, authSecret),
       version: this.#o.version,
+      shared: this.#agent,
     });
   }
 
@@ -130,23 +135,49 @@ export class EventingRuntime {
       leaseMs: timeout + 5_000,
       revision: `${String(r.version)}`,
       target: this.target(r),
-      dispatch: async (tx) => {
-        let q = tx.selectFrom('event_subscriptions').select(['cursor_seq', 'event_types', 'role', 'enabled']).where('tenant_id', '=', tenant).where('id', '=', id);
-        // Two replicas dispatching one lane take turns on Postgres; SQLite has one writer anyway.
+      group: this.#group(tenant),
+    };
+  }
+
+  /**
+   * The dispatcher of a tenant's subscriptions: one read of the log after the lowest cursor among
+   * them, then each subscription's deliveries (the types its role may receive, after its own
+   * cursor) queued in one multi-row insert, and the cursors moved, all in one transaction.
+   */
+  #group(tenant: string): DispatchGroup {
+    let g = this.#groups.get(tenant);
+    if (g) return g;
+    g = {
+      key: `webhooks:${tenant}`,
+      tenant,
+      dispatch: async (tx, laneIds) => {
+        let q = tx.selectFrom('event_subscriptions').select(['id', 'cursor_seq', 'event_types', 'role', 'enabled']).where('tenant_id', '=', tenant).where('id', 'in', [...laneIds]).orderBy('id');
+        // Two replicas dispatching one tenant take turns on Postgres; SQLite has one writer anyway.
         if (this.#o.store.capabilities.supportsConcurrentWriters) q = q.forUpdate();
-        const sub = await q.executeTakeFirst();
-        if (!sub || Number(sub.enabled) !== 1) return { queued: 0, more: false };
-        const cursor = Number(sub.cursor_seq);
         const upto = await lastSeq(tx, tenant);
-        if (upto <= cursor) return { queued: 0, more: false };
-        const types = (JSON.parse(sub.event_types) as string[]).filter((t) => this.mayReceive(sub.role, t));
-        const events: BusEvent[] = await readEvents(tx, tenant, cursor, DISPATCH_BATCH, types, upto);
+        const behind = (await q.execute()).filter((s) => Number(s.enabled) === 1 && Number(s.cursor_seq) < upto);
+        const queued = new Set<string>();
+        if (behind.length === 0) return { queued, more: false };
+        const wants = new Map(behind.map((s) => [s.id, new Set((JSON.parse(s.event_types) as string[]).filter((t) => this.mayReceive(s.role, t)))]));
+        const from = Math.min(...behind.map((s) => Number(s.cursor_seq)));
+        const types = [...new Set([...wants.values()].flatMap((t) => [...t]))];
+        const events: BusEvent[] = await readEvents(tx, tenant, from, DISPATCH_BATCH, types, upto);
         const more = events.length === DISPATCH_BATCH;
         const next = more ? (events[events.length - 1]?.sequence ?? upto) : upto;
-        const queued = await queueDeliveries(tx, tenant, id, events);
-        await tx.updateTable('event_subscriptions').set({ cursor_seq: next }).where('tenant_id', '=', tenant).where('id', '=', id).execute();
+        const rows: Array<{ laneId: string; event: BusEvent }> = [];
+        for (const s of behind) {
+          const cursor = Number(s.cursor_seq);
+          const t = wants.get(s.id) as Set<string>;
+          for (const e of events) if ((e.sequence ?? 0) > cursor && t.has(e.type)) rows.push({ laneId: s.id, event: e });
+        }
+        await queueMany(tx, tenant, rows);
+        for (const r of rows) queued.add(r.laneId);
+        const moving = behind.filter((s) => Number(s.cursor_seq) < next).map((s) => s.id);
+        if (moving.length > 0) await tx.updateTable('event_subscriptions').set({ cursor_seq: next }).where('tenant_id', '=', tenant).where('id', 'in', moving).where('cursor_seq', '<', next).execute();
         return { queued, more };
       },
     };
+    this.#groups.set(tenant, g);
+    return g;
   }
 }

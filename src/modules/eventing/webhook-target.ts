@@ -1,18 +1,19 @@
 /**
- * The webhook target: one signed HTTPS POST per attempt (Standard Webhooks headers), over a
- * keep-alive agent of its own (a subscription's CA bundle or pin applies to it alone). Redirects
- * are never followed (a 3xx is `failed`); the attempt times out after the subscription's timeout
- * (default 10 s). 2xx delivers; network errors, timeouts, 408, 425, 429 and 5xx retry (with the
- * receiver's `Retry-After`); any other status fails at once.
+ * The webhook target: one signed HTTPS POST per attempt (Standard Webhooks headers) over undici
+ * keep-alive pools. Subscriptions without a CA bundle or pin share the runtime's agent (one pool of
+ * connections per receiver origin); one with a CA bundle or pin has an agent of its own, whose
+ * connector checks the pin before any byte of the body goes out. Redirects are never followed (a
+ * 3xx is `failed`); the attempt times out after the subscription's timeout (default 10 s). 2xx
+ * delivers; network errors, timeouts, 408, 425, 429 and 5xx retry (with the receiver's
+ * `Retry-After`); any other status fails at once.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { parseRetryAfter } from '../../events/delivery/ladder.js';
 import { webhookHeaders } from '../../events/delivery/signature.js';
 import type { AttemptOutcome, DeliveryJob, DeliveryTarget } from '../../events/delivery/target.js';
-import { render } from './render.js';
+import { renderCached } from './render.js';
 
 export interface WebhookSettings {
   endpoint: string;
@@ -26,10 +27,14 @@ export interface WebhookSettings {
   /** extra request headers (receiver auth) */
   authHeaders: Record<string, string>;
   version: string;
+  /** the shared agent for receivers without a CA bundle or pin (the runtime's) */
+  shared?: Dispatcher;
 }
 
-// Sockets whose receiver key matched the pin (keep-alive reuses them without a new handshake).
-const pinned = new WeakSet<TLSSocket>();
+/** An agent for many plain receivers: keep-alive, a pool per origin, no redirects (undici follows none unless told). */
+export function sharedAgent(): Agent {
+  return new Agent({ connections: 256, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, connect: { timeout: 10_000 } });
+}
 
 const RETRY_STATUSES = new Set([408, 425, 429]);
 
@@ -44,85 +49,71 @@ export function outcomeOf(status: number, retryAfter?: string | string[]): Attem
   return { result: 'failed', status, error: `receiver answered ${status}` };
 }
 
-function spkiPin(cert: PeerCertificate): string {
-  const spki = new X509Certificate(cert.raw).publicKey.export({ type: 'spki', format: 'der' });
+function spkiPin(raw: Buffer): string {
+  const spki = new X509Certificate(raw).publicKey.export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(spki).digest('base64');
+}
+
+/** An agent of its own for a receiver with a CA bundle or a pin: the connector refuses a key that does not match the pin. */
+function privateAgent(caPem: string | null | undefined, pin: string | null | undefined, timeoutMs: number): Agent {
+  // A pinned receiver is trusted by its key alone (a private receiver with a self-signed
+  // certificate): the chain is not checked, the key is, before any byte of the body goes out.
+  const base = buildConnector({ timeout: timeoutMs, ...(caPem ? { ca: caPem } : {}), ...(pin ? { rejectUnauthorized: false } : {}) });
+  const connect: buildConnector.connector = (opts, cb) =>
+    base(opts, (err, socket) => {
+      if (err || !socket || !pin) return err ? cb(err, null) : cb(null, socket as NonNullable<typeof socket>);
+      const cert = (socket as TLSSocket).getPeerCertificate?.(false);
+      const got = cert?.raw ? spkiPin(cert.raw) : '(no certificate)';
+      if (got !== pin) {
+        socket.destroy();
+        return cb(new Error(`receiver key does not match pin_sha256 (got ${got})`), null);
+      }
+      cb(null, socket);
+    });
+  return new Agent({ connections: 4, keepAliveTimeout: 60_000, connect });
 }
 
 export class WebhookTarget implements DeliveryTarget {
   readonly #s: WebhookSettings;
-  readonly #url: URL;
-  readonly #agent: http.Agent;
+  readonly #origin: string;
+  readonly #path: string;
+  readonly #agent: Dispatcher;
+  readonly #own: Agent | undefined;
 
   constructor(s: WebhookSettings) {
     this.#s = s;
-    this.#url = new URL(s.endpoint);
-    const pin = s.pinSha256;
-    this.#agent =
-      this.#url.protocol === 'https:'
-        ? new https.Agent({
-            keepAlive: true,
-            maxSockets: 4,
-            ...(s.caPem ? { ca: s.caPem } : {}),
-            // A pinned receiver is trusted by its key alone (a private receiver with a self-signed
-            // certificate): the chain is not checked, the key is, before any byte of the body goes out.
-            ...(pin ? { rejectUnauthorized: false } : {}),
-          })
-        : new http.Agent({ keepAlive: true, maxSockets: 4 });
+    const url = new URL(s.endpoint);
+    this.#origin = url.origin;
+    this.#path = `${url.pathname}${url.search}`;
+    const isPrivate = url.protocol === 'https:' && (s.caPem || s.pinSha256);
+    this.#own = isPrivate || !s.shared ? privateAgent(isPrivate ? s.caPem : null, isPrivate ? s.pinSha256 : null, s.timeoutMs) : undefined;
+    this.#agent = this.#own ?? (s.shared as Dispatcher);
   }
 
   async send(job: DeliveryJob): Promise<AttemptOutcome> {
-    const { body, contentType } = render(this.#s.sinkFormat, job.event, this.#s.version);
+    const { body, contentType } = renderCached(this.#s.sinkFormat, job.event, this.#s.version);
     const headers = { ...this.#s.authHeaders, 'content-type': contentType, 'user-agent': `svc-webhooks/${this.#s.version}`, ...webhookHeaders(this.#s.secrets(), job.event.id, body) };
     return this.post(body, headers);
   }
 
-  post(body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
-    const mod = this.#url.protocol === 'https:' ? https : http;
-    return new Promise<AttemptOutcome>((resolve) => {
-      let settled = false;
-      const done = (o: AttemptOutcome): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(o);
-      };
-      const req = mod.request(this.#url, { method: 'POST', agent: this.#agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        // The answer's body is not read beyond draining it: any 2xx delivers (OTLP rule 2).
-        res.resume();
-        res.on('error', () => undefined);
-        done(outcomeOf(res.statusCode ?? 0, res.headers['retry-after']));
-      });
-      const timer = setTimeout(() => {
-        done({ result: 'retry', error: `no answer within ${this.#s.timeoutMs} ms` });
-        req.destroy();
-      }, this.#s.timeoutMs);
-      req.on('error', (err) => done({ result: 'retry', error: `network: ${err.message}` }));
-      const pin = this.#s.pinSha256;
-      if (!pin || this.#url.protocol !== 'https:') {
-        req.end(body);
-        return;
-      }
-      req.on('socket', (socket) => {
-        const tls = socket as TLSSocket;
-        const check = (): void => {
-          if (pinned.has(tls)) return void req.end(body);
-          const got = spkiPin(tls.getPeerCertificate(false));
-          if (got !== pin) {
-            done({ result: 'retry', error: `receiver key does not match pin_sha256 (got ${got})` });
-            req.destroy();
-            return;
-          }
-          pinned.add(tls);
-          req.end(body);
-        };
-        if (pinned.has(tls) || tls.encrypted && !tls.connecting && tls.getPeerCertificate(false)?.raw) check();
-        else tls.once('secureConnect', check);
-      });
-    });
+  async post(body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), this.#s.timeoutMs);
+    try {
+      const res = await this.#agent.request({ origin: this.#origin, path: this.#path, method: 'POST', headers, body, signal: ac.signal, headersTimeout: this.#s.timeoutMs, bodyTimeout: this.#s.timeoutMs });
+      // The answer's body is not read beyond draining it: any 2xx delivers (OTLP rule 2).
+      res.body.dump().catch(() => undefined);
+      return outcomeOf(res.statusCode, res.headers['retry-after']);
+    } catch (err) {
+      if (ac.signal.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT') return { result: 'retry', error: `no answer within ${this.#s.timeoutMs} ms` };
+      const e = err as Error & { cause?: Error };
+      return { result: 'retry', error: `network: ${e.message}${e.cause?.message && e.cause.message !== e.message ? ` (${e.cause.message})` : ''}` };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   close(): void {
-    this.#agent.destroy();
+    void this.#own?.destroy().catch(() => undefined);
   }
 }

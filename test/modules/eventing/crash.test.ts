@@ -25,7 +25,7 @@ test('kill -9 with deliveries queued and in flight loses none; duplicates share 
     await slow.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  server = await startServer({ dataDir, env });
+  server = await startServer({ dataDir, env, timeoutMs: 60_000 });
   const { token, tenant } = await setupAndLogin(server, ADMIN);
   const json = { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-service-tenant': tenant };
   const mk = async (s: TestServer, body: unknown) => {
@@ -47,7 +47,7 @@ test('kill -9 with deliveries queued and in flight loses none; duplicates share 
   assert.ok(beforeKill < 40, `some deliveries were still queued at the kill (${beforeKill} sent)`);
   assert.equal(server.logs().filter((l) => /sink_format "otlp"/.test(l.msg)).length, 1, 'one warning for the otlp subscription');
 
-  server = await startServer({ dataDir, env });
+  server = await startServer({ dataDir, env, timeoutMs: 60_000 });
   const delivered = () => new Set(slow.got.filter((g) => g.answered === 200).map((g) => (JSON.parse(g.body) as { data: { id: string } }).data.id));
   await waitFor(() => acked.every((id) => delivered().has(id)), 60_000, 'every acknowledged agent delivered after the restart');
   const idsPerAgent = new Map<string, Set<string>>();
