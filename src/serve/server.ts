@@ -144,7 +144,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     // Modules' background work (bus subscribers, sweeps); stopped before the store closes.
     for (const m of allManifests()) if (m.start) stops.push(m.start(services));
     const authenticate = createAuthenticator();
-    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, authenticate, aroundMutation: auditScopeAround(ledger, log) });
+    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, setupStillRequired: () => identity.loadSetupState(), authenticate, aroundMutation: auditScopeAround(ledger, log) });
     const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;
 
     const http: RunningHttp = await listenHttp(app, {

@@ -114,7 +114,7 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
     const count = group.reduce((n, r) => n + (r.count ?? 1), 0);
     const tags = [...new Set(group.flatMap((r) => r.tags ?? []))].sort();
     const refs = mergeRefs([], group.flatMap((r) => r.ledger_refs ?? []));
-    const cur = existing.get(key);
+    let cur = existing.get(key);
     if (!cur) {
       const row: FindingRow = {
         id: newId(),
@@ -144,10 +144,15 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
         created_at: now,
         updated_at: now,
       };
-      await tx.insertInto('security_findings').values(row).execute();
-      out.ids.set(key, row.id);
-      out.reported.push(toFinding(row));
-      continue;
+      // Another writer (request, replica) may report the same natural key at once: the first insert
+      // wins, and this report then updates the winner's row like any repeat.
+      const won = await tx.insertInto('security_findings').values(row).onConflict((oc) => oc.columns(['tenant_id', 'natural_key']).doNothing()).returning('id').executeTakeFirst();
+      if (won !== undefined) {
+        out.ids.set(key, row.id);
+        out.reported.push(toFinding(row));
+        continue;
+      }
+      cur = await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('natural_key', '=', key).executeTakeFirstOrThrow();
     }
     // A resolved finding reported again is open again; acknowledged and suppressed keep their triage.
     out.ids.set(key, cur.id);
