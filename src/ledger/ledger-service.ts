@@ -9,6 +9,7 @@ import { createWorkerPool, type LedgerPool } from '../workers/pool.js';
 import { verifyStoredChain } from './chain-verifier.js';
 import { Checkpointer, type CheckpointResult } from './checkpointer.js';
 import { Keyring, type KeyringOptions, type PublishedKey } from './keyring.js';
+import { guardCommit } from './keyring-shared.js';
 import { LedgerAuditSink } from './ledger-sink.js';
 import { readHead, readRecords, type RecordFilter } from './ledger-store.js';
 import { LedgerPipeline } from './pipeline.js';
@@ -96,7 +97,8 @@ export class LedgerService {
   static async open(opts: LedgerServiceOptions): Promise<LedgerService> {
     const env = opts.env ?? process.env;
     // A supplied key file that differs from the recorded active key retires the old one at the chain heads.
-    const keyring = await Keyring.open({ chainHeads: () => chainHeads(opts.store), ...opts.keyring, dataDir: opts.dataDir, env });
+    // On a store shared by replicas (Postgres) the keyring is the deployment's, in the database (keyring-shared.ts).
+    const keyring = await Keyring.open({ chainHeads: () => chainHeads(opts.store), store: opts.store, ...opts.keyring, dataDir: opts.dataDir, env });
     const threads = opts.threads;
     const pool = threads === 0 ? null : createWorkerPool({ ...(threads === undefined ? {} : { threads }), signingKeys: [keyring.signingKey()] });
     let checkpointer: Checkpointer | undefined;
@@ -106,6 +108,7 @@ export class LedgerService {
       pool,
       ...(opts.maxBatch === undefined ? {} : { maxBatch: opts.maxBatch }),
       onCommit: (t, tail, recs) => checkpointer?.onCommit(t, tail, recs),
+      ...(keyring.isShared ? { commitGuard: (tx) => guardCommit(tx, keyring.active.keyId) } : {}),
     });
     checkpointer = new Checkpointer(opts.store, pipeline);
     const svc = new LedgerService(opts.store, keyring, pool, pipeline, checkpointer, opts.source);
@@ -138,12 +141,15 @@ export class LedgerService {
   }
 
   /** Verify a stored chain against the keyring's published keys (seq ranges included). */
-  verify(tenant: string, from = 1, signatures = true): Promise<VerifyReport> {
+  async verify(tenant: string, from = 1, signatures = true): Promise<VerifyReport> {
+    await this.keyring.refresh();
     return verifyStoredChain(this.store, tenant, { from, keys: this.keyring.keySet(tenant), signatures, pool: this.pool, ...(this.source ? { source: this.source } : {}) });
   }
 
   /** `GET /v1/audit/pubkey`. */
-  publishedKeys(tenant: string): { keys: PublishedKey[] } {
+  async publishedKeys(tenant: string): Promise<{ keys: PublishedKey[] }> {
+    // Replicas on one database publish the same keys, a rotation by another process included.
+    await this.keyring.refresh();
     return this.keyring.publishedKeys(tenant);
   }
 

@@ -63,6 +63,8 @@ export async function deploy(n: number, opts: { env?: Record<string, string> } =
     replicas,
     async start(extra = {}) {
       const server = await startServer({
+        // A shared 2-core machine under other load can take long to migrate a fresh database.
+        timeoutMs: 90_000,
         ...extra,
         args: ['--store', 'postgres', '--dsn', db.dsn, '--tls-cert', certFile, '--tls-key', tlsKeyFile, ...(extra.args ?? [])],
         env: { SERVICE_AUDIT_KEY_FILE: keyFile, SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0', ...opts.env, ...extra.env },
