@@ -16,7 +16,8 @@ import { LedgerPipeline } from './pipeline.js';
 import { chainHeads } from './rotation.js';
 import type { AuditRecord } from './record.js';
 import type { VerifyReport } from './verify.js';
-import { recoverScope, recoverStaleIntents, type IntentAppend, type IntentScope } from './audit-intent.js';
+import { outsideIntentScope, recoverScope, recoverStaleIntents, type IntentAppend, type IntentScope } from './audit-intent.js';
+import { sql } from 'kysely';
 
 /** How to open the ledger. */
 export interface LedgerServiceOptions {
@@ -88,9 +89,26 @@ export class LedgerService {
 
   /** Records the changes whose markers are older than `staleMs` (left by a stopped process, or a refused append). */
   recoverStale(staleMs: number): Promise<number> {
-    const run = this.#recovering.then(() => recoverStaleIntents(this.store, this.#intentAppend, staleMs));
+    const run = this.#recovering.then(() => this.#recoverOnce(staleMs));
     this.#recovering = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Replicas on one database recover one at a time (a transaction-scoped advisory lock, tried not
+   * awaited): two replicas reading the same stale markers would each append their recovery record.
+   * The one that does not get the lock skips this round; the markers it would have seen are gone
+   * (or still stale, for the next round) by then.
+   */
+  #recoverOnce(staleMs: number): Promise<number> {
+    if (!this.store.capabilities.supportsAdvisoryLocks) return recoverStaleIntents(this.store, this.#intentAppend, staleMs);
+    return outsideIntentScope(() =>
+      this.store.transaction(async (tx) => {
+        const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${'svc.audit.recovery'})) as ok`.execute(tx);
+        if (got.rows[0]?.ok !== true) return 0;
+        return recoverStaleIntents(this.store, this.#intentAppend, staleMs);
+      }),
+    );
   }
 
   /** Open the keyring (minting a key on first start), start the pool and the checkpoint timer. */
