@@ -9,6 +9,7 @@ import type { Store } from '../store/store-types.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { LoginLockout, type LockoutOptions } from './lockout.js';
+import { SharedLoginLockout, type Lockout } from './lockout-shared.js';
 import { RateLimiter, RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './rate-limit.js';
 import { nonePdp, type PolicyDecisionPoint } from './pdp.js';
 import { permissionCatalog, type PermissionRule } from './roles.js';
@@ -49,6 +50,8 @@ export interface IdentityOptions {
   /** scrypt cost of new hashes; `svc serve` always uses PASSWORD_PARAMS (tests may lower it for speed) */
   passwordParams?: ScryptParams;
   now?: () => number;
+  /** count failed logins in the store, for every replica on it (Postgres; docs/scale-out.md); default: when the store has concurrent writers */
+  sharedLockout?: boolean;
 }
 
 interface CachedCredential {
@@ -62,7 +65,7 @@ interface CachedCredential {
 export class IdentityRuntime {
   readonly store: Store;
   readonly dataDir: string;
-  readonly lockout: LoginLockout;
+  readonly lockout: Lockout;
   readonly limiter: RateLimiter;
   readonly pdp: PolicyDecisionPoint;
   readonly catalog: PermissionRule[];
@@ -80,7 +83,8 @@ export class IdentityRuntime {
     this.store = opts.store;
     this.dataDir = opts.dataDir;
     this.now = opts.now ?? Date.now;
-    this.lockout = new LoginLockout({ now: this.now, ...opts.lockout });
+    const shared = opts.sharedLockout ?? opts.store.capabilities.supportsConcurrentWriters;
+    this.lockout = shared ? new SharedLoginLockout(opts.store, { now: this.now, ...opts.lockout }) : new LoginLockout({ now: this.now, ...opts.lockout });
     this.limiter = new RateLimiter({ now: this.now, ...opts.rateLimit });
     this.pdp = opts.pdp ?? nonePdp;
     this.catalog = permissionCatalog(opts.routes);
@@ -160,9 +164,25 @@ export class IdentityRuntime {
    * this process reads the store again: correctness first, the cache only saves unchanged reads.
    */
   invalidate(): void {
+    this.invalidateLocal();
+    const sent = this.publishInvalidation?.();
+    if (sent !== undefined) this.#published = Promise.all([this.#published, sent]).then(() => undefined);
+  }
+
+  /** Drop this process's cached credentials only (another replica's notice: replica-invalidation.ts). */
+  invalidateLocal(): void {
     this.generation++;
     this.credentials.clear();
     this.tenants.clear();
+  }
+
+  /** Set by the composition root on a store shared by replicas: tells the others of an invalidation. */
+  publishInvalidation: (() => Promise<void>) | undefined;
+  #published: Promise<void> = Promise.resolve();
+
+  /** Resolves once every invalidation so far has reached the other replicas (awaited before a mutation answers). */
+  invalidationsPublished(): Promise<void> {
+    return this.#published;
   }
 }
 

@@ -57,6 +57,11 @@ export interface AppOptions {
   /** default handler deadline in ms */
   timeoutMs: number;
   setupRequired?: SetupGate;
+  /**
+   * Asked only while the cached gate says "pending": re-reads the store, so a request that reaches
+   * this replica right after setup completed on another replica is not refused (docs/scale-out.md).
+   */
+  setupStillRequired?: () => Promise<boolean>;
   authenticate?: Authenticator;
   /** check every JSON answer against the route's response schema (tests, development) */
   validateResponses?: boolean;
@@ -167,7 +172,7 @@ export class App {
 
   private async run(route: CompiledRoute, prepared: Prepared, req: HttpRequest, requestId: string): Promise<{ value: unknown; headers: Record<string, string> }> {
     const spec = route.spec;
-    if (!spec.setupExempt && this.opts.setupRequired?.()) throw new ApiError('setup_required');
+    if (!spec.setupExempt && this.opts.setupRequired?.() && (this.opts.setupStillRequired === undefined || (await this.opts.setupStillRequired()))) throw new ApiError('setup_required');
     // The AbortSignal is made only if a handler asks for it: most never do, and two controllers
     // per request showed up in profiles. An abort before that is replayed onto the new signal.
     let controller: AbortController | undefined;

@@ -12,6 +12,8 @@ import { createPrivateKey } from 'node:crypto';
 import { constants as fsc } from 'node:fs';
 import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Store } from '../store/store-types.js';
+import { keyringIsShared, readSharedKeyring, withKeyringLock, writeSharedKeyring, type SharedKeyringDoc } from './keyring-shared.js';
 import { keySet, type KeySet } from './keyset.js';
 import {
   DEFAULT_ALGORITHM,
@@ -72,11 +74,23 @@ export interface KeyringOptions {
   env?: Record<string, string | undefined>;
   /** Chain heads (tenant → head seq), needed only when a supplied key replaces the recorded active key. */
   chainHeads?: () => Promise<ReadonlyMap<string, number>>;
+  /**
+   * The store: on one shared by replicas (Postgres), the keyring's public half lives in it and this
+   * process may only sign with the active key (keyring-shared.ts); on SQLite it is not used.
+   */
+  store?: Store;
 }
 
 /** Thrown when key material is unsafe or inconsistent; the message names the file. */
 export class KeyringError extends Error {
   override readonly name = 'KeyringError';
+  /** `key_not_active`: a replica's key is not the deployment's active key (svc serve exits 5) */
+  constructor(
+    message: string,
+    readonly code?: 'key_not_active',
+  ) {
+    super(message);
+  }
 }
 
 /** The opened keyring. */
@@ -88,8 +102,17 @@ export class Keyring {
     private pem: string,
   ) {}
 
+  /** The store holding the deployment's keyring, when shared (Postgres). */
+  private shared: Store | undefined;
+
+  /** True when the keyring lives in a store shared by replicas. */
+  get isShared(): boolean {
+    return this.shared !== undefined;
+  }
+
   /** Open (or on first use, mint) the keyring in `opts.dataDir`. */
   static async open(opts: KeyringOptions): Promise<Keyring> {
+    if (keyringIsShared(opts.store)) return Keyring.openShared(opts, opts.store);
     const env = opts.env ?? process.env;
     const dir = join(opts.dataDir, 'audit-keys');
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -135,6 +158,95 @@ export class Keyring {
     ring.state.keys = [ring.describe(signer, file)];
     await ring.save();
     return ring;
+  }
+
+  /**
+   * On a shared store: the database's keyring is the deployment's. The first process to start
+   * records its own (data directory or key file); every later one must hold the active key, from
+   * the key file (`SERVICE_AUDIT_KEY_FILE`) or, on the replica that minted it, its data directory.
+   */
+  private static async openShared(opts: KeyringOptions, store: Store): Promise<Keyring> {
+    return withKeyringLock(store, async (tx) => {
+      const doc = await readSharedKeyring(tx);
+      if (doc === null) {
+        const ring = await Keyring.open({ ...opts, store: undefined });
+        await writeSharedKeyring(tx, ring.state as SharedKeyringDoc);
+        ring.shared = store;
+        return ring;
+      }
+      const env = opts.env ?? process.env;
+      const dir = join(opts.dataDir, 'audit-keys');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const keyFile = opts.keyFile ?? (env['SERVICE_AUDIT_KEY_FILE'] || undefined);
+      const source = keyFile ?? join(dir, `${doc.active}.pem`);
+      let pem: string;
+      try {
+        pem = await readPrivateKeyFile(source);
+      } catch (err) {
+        if (keyFile !== undefined || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        throw new KeyringError(`the deployment's active audit key ${doc.active} (recorded in the database) is not available to this replica: give every replica the same key file (SERVICE_AUDIT_KEY_FILE; docs/scale-out.md)`, 'key_not_active');
+      }
+      const active = doc.keys.find((k) => k.key_id === doc.active);
+      const key = createPrivateKey(pem);
+      // The active key's algorithm when the file holds a key of that kind (it may be the active key), else the file's own.
+      let signer: Signer;
+      try {
+        signer = createSigner(active !== undefined && isSignatureAlgorithm(active.algorithm) ? active.algorithm : inferAlgorithm(key), key);
+      } catch {
+        signer = createSigner(inferAlgorithm(key), key);
+      }
+      if (signer.keyId !== doc.active) {
+        const retired = doc.keys.find((k) => k.key_id === signer.keyId);
+        throw new KeyringError(
+          retired !== undefined
+            ? `${source}: audit key ${signer.keyId} was retired${retired.retired_at ? ` at ${retired.retired_at}` : ''}; the deployment's active key is ${doc.active}: give this replica the active key file`
+            : `${source}: audit key ${signer.keyId} is not the deployment's active key ${doc.active}; make it active once for the deployment with "svc keys rotate --store postgres --key-file ${source}", then start every replica with it`,
+          'key_not_active',
+        );
+      }
+      const ring = new Keyring(dir, doc as KeyringFile, signer, pem);
+      ring.shared = store;
+      await ring.save();
+      return ring;
+    });
+  }
+
+  /** Re-read the deployment's keyring (shared store only): another process may have rotated. */
+  async refresh(): Promise<void> {
+    const store = this.shared;
+    if (store === undefined) return;
+    const doc = await store.transaction((tx) => readSharedKeyring(tx));
+    if (doc !== null) this.state = doc as KeyringFile;
+  }
+
+  /**
+   * Rotation for the deployment (shared store): under the keyring lock held exclusively (ledger
+   * commits wait; see keyring-shared.ts), read every chain's head, retire the active key there and
+   * make the supplied key (`keyPem`) or a freshly minted one active, once, in the database.
+   */
+  async rotateShared(heads: () => Promise<ReadonlyMap<string, number>>, algorithm: SignatureAlgorithm, keyPem?: string): Promise<{ signer: Signer; heads: ReadonlyMap<string, number> }> {
+    const store = this.shared;
+    if (store === undefined) throw new KeyringError('rotateShared needs a shared keyring');
+    return withKeyringLock(store, async (tx) => {
+      const doc = await readSharedKeyring(tx);
+      if (doc !== null) this.state = doc as KeyringFile;
+      const at = await heads();
+      let next: Signer;
+      let file: string | undefined;
+      if (keyPem !== undefined) {
+        next = createSigner(inferAlgorithm(createPrivateKey(keyPem)), keyPem);
+        this.pem = keyPem;
+      } else {
+        const minted = await mintKey(this.dir, algorithm);
+        next = minted.signer;
+        file = minted.file;
+        this.pem = minted.pem;
+      }
+      this.retireActive(at, next, file);
+      await writeSharedKeyring(tx, this.state as SharedKeyringDoc);
+      await this.save();
+      return { signer: next, heads: at };
+    });
   }
 
   /** The active signer. */

@@ -9,13 +9,15 @@ import { createWorkerPool, type LedgerPool } from '../workers/pool.js';
 import { verifyStoredChain } from './chain-verifier.js';
 import { Checkpointer, type CheckpointResult } from './checkpointer.js';
 import { Keyring, type KeyringOptions, type PublishedKey } from './keyring.js';
+import { guardCommit } from './keyring-shared.js';
 import { LedgerAuditSink } from './ledger-sink.js';
 import { readHead, readRecords, type RecordFilter } from './ledger-store.js';
 import { LedgerPipeline } from './pipeline.js';
 import { chainHeads } from './rotation.js';
 import type { AuditRecord } from './record.js';
 import type { VerifyReport } from './verify.js';
-import { recoverScope, recoverStaleIntents, type IntentAppend, type IntentScope } from './audit-intent.js';
+import { outsideIntentScope, recoverScope, recoverStaleIntents, type IntentAppend, type IntentScope } from './audit-intent.js';
+import { sql } from 'kysely';
 
 /** How to open the ledger. */
 export interface LedgerServiceOptions {
@@ -87,16 +89,34 @@ export class LedgerService {
 
   /** Records the changes whose markers are older than `staleMs` (left by a stopped process, or a refused append). */
   recoverStale(staleMs: number): Promise<number> {
-    const run = this.#recovering.then(() => recoverStaleIntents(this.store, this.#intentAppend, staleMs));
+    const run = this.#recovering.then(() => this.#recoverOnce(staleMs));
     this.#recovering = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Replicas on one database recover one at a time (a transaction-scoped advisory lock, tried not
+   * awaited): two replicas reading the same stale markers would each append their recovery record.
+   * The one that does not get the lock skips this round; the markers it would have seen are gone
+   * (or still stale, for the next round) by then.
+   */
+  #recoverOnce(staleMs: number): Promise<number> {
+    if (!this.store.capabilities.supportsAdvisoryLocks) return recoverStaleIntents(this.store, this.#intentAppend, staleMs);
+    return outsideIntentScope(() =>
+      this.store.transaction(async (tx) => {
+        const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${'svc.audit.recovery'})) as ok`.execute(tx);
+        if (got.rows[0]?.ok !== true) return 0;
+        return recoverStaleIntents(this.store, this.#intentAppend, staleMs);
+      }),
+    );
   }
 
   /** Open the keyring (minting a key on first start), start the pool and the checkpoint timer. */
   static async open(opts: LedgerServiceOptions): Promise<LedgerService> {
     const env = opts.env ?? process.env;
     // A supplied key file that differs from the recorded active key retires the old one at the chain heads.
-    const keyring = await Keyring.open({ chainHeads: () => chainHeads(opts.store), ...opts.keyring, dataDir: opts.dataDir, env });
+    // On a store shared by replicas (Postgres) the keyring is the deployment's, in the database (keyring-shared.ts).
+    const keyring = await Keyring.open({ chainHeads: () => chainHeads(opts.store), store: opts.store, ...opts.keyring, dataDir: opts.dataDir, env });
     const threads = opts.threads;
     const pool = threads === 0 ? null : createWorkerPool({ ...(threads === undefined ? {} : { threads }), signingKeys: [keyring.signingKey()] });
     let checkpointer: Checkpointer | undefined;
@@ -106,6 +126,7 @@ export class LedgerService {
       pool,
       ...(opts.maxBatch === undefined ? {} : { maxBatch: opts.maxBatch }),
       onCommit: (t, tail, recs) => checkpointer?.onCommit(t, tail, recs),
+      ...(keyring.isShared ? { commitGuard: (tx) => guardCommit(tx, keyring.active.keyId) } : {}),
     });
     checkpointer = new Checkpointer(opts.store, pipeline);
     const svc = new LedgerService(opts.store, keyring, pool, pipeline, checkpointer, opts.source);
@@ -138,12 +159,15 @@ export class LedgerService {
   }
 
   /** Verify a stored chain against the keyring's published keys (seq ranges included). */
-  verify(tenant: string, from = 1, signatures = true): Promise<VerifyReport> {
+  async verify(tenant: string, from = 1, signatures = true): Promise<VerifyReport> {
+    await this.keyring.refresh();
     return verifyStoredChain(this.store, tenant, { from, keys: this.keyring.keySet(tenant), signatures, pool: this.pool, ...(this.source ? { source: this.source } : {}) });
   }
 
   /** `GET /v1/audit/pubkey`. */
-  publishedKeys(tenant: string): { keys: PublishedKey[] } {
+  async publishedKeys(tenant: string): Promise<{ keys: PublishedKey[] }> {
+    // Replicas on one database publish the same keys, a rotation by another process included.
+    await this.keyring.refresh();
     return this.keyring.publishedKeys(tenant);
   }
 

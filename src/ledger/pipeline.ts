@@ -15,7 +15,8 @@
  * primary key (tenant_id, seq) is the backstop. A failed commit rejects every append of its batch;
  * nothing is resolved before its transaction committed.
  */
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store-types.js';
 import type { LedgerPool } from '../workers/pool.js';
 import { applySignatures, hashBatch, signHashes, type ChainTail, type HashedBatch } from './chain.js';
@@ -37,6 +38,8 @@ export interface PipelineOptions {
   maxInFlight?: number;
   /** Called after each commit with the chain's new tail (checkpointer bookkeeping). */
   onCommit?: (tenant: string, tail: ChainTail, records: readonly AuditRecord[]) => void;
+  /** Postgres: run inside each commit's transaction after the chain lock (the shared keyring's check: keyring-shared.ts). */
+  commitGuard?: (tx: Transaction<Database>) => Promise<void>;
 }
 
 /** Smallest slice of a batch sent to one signing thread (smaller is not worth a message round trip). */
@@ -288,6 +291,7 @@ export class LedgerPipeline {
         // One writer per chain across every process on this database (two replicas never fork a chain).
         await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
       }
+      await this.opts.commitGuard?.(tx);
       const head = await readHead(tx, tenant);
       await assertHeadConsistent(tx, tenant);
       const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);

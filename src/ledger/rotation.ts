@@ -15,7 +15,8 @@ import type { Keyring } from './keyring.js';
 import { readHead } from './ledger-store.js';
 import { LedgerPipeline } from './pipeline.js';
 import { SYSTEM_TENANT } from './record.js';
-import type { SignatureAlgorithm } from './signers.js';
+import type { SignatureAlgorithm, Signer } from './signers.js';
+import { guardCommit } from './keyring-shared.js';
 
 /** The action of the record each chain gets at a rotation. */
 export const KEY_ROTATE_ACTION = 'audit.key.rotate';
@@ -40,12 +41,26 @@ export async function chainHeads(store: Store): Promise<Map<string, number>> {
   return heads;
 }
 
-/** Rotate the ledger's signing key; the server must be stopped (see the file comment). */
-export async function rotateSigningKey(store: Store, keyring: Keyring, algorithm?: SignatureAlgorithm): Promise<RotationResult> {
-  const heads = await chainHeads(store);
+/**
+ * Rotate the ledger's signing key. A keyring in the data directory (SQLite): the server must be
+ * stopped (see the file comment). A keyring shared by replicas (Postgres, keyring-shared.ts): one
+ * operation for the deployment, online: the heads are read and the new key recorded under the
+ * keyring lock, so no replica commits in between, and a replica still holding the old key refuses
+ * to sign from then on. `keyPem`: the new private key (the file the replicas will be given);
+ * default a minted key in the data directory.
+ */
+export async function rotateSigningKey(store: Store, keyring: Keyring, algorithm?: SignatureAlgorithm, keyPem?: string): Promise<RotationResult> {
   const oldKeyId = keyring.active.keyId;
-  const next = await keyring.rotate(heads, algorithm ?? keyring.active.algorithm);
-  const pipeline = new LedgerPipeline({ store, signer: () => keyring.active, pool: null });
+  let heads: ReadonlyMap<string, number>;
+  let next: Signer;
+  if (keyring.isShared) {
+    ({ signer: next, heads } = await keyring.rotateShared(() => chainHeads(store), algorithm ?? keyring.active.algorithm, keyPem));
+  } else {
+    if (keyPem !== undefined) throw new TypeError('a supplied key is rotated in with SERVICE_AUDIT_KEY_FILE on a single node');
+    heads = await chainHeads(store);
+    next = await keyring.rotate(heads, algorithm ?? keyring.active.algorithm);
+  }
+  const pipeline = new LedgerPipeline({ store, signer: () => keyring.active, pool: null, ...(keyring.isShared ? { commitGuard: (tx) => guardCommit(tx, keyring.active.keyId) } : {}) });
   const chains: RotationResult['chains'] = [];
   try {
     for (const [tenant, bound] of heads) {

@@ -24,6 +24,7 @@ import { IdentityRuntime, rateLimitFromEnv } from '../auth/runtime.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import { pdpConfigFromEnv, selectPdp } from '../auth/pdp-select.js';
 import { startIdentity } from '../core/setup/startup.js';
+import { publishedAround, shareInvalidations } from '../auth/replica-invalidation.js';
 import { webauthnSettings } from '../core/webauthn/routes.js';
 import { loadOrCreateTls, type TlsMaterial } from './tls.js';
 import { LedgerService } from '../ledger/ledger-service.js';
@@ -108,6 +109,9 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     }
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
     const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs });
+    // Replicas on one Postgres database empty each other's credential caches (docs/scale-out.md).
+    const unlink = await shareInvalidations(identity, store, config.dsn, log);
+    if (unlink) stops.push(unlink);
     // WebAuthn relying-party settings (SERVICE_WEBAUTHN_*): a bad RP ID or origin refuses startup, not the first step-up.
     log.info({ webauthn: webauthnSettings() }, 'webauthn relying party');
     const services: Services = {
@@ -148,7 +152,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     // Modules' background work (bus subscribers, sweeps); stopped before the store closes.
     for (const m of allManifests()) if (m.start) stops.push(m.start(services));
     const authenticate = createAuthenticator();
-    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, authenticate, aroundMutation: auditScopeAround(ledger, log) });
+    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, setupStillRequired: () => identity.loadSetupState(), authenticate, aroundMutation: publishedAround(auditScopeAround(ledger, log), identity) });
     const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;
 
     const http: RunningHttp = await listenHttp(app, {

@@ -51,7 +51,7 @@ test('keys rotate retires the old key at each head and the chains verify across 
   assert.equal(rotate?.action, 'audit.key.rotate');
   assert.equal(rotate?.key_id, out.new_key_id);
   assert.deepEqual(JSON.parse(rotate?.meta ?? '{}').old_key_last_seq, 10);
-  const keys = second.ledger.publishedKeys(TENANT).keys.map((k) => ({ key_id: k.key_id, first_seq: k.first_seq, last_seq: k.last_seq }));
+  const keys = (await second.ledger.publishedKeys(TENANT)).keys.map((k) => ({ key_id: k.key_id, first_seq: k.first_seq, last_seq: k.last_seq }));
   assert.deepEqual(keys, [
     { key_id: oldKey, first_seq: 1, last_seq: 10 },
     { key_id: out.new_key_id, first_seq: 11, last_seq: undefined },

@@ -78,8 +78,19 @@ for (const b of await testStores()) {
       for (let i = 1; i <= 10; i++) await stale.append(TENANT, draft(i));
       const oldKey = stale.keyring.active;
       // The rotation the lock now refuses, done behind the running ledger's back.
-      const rotated = await rotateSigningKey(ts.store, await Keyring.open({ dataDir: ts.config.dataDir, env: {} }));
+      const rotated = await rotateSigningKey(ts.store, await Keyring.open({ dataDir: ts.config.dataDir, env: {}, store: ts.store }));
       assert.deepEqual(rotated.chains.find((c) => c.tenant === TENANT), { tenant: TENANT, last_seq_old_key: 10, rotate_seq: 11 });
+      if (b.backend === 'postgres') {
+        // The keyring is the deployment's, in the database (docs/scale-out.md): the ledger that kept
+        // the retired key refuses to sign instead, so no record lands outside its key's range.
+        await assert.rejects(stale.append(TENANT, draft(12)), /is no longer the deployment's active key/);
+        const fresh = await open();
+        t.after(() => fresh.close());
+        const report = await fresh.verify(TENANT);
+        assert.equal(report.ok, true, JSON.stringify(report));
+        assert.equal((await stale.verify(TENANT)).ok, true, 'the stale ledger reads the rotation from the database too');
+        return;
+      }
       // The running ledger goes on with the retired key: seq 12..15.
       for (let i = 12; i <= 15; i++) assert.equal((await stale.append(TENANT, draft(i))).key_id, oldKey.keyId);
 

@@ -84,7 +84,8 @@ export class ServeCommand extends Command {
       flush();
       // The reason must reach the operator even if the async log stream could not flush in time.
       writeSync(2, `svc serve: startup failed: ${(err as Error).message}\n`);
-      return 1;
+      // A replica whose audit key is not the deployment's active key (docs/scale-out.md): a conflict, exit 5.
+      return (err as { code?: string }).code === 'key_not_active' ? 5 : 1;
     }
     return new Promise<number>((resolve) => {
       let signals = 0;

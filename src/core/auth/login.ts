@@ -20,7 +20,7 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   const email = normalizeEmail(ctx.body.email);
   const keys = [`account:${email}`, `ip:${ctx.remoteAddress}`];
   const meta = { email, ip: ctx.remoteAddress, request_id: ctx.requestId };
-  const wait = runtime.lockout.retryAfter(keys);
+  const wait = await runtime.lockout.retryAfter(keys);
   if (wait > 0) {
     await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(undefined, 'auth.login_failed', 'user', '', { ...meta, reason: 'locked_out' }));
     throw new ApiError('locked_out', undefined, { 'retry-after': String(wait) });
@@ -31,12 +31,12 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   // An account that signs in through the OpenID provider only (docs/sso.md) gets the generic refusal too.
   const ssoOnly = user !== undefined && passwordOk && (await passwordLoginDisabled(ctx.services, user.id));
   if (!user || !passwordOk || user.status !== 'active' || ssoOnly) {
-    runtime.lockout.fail(keys);
+    await runtime.lockout.fail(keys);
     const reason = !user ? 'unknown_user' : !passwordOk ? 'wrong_password' : ssoOnly ? 'sso_only' : 'disabled';
     await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user?.id, 'auth.login_failed', 'user', user?.id ?? '', { ...meta, reason }));
     throw new ApiError('unauthenticated', 'invalid e-mail or password');
   }
-  runtime.lockout.clear(keys[0] as string);
+  await runtime.lockout.clear(keys[0] as string);
   const session = await runtime.store.transaction((tx) => createSession(tx, user.id));
   await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user.id, 'auth.login', 'session', session.session_id, { ip: ctx.remoteAddress, amr: ['pwd'] }));
   return session;

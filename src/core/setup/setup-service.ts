@@ -13,6 +13,7 @@ import type { IdentityRuntime } from '../../auth/runtime.js';
 import { countUsers, findUserByEmail, normalizeEmail, userView, type UserView } from '../../auth/identity-store.js';
 import { assertPasswordPolicy, hashPassword } from '../../auth/passwords.js';
 import { removeSetupToken, setupTokenMatches } from '../../auth/setup-token.js';
+import { dropSetupToken, sharedSetupTokenMatches } from './setup-claim.js';
 import { draftByUser } from '../../auth/audit.js';
 import { announceOrg, createOrg, DEFAULT_ORG_NAME, type OrgView } from '../system/org-service.js';
 
@@ -47,6 +48,7 @@ export async function createFirstAdmin(runtime: IdentityRuntime, audit: AuditSin
   runtime.markSetupComplete();
   runtime.invalidate();
   await removeSetupToken(runtime.dataDir);
+  if (runtime.store.capabilities.supportsConcurrentWriters) await dropSetupToken(runtime.store);
   const { user, organization } = created;
   await announceOrg(audit, organization, { actor: `user:${user.id}`, actor_kind: 'user' });
   await audit.append(SYSTEM_TENANT, draftByUser(user.id, 'setup.complete', 'user', user.id, { via, tenant: organization.id }));
@@ -58,7 +60,8 @@ export async function createFirstAdmin(runtime: IdentityRuntime, audit: AuditSin
 /** `POST /v1/setup`: 409 once complete, 403 on a wrong token, else the first admin. */
 export async function redeemSetup(runtime: IdentityRuntime, audit: AuditSink, token: string, input: FirstAdmin): Promise<{ user: UserView; organization: OrgView }> {
   if (!runtime.setupRequired()) throw new ApiError('setup_complete');
-  if (!(await setupTokenMatches(runtime.dataDir, token))) {
+  const shared = runtime.store.capabilities.supportsConcurrentWriters;
+  if (!(await setupTokenMatches(runtime.dataDir, token)) && !(shared && (await sharedSetupTokenMatches(runtime.store, token)))) {
     // The digest is gone after a redemption by another replica/process: that is "complete", not "wrong".
     if (!(await runtime.loadSetupState())) throw new ApiError('setup_complete');
     throw new ApiError('forbidden', 'invalid setup token');

@@ -7,6 +7,7 @@ import type { AuditSink } from '../../ledger/audit-sink.js';
 import type { IdentityRuntime } from '../../auth/runtime.js';
 import { mintSetupToken, removeSetupToken, setupTokenBanner } from '../../auth/setup-token.js';
 import { createFirstAdmin } from './setup-service.js';
+import { claimSetupToken } from './setup-claim.js';
 
 /** The public demo credentials of `--seed-demo` (spec "Secure defaults": loopback only; docs/auth.md). */
 export const DEMO_ADMIN = { email: 'admin@demo.local', password: 'demo-password-1234', organization: 'Demo Tenant' } as const;
@@ -36,8 +37,16 @@ export async function startIdentity(runtime: IdentityRuntime, opts: IdentityStar
   if (pending) {
     // A new token at every start while nobody has redeemed one: the previous digest is replaced.
     const token = await mintSetupToken(runtime.dataDir);
-    opts.print(setupTokenBanner(token));
-    opts.log.info({ file: 'setup.token' }, 'setup required: the one-time setup token was printed on stdout');
+    // Replicas on one database share one token (setup-claim.ts): the first to start prints it.
+    const claim = runtime.store.capabilities.supportsConcurrentWriters ? await claimSetupToken(runtime.store, runtime.dataDir, token) : { mine: true as const };
+    if (claim.mine) {
+      opts.print(setupTokenBanner(token));
+      opts.log.info({ file: 'setup.token' }, 'setup required: the one-time setup token was printed on stdout');
+    } else {
+      await removeSetupToken(runtime.dataDir);
+      opts.print(`setup is pending: the one-time setup token was printed by the replica ${claim.by} at ${claim.at}; redeem it on any replica (POST /v1/setup)\n`);
+      opts.log.info({ printed_by: claim.by, printed_at: claim.at }, 'setup required: the setup token was printed by another replica');
+    }
   } else {
     await removeSetupToken(runtime.dataDir);
   }

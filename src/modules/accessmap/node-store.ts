@@ -84,11 +84,37 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
       known.set(ref, { id: row.id, no: row.no });
       return row;
     });
-    for (const chunk of chunks(fresh, 400)) await tx.insertInto('access_nodes').values(chunk).execute();
-    learnCreated(tx, db, tenant, fresh);
+    if (db !== undefined) {
+      for (const chunk of chunks(fresh, 400)) await tx.insertInto('access_nodes').values(chunk).execute();
+      learnCreated(tx, db, tenant, fresh);
+    } else {
+      // Concurrent writers (other requests, other replicas) may introduce the same refs: insert what
+      // is still absent, then take the winner's row for each ref another transaction committed first.
+      await insertOrAdopt(tx, tenant, kind, fresh, known);
+    }
     for (const [ref, idx] of byRef) for (const i of idx) out[i] = known.get(ref) as ResolvedNode;
   }
   return out;
+}
+
+/**
+ * Postgres: `insert … on conflict (tenant_id, kind, ref) do nothing returning ref` in ref order (so
+ * two writers lock the keys in one order and never deadlock), then one lookup of the refs another
+ * transaction created meanwhile (the insert waited for it to commit, so a new statement sees its
+ * row under read committed). A unique violation never reaches the caller; the numbers taken for
+ * the lost rows are a gap in the sequence, as a rollback leaves.
+ */
+async function insertOrAdopt(tx: Tx, tenant: string, kind: NodeKind, fresh: Array<{ ref: string; no: number; id: string } & Record<string, unknown>>, known: Map<string, ResolvedNode>): Promise<void> {
+  const sorted = [...fresh].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+  const lost: string[] = [];
+  for (const chunk of chunks(sorted, 400)) {
+    const won = new Set((await tx.insertInto('access_nodes').values(chunk as never).onConflict((oc) => oc.columns(['tenant_id', 'kind', 'ref']).doNothing()).returning('ref').execute()).map((r) => r.ref));
+    for (const r of chunk) if (!won.has(r.ref)) lost.push(r.ref);
+  }
+  if (lost.length === 0) return;
+  const adopted = await nodesByRef(tx, undefined, tenant, kind, lost);
+  for (const r of adopted) known.set(r.ref, { id: r.id, no: r.no });
+  if (adopted.length !== lost.length) throw new Error(`${lost.length - adopted.length} access node ref(s) neither inserted nor found`);
 }
 
 async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: SqliteHandle | undefined): Promise<ResolvedNode[]> {

@@ -116,7 +116,7 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
   const out: UpsertOutcome = { reported: [], repeated: 0, ids: new Map() };
   // New findings go in as multi-row inserts: one statement per finding spent most of a collector
   // fold in preparing and running statements (bench findings-sarif: ~190 µs per finding).
-  const inserts: FindingRow[] = [];
+  const inserts: Array<{ row: FindingRow; d: Derived }> = [];
   for (const [key, group] of keyed) {
     const last = group[group.length - 1] as FindingReport;
     const seen = group.map((r) => r.observed_at ?? now);
@@ -155,13 +155,31 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
         created_at: now,
         updated_at: now,
       };
-      inserts.push(row);
-      out.ids.set(key, row.id);
-      out.reported.push(toFinding(row));
+      inserts.push({ row, d: { last, firstSeen, lastSeen, count, tags, refs } });
       continue;
     }
+    await repeat(cur, { last, firstSeen, lastSeen, count, tags, refs });
+  }
+  // Another writer (request, replica) may report the same natural key at once: the first insert
+  // wins, and a report that lost then updates the winner's row like any repeat.
+  for (const c of chunks(inserts, INSERT_ROWS)) {
+    const won = new Set((await tx.insertInto('security_findings').values(c.map((p) => p.row)).onConflict((oc) => oc.columns(['tenant_id', 'natural_key']).doNothing()).returning('natural_key').execute()).map((r) => r.natural_key));
+    for (const { row, d } of c) {
+      if (won.has(row.natural_key)) {
+        out.ids.set(row.natural_key, row.id);
+        out.reported.push(toFinding(row));
+        continue;
+      }
+      const winner = await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('natural_key', '=', row.natural_key).executeTakeFirstOrThrow();
+      await repeat(winner, d);
+    }
+  }
+  return out;
+
+  async function repeat(cur: FindingRow, d: Derived): Promise<void> {
+    const { last, firstSeen, lastSeen, count, tags, refs } = d;
     // A resolved finding reported again is open again; acknowledged and suppressed keep their triage.
-    out.ids.set(key, cur.id);
+    out.ids.set(cur.natural_key, cur.id);
     const reopen = cur.status === 'resolved';
     const next = {
       severity: last.severity,
@@ -182,8 +200,16 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
     if (reopen) out.reported.push(toFinding({ ...cur, ...next }));
     else out.repeated++;
   }
-  for (const c of chunks(inserts, INSERT_ROWS)) await tx.insertInto('security_findings').values(c).execute();
-  return out;
+}
+
+/** What a group of reports of one natural key says, for a new row or a repeat. */
+interface Derived {
+  last: FindingReport;
+  firstSeen: string;
+  lastSeen: string;
+  count: number;
+  tags: string[];
+  refs: LedgerRef[];
 }
 
 /** Folds reports into findings in a transaction of their own (refused in a suspended tenant). */

@@ -25,6 +25,7 @@ import { POSTGRES_MIGRATION_023_EVENTING } from './migrations/postgres-023-event
 import { POSTGRES_MIGRATION_024_CONSOLE } from './migrations/postgres-024-console.js';
 import { POSTGRES_MIGRATION_025_COMPLIANCE } from './migrations/postgres-025-compliance.js';
 import { POSTGRES_MIGRATION_028_CLAUDE_POLICY } from './migrations/postgres-028-claude-policy.js';
+import { POSTGRES_MIGRATION_027_REPLICAS } from './migrations/postgres-027-replicas.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -97,4 +98,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_024_CONSOLE,
   ...POSTGRES_MIGRATION_025_COMPLIANCE,
   ...POSTGRES_MIGRATION_028_CLAUDE_POLICY,
+  ...POSTGRES_MIGRATION_027_REPLICAS,
 ];

@@ -25,6 +25,7 @@ import { SQLITE_MIGRATION_023_EVENTING } from './migrations/sqlite-023-eventing.
 import { SQLITE_MIGRATION_024_CONSOLE } from './migrations/sqlite-024-console.js';
 import { SQLITE_MIGRATION_025_COMPLIANCE } from './migrations/sqlite-025-compliance.js';
 import { SQLITE_MIGRATION_028_CLAUDE_POLICY } from './migrations/sqlite-028-claude-policy.js';
+import { SQLITE_MIGRATION_027_REPLICAS } from './migrations/sqlite-027-replicas.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -90,4 +91,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_024_CONSOLE,
   ...SQLITE_MIGRATION_025_COMPLIANCE,
   ...SQLITE_MIGRATION_028_CLAUDE_POLICY,
+  ...SQLITE_MIGRATION_027_REPLICAS,
 ];

@@ -21,13 +21,22 @@ export class KeysRotateCommand extends BaseCommand {
       \`--algorithm\`), retires the old one at each chain's current head (it stays published by
       \`GET /v1/audit/pubkey\` with that \`last_seq\`), and appends an \`audit.key.rotate\` record, signed
       by the new key, to every chain that has records. Start the server again afterwards.
+
+      With \`--store postgres\` the keyring is the deployment's, in the database (docs/scale-out.md):
+      give the current key (\`SERVICE_AUDIT_KEY_FILE\`) and the new one (\`--key-file\`); the rotation is
+      recorded once for every replica, replicas still holding the old key refuse to sign from then on,
+      and are restarted with the new key file.
     `,
-    examples: [['Rotate to a new Ed25519 key', '$0 keys rotate --data-dir /var/lib/svc --yes']],
+    examples: [
+      ['Rotate to a new Ed25519 key', '$0 keys rotate --data-dir /var/lib/svc --yes'],
+      ['Rotate the key of a deployment of replicas', 'SERVICE_AUDIT_KEY_FILE=/etc/svc/audit-key.pem $0 keys rotate --store postgres --dsn postgres://svc@db/svc --key-file /etc/svc/audit-key-2.pem --yes'],
+    ],
   });
 
   dataDir = Option.String('--data-dir', { description: 'data directory of the server (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
   store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
   dsn = Option.String('--dsn', { description: 'Postgres connection string for --store postgres (SERVICE_DSN)' });
+  keyFile = Option.String('--key-file', { description: 'Postgres (replicas): the new private key PEM (mode 0600) every replica will be given; default a key minted in the data directory' });
   algorithm = Option.String('--algorithm', { description: `algorithm of the new key: ${SIGNATURE_ALGORITHMS.join(', ')}`, validator: t.isEnum(SIGNATURE_ALGORITHMS) });
   yes = yesOption();
 
@@ -36,6 +45,7 @@ export class KeysRotateCommand extends BaseCommand {
     const dataDir = this.dataDir ?? (env.SERVICE_DATA_DIR || defaultDataDir(env));
     const backend = this.store ?? (env.SERVICE_STORE || 'sqlite');
     if (backend !== 'sqlite' && backend !== 'postgres') throw new CliUsageError(`--store must be sqlite or postgres, got ${JSON.stringify(backend)}`);
+    if (this.keyFile !== undefined && backend !== 'postgres') throw new CliUsageError('--key-file is for --store postgres; on SQLite give the new key to svc serve as SERVICE_AUDIT_KEY_FILE');
     const dsn = this.dsn ?? (env.SERVICE_DSN || undefined);
     await this.requireYes(this.yes, 'rotate the audit signing key (svc serve must be stopped)');
     // A running server keeps the active key in memory and would go on signing with the retired one:
@@ -65,8 +75,13 @@ export class KeysRotateCommand extends BaseCommand {
     const store = await openStore({ backend, dataDir, ...(dsn ? { dsn } : {}) });
     try {
       await store.migrate();
-      const keyring = await Keyring.open({ dataDir, env });
-      const result = await rotateSigningKey(store, keyring, this.algorithm as SignatureAlgorithm | undefined);
+      const keyring = await Keyring.open({ dataDir, env, store });
+      let keyPem: string | undefined;
+      if (this.keyFile !== undefined) {
+        const { readPrivateKeyFile } = await import('../../../ledger/keyring.js');
+        keyPem = await readPrivateKeyFile(this.keyFile);
+      }
+      const result = await rotateSigningKey(store, keyring, this.algorithm as SignatureAlgorithm | undefined, keyPem);
       this.emit(result, (r) =>
         [`rotated ${r.old_key_id} → ${r.new_key_id} (${r.algorithm})`, ...r.chains.map((c) => `  ${c.tenant}: old key ends at seq ${c.last_seq_old_key}, rotate record at seq ${c.rotate_seq}`)].join('\n'),
       );

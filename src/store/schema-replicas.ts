@@ -1,0 +1,49 @@
+/**
+ * Kysely table types of the state several `svc serve` replicas share on one database (migration 27;
+ * docs/scale-out.md); merged into `Database` in schema.ts. Every table is global (no tenant).
+ * On SQLite the tables exist (one schema for both backends) but a single process holds the file,
+ * so the keyring, setup token and counters stay in the data directory and in memory there.
+ */
+import type { ColumnType } from 'kysely';
+
+/** `audit_keyring`: the deployment's keyring (the public half of keyring.json: keys, seq ranges, rotation history), one row. */
+export interface AuditKeyringTable {
+  id: number;
+  /** key_id of the one key replicas may sign with */
+  active_key_id: string;
+  /** JSON: {version: 1, active, keys: [{key_id, algorithm, public_key, created_at, retired_at?, ranges}]} */
+  state: string;
+  updated_at: string;
+}
+
+/** `setup_tokens`: the digest of the one pending setup token of the deployment, one row until setup completes. */
+export interface SetupTokensTable {
+  id: number;
+  /** SHA-256 hex of the token */
+  digest: string;
+  /** which replica printed it (host, pid, data directory) */
+  minted_by: string;
+  minted_at: string;
+}
+
+/** `login_failures`: one row per failed login per lockout key (SHA-256 of `account:…` / `ip:…`), kept for the lockout window. */
+export interface LoginFailuresTable {
+  key: string;
+  at_ms: ColumnType<number | string, number, number>;
+}
+
+export interface ReplicaTables {
+  audit_keyring: AuditKeyringTable;
+  setup_tokens: SetupTokensTable;
+  login_failures: LoginFailuresTable;
+}
+
+export const REPLICA_TENANT_TABLES = [] as const;
+export const REPLICA_GLOBAL_TABLES = ['audit_keyring', 'setup_tokens', 'login_failures'] as const;
+
+/** Privileges of the app role (postgres-roles.ts). The keyring row is written at first start and by rotation. */
+export const REPLICA_APP_ROLE_GRANTS = {
+  audit_keyring: ['select', 'insert', 'update'],
+  setup_tokens: ['select', 'insert', 'update', 'delete'],
+  login_failures: ['select', 'insert', 'delete'],
+} as const satisfies Record<keyof ReplicaTables, readonly ('select' | 'insert' | 'update' | 'delete')[]>;
