@@ -9,10 +9,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { call, startServer, type TestServer } from '../../helpers/server.js';
 import { testStores } from '../../helpers/stores.js';
-import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
+import { createTempDatabase, pgQuery, pgTestDsn } from '../../helpers/pg.js';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 
 for (const b of await testStores()) {
   let dropDb: (() => Promise<void>) | undefined;
+  let dbDsn: string | undefined;
   let server: TestServer;
   let owner: string;
   let tenant: string;
@@ -47,6 +50,7 @@ for (const b of await testStores()) {
         const pg = await pgTestDsn();
         const db = await createTempDatabase(pg.dsn as string);
         dropDb = db.drop;
+        dbDsn = db.dsn;
         args = ['--store', 'postgres', '--dsn', db.dsn];
       }
       server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' } });
@@ -183,6 +187,42 @@ for (const b of await testStores()) {
       const verify = await send(owner, 'GET', '/v1/audit/verify');
       assert.equal(verify.status, 200, verify.text);
       assert.equal(verify.json().ok, true, verify.text);
+    });
+
+    it('a hold on a user blocks the revoke of that user\'s API keys, and only theirs', async () => {
+      const held = await send(owner, 'POST', '/v1/users', { email: 'held-user@example.test', password: 'a long enough password', role: 'editor' });
+      assert.equal(held.status, 201, held.text);
+      const heldId = held.json().id as string;
+      const heldSession = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'held-user@example.test', password: 'a long enough password' }), headers: { 'content-type': 'application/json' } })).json().token as string;
+      const heldKey = await send(heldSession, 'POST', '/v1/tokens', { name: 'k-held', role: 'viewer', tenant });
+      assert.equal(heldKey.status, 201, heldKey.text);
+      const freeKey = await send(thirdSession, 'POST', '/v1/tokens', { name: 'k-free', role: 'viewer', tenant });
+      assert.equal(freeKey.status, 201, freeKey.text);
+      const hold = await send(owner, 'POST', `${C}/holds`, { subject_kind: 'user', subject_ref: heldId, matter: 'm', reason: 'custodian' });
+      assert.equal(hold.status, 201, hold.text);
+      const refused = await send(heldSession, 'DELETE', `/v1/tokens/${heldKey.json().id}`);
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.json().error.code, 'legal_hold');
+      const still = await send(heldSession, 'GET', '/v1/tokens');
+      assert.ok(still.json().items.some((t: { id: string }) => t.id === heldKey.json().id), 'the key is still there');
+      assert.equal((await send(thirdSession, 'DELETE', `/v1/tokens/${freeKey.json().id}`)).status, 204, 'an unheld user\'s key is revoked');
+    });
+
+    it('hold.placed, hold.released and erasure.completed are on the bus (the durable event log)', async () => {
+      const types = ['hold.placed', 'hold.released', 'erasure.completed'];
+      let rows: Array<{ type: string; subject: string }>;
+      if (b.backend === 'sqlite') {
+        const db = new Database(join(server.dataDir, 'svc.db'), { readonly: true, fileMustExist: true });
+        try {
+          rows = db.prepare(`select type, subject from events where tenant_id = ? and type in (${types.map(() => '?').join(',')})`).all(tenant, ...types) as typeof rows;
+        } finally {
+          db.close();
+        }
+      } else {
+        rows = await pgQuery(dbDsn as string, 'select type, subject from events where tenant_id = $1 and type = any($2)', [tenant, types]);
+      }
+      for (const t of types) assert.ok(rows.some((r) => r.type === t), `${t} in the event log: ${JSON.stringify(rows)}`);
+      assert.ok(rows.filter((r) => r.type === 'erasure.completed').every((r) => r.subject.startsWith('erasure_request/')));
     });
 
     it('permissions: an editor reads holds but cannot place or release one', async () => {
