@@ -58,7 +58,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const dataDir = join(ctx.tmpDir, 'svc-data');
   const email = 'alice.bench-subject@example.test';
   const name = 'Alice Bench-Subject';
-  let demo: DemoSvc | undefined = await startDemoSvc(ctx);
+  let demo: DemoSvc | undefined = await startDemoSvc(ctx, { readyTimeoutMs: 180_000 });
   const subject: Record<string, unknown> = { records: total, subject_records: Math.floor(total / every), store: 'sqlite' };
   try {
     const admin = demo;
@@ -88,7 +88,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       await store.close();
     }
 
-    demo = await startDemoSvc(ctx);
+    demo = await startDemoSvc(ctx, { readyTimeoutMs: 180_000 });
     const d = demo;
     const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
     const login = async (em: string) => (await d.call('POST', '/v1/auth/login', { email: em, password: PASSWORD })).token as string;

@@ -176,22 +176,6 @@ for (const b of await testStores()) {
           assert.equal(jsonOut(run).ok, true, format);
           console.error(`# ${b.backend}: ${format} exported and verified offline (${Date.now() - tv} ms for the verify)`);
         }
-        // Tampering with an erased record in an export fails: meta put back beside the marker, or another commitment.
-        const cef = readFileSync(join(dir, 'ledger.cef'), 'utf8').split('\n');
-        const i = cef.findIndex((l) => l.includes('olvMetaErased=true'));
-        const check = async (lines: string[]) => {
-          const f = join(dir, 'tampered.cef');
-          writeFileSync(f, lines.join('\n'));
-          return runSvc(['audit', 'verify', '--file', f, '--pubkey', `${key.algorithm}:${key.public_key}`, '-o', 'json'], { timeoutMs: 120_000 });
-        };
-        // (Meta put back *instead of* the marker cannot be caught offline: an export never carries the
-        // blind, so no export's meta is checkable; online, the stored row is: erasure-store.test.ts.)
-        const both = [...cef];
-        both[i] = cef[i]!.replace('olvMetaErased=true', 'olvMetaErased=true olvMeta={"n":1}');
-        assert.notEqual((await check(both)).code, 0, 'meta beside the marker');
-        const recommitted = [...cef];
-        recommitted[i] = cef[i]!.replace(/olvMetaCommitment=([0-9a-f])/, (_m, c: string) => `olvMetaCommitment=${c === '0' ? '1' : '0'}`);
-        assert.notEqual((await check(recommitted)).code, 0, 'another commitment');
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -216,6 +200,35 @@ for (const b of await testStores()) {
           if (found[0]?.hit) hits.push(r.rel);
         }
         assert.deepEqual(hits, [], 'relations holding an erased string');
+      }
+
+      // Tampering with an erased record in an export fails: meta beside the marker, or another commitment.
+      const tdir = tempDir('svc-erasure-tamper-');
+      try {
+        const cefText = (await send(owner, 'GET', '/v1/audit/export?format=cef')).text;
+        writeFileSync(join(tdir, 'ledger.cef'), cefText);
+        const dir = tdir;
+        const cef = readFileSync(join(dir, 'ledger.cef'), 'utf8').split('\n');
+        const i = cef.findIndex((l) => l.includes('olvMetaErased=true'));
+        const check = async (lines: string[]) => {
+          const f = join(dir, 'tampered.cef');
+          writeFileSync(f, lines.join('\n'));
+          return runSvc(['audit', 'verify', '--file', f, '--pubkey', `${key.algorithm}:${key.public_key}`, '-o', 'json', '--strict'], { timeoutMs: 120_000 });
+        };
+        // (Meta put back *instead of* the marker cannot be caught offline: an export never carries the
+        // blind, so no export's meta is checkable; online, the stored row is: erasure-store.test.ts.)
+        const both = [...cef];
+        both[i] = cef[i]!.replace('olvMetaErased=true', 'olvMetaErased=true olvMeta={"n":1}');
+        const refused = await check(both);
+        assert.notEqual(refused.code, 0, 'meta beside the marker');
+        const recommitted = [...cef];
+        recommitted[i] = cef[i]!.replace(/olvMetaCommitment=([0-9a-f])/, (_m, c: string) => `olvMetaCommitment=${c === '0' ? '1' : '0'}`);
+        const changed = await check(recommitted);
+        assert.notEqual(changed.code, 0, 'another commitment');
+        assert.equal(jsonOut(changed).ok, false);
+        assert.equal(jsonOut(changed).chain.reason, 'hash-mismatch');
+      } finally {
+        rmSync(tdir, { recursive: true, force: true });
       }
     });
   });
