@@ -53,7 +53,7 @@ for (const b of await testStores()) {
         dbDsn = db.dsn;
         args = ['--store', 'postgres', '--dsn', db.dsn];
       }
-      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' } });
+      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 120_000 });
       const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
       const json = { 'content-type': 'application/json' };
       const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
