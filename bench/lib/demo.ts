@@ -19,7 +19,7 @@ export interface DemoSvc {
   stop(): Promise<void>;
 }
 
-export async function startDemoSvc(ctx: BenchContext): Promise<DemoSvc> {
+export async function startDemoSvc(ctx: BenchContext, opts: { readyTimeoutMs?: number } = {}): Promise<DemoSvc> {
   const dataDir = join(ctx.tmpDir, 'svc-data');
   const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
   const dispatcher = new Agent({ connect: { ca: tls.certPem, servername: 'localhost' } });
@@ -32,6 +32,7 @@ export async function startDemoSvc(ctx: BenchContext): Promise<DemoSvc> {
       insecure: false,
       logFile: join(ctx.tmpDir, 'svc.log'),
       expectCertPem: tls.certPem,
+      ...(opts.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: opts.readyTimeoutMs }),
       env: { SERVICE_SEED_DEMO: 'true', SERVICE_RATE_LIMIT_RPS: '10000000', SERVICE_RATE_LIMIT_BURST: '10000000', ...(ctx.options.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }) },
     });
     const base = svc.url;

@@ -13,7 +13,7 @@ import type { LedgerPool } from '../../src/workers/pool.js';
 
 const BATCH = 4096;
 
-/** Append `count` records made by `draftAt(seq)` to `tenant`'s (empty) chain; `progress` sees each committed seq. */
+/** Append `count` records made by `draftAt(seq)` to `tenant`'s chain after `start` (null: an empty chain); `progress` sees each committed seq. */
 export async function generateChain(
   store: Store,
   pool: LedgerPool,
@@ -22,11 +22,13 @@ export async function generateChain(
   count: number,
   draftAt: (seq: number) => AuditDraft,
   progress: (committedSeq: number) => void = () => {},
+  start: ChainTail | null = null,
 ): Promise<void> {
-  let tail: ChainTail | null = null;
+  let tail: ChainTail | null = start;
   let pendingCommit: Promise<void> = Promise.resolve();
-  for (let seq = 1; seq <= count; seq += BATCH) {
-    const n = Math.min(BATCH, count - seq + 1);
+  const first = (start?.seq ?? 0) + 1;
+  for (let seq = first; seq < first + count; seq += BATCH) {
+    const n = Math.min(BATCH, first + count - seq);
     const hashed = hashBatch(tail, tenant, Array.from({ length: n }, (_, i) => draftAt(seq + i)), keyring.active);
     const prev = tail;
     tail = hashed.tail;

@@ -6,7 +6,7 @@
 import type { DeviceIdentity, EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
+import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs, META_ERASED } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 import { truncateUnits } from './truncate.js';
@@ -175,6 +175,7 @@ export function encodeCefStoredRecord(r: AuditRecord, opts: EncodeOptions, text:
   line += ' suser=' + r.actor + ' act=' + r.action + ' olvOccurredAt=' + r.occurred_at + ' olvSeq=' + String(r.seq) + ' olvTenant=' + r.tenant;
   line += ' olvActorKind=' + r.actor_kind + ' olvTargetKind=' + r.target_kind + ' olvTargetId=' + r.target_id;
   if (r.meta !== null) line += ' olvMeta=' + r.meta;
+  else line += ' olvMetaErased=' + META_ERASED;
   line += ' olvMetaCommitment=' + r.meta_commitment;
   if (r.payload_hash !== null) line += ' olvPayloadHash=' + r.payload_hash;
   return line + ' olvPrevHash=' + r.prev_hash + ' olvHash=' + r.hash + ' olvSig=' + cefBase64Value(r.sig) + ' olvKeyId=' + r.key_id + ' olvWireEnc=' + WIRE_ENC;

@@ -7,6 +7,14 @@ import type { DeviceIdentity, Severity } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { WIRE_ENC } from './pct-c0.js';
 
+/**
+ * The marker an export line carries in place of `meta` once the record's meta was erased (blind
+ * destroyed, commitment kept; docs/compliance.md): `olvMetaErased=true` (CEF, LEEF),
+ * `meta_erased="true"` (syslog), attribute `svc.audit.meta_erased` = "true" (OTLP),
+ * `unmapped.meta_erased: true` (OCSF). A verifier refuses a line that has both the marker and meta.
+ */
+export const META_ERASED = 'true';
+
 /** The integrity field names, in the order every format emits them (DECISIONS.md "Encoders"). */
 export const INTEGRITY_FIELD_NAMES = [
   'seq',
@@ -194,6 +202,7 @@ export function olvRecordPairs(r: AuditRecord): Array<[string, string]> {
     ['olvTargetId', r.target_id],
   ];
   if (r.meta !== null) pairs.push(['olvMeta', r.meta]);
+  else pairs.push(['olvMetaErased', META_ERASED]);
   pairs.push(['olvMetaCommitment', r.meta_commitment]);
   if (r.payload_hash !== null) pairs.push(['olvPayloadHash', r.payload_hash]);
   pairs.push(['olvPrevHash', r.prev_hash], ['olvHash', r.hash], ['olvSig', r.sig], ['olvKeyId', r.key_id], ['olvWireEnc', WIRE_ENC]);

@@ -6,7 +6,7 @@
 import type { DeviceIdentity, EgressEvent, EncodeOptions, Encoder } from './encoder.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { assignFieldKeys, sanitizeKvKey, type KeyPolicy } from './field-keys.js';
-import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs } from './ledger-fields.js';
+import { ENCODER_MEMO_LIMIT, epochMillis, ledgerSeverity, olvRecordPairs, META_ERASED } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 
@@ -143,6 +143,7 @@ export function encodeLeefStoredRecord(r: AuditRecord, opts: EncodeOptions, text
   line += '\tcat=' + r.action + '\tusrName=' + r.actor + '\texternalId=' + r.id + '\tolvOccurredAt=' + r.occurred_at + '\tolvSeq=' + String(r.seq) + '\tolvTenant=' + r.tenant;
   line += '\tolvActorKind=' + r.actor_kind + '\tolvTargetKind=' + r.target_kind + '\tolvTargetId=' + r.target_id;
   if (r.meta !== null) line += '\tolvMeta=' + r.meta;
+  else line += '\tolvMetaErased=' + META_ERASED;
   line += '\tolvMetaCommitment=' + r.meta_commitment;
   if (r.payload_hash !== null) line += '\tolvPayloadHash=' + r.payload_hash;
   return line + '\tolvPrevHash=' + r.prev_hash + '\tolvHash=' + r.hash + '\tolvSig=' + r.sig + '\tolvKeyId=' + r.key_id + '\tolvWireEnc=' + WIRE_ENC;

@@ -123,6 +123,7 @@ function unmapped(entry: EgressEntry): Json {
     u['target_kind'] = entry.targetKind ?? '';
     u['target_id'] = entry.targetId ?? '';
     u['meta'] = entry.meta ?? null;
+    if (entry.meta == null) u['meta_erased'] = true;
   } else {
     u['event_type'] = entry.name;
     u['fields'] = entry.fields;

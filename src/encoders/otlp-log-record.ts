@@ -6,7 +6,7 @@
  */
 import type { EncodeOptions, Encoder } from './encoder.js';
 import { entryFromRecord, type EgressEntry, type Scalar } from './egress-entry.js';
-import { INTEGRITY_FIELD_NAMES } from './ledger-fields.js';
+import { INTEGRITY_FIELD_NAMES, META_ERASED } from './ledger-fields.js';
 import { toJsonLine } from './json-line.js';
 import { otlpTimeUnixNano } from './otlp-time.js';
 import { SEVERITY } from './severity.js';
@@ -73,6 +73,7 @@ function ledgerAttributes(entry: EgressEntry): OtlpKeyValue[] {
   attrs.push(kv(AUDIT_ATTR_PREFIX + 'target_id', entry.targetId ?? ''));
   // canonical meta text, verbatim (it is what the meta commitment covers); null once erased
   attrs.push(kv(AUDIT_ATTR_PREFIX + 'meta', entry.meta ?? null));
+  if (integ !== undefined && entry.meta == null) attrs.push(kv(AUDIT_ATTR_PREFIX + 'meta_erased', META_ERASED));
   return attrs;
 }
 

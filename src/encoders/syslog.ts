@@ -9,7 +9,7 @@ import type { AuditRecord } from '../ledger/record.js';
 import { encodeCefEvent, encodeCefRecord } from './cef.js';
 import { assignFieldKeys, type KeyPolicy } from './field-keys.js';
 import { encodeLeefEvent, encodeLeefRecord } from './leef.js';
-import { epochMillis, ledgerSeverity } from './ledger-fields.js';
+import { epochMillis, ledgerSeverity, META_ERASED } from './ledger-fields.js';
 import { WIRE_ENC, pctC0Encode } from './pct-c0.js';
 import { SEVERITY } from './severity.js';
 
@@ -174,6 +174,7 @@ export function syslogRecordParams(r: AuditRecord): Array<[string, string]> {
     ['target_id', r.target_id],
   ];
   if (r.meta !== null) p.push(['meta', r.meta]);
+  else p.push(['meta_erased', META_ERASED]);
   p.push(['meta_commitment', r.meta_commitment]);
   if (r.payload_hash !== null) p.push(['payload_hash', r.payload_hash]);
   p.push(['prev_hash', r.prev_hash], ['hash', r.hash], ['sig', r.sig], ['key_id', r.key_id]);
@@ -225,6 +226,7 @@ export function encodeSyslogStoredRecord(r: AuditRecord, opts: SyslogEncodeOptio
   let sd = '[' + SD_ID + ' wire_enc="' + WIRE_ENC + '" id="' + r.id + '" seq="' + String(r.seq) + '" tenant="' + sdValue(r.tenant) + '" occurred_at="' + sdValue(r.occurred_at);
   sd += '" actor="' + sdValue(r.actor) + '" actor_kind="' + sdValue(r.actor_kind) + '" action="' + sdValue(r.action) + '" target_kind="' + sdValue(r.target_kind) + '" target_id="' + sdValue(r.target_id);
   if (r.meta !== null) sd += '" meta="' + sdValue(r.meta);
+  else sd += '" meta_erased="' + META_ERASED;
   sd += '" meta_commitment="' + r.meta_commitment;
   if (r.payload_hash !== null) sd += '" payload_hash="' + r.payload_hash;
   sd += '" prev_hash="' + r.prev_hash + '" hash="' + r.hash + '" sig="' + r.sig + '" key_id="' + r.key_id + '"]';

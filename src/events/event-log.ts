@@ -11,6 +11,8 @@ import { formatTimestamp, nowTimestamp } from '../ledger/time.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { BusEvent } from './event-types.js';
+import { ApiError } from '../contract/errors.js';
+import type { RecordHooks } from '../contract/record-hooks.js';
 
 type Tx = Transaction<Database>;
 
@@ -76,14 +78,39 @@ export function retentionMs(env: NodeJS.ProcessEnv = process.env): number {
   return hours * 3_600_000;
 }
 
-/** Deletes every tenant's events (and finished deliveries) older than the retention window; returns how many events went. */
-export async function purgeExpired(store: Store, retention: number, now = Date.now()): Promise<number> {
+/**
+ * The subjects of a tenant's expired events whose delete a guard refuses (a legal hold: 409
+ * `legal_hold`, src/modules/compliance/hooks.ts); their events stay past retention.
+ */
+async function heldSubjects(store: Store, tx: Tx, hooks: RecordHooks, tenant: string, cutoff: string): Promise<string[]> {
+  const rows = await tx.selectFrom('events').select('subject').distinct().where('tenant_id', '=', tenant).where('created_at', '<', cutoff).execute();
+  const keep: string[] = [];
+  for (const { subject } of rows) {
+    try {
+      await hooks.run('delete', { store, tx, tenant, kind: 'event', id: subject, record: { subject } });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'legal_hold') keep.push(subject);
+      else throw err;
+    }
+  }
+  return keep;
+}
+
+/**
+ * Deletes every tenant's events (and finished deliveries) older than the retention window; returns
+ * how many events went. With `hooks`, each expired subject's delete guards run first: the events of
+ * a subject under a legal hold (or of a tenant under a tenant hold) are kept.
+ */
+export async function purgeExpired(store: Store, retention: number, now = Date.now(), hooks?: RecordHooks): Promise<number> {
   const cutoff = formatTimestamp(BigInt(now - retention) * 1_000_000n);
   const tenants = await store.transaction((tx) => tx.selectFrom('tenants').select('id').execute());
   let n = 0;
   for (const { id } of tenants) {
     n += await store.withTenant(id, async (tx) => {
-      const res = await tx.deleteFrom('events').where('tenant_id', '=', id).where('created_at', '<', cutoff).executeTakeFirst();
+      const keep = hooks === undefined ? [] : await heldSubjects(store, tx, hooks, id, cutoff);
+      let del = tx.deleteFrom('events').where('tenant_id', '=', id).where('created_at', '<', cutoff);
+      if (keep.length > 0) del = del.where('subject', 'not in', keep);
+      const res = await del.executeTakeFirst();
       await tx.deleteFrom('event_deliveries').where('tenant_id', '=', id).where('status', 'in', ['delivered', 'failed', 'dead']).where('updated_at', '<', cutoff).execute();
       return Number(res.numDeletedRows);
     });

@@ -142,7 +142,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     };
     // Webhook deliveries: lanes per subscription, fed by the durable event log (docs/eventing.md).
     registerBus(store, events);
-    const eventing = new EventingRuntime({ store, sealer: services.sealer, bus: events, log: log.child({ log: 'eventing' }), version: build.version, rules: () => identity.catalog });
+    const eventing = new EventingRuntime({ store, sealer: services.sealer, bus: events, log: log.child({ log: 'eventing' }), version: build.version, rules: () => identity.catalog, hooks: services.hooks });
     services.eventing = eventing;
     await eventing.start();
     stops.push(() => eventing.close());

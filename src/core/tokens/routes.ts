@@ -14,7 +14,7 @@ import { roleIn } from '../../auth/authenticator.js';
 import type { Principal } from '../../auth/principal.js';
 import { isRole, type Role } from '../../auth/roles.js';
 import { RoleName } from '../users/schemas.js';
-import { assertCeiling, assertMayIssue, canManage, expiryOf, highestRole, insertToken, manageableToken, revokeToken, tokenView, type IssuedToken, type TokenSpec, type TokenView } from './token-service.js';
+import { guardTokenDelete, assertCeiling, assertMayIssue, canManage, expiryOf, highestRole, insertToken, manageableToken, revokeToken, tokenView, type IssuedToken, type TokenSpec, type TokenView } from './token-service.js';
 
 const TokenFields = {
   id: Uuid,
@@ -137,6 +137,9 @@ export const tokenRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const runtime = identityOf(ctx.services);
+      // A legal hold on the token or its owner vetoes the revoke (docs/compliance.md "The hold as a veto").
+      const target = await runtime.store.transaction((tx) => manageableToken(tx, p, ctx.params.id));
+      await guardTokenDelete(runtime.store, ctx.services.hooks, target);
       const row = await runtime.store.transaction(async (tx) => {
         const found = await manageableToken(tx, p, ctx.params.id);
         if (!(await revokeToken(tx, found.id))) throw errors.notFound('token');

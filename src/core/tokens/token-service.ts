@@ -11,6 +11,8 @@ import { normalizeRfc3339 } from '../../contract/rfc3339.js';
 import { parseTtl } from '../../auth/token-ttl.js';
 import { uuid7 } from '../../ledger/uuid7.js';
 import type { Database } from '../../store/schema.js';
+import type { Store } from '../../store/store-types.js';
+import type { RecordHooks } from '../../contract/record-hooks.js';
 import type { ApiTokensTable } from '../../store/schema-identity.js';
 import { mintToken } from '../../auth/opaque-token.js';
 import { grantIn, type Principal } from '../../auth/principal.js';
@@ -157,4 +159,16 @@ export async function manageableToken(tx: Transaction<Database>, p: Principal, i
 export async function revokeToken(tx: Transaction<Database>, id: string): Promise<boolean> {
   const r = await tx.updateTable('api_tokens').set({ revoked_at: nowTimestamp() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Runs the `delete` guards of a token before it is revoked (a legal hold on the token or on its
+ * owner refuses with 409 `legal_hold`), in each tenant the token reaches: its bound tenant, or every
+ * tenant its owner is a member of. Guards only read, so a separate transaction per tenant is enough.
+ */
+export async function guardTokenDelete(store: Store, hooks: RecordHooks, row: ApiTokensTable): Promise<void> {
+  const tenants = row.org_id !== null ? [row.org_id] : (await store.transaction((tx) => tx.selectFrom('memberships').select('org_id').where('user_id', '=', row.user_id).execute())).map((m) => m.org_id);
+  for (const tenant of tenants) {
+    await store.withTenant(tenant, (tx) => hooks.run('delete', { store, tx, tenant, kind: 'token', id: row.id, record: { ...row } }));
+  }
 }

@@ -43,3 +43,29 @@ export async function setUserStatus(tx: Transaction<Database>, caps: StoreCapabi
   await tx.updateTable('users').set({ status, updated_at: at }).where('id', '=', id).execute();
   return { user: userView({ ...current, status, updated_at: at }), changed: true, revoked };
 }
+
+/** What {@link tombstoneUser} did. */
+export type UserTombstone =
+  | { erased: true; email: string }
+  | { erased: false; reason: string };
+
+/**
+ * Erasure of a user's personal fields (docs/compliance.md): the e-mail is replaced by a tombstone
+ * `erased-<id>@erased.invalid`, the password hash by one that matches nothing, the user disabled and
+ * every session and API key revoked. The row (its id, which the ledger's `actor` values name) stays.
+ * Only a user whose one membership is `tenant`, never a superadmin: a tenant's erasure request does
+ * not reach a person who also belongs elsewhere. Returns the e-mail it removed (the caller erases
+ * it from the ledger too).
+ */
+export async function tombstoneUser(tx: Transaction<Database>, tenant: string, id: string): Promise<UserTombstone> {
+  const user = await findUser(tx, id);
+  if (!user) return { erased: false, reason: 'no such user' };
+  if (user.superadmin === 1) return { erased: false, reason: 'a superadmin is not erased by a tenant request' };
+  const orgs = await tx.selectFrom('memberships').select('org_id').where('user_id', '=', id).execute();
+  if (!orgs.some((m) => m.org_id === tenant)) return { erased: false, reason: 'not a member of this tenant' };
+  if (orgs.length > 1) return { erased: false, reason: 'also a member of another tenant' };
+  const at = nowTimestamp();
+  await revokeAllCredentials(tx, id, at);
+  await tx.updateTable('users').set({ email: `erased-${id}@erased.invalid`, password_hash: '!erased', status: 'disabled', updated_at: at }).where('id', '=', id).execute();
+  return { erased: true, email: user.email };
+}

@@ -41,6 +41,7 @@ export function decodeOcsfEvent(ev: Obj): AuditRecord {
   return recordFromFields((name) => {
     const v = name === 'actor' ? actor : name === 'action' ? ev['message'] : name === 'id' ? meta['uid'] : u[name];
     if (name === 'seq' && typeof v === 'number') return String(v);
+    if (name === 'meta_erased' && v === true) return 'true';
     return typeof v === 'string' || v === null ? v : undefined;
   });
 }

@@ -17,7 +17,7 @@ export type FieldLookup = (name: RecordFieldName) => string | null | undefined;
 
 /** The record fields a line must carry (`payload_hash`, `meta` and `id` may be absent). */
 export const REQUIRED_FIELDS = ['seq', 'tenant', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta_commitment', 'prev_hash', 'hash', 'sig', 'key_id'] as const;
-export type RecordFieldName = (typeof REQUIRED_FIELDS)[number] | 'payload_hash' | 'meta' | 'id';
+export type RecordFieldName = (typeof REQUIRED_FIELDS)[number] | 'payload_hash' | 'meta' | 'meta_erased' | 'id';
 
 /** Builds the record from a line's fields; throws ExportDecodeError naming the first missing or malformed one. */
 export function recordFromFields(get: FieldLookup): AuditRecord {
@@ -28,10 +28,14 @@ export function recordFromFields(get: FieldLookup): AuditRecord {
   };
   const seqText = req('seq');
   if (!/^[1-9][0-9]{0,15}$/.test(seqText) || !Number.isSafeInteger(Number(seqText))) throw new ExportDecodeError(`seq ${JSON.stringify(seqText.slice(0, 32))} is not a positive integer`);
-  const opt = (name: 'payload_hash' | 'meta' | 'id'): string | null => {
+  const opt = (name: 'payload_hash' | 'meta' | 'meta_erased' | 'id'): string | null => {
     const v = get(name);
     return typeof v === 'string' ? v : null;
   };
+  // The erasure marker (ledger-fields.ts META_ERASED): meta beside it was put back after erasure.
+  const erased = opt('meta_erased');
+  if (erased !== null && erased !== 'true') throw new ExportDecodeError(`meta_erased ${JSON.stringify(erased.slice(0, 32))} is not true`);
+  if (erased !== null && opt('meta') !== null) throw new ExportDecodeError('meta present on a record marked meta_erased');
   return {
     id: opt('id') ?? '',
     tenant: req('tenant'),

@@ -14,6 +14,7 @@ const OLV_KEYS: Partial<Record<RecordFieldName, string>> = {
   target_kind: 'olvTargetKind',
   target_id: 'olvTargetId',
   meta: 'olvMeta',
+  meta_erased: 'olvMetaErased',
   meta_commitment: 'olvMetaCommitment',
   payload_hash: 'olvPayloadHash',
   prev_hash: 'olvPrevHash',

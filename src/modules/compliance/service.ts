@@ -17,6 +17,7 @@ import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
 import { actorOf, assertTenantWritable, tenantOf } from '../../core/agents/scope.js';
 import { gateOnApproval, listDecisions, type Approval, type Plan } from '../governance/index.js';
+import { aliasDigest, reclaimAfterErasure, runErasure } from './erase.js';
 
 export type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
 type Tx = Transaction<Database>;
@@ -247,14 +248,14 @@ export async function listErasures(store: Store, tenant: string, f: { limit: num
 }
 
 function erasurePlan(e: Erasure): Plan {
-  return { action: 'compliance.erasure.execute', subject: `erasure_request/${e.id}`, params: { subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases: e.aliases, data_classes: e.data_classes } };
+  return { action: 'compliance.erasure.execute', subject: `erasure_request/${e.id}`, params: { subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases_sha256: e.aliases.map(aliasDigest), data_classes: e.data_classes } };
 }
 
 /** What execution leaves in place, stated on every receipt (docs/compliance.md "What is not erased"). */
 export const NOT_ERASED = [
-  'audit ledger: the meta of the subject\'s ledger records (blind destruction is not built yet)',
-  'audit ledger: that a record existed, who acted, when, and the action (kept by design)',
-  'records of modules that register no `erase` cascade (none does yet)',
+  'audit ledger: that a record existed, who acted (actor id), on what (target id), when, and the action (kept by design); the meta commitment stays in place of the meta',
+  'the erasure request: the subject id and the SHA-256 of each alias (the receipt must say whose data it was)',
+  'records of modules that register no `erase` cascade',
 ];
 
 export type Receipt = {
@@ -291,27 +292,29 @@ export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?
   }
   const approval = gate.consumed;
   const people = await approvers(ctx, approval.id);
-  const now = nowTimestamp();
-  const hooks = ctx.services.hooks;
-  const erased: { where: string; count: number }[] = [];
-  const done = await store.withTenant(tenant, async (tx) => {
+  const outcome = await runErasure(ctx, tenant, e, async (tx) => {
     await assertTenantWritable(tx, tenant);
     // The hold check again, inside the transaction that erases: a hold placed meanwhile still wins.
     const late = await coveringHolds(tx, tenant, { kind: e.subject_kind, refs: [e.subject_ref, ...e.aliases], dataClasses: e.data_classes });
     if (late.length > 0) throw new ApiError('legal_hold', `a legal hold covers this subject; the erasure cannot run (hold ${late.join(', ')})`);
-    for (const ref of [e.subject_ref, ...e.aliases]) {
-      await hooks.run('erase', { store, tx, tenant, kind: e.subject_kind, id: ref, record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id } });
-    }
-    const res = await tx.updateTable('cmp_erasures').set({ status: 'completed', approval_id: approval.id, completed_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '!=', 'completed').executeTakeFirst();
+  });
+  const erased = outcome.erased;
+  const now = nowTimestamp();
+  // The request keeps the subject id and the SHA-256 of each alias; the aliases themselves were personal data.
+  const aliases = e.aliases.map(aliasDigest);
+  const done = await store.withTenant(tenant, async (tx) => {
+    const res = await tx.updateTable('cmp_erasures').set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '!=', 'completed').executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
     return readErasure(tx, tenant, id);
   });
   const ev = await step(ctx, 'erasure', id, 'completed', 'compliance.erasure.execute', [me, approval.requested_by, ...people], approval.id, { approvals: approval.approvals, quorum: approval.quorum, plan_hash: approval.plan_hash, erased });
   const receipt: Receipt = {
-    erasure_id: id, case_ref: e.case_ref, subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases: e.aliases, approval_id: approval.id, approvers: people,
-    executed_by: me, completed_at: now, erased, not_erased: NOT_ERASED, ledger_seq: ev.ledger_seq, ledger_hash: ev.ledger_hash,
+    erasure_id: id, case_ref: e.case_ref, subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases, approval_id: approval.id, approvers: people,
+    executed_by: me, completed_at: now, erased, not_erased: [...outcome.not_erased, ...NOT_ERASED], ledger_seq: ev.ledger_seq, ledger_hash: ev.ledger_hash,
   };
+  await reclaimAfterErasure(store, receipt.not_erased);
   await store.withTenant(tenant, (tx) => tx.updateTable('cmp_erasures').set({ receipt: JSON.stringify(receipt) }).where('tenant_id', '=', tenant).where('id', '=', id).execute());
+  await reclaimAfterErasure(store, []);
   ctx.services.events.publish([{ type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } }]);
   return { erasure: toErasure(done) };
 }

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { permissionRule, roleAtLeast, isRole, type PermissionRule, type Role } from '../../auth/roles.js';
 import type { EventBus } from '../../events/bus.js';
+import type { RecordHooks } from '../../contract/record-hooks.js';
 import { lastSeq, purgeExpired, readEvents, retentionMs } from '../../events/event-log.js';
 import type { BusEvent, EventCatalog } from '../../events/event-types.js';
 import { DeliveryEngine } from '../../events/delivery/engine.js';
@@ -26,6 +27,8 @@ export interface EventingOptions {
   /** the server's permission rules (privileged reads need editor); absent: the default rule per permission */
   rules?: () => readonly PermissionRule[];
   pollMs?: number;
+  /** record hooks: retention skips the events a delete guard (a legal hold) refuses */
+  hooks?: RecordHooks;
 }
 
 /** Events one dispatch reads (times the subscriptions: the rows it may queue in one transaction). */
@@ -52,7 +55,7 @@ export class EventingRuntime {
     this.#unsubscribe = this.#o.bus.subscribe({ name: 'eventing', types: '*' }, (e) => this.engine.wake(e.tenant));
     await this.engine.start();
     const purge = (): void =>
-      void purgeExpired(this.#o.store, retention)
+      void purgeExpired(this.#o.store, retention, Date.now(), this.#o.hooks)
         .then((n) => n > 0 && this.#o.log.info({ events: n }, 'eventing: events past retention deleted'))
         .catch((err: unknown) => this.#o.log.warn({ err }, 'eventing: retention run failed'));
     purge();

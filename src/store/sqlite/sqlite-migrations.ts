@@ -26,6 +26,7 @@ import { SQLITE_MIGRATION_024_CONSOLE } from './migrations/sqlite-024-console.js
 import { SQLITE_MIGRATION_025_COMPLIANCE } from './migrations/sqlite-025-compliance.js';
 import { SQLITE_MIGRATION_028_CLAUDE_POLICY } from './migrations/sqlite-028-claude-policy.js';
 import { SQLITE_MIGRATION_027_REPLICAS } from './migrations/sqlite-027-replicas.js';
+import { SQLITE_MIGRATION_029_LEDGER_ERASURE } from './migrations/sqlite-029-ledger-erasure.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -92,4 +93,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_025_COMPLIANCE,
   ...SQLITE_MIGRATION_028_CLAUDE_POLICY,
   ...SQLITE_MIGRATION_027_REPLICAS,
+  ...SQLITE_MIGRATION_029_LEDGER_ERASURE,
 ];

@@ -49,7 +49,7 @@ for (const b of await testStores()) {
         dropDb = db.drop;
         args = ['--store', 'postgres', '--dsn', db.dsn];
       }
-      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' } });
+      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 120_000 });
       const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
       const json = { 'content-type': 'application/json' };
       const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
@@ -183,6 +183,25 @@ for (const b of await testStores()) {
       const verify = await send(owner, 'GET', '/v1/audit/verify');
       assert.equal(verify.status, 200, verify.text);
       assert.equal(verify.json().ok, true, verify.text);
+    });
+
+    it('a hold on a user blocks the revoke of that user\'s API keys, and only theirs', async () => {
+      const held = await send(owner, 'POST', '/v1/users', { email: 'held-user@example.test', password: 'a long enough password', role: 'editor' });
+      assert.equal(held.status, 201, held.text);
+      const heldId = held.json().id as string;
+      const heldSession = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'held-user@example.test', password: 'a long enough password' }), headers: { 'content-type': 'application/json' } })).json().token as string;
+      const heldKey = await send(heldSession, 'POST', '/v1/tokens', { name: 'k-held', role: 'viewer', tenant });
+      assert.equal(heldKey.status, 201, heldKey.text);
+      const freeKey = await send(thirdSession, 'POST', '/v1/tokens', { name: 'k-free', role: 'viewer', tenant });
+      assert.equal(freeKey.status, 201, freeKey.text);
+      const hold = await send(owner, 'POST', `${C}/holds`, { subject_kind: 'user', subject_ref: heldId, matter: 'm', reason: 'custodian' });
+      assert.equal(hold.status, 201, hold.text);
+      const refused = await send(heldSession, 'DELETE', `/v1/tokens/${heldKey.json().id}`);
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.json().error.code, 'legal_hold');
+      const still = await send(heldSession, 'GET', '/v1/tokens');
+      assert.ok(still.json().items.some((t: { id: string }) => t.id === heldKey.json().id), 'the key is still there');
+      assert.equal((await send(thirdSession, 'DELETE', `/v1/tokens/${freeKey.json().id}`)).status, 204, 'an unheld user\'s key is revoked');
     });
 
     it('permissions: an editor reads holds but cannot place or release one', async () => {

@@ -1,0 +1,120 @@
+/**
+ * What executing an erasure does (docs/compliance.md "What is and is not erased"), once the hold
+ * check and the approval have passed:
+ *  1. in one transaction: the `erase` record hooks of the subject and each alias (guards first: a
+ *     hold placed meanwhile still wins), and the personal fields of a `user` subject tombstoned
+ *     (data class `identity`);
+ *  2. the meta of the subject's ledger records erased, blind destroyed, commitment kept (data class
+ *     `audit`; src/ledger/erasure.ts), on the tenant's chain and, for a user erased in step 1, on the
+ *     system chain (its `user.create` and token records);
+ *  3. (the caller, once its own last write is done: {@link reclaimAfterErasure}) on SQLite, the WAL
+ *     checkpointed and truncated so the old page images leave the files.
+ * An erasure without data classes covers every class.
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tombstoneUser } from '../../core/users/user-service.js';
+import { eraseLedgerMeta, MIN_NEEDLE, reclaimSqlite, type SubjectMatch } from '../../ledger/erasure.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
+import type { Transaction } from 'kysely';
+import type { RequestContext } from '../../http/context.js';
+import type { Database } from '../../store/schema.js';
+import type { Store } from '../../store/store-types.js';
+
+type Ctx = Pick<RequestContext, 'services'>;
+/** The fields of an erasure request that execution reads. */
+interface Erasure { id: string; subject_kind: string; subject_ref: string; aliases: string[]; data_classes: string[] }
+
+export type Erased = { where: string; count: number };
+
+/** The data classes an erasure covers: `identity` (domain records' personal fields), `audit` (ledger meta). */
+export const ERASURE_CLASSES = ['identity', 'audit'] as const;
+
+function covers(e: Erasure, cls: (typeof ERASURE_CLASSES)[number]): boolean {
+  return e.data_classes.length === 0 || e.data_classes.includes(cls);
+}
+
+/** `sha256:<hex>` of an alias: what the request keeps once executed (the alias itself is personal data). */
+export function aliasDigest(alias: string): string {
+  return alias.startsWith('sha256:') ? alias : `sha256:${createHash('sha256').update(alias, 'utf8').digest('hex')}`;
+}
+
+export interface ErasureOutcome {
+  erased: Erased[];
+  not_erased: string[];
+}
+
+/**
+ * Steps 1–3 for request `e`. `inTx` runs inside step 1's transaction (the caller's own checks and
+ * status change). Throws before anything is erased when a guard refuses.
+ */
+export async function runErasure(ctx: Ctx, tenant: string, e: Erasure, inTx: (tx: Transaction<Database>) => Promise<void>): Promise<ErasureOutcome> {
+  const store = ctx.services.store;
+  const hooks = ctx.services.hooks;
+  const refs = [e.subject_ref, ...e.aliases];
+  const erased: Erased[] = [];
+  const notErased: string[] = [];
+  const strings = new Set(refs);
+  let userErased = false;
+  await store.withTenant(tenant, async (tx) => {
+    await inTx(tx);
+    for (const ref of refs) {
+      await hooks.run('erase', { store, tx, tenant, kind: e.subject_kind, id: ref, record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id } });
+    }
+    if (covers(e, 'audit')) {
+      for (const ref of refs) await hooks.run('erase', { store, tx, tenant, kind: 'audit_meta', id: ref, record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id } });
+    }
+    if (e.subject_kind === 'user' && covers(e, 'identity')) {
+      const t = await tombstoneUser(tx, tenant, e.subject_ref);
+      if (t.erased) {
+        userErased = true;
+        strings.add(t.email);
+        erased.push({ where: 'users: e-mail tombstoned, password hash destroyed, sessions and API keys revoked', count: 1 });
+      } else notErased.push(`users: ${t.reason}`);
+    }
+  });
+  if (covers(e, 'audit')) {
+    const match: SubjectMatch = {
+      actors: refs.map((r) => `${e.subject_kind}:${r}`),
+      targets: refs,
+      strings: [...strings].filter((s) => s.length >= MIN_NEEDLE),
+    };
+    for (const s of strings) if (s.length < MIN_NEEDLE) notErased.push(`audit ledger: meta containing ${JSON.stringify(s)} is not searched (shorter than ${MIN_NEEDLE} characters)`);
+    const own = await eraseLedgerMeta(store, tenant, match);
+    erased.push({ where: 'audit ledger (tenant chain): meta of the subject\'s records (blind destroyed, commitment kept)', count: own.erased });
+    if (userErased) {
+      const sys = await eraseLedgerMeta(store, SYSTEM_TENANT, match);
+      erased.push({ where: 'audit ledger (system chain): meta of the user\'s records (blind destroyed, commitment kept)', count: sys.erased });
+    }
+  } else notErased.push('audit ledger: data class `audit` not requested');
+  return { erased, not_erased: notErased };
+}
+
+/**
+ * `wal_checkpoint(TRUNCATE)` on a connection of its own, without waiting on the main thread: a
+ * busy answer (a read or write transaction in flight, possibly on this very thread) is retried
+ * after a pause, at most 40 times.
+ */
+export async function checkpointWal(dbFile: string): Promise<{ busy: boolean }> {
+  for (let i = 0; i < 40; i++) {
+    try {
+      const r = reclaimSqlite(dbFile, { busyTimeoutMs: 0 });
+      if (!r.busy && r.wal_frames === 0) return { busy: false };
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    }
+    await sleep(50);
+  }
+  return { busy: true };
+}
+
+/** Step 3: on SQLite, the WAL checkpointed and truncated; what could not be done goes to `not_erased`. */
+export async function reclaimAfterErasure(store: Store, notErased: string[]): Promise<void> {
+  const dbFile = store.edgeWriter?.dbFile;
+  if (dbFile === undefined) {
+    notErased.push('postgres: the old row versions stay in the table files until `VACUUM (FULL)` of the affected tables (docs/compliance.md "The bytes are gone")');
+    return;
+  }
+  const r = await checkpointWal(dbFile);
+  if (r.busy) notErased.push('sqlite WAL: the checkpoint was kept busy by a reader; old page images stay in svc.db-wal until the next checkpoint (docs/compliance.md)');
+}
