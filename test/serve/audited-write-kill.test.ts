@@ -101,7 +101,8 @@ async function check(server: TestServer, token: string, tenant: string, out: Out
     const r = await call(server, 'GET', `/v1/audit?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { headers });
     assert.equal(r.status, 200, r.text);
     const j = r.json();
-    const items = j.items as Rec[];
+    // meta is served as the canonical JSON text the record signs
+    const items = (j.items as Array<Omit<Rec, 'meta'> & { meta: string | Record<string, unknown> }>).map((r) => ({ ...r, meta: typeof r.meta === 'string' ? (JSON.parse(r.meta) as Record<string, unknown>) : r.meta }));
     return { items, next: j.has_more ? String((items[items.length - 1] as Rec).seq + 1) : undefined };
   });
   const byId = new Map(agents.map((a) => [a.id, a.name]));
@@ -122,7 +123,12 @@ async function check(server: TestServer, token: string, tenant: string, out: Out
   // SQLite records the dead process's markers at start; Postgres (other replicas may be mid-request)
   // only once they are older than the stale age (60 s): until then the marker itself stands for it.
   const pending = await markers();
-  assert.ok(withoutRecord.length <= recovered.length + pending, `${withoutRecord.length} stored agents without agent.create, ${recovered.length} recovery records, ${pending} markers pending`);
+  const actions = [...new Set(records.map((r) => r.action))].join(', ');
+  const recoveries = JSON.stringify(records.filter((r) => r.action === RECOVERED_ACTION).map((r) => r.meta));
+  assert.ok(
+    withoutRecord.length <= recovered.length + pending,
+    `${withoutRecord.length} stored agents without agent.create (${withoutRecord.map((a) => a.name).join(', ')}), ${recovered.length} recovery records, ${pending} markers pending; actions: ${actions}; recoveries: ${recoveries}`,
+  );
   for (const a of withoutRecord) assert.ok(out.unanswered.includes(a.name), `${a.name} committed without a record was never acknowledged`);
   const verify = await call(server, 'GET', '/v1/audit/verify', { headers });
   assert.equal(verify.status, 200, verify.text);
