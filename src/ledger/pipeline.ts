@@ -3,7 +3,7 @@
  *
  * For each chain, appends queue up; a batch (up to `maxBatch` drafts) is linked and hashed on this
  * thread from the chain's tail (`hashBatch`), signed in the pool (`signHashes`), then committed with
- * the new head in one transaction, and only then are its appends resolved. Batching adapts by
+ * the new head in one transaction, and its appends resolve once that commit is on disk (SQLite: the WAL fsync off the main thread, which the next batch does not wait for). Batching adapts by
  * itself: a lone append starts a batch at once (next microtask); while batches are signing or
  * committing, new appends pile up and the next batch takes them all; a deep queue met from idle is
  * cut in two so the halves overlap. Up to `maxInFlight` batches of a chain overlap (one commits
