@@ -14,6 +14,7 @@ import { nowTimestamp } from '../ledger/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { appendEvents } from './event-log.js';
+import { currentIntentScope } from '../ledger/audit-intent.js';
 import type { BusEvent, EventCatalog, EventInput } from './event-types.js';
 
 /**
@@ -143,6 +144,20 @@ export class EventBus {
 
   /** Fans out events already stamped (and, when recorded, committed) to the subscribers. */
   announce(events: readonly BusEvent[]): void {
+    // Inside an audited request whose change the store told of before its fsync (SQLite group
+    // commit, store/sqlite/sqlite-store.ts): nobody hears of it before it is on disk.
+    const unsynced = currentIntentScope()?.unsynced;
+    if (unsynced !== undefined) {
+      unsynced.then(
+        () => this.#fanOut(events),
+        () => undefined,
+      );
+      return;
+    }
+    this.#fanOut(events);
+  }
+
+  #fanOut(events: readonly BusEvent[]): void {
     for (const event of events) {
       this.#published++;
       for (const sub of this.#subs) {
