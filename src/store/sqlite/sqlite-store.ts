@@ -72,8 +72,10 @@ class SqliteStore implements Store {
   #draining = false;
   /** `sqliteTransaction` calls running or waiting for the connection. */
   #direct = 0;
-  /** When the writer last finished a transaction (performance.now()). */
+  /** When the writer last finished a transaction (performance.now()); its fsync included. */
   #lastWrite = 0;
+  /** Commits whose fsync has not returned: their callers have not heard yet, so the writer is not idle. */
+  #syncing = 0;
   readonly #idleWork = new Set<string>();
   readonly #closers: Array<() => Promise<void>> = [];
   #svcDbLock: BetterSqlite3.Statement | undefined;
@@ -93,13 +95,22 @@ class SqliteStore implements Store {
     readonly edgeWriter: EdgeWriterConfig,
     readonly walSync: WalSync | undefined,
   ) {
-    this.durable = walSync === undefined ? () => Promise.resolve() : () => walSync.sync();
+    this.durable =
+      walSync === undefined
+        ? () => Promise.resolve()
+        : () => {
+            this.#syncing++;
+            return walSync.sync().finally(() => {
+              this.#syncing--;
+              this.#lastWrite = performance.now();
+            });
+          };
     this.whenWriterIdle = (key, idleMs, fn) => {
       if (this.#closed || this.#idleWork.has(key)) return;
       this.#idleWork.add(key);
       const check = (): void => {
         if (this.#closed) return void this.#idleWork.delete(key);
-        if (this.#draining || this.#queue.length > 0 || this.#direct > 0 || performance.now() - this.#lastWrite < idleMs) return void setTimeout(check, idleMs).unref();
+        if (this.#draining || this.#queue.length > 0 || this.#direct > 0 || this.#syncing > 0 || performance.now() - this.#lastWrite < idleMs) return void setTimeout(check, idleMs).unref();
         this.sqliteTransaction(fn).then(
           (again) => (again && !this.#closed ? void setTimeout(check, idleMs).unref() : void this.#idleWork.delete(key)),
           (err: unknown) => {
