@@ -63,7 +63,7 @@ export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
   const url = `${o.insecure ? 'http' : 'https'}://127.0.0.1:${port}`;
   const stop = (): Promise<number | null> => stopChild(child, 15_000);
 
-  const deadline = Date.now() + (o.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (o.readyTimeoutMs ?? Number(process.env.SVC_BENCH_READY_TIMEOUT_MS ?? 30_000));
   let lastError = '';
   for (;;) {
     // Refuse as soon as svc says it runs the fallback: it may not even serve (or start with TLS).
@@ -83,7 +83,7 @@ export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`svc serve: /healthz did not answer 200 within ${o.readyTimeoutMs ?? 30_000} ms (${lastError}):\n${await tail(o.logFile)}`);
+      throw new Error(`svc serve: /healthz did not answer 200 within ${o.readyTimeoutMs ?? Number(process.env.SVC_BENCH_READY_TIMEOUT_MS ?? 30_000)} ms (${lastError}):\n${await tail(o.logFile)}`);
     }
     await sleep(100);
   }

@@ -14,6 +14,7 @@ import { nowTimestamp } from '../ledger/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { appendEvents } from './event-log.js';
+import { currentIntentScope } from '../ledger/audit-intent.js';
 import type { BusEvent, EventCatalog, EventInput } from './event-types.js';
 
 /**
@@ -156,6 +157,20 @@ export class EventBus {
 
   /** Fans out events already stamped (and, when recorded, committed) to the subscribers, and to other replicas when bound. */
   announce(events: readonly BusEvent[]): void {
+    // Inside an audited request whose change the store told of before its fsync (SQLite group
+    // commit, store/sqlite/sqlite-store.ts): nobody hears of it before it is on disk.
+    const unsynced = currentIntentScope()?.unsynced;
+    if (unsynced !== undefined) {
+      unsynced.then(
+        () => this.#announceNow(events),
+        () => undefined,
+      );
+      return;
+    }
+    this.#announceNow(events);
+  }
+
+  #announceNow(events: readonly BusEvent[]): void {
     this.announceRemote(events);
     if (this.#remote && events.length > 0) this.#remote.publish(events);
   }

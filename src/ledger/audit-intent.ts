@@ -43,6 +43,12 @@ export interface IntentScope {
   readonly actorKind: string;
   /** markers written since the last append of this request consumed them */
   open: number;
+  /**
+   * Set by a store that told this request of a committed change before the change was on disk
+   * (SQLite, store/sqlite/sqlite-store.ts): resolves once it is. The request's answer waits for it
+   * (serve/audit-scope.ts); its audit record's own durable commit comes later and covers it anyway.
+   */
+  unsynced?: Promise<void>;
 }
 
 const scopes = new AsyncLocalStorage<IntentScope>();

@@ -3,7 +3,7 @@
  *
  * For each chain, appends queue up; a batch (up to `maxBatch` drafts) is linked and hashed on this
  * thread from the chain's tail (`hashBatch`), signed in the pool (`signHashes`), then committed with
- * the new head in one transaction, and only then are its appends resolved. Batching adapts by
+ * the new head in one transaction, and its appends resolve once that commit is on disk (SQLite: the WAL fsync off the main thread, which the next batch does not wait for). Batching adapts by
  * itself: a lone append starts a batch at once (next microtask); while batches are signing or
  * committing, new appends pile up and the next batch takes them all; a deep queue met from idle is
  * cut in two so the halves overlap. Up to `maxInFlight` batches of a chain overlap (one commits
@@ -70,6 +70,8 @@ interface Chain {
   loading: boolean;
   inflight: Batch[];
   committing: boolean;
+  /** committed batches waiting for their commit to be on disk */
+  settling: number;
   idle: Array<() => void>;
 }
 
@@ -126,19 +128,19 @@ export class LedgerPipeline {
   #chain(tenant: string): Chain {
     let c = this.#chains.get(tenant);
     if (c === undefined) {
-      c = { tenant, queue: [], tail: undefined, loading: false, inflight: [], committing: false, idle: [] };
+      c = { tenant, queue: [], tail: undefined, loading: false, inflight: [], committing: false, settling: 0, idle: [] };
       this.#chains.set(tenant, c);
     }
     return c;
   }
 
   #whenIdle(c: Chain): Promise<void> {
-    if (c.queue.length === 0 && c.inflight.length === 0 && !c.loading) return Promise.resolve();
+    if (c.queue.length === 0 && c.inflight.length === 0 && !c.loading && c.settling === 0) return Promise.resolve();
     return new Promise((resolve) => c.idle.push(resolve));
   }
 
   #settleIdle(c: Chain): void {
-    if (c.queue.length === 0 && c.inflight.length === 0 && !c.loading) {
+    if (c.queue.length === 0 && c.inflight.length === 0 && !c.loading && c.settling === 0) {
       const waiters = c.idle.splice(0);
       for (const w of waiters) w();
     }
@@ -245,9 +247,10 @@ export class LedgerPipeline {
         const b = c.inflight[0] as Batch;
         let records: AuditRecord[];
         let tail: ChainTail;
+        let durable: Promise<void>;
         try {
           records = await b.signed;
-          ({ records, tail } = await outsideIntentScope(() => this.#commit(c.tenant, b, records)));
+          ({ records, tail, durable } = await outsideIntentScope(() => this.#commit(c.tenant, b, records)));
         } catch (err) {
           c.inflight.shift();
           for (const p of b.pending) p.reject(err);
@@ -257,8 +260,22 @@ export class LedgerPipeline {
         }
         c.inflight.shift();
         if (c.inflight.length === 0) c.tail = tail;
-        for (let i = 0; i < b.pending.length; i++) (b.pending[i] as Pending).resolve(records[i] as AuditRecord);
-        this.opts.onCommit?.(c.tenant, tail, records);
+        // Committed: the next batch may commit on top of it now; its appends hear of it once it is on
+        // disk (SQLite: the WAL's fsync runs off the main thread, store/sqlite/wal-sync.ts). A failed
+        // fsync fails the store for good, so no later batch is acknowledged either.
+        c.settling++;
+        durable.then(
+          () => {
+            for (let i = 0; i < b.pending.length; i++) (b.pending[i] as Pending).resolve(records[i] as AuditRecord);
+            this.opts.onCommit?.(c.tenant, tail, records);
+          },
+          (err: unknown) => {
+            for (const p of b.pending) p.reject(err);
+          },
+        ).finally(() => {
+          c.settling--;
+          this.#settleIdle(c);
+        });
         // Room for another batch in flight: take what queued up meanwhile.
         if (c.queue.length > 0) this.#pump(c);
       }
@@ -270,12 +287,12 @@ export class LedgerPipeline {
   }
 
   /** One transaction: lock the chain, check the head, re-seal if it moved, insert, move the head. */
-  async #commit(tenant: string, b: Batch, signed: AuditRecord[]): Promise<{ records: AuditRecord[]; tail: ChainTail }> {
+  async #commit(tenant: string, b: Batch, signed: AuditRecord[]): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
     const store = this.opts.store;
     const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
-    if (store.sqliteTransaction !== undefined) {
+    if (store.sqliteCommit !== undefined) {
       // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
-      return store.sqliteTransaction((db) => {
+      const { value, durable } = await store.sqliteCommit((db) => {
         const head = sqliteReadHead(db, tenant);
         // A head that does not name the last stored record was changed behind the ledger: sealing on
         // it would bake a false link into the chain, so the batch fails instead.
@@ -285,8 +302,9 @@ export class LedgerPipeline {
         sqliteConsumeIntents(db, consumed);
         return sealed;
       });
+      return { ...value, durable };
     }
-    return store.withTenant(tenant, async (tx) => {
+    const committed = await store.withTenant(tenant, async (tx) => {
       if (store.capabilities.supportsAdvisoryLocks) {
         // One writer per chain across every process on this database (two replicas never fork a chain).
         await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
@@ -299,6 +317,7 @@ export class LedgerPipeline {
       await consumeIntents(tx, consumed);
       return sealed;
     });
+    return { ...committed, durable: Promise.resolve() };
   }
 
   /** Sealed on a stale tail (another writer, or a failed batch before): seal again on the real head, keeping each draft's time. */

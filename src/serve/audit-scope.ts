@@ -33,6 +33,23 @@ export function auditScopeAround(ledger: LedgerService, log: Logger): (ctx: Requ
     }
     if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as Promise<unknown>).then(settle, settle);
     else settle();
+    // A change the store told of before it was on disk (SQLite group commit): no answer before it is.
+    const synced = async (): Promise<void> => {
+      if (scope.unsynced !== undefined) await scope.unsynced;
+    };
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+      return (result as Promise<unknown>).then(
+        async (v) => {
+          await synced();
+          return v;
+        },
+        async (err: unknown) => {
+          await synced().catch(() => undefined);
+          throw err;
+        },
+      );
+    }
+    if (scope.unsynced !== undefined) return synced().then(() => result);
     return result;
   };
 }

@@ -7,6 +7,8 @@ export type StoreErrorCode =
   | 'schema_too_new'
   | 'isolation_broken'
   | 'store_closed'
+  /** an fsync of the WAL failed: nothing is acknowledged after it (sqlite/wal-sync.ts) */
+  | 'store_failed'
   /** another writer held the database past the busy timeout (svc backup) */
   | 'busy';
 

@@ -47,6 +47,13 @@ export interface Store {
    */
   sqliteTransaction?<T>(fn: (db: SqliteHandle) => T): Promise<T>;
   /**
+   * SQLite only (absent on Postgres): `sqliteTransaction` that resolves as soon as the COMMIT has
+   * returned, with `durable`, which resolves once that commit is on disk (the WAL fsynced off the
+   * main thread, sqlite/wal-sync.ts). The caller must not acknowledge anything of the transaction
+   * before `durable` resolves; meanwhile it may start its next commit (the ledger pipeline does).
+   */
+  sqliteCommit?<T>(fn: (db: SqliteHandle) => T): Promise<{ value: T; durable: Promise<void> }>;
+  /**
    * SQLite only (absent on Postgres): the connection under `tx` when `tx` is a transaction this store
    * opened (`transaction`, `withTenant`), else undefined. For a hot path that runs inside its
    * caller's transaction (accessmap's `ingestInTransaction` inside gRPC ingest) and so cannot open

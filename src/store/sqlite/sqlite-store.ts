@@ -7,11 +7,13 @@ import type { Database, MigrationDatabase } from '../schema.js';
 import type { EdgeWriterConfig, SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store-types.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
-import { withIntentMarker, type ChangeProbe } from '../../ledger/audit-intent.js';
+import { currentIntentScope, withIntentMarker, type ChangeProbe, type IntentScope } from '../../ledger/audit-intent.js';
 import { createSqliteDialect, SVC_DB_LOCK, type BeginMode } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 import { checkSqliteCacheMib, DEFAULT_SQLITE_CACHE_MIB } from './sqlite-cache.js';
 import { attachEdgeFile, checkEdgeFile, keepLevelAboveMark, relocateEdges } from './edge-file.js';
+import { WalSync } from './wal-sync.js';
+import { cachedStatements } from './statement-cache.js';
 
 /** File name of the embedded database inside the data directory. */
 export const SQLITE_FILE_NAME = 'svc.db';
@@ -35,6 +37,10 @@ interface Job {
   ok?: boolean;
   value?: unknown;
   error?: unknown;
+  /** the mutating request that asked for this transaction, if any (ledger/audit-intent.ts) */
+  scope?: IntentScope | undefined;
+  /** told at COMMIT, before the fsync: the body wrote a change marker, so an audit record follows */
+  early?: boolean;
 }
 
 /** Transactions a SqliteStore opened and has not finished: `sqliteHandle` answers only for these. */
@@ -52,6 +58,11 @@ const openTransactions = new WeakSet<Transaction<Database>>();
  * transaction commits at once (the group closes as soon as nobody is waiting), so this adds no
  * latency. A later member sees the writes of earlier members of its group, exactly as it would had
  * they committed first; if the COMMIT itself fails, every member of the group fails.
+ *
+ * Durability off the event loop (wal-sync.ts): with `synchronous` full (the default) the connection
+ * runs at NORMAL and the store fsyncs the WAL on libuv's thread pool after each COMMIT; the group's
+ * callers settle only once that fsync has returned, while the next group already runs on the main
+ * thread. Commits that land during one fsync share the next.
  */
 class SqliteStore implements Store {
   readonly backend = 'sqlite' as const;
@@ -61,8 +72,10 @@ class SqliteStore implements Store {
   #draining = false;
   /** `sqliteTransaction` calls running or waiting for the connection. */
   #direct = 0;
-  /** When the writer last finished a transaction (performance.now()). */
+  /** When the writer last finished a transaction (performance.now()); its fsync included. */
   #lastWrite = 0;
+  /** Commits whose fsync has not returned: their callers have not heard yet, so the writer is not idle. */
+  #syncing = 0;
   readonly #idleWork = new Set<string>();
   readonly #closers: Array<() => Promise<void>> = [];
   #svcDbLock: BetterSqlite3.Statement | undefined;
@@ -71,6 +84,8 @@ class SqliteStore implements Store {
   readonly #changes: ChangeProbe = { kind: 'counter', read: () => Number((this.#totalChanges ??= this.sqlite.prepare('select total_changes()').pluck()).get()) };
   /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
   readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
+  /** Resolves once every commit so far is on disk (see the class comment); a property for views (`Object.create`). */
+  readonly durable: () => Promise<void>;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -78,13 +93,24 @@ class SqliteStore implements Store {
     private readonly sqlite: BetterSqlite3.Database,
     private readonly beginMode: BeginMode,
     readonly edgeWriter: EdgeWriterConfig,
+    readonly walSync: WalSync | undefined,
   ) {
+    this.durable =
+      walSync === undefined
+        ? () => Promise.resolve()
+        : () => {
+            this.#syncing++;
+            return walSync.sync().finally(() => {
+              this.#syncing--;
+              this.#lastWrite = performance.now();
+            });
+          };
     this.whenWriterIdle = (key, idleMs, fn) => {
       if (this.#closed || this.#idleWork.has(key)) return;
       this.#idleWork.add(key);
       const check = (): void => {
         if (this.#closed) return void this.#idleWork.delete(key);
-        if (this.#draining || this.#queue.length > 0 || this.#direct > 0 || performance.now() - this.#lastWrite < idleMs) return void setTimeout(check, idleMs).unref();
+        if (this.#draining || this.#queue.length > 0 || this.#direct > 0 || this.#syncing > 0 || performance.now() - this.#lastWrite < idleMs) return void setTimeout(check, idleMs).unref();
         this.sqliteTransaction(fn).then(
           (again) => (again && !this.#closed ? void setTimeout(check, idleMs).unref() : void this.#idleWork.delete(key)),
           (err: unknown) => {
@@ -99,6 +125,8 @@ class SqliteStore implements Store {
 
   #open(): void {
     if (this.#closed) throw new StoreError('store_closed', 'store is closed');
+    const failed = this.walSync?.failed;
+    if (failed !== undefined) throw new StoreError('store_failed', failed.message);
   }
 
   async migrate(): Promise<MigrationResult> {
@@ -145,7 +173,7 @@ class SqliteStore implements Store {
 
   #grouped<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, scope: currentIntentScope() });
       if (!this.#draining) void this.#drain();
     });
   }
@@ -178,10 +206,12 @@ class SqliteStore implements Store {
           const job = this.#queue.shift() as Job;
           members.push(job);
           const sp = await trx.savepoint('member').execute();
+          const opened = job.scope?.open;
           try {
             job.value = await tracked(sp, job.fn);
             await sp.releaseSavepoint('member').execute();
             job.ok = true;
+            job.early = job.scope !== undefined && job.scope.open !== opened;
           } catch (err) {
             job.error = err;
             await sp.rollbackToSavepoint('member').execute();
@@ -199,11 +229,43 @@ class SqliteStore implements Store {
       failure = err;
     }
     if (members.length === 0 && failure !== undefined) members.push(this.#queue.shift() as Job);
+    const settle = (): void => {
+      for (const job of members) {
+        if (failure !== undefined) job.reject(job.ok === false || job.ok === undefined ? (job.error ?? failure) : failure);
+        else if (job.ok === true) job.resolve(job.value);
+        else job.reject(job.error);
+      }
+    };
+    if (failure !== undefined) return settle();
+    // Nobody hears of the group before its COMMIT is on disk, the next group does not wait for that
+    // (wal-sync.ts). Except a change of a mutating request (it wrote its audit marker): that request
+    // goes on at once to append its audit record, whose own commit and fsync come later and cover
+    // this one; the request's answer also waits for this fsync (scope.unsynced, serve/audit-scope.ts).
+    // Nothing leaves the process before the fsync either way, and a crash in between leaves the
+    // change with its marker, as before (audit-intent.ts).
+    const durable = this.durable();
+    let late = false;
     for (const job of members) {
-      if (failure !== undefined) job.reject(job.ok === false || job.ok === undefined ? (job.error ?? failure) : failure);
-      else if (job.ok === true) job.resolve(job.value);
-      else job.reject(job.error);
+      if (job.early === true && job.scope !== undefined) {
+        const prev = job.scope.unsynced;
+        job.scope.unsynced = prev === undefined ? durable : Promise.all([prev, durable]).then(() => undefined);
+        job.scope.unsynced.catch(() => undefined);
+        job.resolve(job.value);
+      } else late = true;
     }
+    if (!late) return void durable.catch(() => undefined);
+    const rest = members.filter((job) => job.early !== true || job.scope === undefined);
+    const settleRest = (): void => {
+      for (const job of rest) {
+        if (failure !== undefined) job.reject(job.ok === true ? failure : (job.error ?? failure));
+        else if (job.ok === true) job.resolve(job.value);
+        else job.reject(job.error);
+      }
+    };
+    durable.then(settleRest, (err: unknown) => {
+      failure = err;
+      settleRest();
+    });
   }
 
   // No private fields here: callers may hand on a view of the store (`Object.create(store)`).
@@ -212,13 +274,19 @@ class SqliteStore implements Store {
   }
 
   async sqliteTransaction<T>(fn: (db: SqliteHandle) => T): Promise<T> {
+    const { value, durable } = await this.sqliteCommit(fn);
+    await durable;
+    return value;
+  }
+
+  async sqliteCommit<T>(fn: (db: SqliteHandle) => T): Promise<{ value: T; durable: Promise<void> }> {
     this.#open();
     this.#direct++;
     try {
       // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
       // svc.db's write lock from the start (sqlite-dialect.ts BeginMode): IMMEDIATE, or once the
       // edges have moved, a no-op write to svc.db first, so the edge file's writer is not waited for.
-      return await this.db.connection().execute(async () => {
+      const value = await this.db.connection().execute(async () => {
         if (!this.beginMode.svcDbOnly) return this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate();
         return this.sqlite
           .transaction(() => {
@@ -227,6 +295,10 @@ class SqliteStore implements Store {
           })
           .deferred();
       });
+      const durable = this.durable();
+      // The caller may drop it after a failure elsewhere; the rejection is theirs to see, not unhandled.
+      durable.catch(() => undefined);
+      return { value, durable };
     } finally {
       this.#direct--;
       this.#lastWrite = performance.now();
@@ -241,6 +313,7 @@ class SqliteStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled(this.#closers.map((fn) => fn()));
+    await this.walSync?.close();
     await this.db.destroy();
   }
 }
@@ -284,10 +357,12 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     if (String(mode).toLowerCase() !== 'wal') {
       throw new StoreError('invalid_config', `${file}: cannot enable WAL (journal_mode=${String(mode)}); is the data dir on a network file system?`);
     }
-    // FULL in WAL mode fsyncs the WAL on every commit: a commit the ledger acknowledged as durable
-    // survives power loss. NORMAL is crash-safe for the process but may lose the last commits on
-    // power loss (https://sqlite.org/pragma.html#pragma_synchronous); group commit amortises the fsync.
-    sqlite.pragma(`synchronous = ${synchronous}`);
+    // FULL: a commit the store acknowledged survives power loss. SQLite's own FULL would fsync the WAL
+    // inside every COMMIT, on the main thread; the store instead runs svc.db at NORMAL and fsyncs the
+    // WAL itself on the thread pool before it settles a commit's callers (wal-sync.ts). NORMAL as
+    // configured is crash-safe for the process but may lose the last commits on power loss
+    // (https://sqlite.org/pragma.html#pragma_synchronous): no fsync is awaited then.
+    sqlite.pragma('main.synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     // One page cache for every transaction on the connection, large merges of the access map's
     // recent level included (docs/storage.md "SQLite"): a cap, filled only as pages are read, so
@@ -302,7 +377,9 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     sqlite.close();
     throw err;
   }
-  const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: sqlite }, beginMode) });
-  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: cacheMib }, 'store opened');
-  return new SqliteStore(db, log, sqlite, beginMode, { edgeFile, dbFile: file, synchronous, cacheMib, busyTimeoutMs });
+  // Kysely prepares every query anew; the same texts come back on every request (statement-cache.ts).
+  const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: cachedStatements(sqlite) }, beginMode) });
+  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: cacheMib, wal_fsync: synchronous === 'full' ? 'thread-pool' : 'none' }, 'store opened');
+  const walSync = synchronous === 'full' ? new WalSync(`${file}-wal`) : undefined;
+  return new SqliteStore(db, log, sqlite, beginMode, { edgeFile, dbFile: file, synchronous, cacheMib, busyTimeoutMs }, walSync);
 }

@@ -61,18 +61,35 @@ describe('sqlite: embedded store specifics', { skip }, () => {
     });
   });
 
-  it('runs WAL, synchronous FULL by default, foreign keys and a busy timeout', async () => {
+  it('runs WAL, synchronous FULL by default (the WAL fsynced by the store off the main thread), foreign keys and a busy timeout', async () => {
     await withStore({}, async ({ store }) => {
       const pragma = async (name: string) =>
         Object.values((await store.transaction((tx) => sql<Record<string, unknown>>`${sql.raw(`pragma ${name}`)}`.execute(tx))).rows[0] ?? {})[0];
       assert.equal(String(await pragma('journal_mode')), 'wal');
-      assert.equal(Number(await pragma('synchronous')), 2);
+      // FULL's guarantee, kept by the store: SQLite itself runs NORMAL and every acknowledged commit
+      // waited for an fsync of the WAL that started after the COMMIT (wal-sync.ts).
+      assert.equal(Number(await pragma('synchronous')), 1);
+      const wal = (store as unknown as { walSync?: { syncs: number } }).walSync;
+      assert.ok(wal !== undefined, 'FULL: the store fsyncs its WAL');
+      const before = wal.syncs;
+      await store.transaction((tx) => sql`create table if not exists fsync_probe (x integer)`.execute(tx));
+      assert.ok(wal.syncs > before, 'an acknowledged commit waited for an fsync');
+      const afterOne = wal.syncs;
+      // Concurrent commits: every one acknowledged after an fsync; they share fsyncs.
+      await Promise.all(Array.from({ length: 50 }, (_, i) => store.transaction((tx) => sql`insert into fsync_probe values (${i})`.execute(tx))));
+      assert.ok(wal.syncs > afterOne && wal.syncs - afterOne <= 50, `50 commits took ${wal.syncs - afterOne} fsyncs`);
+      const beforeCommit = wal.syncs;
+      const { value, durable } = await (store.sqliteCommit as NonNullable<typeof store.sqliteCommit>)((db) => db.prepare('insert into fsync_probe values (99)').run().changes);
+      assert.equal(value, 1);
+      await durable;
+      assert.ok(wal.syncs > beforeCommit, 'sqliteCommit: durable waits for an fsync');
       assert.equal(Number(await pragma('foreign_keys')), 1);
       assert.equal(Number(await pragma('busy_timeout')), 5000);
     });
     await withStore({ sqliteSynchronous: 'normal', busyTimeoutMs: 1234 }, async ({ store }) => {
       const rows = await store.transaction((tx) => sql<{ synchronous: number }>`pragma synchronous`.execute(tx));
       assert.equal(Number(rows.rows[0]?.synchronous), 1);
+      assert.equal((store as unknown as { walSync?: unknown }).walSync, undefined, 'NORMAL: no fsync is awaited');
       const busy = await store.transaction((tx) => sql<{ timeout: number }>`pragma busy_timeout`.execute(tx));
       assert.equal(Number(Object.values(busy.rows[0] ?? {})[0]), 1234);
     });
