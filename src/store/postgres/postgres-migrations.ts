@@ -24,6 +24,7 @@ import { POSTGRES_MIGRATION_022_GOVERNANCE } from './migrations/postgres-022-gov
 import { POSTGRES_MIGRATION_023_EVENTING } from './migrations/postgres-023-eventing.js';
 import { POSTGRES_MIGRATION_024_CONSOLE } from './migrations/postgres-024-console.js';
 import { POSTGRES_MIGRATION_025_COMPLIANCE } from './migrations/postgres-025-compliance.js';
+import { POSTGRES_MIGRATION_026_CONNECTORS } from './migrations/postgres-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
 
@@ -95,4 +96,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_023_EVENTING,
   ...POSTGRES_MIGRATION_024_CONSOLE,
   ...POSTGRES_MIGRATION_025_COMPLIANCE,
+  ...POSTGRES_MIGRATION_026_CONNECTORS,
 ];

@@ -10,6 +10,7 @@ import { SECURITY_APP_ROLE_GRANTS } from '../schema-security.js';
 import { EVENTING_APP_ROLE_GRANTS } from '../schema-eventing.js';
 import { CONSOLE_APP_ROLE_GRANTS } from '../schema-console.js';
 import { COMPLIANCE_APP_ROLE_GRANTS } from '../schema-compliance.js';
+import { CONNECTOR_APP_ROLE_GRANTS } from '../schema-connectors.js';
 
 /** Role the service switches to in every transaction unless `SERVICE_PG_APP_ROLE` names another. */
 export const DEFAULT_APP_ROLE = 'svc_app';
@@ -45,6 +46,7 @@ export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege
   ...EVENTING_APP_ROLE_GRANTS,
   ...CONSOLE_APP_ROLE_GRANTS,
   ...COMPLIANCE_APP_ROLE_GRANTS,
+  ...CONNECTOR_APP_ROLE_GRANTS,
 };
 
 /** Sequences the app role draws from (nextval); a new one must be listed here. */

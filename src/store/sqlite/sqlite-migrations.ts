@@ -24,6 +24,7 @@ import { SQLITE_MIGRATION_022_GOVERNANCE } from './migrations/sqlite-022-governa
 import { SQLITE_MIGRATION_023_EVENTING } from './migrations/sqlite-023-eventing.js';
 import { SQLITE_MIGRATION_024_CONSOLE } from './migrations/sqlite-024-console.js';
 import { SQLITE_MIGRATION_025_COMPLIANCE } from './migrations/sqlite-025-compliance.js';
+import { SQLITE_MIGRATION_026_CONNECTORS } from './migrations/sqlite-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
 
@@ -88,4 +89,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_023_EVENTING,
   ...SQLITE_MIGRATION_024_CONSOLE,
   ...SQLITE_MIGRATION_025_COMPLIANCE,
+  ...SQLITE_MIGRATION_026_CONNECTORS,
 ];
