@@ -1,7 +1,8 @@
 /**
  * Kysely table types of output connectors and the collector source roster (migration 26).
  * `connectors` and `console_sources` are global (server administration, `system:admin` routes; a
- * connector names one tenant or none = every tenant). The per-tenant delivery state of a connector,
+ * connector names one tenant or none = every tenant, in `scope_tenant_id`: a global table has no
+ * `tenant_id` column, which on Postgres would demand row-level security). The per-tenant delivery state of a connector,
  * its cursors over that tenant's ledger and event log, lives in `connector_cursors`, a tenant table
  * under row-level security: one row per (connector, tenant), whose id is the delivery lane id, so the
  * connector's deliveries sit in the tenant's own `event_deliveries` rows like webhook deliveries.
@@ -16,7 +17,7 @@ export interface ConnectorsTable {
   name: string;
   kind: string;
   /** null: every tenant */
-  tenant_id: string | null;
+  scope_tenant_id: string | null;
   format: string;
   /** JSON object validated by the kind's schema */
   config: string;
@@ -53,7 +54,8 @@ export interface ConsoleSourcesTable {
   id: string;
   name: string;
   kind: string;
-  tenant_id: string;
+  /** the tenant the source writes to (not `tenant_id`: the table is global, not under row-level security) */
+  scope_tenant_id: string;
   enabled: number;
   poll_interval_s: number;
   /** JSON object */

@@ -65,7 +65,7 @@ export function viewOf(r: Row): ConnectorView {
     id: r.id,
     name: r.name,
     kind: r.kind,
-    tenant: r.tenant_id,
+    tenant: r.scope_tenant_id,
     format: r.format,
     config: JSON.parse(r.config) as Record<string, unknown>,
     sources: JSON.parse(r.sources) as ConnectorSources,
@@ -135,7 +135,7 @@ export async function validateConnector(store: Store, input: ConnectorInput, kno
   return {
     name: input.name,
     kind: kind.kind,
-    tenant_id: tenant,
+    scope_tenant_id: tenant,
     format,
     config: JSON.stringify(input.config),
     sources: JSON.stringify(sources),

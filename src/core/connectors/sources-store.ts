@@ -43,7 +43,7 @@ export interface SourceView {
 type Row = Database['console_sources'];
 
 function viewOf(r: Row): SourceView {
-  return { id: r.id, name: r.name, kind: r.kind, tenant: r.tenant_id, enabled: Number(r.enabled) === 1, poll_interval_s: Number(r.poll_interval_s), config: JSON.parse(r.config) as Record<string, unknown>, last_seen_at: r.last_seen_at, counts: JSON.parse(r.counts) as Record<string, number>, version: Number(r.version), created_at: r.created_at, updated_at: r.updated_at };
+  return { id: r.id, name: r.name, kind: r.kind, tenant: r.scope_tenant_id, enabled: Number(r.enabled) === 1, poll_interval_s: Number(r.poll_interval_s), config: JSON.parse(r.config) as Record<string, unknown>, last_seen_at: r.last_seen_at, counts: JSON.parse(r.counts) as Record<string, number>, version: Number(r.version), created_at: r.created_at, updated_at: r.updated_at };
 }
 
 export async function putSource(store: Store, input: SourceInput): Promise<{ view: SourceView; created: boolean }> {
@@ -54,7 +54,7 @@ export async function putSource(store: Store, input: SourceInput): Promise<{ vie
     const t = await tx.selectFrom('tenants').select('id').where('id', '=', input.tenant).where('deleted_at', 'is', null).executeTakeFirst();
     if (!t) throw errors.notFound('tenant');
     const now = nowTimestamp();
-    const values = { name: input.name, kind: input.kind, tenant_id: input.tenant, enabled: input.enabled === false ? 0 : 1, poll_interval_s: input.poll_interval_s ?? 60, config: JSON.stringify(input.config) };
+    const values = { name: input.name, kind: input.kind, scope_tenant_id: input.tenant, enabled: input.enabled === false ? 0 : 1, poll_interval_s: input.poll_interval_s ?? 60, config: JSON.stringify(input.config) };
     const cur = await tx.selectFrom('console_sources').selectAll().where('name', '=', input.name).executeTakeFirst();
     if (cur) {
       await tx.updateTable('console_sources').set({ ...values, version: Number(cur.version) + 1, updated_at: now }).where('id', '=', cur.id).execute();
@@ -69,7 +69,7 @@ export async function putSource(store: Store, input: SourceInput): Promise<{ vie
 export async function listSources(store: Store, tenant?: string): Promise<SourceView[]> {
   return store.transaction(async (tx) => {
     let q = tx.selectFrom('console_sources').selectAll();
-    if (tenant !== undefined) q = q.where('tenant_id', '=', tenant);
+    if (tenant !== undefined) q = q.where('scope_tenant_id', '=', tenant);
     return (await q.orderBy('name').execute()).map(viewOf);
   });
 }
