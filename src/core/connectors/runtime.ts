@@ -79,6 +79,9 @@ export class ConnectorRuntime implements TargetHost {
   readonly #sinks = new Map<string, SinkHolder>();
   #unsubscribe: (() => void) | undefined;
   #started = false;
+  /** bumped by every failure, so a reload that began before it cannot clear it */
+  #generation = 0;
+  readonly #failedGen = new Map<string, number>();
 
   constructor(o: ConnectorRuntimeOptions) {
     this.#o = o;
@@ -168,6 +171,7 @@ export class ConnectorRuntime implements TargetHost {
     const s = this.#st(conn.id);
     const was = s.failed;
     s.failed = reason;
+    this.#failedGen.set(conn.id, ++this.#generation);
     s.last_error = reason;
     s.last_error_at = nowTimestamp();
     if (was === null) {
@@ -209,6 +213,7 @@ export class ConnectorRuntime implements TargetHost {
 
   async #loadLanes(): Promise<Lane[]> {
     const { store } = this.#o;
+    const gen = this.#generation;
     const conns = await listConnectors(store);
     const tenants = (await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute())).map((t) => t.id);
     const lanes: Lane[] = [];
@@ -227,6 +232,8 @@ export class ConnectorRuntime implements TargetHost {
         st.lanes = 0;
         continue;
       }
+      // A failure reported while this reload ran stands until the next reload looks again.
+      if (st.failed !== null && (this.#failedGen.get(conn.id) ?? 0) > gen) continue;
       if (st.failed !== null) this.#o.log.info({ connector: conn.name }, 'connector resumes from its cursor');
       st.failed = null;
       let n = 0;

@@ -47,7 +47,7 @@ export class BatchTarget implements DeliveryTarget {
     } catch (err) {
       if (err instanceof SecretUnavailableError) {
         host.failed(conn, err.message);
-        return { result: 'retry', error: err.message, retryAfterMs: 60_000 };
+        return { result: 'retry', error: err.message, retryAfterMs: 2_000 };
       }
       throw err;
     }
@@ -88,7 +88,7 @@ export class BatchTarget implements DeliveryTarget {
     }).catch((err: unknown): SinkResult => {
       if (err instanceof SecretUnavailableError) {
         host.failed(conn, err.message);
-        return { result: 'retry', error: err.message, retryAfterMs: 60_000 };
+        return { result: 'retry', error: err.message, retryAfterMs: 2_000 };
       }
       return { result: 'retry', error: (err as Error).message };
     });

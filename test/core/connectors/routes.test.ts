@@ -14,7 +14,7 @@ import { api, caughtUp, makeRecords, seqOf, waitHealth } from './helpers.js';
 
 for (const b of await serveBackends()) {
   test(`connector, source and health routes (${b.backend})`, { skip: b.skip, timeout: 120_000 }, async (t) => {
-    const server = await b.start();
+    const server = await b.start({ timeoutMs: 60_000 });
     t.after(() => server.stop());
     const { tenant, token } = await setupAndLogin(server, { email: 'root@example.test', password: 'correct horse battery staple' });
     const admin = api(server, token);
