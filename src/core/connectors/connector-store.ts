@@ -7,7 +7,7 @@
  */
 import type { Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
-import { makeChecker } from '../../contract/registry.js';
+import { configChecker, type ConfigChecker } from './config-check.js';
 import { FormatTokenError, parseFormatToken } from '../../encoders/registry.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
@@ -79,7 +79,7 @@ export function viewOf(r: Row): ConnectorView {
   };
 }
 
-const checkers = new Map<string, ReturnType<typeof makeChecker>>();
+const checkers = new Map<string, ConfigChecker>();
 
 /** The surface whose tokens a kind's `format` takes (a fixed format is looked up as itself). */
 export function formatOf(kind: ConnectorKind, token: string | undefined): string {
@@ -113,7 +113,7 @@ export async function validateConnector(store: Store, input: ConnectorInput, kno
   if (!kind) throw errors.badRequest(`unknown connector kind ${JSON.stringify(input.kind)}; known: ${Object.keys(CONNECTOR_KINDS).join(', ')}`);
   const format = formatOf(kind, input.format);
   let checker = checkers.get(kind.kind);
-  if (!checker) checkers.set(kind.kind, (checker = makeChecker(kind.configSchema)));
+  if (!checker) checkers.set(kind.kind, (checker = configChecker(kind.configSchema)));
   if (!checker.check(input.config)) throw errors.badRequest(`config of a ${kind.kind} connector: ${checker.explain(input.config).replace(/\(root\)/g, 'config').replace(/^\//, 'config/')}`);
   const problems = kind.validate?.(input.config) ?? [];
   if (problems.length > 0) throw errors.badRequest(`config of a ${kind.kind} connector: ${problems.join('; ')}`);

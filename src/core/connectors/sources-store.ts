@@ -7,14 +7,14 @@
 import Type from 'typebox';
 import { Text } from '../../contract/common.js';
 import { errors } from '../../contract/errors.js';
-import { makeChecker } from '../../contract/registry.js';
+import { configChecker, type ConfigChecker } from './config-check.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 
 const PathConfig = Type.Object({ path: Text({ minLength: 1, maxLength: 4096, description: 'file (jsonl) or directory (dir) the collector reads' }) }, { additionalProperties: false });
-export const SOURCE_KINDS: Readonly<Record<string, ReturnType<typeof makeChecker>>> = { jsonl: makeChecker(PathConfig), dir: makeChecker(PathConfig) };
+export const SOURCE_KINDS: Readonly<Record<string, ConfigChecker>> = { jsonl: configChecker(PathConfig), dir: configChecker(PathConfig) };
 
 export interface SourceInput {
   name: string;
