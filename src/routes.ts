@@ -17,6 +17,7 @@ import { securityManifest } from './modules/security/index.js';
 import { observabilityManifest } from './modules/observability/index.js';
 import { eventingManifest } from './modules/eventing/index.js';
 import { consoleRoutes } from './core/console/routes.js';
+import { connectorsManifest } from './core/connectors/index.js';
 import { complianceManifest } from './modules/compliance/index.js';
 import { claudePolicyManifest } from './modules/claude-policy/index.js';
 import { capabilitiesManifest } from './modules/capabilities/index.js';
@@ -37,6 +38,7 @@ export function allManifests(): ModuleManifest[] {
     observabilityManifest,
     eventingManifest,
     { name: 'console', routes: consoleRoutes },
+    connectorsManifest,
     complianceManifest,
     claudePolicyManifest,
     capabilitiesManifest,

@@ -15,6 +15,7 @@ import { listEdges } from '../modules/accessmap/index.js';
 import { buildOpenApiDocument } from '../contract/openapi.js';
 import type { AnyRoute } from '../contract/route.js';
 import { EventingRuntime } from '../modules/eventing/runtime.js';
+import { startConnectors } from '../core/connectors/index.js';
 import { registerBus } from '../events/bus-registry.js';
 import { openStore, type Store, type StoreReadiness } from '../store/store.js';
 import type { ServeConfig } from './config.js';
@@ -146,6 +147,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     services.eventing = eventing;
     await eventing.start();
     stops.push(() => eventing.close());
+    // Output connectors and the ledger forwarder: lanes on the same delivery engine (docs/connectors.md).
+    stops.push(await startConnectors(services));
     await startIdentity(identity, { audit: services.audit, seedDemo: config.seedDemo, print: (text) => process.stdout.write(text), log });
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
     if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);

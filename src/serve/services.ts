@@ -14,6 +14,7 @@ import type { Sealer } from '../secrets/sealing.js';
 import type { RecordHooks } from '../contract/record-hooks.js';
 import type { AccessEdgeReader } from '../core/access-edges/schemas.js';
 import type { EventingRuntime } from '../modules/eventing/runtime.js';
+import type { ConnectorRuntime } from '../core/connectors/runtime.js';
 import type { ServeConfig } from './config.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -54,6 +55,8 @@ export interface Services {
   openapi(which: 'stable' | 'beta'): unknown;
   /** webhook subscriptions and their delivery engine (src/modules/eventing); absent: its routes answer 501 */
   eventing?: EventingRuntime;
+  /** output connectors and the ledger forwarder on the delivery engine (src/core/connectors); absent: health says stopped */
+  connectors?: ConnectorRuntime;
   /** identity state: setup, credential cache, lockout, rate limits, PDP (src/auth/runtime.ts) */
   identity?: IdentityRuntime;
   /** the resolved configuration (console: effective config, support bundle) */

@@ -25,6 +25,8 @@ import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
 import { ConfigEffectiveCommand } from './config/effective.js';
 import { SecretsLsCommand } from './secrets/ls.js';
+import { ConnectorGetCommand, ConnectorHealthCommand, ConnectorLsCommand, ConnectorRmCommand, ConnectorSetCommand, ConnectorTestCommand } from './connector/commands.js';
+import { SourcesLsCommand, SourcesRmCommand, SourcesSetCommand } from './sources/commands.js';
 import { SecretsRmCommand } from './secrets/rm.js';
 import { SecretsSetCommand } from './secrets/set.js';
 import { SupportBundleCommand } from './support/bundle.js';
@@ -91,6 +93,15 @@ export const commands: CommandClass[] = [
   ...eventingCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SecretsLsCommand,
+  ConnectorLsCommand,
+  ConnectorGetCommand,
+  ConnectorSetCommand,
+  ConnectorRmCommand,
+  ConnectorTestCommand,
+  ConnectorHealthCommand,
+  SourcesLsCommand,
+  SourcesSetCommand,
+  SourcesRmCommand,
   SecretsRmCommand,
   SecretsSetCommand,
   SuperadminDisableCommand,

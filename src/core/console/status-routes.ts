@@ -8,6 +8,7 @@ import { SECRETS_KEY_FILE } from '../../secrets/sealing.js';
 import { effectiveConfig, type EffectiveSetting } from './effective-config.js';
 import { keyringEntries, ledgerHeads, readSetting, tlsFacts, userCounts } from './console-state.js';
 import { lastUpdateStatus } from './update-check.js';
+import { connectorHealth } from '../connectors/health.js';
 import { licensePublicKey } from './license.js';
 import type { SsoSettings } from './sso-settings.js';
 
@@ -93,7 +94,7 @@ export async function setupSteps(s: Services): Promise<Array<{ id: string; title
       completed: Boolean(auditKeyFile),
       why: auditKeyFile ? 'the signing key comes from SERVICE_AUDIT_KEY_FILE, held outside the data directory' : 'the signing key was minted in the data directory only; copy audit-keys/ (svc backup) and set SERVICE_AUDIT_KEY_FILE',
     },
-    { id: 'ledger_forwarded', title: 'A connector forwards the audit ledger', applicable: true, completed: false, why: 'no output connector forwards the ledger (GET /v1/connectors/health)' },
+    await ledgerForwardedStep(s),
     { id: 'sso', title: 'Single sign-on', applicable: true, completed: sso !== undefined, why: sso ? `OpenID provider ${sso.value.issuer}` : 'no OpenID provider configured (PUT /v1/console/sso)' },
     {
       id: 'second_admin',
@@ -103,6 +104,23 @@ export async function setupSteps(s: Services): Promise<Array<{ id: string; title
       why: users.superadmins_active >= 2 ? `${users.superadmins_active} active superadmins` : 'only one active superadmin; create another with svc users create --superadmin',
     },
   ];
+}
+
+/** Whether an enabled connector forwards the ledger and runs (GET /v1/connectors/health). */
+async function ledgerForwardedStep(s: Services): Promise<{ id: string; title: string; applicable: boolean; completed: boolean; why: string }> {
+  const h = await connectorHealth(s.store, s.connectors);
+  const fwd = h.items.filter((i) => i.lanes.some((l) => l.source === 'ledger') && i.state !== 'disabled');
+  const ok = fwd.filter((i) => i.state === 'running');
+  const why =
+    ok.length > 0 ? `forwarded by ${ok.map((i) => `${i.name} (${i.kind})`).join(', ')}`
+    : fwd.length > 0 ? `the forwarding connector(s) ${fwd.map((i) => `${i.name}: ${i.state}${i.reason ? ` (${i.reason})` : ''}`).join('; ')}`
+    : 'no output connector forwards the ledger (PUT /v1/console/connectors, svc connector set)';
+  return { id: 'ledger_forwarded', title: 'A connector forwards the audit ledger', applicable: true, completed: ok.length > 0, why };
+}
+
+async function connectorSummary(s: Services): Promise<Record<string, unknown>> {
+  const h = await connectorHealth(s.store, s.connectors);
+  return { ...h.summary, failing: h.items.filter((i) => i.state === 'failed').map((i) => ({ name: i.name, reason: i.reason })) };
 }
 
 export async function healthSummary(s: Services): Promise<Record<string, unknown>> {
@@ -119,7 +137,7 @@ export async function healthSummary(s: Services): Promise<Record<string, unknown
     uptime_seconds: Math.floor((Date.now() - s.startedAt) / 1000),
     store: { engine: s.store.backend, ok: store.ok, migrations: store.migrations ?? null },
     tls: tls ? { self_signed: tls.self_signed, not_after: tls.not_after, days_left: tls.days_left } : null,
-    connectors: { running: 0, failed: 0, stopped: 0 },
+    connectors: await connectorSummary(s),
     ledger: {
       chains: heads.length,
       heads: heads.map((h) => ({ tenant: h.tenant, head_seq: h.head_seq, last_checkpoint_age_seconds: h.last_checkpoint_age_seconds })),

@@ -6,6 +6,7 @@
  * value, a token, a password hash, key material or a person's data (e-mail, names): users appear
  * as counts. As a second line of defence every file passes `scrub` (token prefixes, URL passwords).
  */
+import { connectorHealth } from '../connectors/health.js';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Services } from '../../serve/services.js';
@@ -64,7 +65,8 @@ async function* sections(s: Services): AsyncGenerator<TarFile> {
     });
     return { backend: s.store.backend, rows: counts };
   });
-  yield await safe('connectors.json', async () => ({ connectors: [], note: 'no output connector is configured in this build' }));
+  // States, lag and errors only: configs hold secret references, never values, and are left out anyway.
+  yield await safe('connectors.json', async () => connectorHealth(s.store, s.connectors));
   yield await safe('ledger.json', async () => {
     if (!s.ledger) return { chains: [], note: 'no ledger in this server' };
     const heads = await ledgerHeads(s);

@@ -45,6 +45,7 @@ const StatusDoc = Type.Object(
       http: Type.Object({ status: ComponentStatus, engine: Type.String() }),
       store: Type.Object({ status: ComponentStatus, backend: Type.String() }),
       grpc: Type.Object({ status: ComponentStatus }),
+      connectors: Type.Optional(Type.Object({ status: ComponentStatus, failed: Type.Integer({ description: 'output connectors that deliver nothing (GET /v1/connectors/health says why)' }) })),
     }),
   },
   { additionalProperties: false },
@@ -89,7 +90,10 @@ export const healthRoutes: AnyRoute[] = [
       const storeStatus = store.ok ? 'ok' : store.reachable ? 'degraded' : 'down';
       const httpStatus = s.engine.http === 'uws-native' ? 'ok' : 'degraded';
       const grpcStatus = s.grpc.listening ? 'ok' : 'down';
-      const all = [storeStatus, httpStatus, grpcStatus];
+      // A failed output connector (e.g. its secret was deleted) degrades the server: svc status exits 7.
+      const failedConnectors = s.connectors?.failedCount() ?? 0;
+      const connectorStatus = failedConnectors > 0 ? 'degraded' : 'ok';
+      const all = [storeStatus, httpStatus, grpcStatus, connectorStatus];
       const overall = all.includes('down') ? (storeStatus === 'down' ? 'down' : 'degraded') : all.includes('degraded') ? 'degraded' : 'ok';
       return {
         status: overall as 'ok' | 'degraded' | 'down',
@@ -99,6 +103,7 @@ export const healthRoutes: AnyRoute[] = [
           http: { status: httpStatus as 'ok' | 'degraded', engine: s.engine.http },
           store: { status: storeStatus as 'ok' | 'degraded' | 'down', backend: s.store.backend },
           grpc: { status: grpcStatus as 'ok' | 'down' },
+          ...(s.connectors ? { connectors: { status: connectorStatus as 'ok' | 'degraded', failed: failedConnectors } } : {}),
         },
       };
     },

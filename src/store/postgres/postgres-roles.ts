@@ -12,6 +12,7 @@ import { CONSOLE_APP_ROLE_GRANTS } from '../schema-console.js';
 import { COMPLIANCE_APP_ROLE_GRANTS } from '../schema-compliance.js';
 import { CLAUDE_POLICY_APP_ROLE_GRANTS } from '../schema-claude-policy.js';
 import { REPLICA_APP_ROLE_GRANTS } from '../schema-replicas.js';
+import { CONNECTOR_APP_ROLE_GRANTS } from '../schema-connectors.js';
 
 /** Role the service switches to in every transaction unless `SERVICE_PG_APP_ROLE` names another. */
 export const DEFAULT_APP_ROLE = 'svc_app';
@@ -49,6 +50,7 @@ export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege
   ...COMPLIANCE_APP_ROLE_GRANTS,
   ...CLAUDE_POLICY_APP_ROLE_GRANTS,
   ...REPLICA_APP_ROLE_GRANTS,
+  ...CONNECTOR_APP_ROLE_GRANTS,
 };
 
 /** Sequences the app role draws from (nextval); a new one must be listed here. */

@@ -43,6 +43,13 @@ export interface SinkResult {
 /** An open connection (or client) to one receiver. One batch at a time; the runtime never overlaps calls. */
 export interface ConnectorSink {
   send(items: readonly SinkItem[], signal: AbortSignal): Promise<SinkResult>;
+  /**
+   * Optional (added by the runtime branch): why one item can never be delivered by this sink (syslog:
+   * over `max_payload_bytes`), or undefined when it can. The runtime moves such an item into a
+   * delivery of its own (retried, then dead) so the rest of its batch goes on; `send` must still
+   * refuse such an item rather than truncate or send it.
+   */
+  check?(item: SinkItem): string | undefined;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,263 @@
+/**
+ * `syslog`: RFC 5424 records to a syslog receiver (spec: syslog rules 1–3). TLS on 6514 with
+ * octet-counting framing (RFC 5425, RFC 6587 §3.4.1) is the default and the server certificate is
+ * always verified (`ca_file`, or the system roots, or `pin_sha256` of its public key); cleartext TCP
+ * (octet counting or LF framing, RFC 6587) and UDP (one record per datagram, RFC 5426) only with
+ * `allow_cleartext: true`, and never towards a TLS destination (port 6514, or a `ca_file`/`pin_sha256`
+ * given). `max_payload_bytes` (0 = off) bounds the complete record in UTF-8 octets: a longer record is
+ * refused (the runtime retries it, then dead-letters it), never truncated or sent.
+ *
+ * One persistent connection per connector, opened on the first batch, reopened after a failure with
+ * an exponential backoff (0.25 s doubling to 30 s). Syslog over TCP has no application-level
+ * acknowledgement: a batch counts as delivered once the kernel took every byte and the connection
+ * was still open afterwards; a receiver that drops the connection at that very moment can lose what
+ * was in flight (RFC 6587's limit; docs/connectors.md "Delivery guarantees").
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { isAbsolute, join } from 'node:path';
+import tls from 'node:tls';
+import Type, { type Static } from 'typebox';
+import { Text } from '../../../contract/common.js';
+import { checkPayloadBudget, octetCountingFrame, SyslogPayloadTooLargeError } from '../../../encoders/syslog.js';
+import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
+
+export const SYSLOG_TLS_PORT = 6514;
+
+export const SyslogConfig = Type.Object(
+  {
+    host: Text({ minLength: 1, maxLength: 253, description: 'receiver host name or address' }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'default 6514 with TLS, 514 otherwise' })),
+    transport: Type.Optional(Type.Union([Type.Literal('tls'), Type.Literal('tcp'), Type.Literal('udp')], { description: 'default tls; tcp and udp need allow_cleartext' })),
+    framing: Type.Optional(Type.Union([Type.Literal('octet_counting'), Type.Literal('lf')], { description: 'TCP framing (RFC 6587); TLS is always octet counting' })),
+    allow_cleartext: Type.Optional(Type.Boolean({ description: 'the explicit opt-out that permits tcp or udp' })),
+    ca_file: Type.Optional(Text({ minLength: 1, maxLength: 4096, description: 'PEM CA bundle the server certificate must chain to (relative: to the data directory)' })),
+    pin_sha256: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: 'base64 SHA-256 of the server public key (SPKI); trusted by key alone' })),
+    server_name: Type.Optional(Text({ minLength: 1, maxLength: 253, description: 'TLS SNI and the name checked in the certificate (default host)' })),
+    client_cert_file: Type.Optional(Text({ minLength: 1, maxLength: 4096, description: 'PEM client certificate for mutual TLS' })),
+    client_key: Type.Optional(Type.String({ pattern: '^secret:[a-z0-9][a-z0-9._-]{0,99}$', description: 'secret reference to the PEM client key' })),
+    max_payload_bytes: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024, description: 'receiver budget in UTF-8 octets of the complete record; 0 = off' })),
+    connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
+  },
+  { additionalProperties: false },
+);
+export type SyslogConfig = Static<typeof SyslogConfig>;
+
+function validate(c: SyslogConfig): string[] {
+  const out: string[] = [];
+  const transport = c.transport ?? 'tls';
+  if (transport !== 'tls') {
+    if (c.allow_cleartext !== true) out.push(`transport ${transport} is cleartext: set allow_cleartext: true to opt out of TLS explicitly`);
+    if (c.port === SYSLOG_TLS_PORT) out.push(`port ${SYSLOG_TLS_PORT} is the syslog-over-TLS port: a TLS destination is never downgraded to ${transport}`);
+    if (c.ca_file !== undefined || c.pin_sha256 !== undefined || c.client_cert_file !== undefined || c.client_key !== undefined) out.push(`ca_file, pin_sha256 and client certificates describe a TLS destination: it is never downgraded to ${transport}`);
+    if (transport === 'udp' && c.framing !== undefined) out.push('framing applies to TCP only (UDP carries one record per datagram, RFC 5426)');
+  } else {
+    if (c.allow_cleartext === true) out.push('allow_cleartext is meaningless with transport tls (leave it out)');
+    if (c.framing === 'lf') out.push('TLS uses octet-counting framing (RFC 5425); lf is for cleartext TCP only');
+  }
+  if ((c.client_cert_file === undefined) !== (c.client_key === undefined)) out.push('client_cert_file and client_key go together');
+  return out;
+}
+
+function spkiPin(cert: tls.PeerCertificate): string {
+  const spki = new X509Certificate(cert.raw).publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spki).digest('base64');
+}
+
+type Stream = net.Socket | tls.TLSSocket;
+
+class SyslogSink implements ConnectorSink {
+  readonly #c: SyslogConfig;
+  readonly #ctx: KindContext;
+  readonly #transport: 'tls' | 'tcp' | 'udp';
+  readonly #port: number;
+  readonly #budget: number;
+  #stream: Stream | undefined;
+  #broken = false;
+  #udp: UdpSocket | undefined;
+  #failures = 0;
+  #nextTryAt = 0;
+
+  constructor(c: SyslogConfig, ctx: KindContext) {
+    this.#c = c;
+    this.#ctx = ctx;
+    this.#transport = c.transport ?? 'tls';
+    this.#port = c.port ?? (this.#transport === 'tls' ? SYSLOG_TLS_PORT : 514);
+    this.#budget = c.max_payload_bytes ?? 0;
+  }
+
+  check(item: SinkItem): string | undefined {
+    try {
+      checkPayloadBudget(item.line, this.#budget);
+      return undefined;
+    } catch (err) {
+      if (err instanceof SyslogPayloadTooLargeError) return `record ${item.id} is ${err.size} octets, over max_payload_bytes ${err.limit}; not sent (never truncated)`;
+      throw err;
+    }
+  }
+
+  async send(items: readonly SinkItem[], signal: AbortSignal): Promise<SinkResult> {
+    // Refused before a byte goes out: a batch never carries an over-budget record.
+    for (const it of items) {
+      const why = this.check(it);
+      if (why !== undefined) return { result: 'retry', error: why };
+    }
+    const wait = this.#nextTryAt - Date.now();
+    if (wait > 0) return { result: 'retry', error: 'receiver unreachable; reconnecting with backoff', retryAfterMs: wait };
+    try {
+      if (this.#transport === 'udp') await this.#sendUdp(items);
+      else await this.#sendStream(items, signal);
+      this.#failures = 0;
+      return { result: 'delivered' };
+    } catch (err) {
+      this.#drop();
+      this.#failures++;
+      const backoff = Math.min(250 * 2 ** Math.min(this.#failures - 1, 7), 30_000);
+      this.#nextTryAt = Date.now() + backoff;
+      return { result: 'retry', error: `syslog ${this.#transport} ${this.#c.host}:${this.#port}: ${(err as Error).message}`, retryAfterMs: backoff };
+    }
+  }
+
+  async #sendUdp(items: readonly SinkItem[]): Promise<void> {
+    const udp = (this.#udp ??= createSocket(net.isIPv6(this.#c.host) ? 'udp6' : 'udp4'));
+    for (const it of items) {
+      await new Promise<void>((resolve, reject) => udp.send(Buffer.from(it.line, 'utf8'), this.#port, this.#c.host, (err) => (err ? reject(err) : resolve())));
+    }
+  }
+
+  async #sendStream(items: readonly SinkItem[], signal: AbortSignal): Promise<void> {
+    // Let a FIN or RST that already arrived mark the connection broken before we write into it.
+    await new Promise((r) => setImmediate(r));
+    if (this.#broken) this.#drop();
+    const s = this.#stream ?? (this.#stream = await this.#connect());
+    const lf = this.#transport === 'tcp' && this.#c.framing === 'lf';
+    const parts: Buffer[] = [];
+    let size = 0;
+    const flush = async (): Promise<void> => {
+      if (parts.length === 0) return;
+      const buf = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size);
+      parts.length = 0;
+      size = 0;
+      await new Promise<void>((resolve, reject) => {
+        if (this.#broken) return reject(new Error('connection closed by the receiver'));
+        const ok = s.write(buf, (err) => (err ? reject(err) : undefined));
+        if (ok) resolve();
+        else {
+          const onDrain = (): void => {
+            s.off('close', onClose);
+            resolve();
+          };
+          const onClose = (): void => {
+            s.off('drain', onDrain);
+            reject(new Error('connection closed by the receiver'));
+          };
+          s.once('drain', onDrain);
+          s.once('close', onClose);
+        }
+      });
+    };
+    for (const it of items) {
+      if (signal.aborted) throw new Error('aborted');
+      const b = lf ? Buffer.from(it.line + '\n', 'utf8') : octetCountingFrame(it.line);
+      parts.push(b);
+      size += b.length;
+      if (size >= 256 * 1024) await flush();
+    }
+    await flush();
+    // Every byte reached the kernel; the connection must still be open once the event loop had a turn.
+    await new Promise<void>((resolve, reject) => s.write(Buffer.alloc(0), (err) => (err ? reject(err) : resolve())));
+    await new Promise((r) => setImmediate(r));
+    if (this.#broken) throw new Error('connection closed by the receiver during the batch');
+  }
+
+  async #connect(): Promise<Stream> {
+    this.#broken = false;
+    const timeout = this.#c.connect_timeout_ms ?? 10_000;
+    const host = this.#c.host;
+    const stream = await new Promise<Stream>((resolve, reject) => {
+      let s: Stream;
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new Error(`no connection within ${timeout} ms`));
+      }, timeout);
+      const fail = (err: Error): void => {
+        clearTimeout(timer);
+        reject(err);
+      };
+      if (this.#transport === 'tcp') {
+        s = net.connect({ host, port: this.#port }, () => {
+          clearTimeout(timer);
+          resolve(s);
+        });
+        s.once('error', fail);
+        return;
+      }
+      void this.#tlsOptions().then((opts) => {
+        const t = tls.connect({ host, port: this.#port, ...opts }, () => {
+          clearTimeout(timer);
+          if (this.#c.pin_sha256 !== undefined) {
+            const got = spkiPin(t.getPeerCertificate(false));
+            if (got !== this.#c.pin_sha256) {
+              t.destroy();
+              return reject(new Error(`receiver key does not match pin_sha256 (got ${got}); nothing sent`));
+            }
+          }
+          resolve(t);
+        });
+        s = t;
+        t.once('error', fail);
+      }, fail);
+    });
+    stream.setNoDelay(true);
+    stream.setKeepAlive(true, 30_000);
+    stream.removeAllListeners('error');
+    const mark = (): void => void (this.#broken = true);
+    stream.on('error', mark);
+    stream.on('end', mark);
+    stream.on('close', mark);
+    // A receiver sends nothing on a syslog connection; anything it does send is read and ignored.
+    stream.on('data', () => undefined);
+    return stream;
+  }
+
+  async #tlsOptions(): Promise<tls.ConnectionOptions> {
+    const file = (f: string): Buffer => readFileSync(isAbsolute(f) ? f : join(this.#ctx.dataDir, f));
+    const o: tls.ConnectionOptions = { servername: this.#c.server_name ?? (net.isIP(this.#c.host) ? undefined : this.#c.host), minVersion: 'TLSv1.2' };
+    if (this.#c.ca_file !== undefined) o.ca = file(this.#c.ca_file);
+    // Pinned: trusted by its key alone (checked on connect, before any record goes out).
+    if (this.#c.pin_sha256 !== undefined) o.rejectUnauthorized = false;
+    else if (this.#c.server_name !== undefined) o.checkServerIdentity = (_h, cert) => tls.checkServerIdentity(this.#c.server_name as string, cert);
+    if (this.#c.client_cert_file !== undefined && this.#c.client_key !== undefined) {
+      o.cert = file(this.#c.client_cert_file);
+      // Read now, every connect: a deleted secret fails closed (SecretUnavailableError) before connecting.
+      o.key = await this.#ctx.secret(this.#c.client_key);
+    }
+    return o;
+  }
+
+  #drop(): void {
+    this.#stream?.destroy();
+    this.#stream = undefined;
+    this.#broken = false;
+  }
+
+  async close(): Promise<void> {
+    const s = this.#stream;
+    this.#stream = undefined;
+    if (s) await new Promise<void>((resolve) => s.end(() => resolve()));
+    this.#udp?.close();
+    this.#udp = undefined;
+  }
+}
+
+export const syslogKind: ConnectorKind<SyslogConfig> = {
+  kind: 'syslog',
+  format: { surface: 'syslog_connector' },
+  configSchema: SyslogConfig,
+  secretFields: ['client_key'],
+  validate,
+  maxBatch: 5000,
+  open: async (config, ctx) => new SyslogSink(config, ctx),
+};

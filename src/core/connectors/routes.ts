@@ -1,0 +1,154 @@
+/**
+ * Core routes of output connectors (stable; `system:admin`): `GET|PUT|DELETE /v1/console/connectors`,
+ * `POST /v1/console/connectors/test`, `GET /v1/connectors/health`. Connectors are server
+ * administration: one connector serves one tenant or every tenant, so its configuration is global
+ * and reached by the system administrator only. Every mutation is audited on the system chain.
+ */
+import { errors } from '../../contract/errors.js';
+import { route, type AnyRoute } from '../../contract/route.js';
+import { listDeliveries, type Delivery } from '../../events/delivery/delivery-store.js';
+import { reply } from '../../http/reply.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
+import { draftBy } from '../../auth/audit.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Services } from '../../serve/services.js';
+import { rangeOf } from './batches.js';
+import { deleteConnector, getConnector, listConnectors, putConnector, validateConnector, type ConnectorInput } from './connector-store.js';
+import { connectorHealth } from './health.js';
+import { ConnectorIn, ConnectorOut, DeliveryOut, HealthOut, HealthQuery, ListQuery, NameQuery, TestIn, TestOut } from './schemas.js';
+import Type, { type Static } from 'typebox';
+import { testDelivery } from './test-delivery.js';
+
+const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
+
+function principalOf(ctx: { principal?: Principal }): Principal {
+  if (!ctx.principal) throw errors.unauthenticated();
+  return ctx.principal;
+}
+
+type DeliveryView = Static<typeof DeliveryOut>;
+
+/** The deliveries of a connector over all its lanes (the eventing listing shape, plus tenant and range). */
+async function connectorDeliveries(s: Services, connectorId: string, status: string | undefined, limit: number): Promise<DeliveryView[]> {
+  const tenants = (await s.store.transaction((tx) => tx.selectFrom('tenants').select('id').execute())).map((t) => t.id);
+  const out: DeliveryView[] = [];
+  for (const tenant of tenants) {
+    await s.store.withTenant(tenant, async (tx) => {
+      const lanes = await tx.selectFrom('connector_cursors').select(['id', 'source']).where('tenant_id', '=', tenant).where('connector_id', '=', connectorId).execute();
+      for (const lane of lanes) {
+        const rows: Delivery[] = await listDeliveries(tx, tenant, { subscription_id: lane.id, limit, ...(status ? { status } : {}) });
+        const payloads = new Map((await tx.selectFrom('event_deliveries').select(['id', 'payload']).where('tenant_id', '=', tenant).where('id', 'in', rows.length ? rows.map((r) => r.id) : ['00000000-0000-0000-0000-000000000000']).execute()).map((p) => [p.id, p.payload]));
+        for (const r of rows) {
+          const p = payloads.get(r.id);
+          const range = p ? rangeOf(JSON.parse(p) as Parameters<typeof rangeOf>[0]) : { source: lane.source, from: r.event_seq, to: r.event_seq };
+          out.push({ ...r, tenant, source: range.source, from_seq: range.from, to_seq: range.to });
+        }
+      }
+    });
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit);
+}
+
+export const connectorRoutes: AnyRoute[] = [
+  route({
+    ...common,
+    method: 'GET',
+    path: '/v1/console/connectors',
+    operationId: 'listConnectors',
+    summary: 'Output connectors (one by name); with name and deliveries, its deliveries too',
+    query: ListQuery,
+    response: Type.Object({ items: Type.Array(ConnectorOut), deliveries: Type.Optional(Type.Array(DeliveryOut)) }, { additionalProperties: false }),
+    handler: async (ctx) => {
+      const s = ctx.services;
+      if (ctx.query.name === undefined) {
+        if (ctx.query.deliveries !== undefined) throw errors.badRequest('deliveries needs name (the connector whose deliveries to list)');
+        return { items: await listConnectors(s.store) };
+      }
+      const c = await getConnector(s.store, ctx.query.name);
+      if (!c) throw errors.notFound('connector');
+      if (ctx.query.deliveries === undefined) return { items: [c] };
+      const status = ctx.query.deliveries === 'all' ? undefined : ctx.query.deliveries;
+      return { items: [c], deliveries: await connectorDeliveries(s, c.id, status, ctx.query.limit ?? 50) };
+    },
+  }),
+  route({
+    ...common,
+    method: 'PUT',
+    path: '/v1/console/connectors',
+    operationId: 'putConnector',
+    summary: "Create or replace an output connector by name; validated against its kind (format token, config schema, secret references)",
+    audit: 'connector.put',
+    body: ConnectorIn,
+    response: ConnectorOut,
+    bodyLimit: 64 * 1024,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const s = ctx.services;
+      const values = await validateConnector(s.store, ctx.body as ConnectorInput, (t) => s.events.catalog.get(t) !== undefined);
+      const { view, created } = await putConnector(s.store, values);
+      await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.put', 'connector', view.name, { created, kind: view.kind, tenant: view.tenant, format: view.format, enabled: view.enabled, sources: view.sources, secret_refs: view.secret_refs, version: view.version }));
+      await s.connectors?.refresh().catch(() => undefined);
+      return view;
+    },
+  }),
+  route({
+    ...common,
+    method: 'DELETE',
+    path: '/v1/console/connectors',
+    operationId: 'deleteConnector',
+    summary: 'Delete an output connector with its cursors and deliveries',
+    audit: 'connector.delete',
+    query: NameQuery,
+    status: 204,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const s = ctx.services;
+      // Stop its lanes before the rows go (a running lane would recreate its cursor).
+      const c = await getConnector(s.store, ctx.query.name);
+      if (!c) throw errors.notFound('connector');
+      await s.store.transaction((tx) => tx.updateTable('connectors').set({ enabled: 0, version: c.version + 1 }).where('id', '=', c.id).execute());
+      await s.connectors?.refresh().catch(() => undefined);
+      await deleteConnector(s.store, ctx.query.name);
+      await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.delete', 'connector', c.name, { kind: c.kind, tenant: c.tenant }));
+      await s.connectors?.refresh().catch(() => undefined);
+      return reply.empty(204);
+    },
+  }),
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/console/connectors/test',
+    operationId: 'testConnector',
+    summary: "Send one test event through the connector's receiver now (a real delivery; the outcome is returned, not retried)",
+    audit: 'connector.test',
+    body: TestIn,
+    response: TestOut,
+    timeoutMs: 30_000,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const s = ctx.services;
+      const c = await getConnector(s.store, ctx.body.name);
+      if (!c) throw errors.notFound('connector');
+      const out = await testDelivery(s.store, s.sealer, s.dataDir, s.build.version, c);
+      await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.test', 'connector', c.name, { result: out.result, error: out.error }));
+      return out;
+    },
+  }),
+  route({
+    stability: 'stable' as const,
+    tags: ['connectors'],
+    permission: 'system:admin',
+    method: 'GET',
+    path: '/v1/connectors/health',
+    operationId: 'connectorsHealth',
+    summary: 'Per connector: running, failed, stopped or disabled, last success, last error, forwarder lag, dead letters; and a summary',
+    query: HealthQuery,
+    response: HealthOut,
+    timeoutMs: 15_000,
+    handler: async (ctx) => {
+      const h = await connectorHealth(ctx.services.store, ctx.services.connectors, ctx.query.name);
+      if (ctx.query.name !== undefined && h.items.length === 0) throw errors.notFound('connector');
+      return h;
+    },
+  }),
+];
