@@ -16,8 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import Type from 'typebox';
 import { endpointProperties, joinLines, SECRET_REF, networkFailure, openDispatcher, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
 import { UndiciSdkHandler } from './s3-undici-handler.js';
@@ -94,6 +93,14 @@ function s3Failure(err: unknown, signal: AbortSignal): SinkResult {
   return { result: retryable ? 'retry' : 'failed', status, error: what };
 }
 
+/** The AWS SDK is loaded when an s3archive connector first sends: it takes seconds to import, and most servers never use it. */
+type AwsSdk = typeof import('@aws-sdk/client-s3') & typeof import('@aws-sdk/lib-storage');
+let sdkLoading: Promise<AwsSdk> | undefined;
+function loadSdk(): Promise<AwsSdk> {
+  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({ ...s3, ...storage }));
+  return sdkLoading;
+}
+
 class S3ArchiveSink implements ConnectorSink {
   readonly #dispatcher;
   readonly #handler;
@@ -102,12 +109,13 @@ class S3ArchiveSink implements ConnectorSink {
     this.#handler = new UndiciSdkHandler(this.#dispatcher, Math.max(c.timeout_ms ?? 10_000, 30_000));
   }
 
-  async #client(): Promise<S3Client> {
+  async #client(): Promise<{ client: S3Client; sdk: AwsSdk }> {
     // read at every batch: a deleted secret throws SecretUnavailableError here (fail closed)
     const accessKeyId = await this.ctx.secret(this.c.access_key_id_secret);
     const secretAccessKey = await this.ctx.secret(this.c.secret_access_key_secret);
     const sessionToken = this.c.session_token_secret === undefined ? undefined : await this.ctx.secret(this.c.session_token_secret);
-    return new S3Client({
+    const sdk = await loadSdk();
+    const client = new sdk.S3Client({
       endpoint: this.c.url,
       region: this.c.region ?? 'us-east-1',
       forcePathStyle: this.c.force_path_style ?? false,
@@ -118,10 +126,11 @@ class S3ArchiveSink implements ConnectorSink {
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 1, // the delivery engine owns retries
     });
+    return { client, sdk };
   }
 
   async send(items: readonly SinkItem[], signal: AbortSignal): Promise<SinkResult> {
-    const client = await this.#client();
+    const { client, sdk } = await this.#client();
     const prefix = this.c.prefix ?? 'svc-audit';
     const artifacts: NonNullable<SinkResult['artifacts']> = [];
     try {
@@ -138,9 +147,9 @@ class S3ArchiveSink implements ConnectorSink {
           ...(this.c.server_side_encryption !== undefined ? { ServerSideEncryption: this.c.server_side_encryption } : {}),
         };
         if (body.length <= (this.c.multipart_threshold_bytes ?? 16 * MIB)) {
-          await client.send(new PutObjectCommand({ ...params, ChecksumSHA256: sha.toString('base64') }), { abortSignal: signal });
+          await client.send(new sdk.PutObjectCommand({ ...params, ChecksumSHA256: sha.toString('base64') }), { abortSignal: signal });
         } else {
-          const upload = new Upload({ client, params, partSize: this.c.part_size_bytes ?? 8 * MIB, queueSize: 2, leavePartsOnError: false });
+          const upload = new sdk.Upload({ client, params, partSize: this.c.part_size_bytes ?? 8 * MIB, queueSize: 2, leavePartsOnError: false });
           const onAbort = (): void => void upload.abort();
           signal.addEventListener('abort', onAbort, { once: true });
           try {
