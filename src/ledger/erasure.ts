@@ -10,14 +10,18 @@
  * erasure's shape; on Postgres the app role has no UPDATE grant and calls the SECURITY DEFINER
  * function `svc_audit_erase_meta`, which recomputes the commitment in SQL (its trigger checks it).
  *
- * Work goes in windows of seqs, one short transaction each, yielding to the event loop between
- * windows, so a large chain never holds the writer or the main thread for long: on SQLite the match
- * runs in SQL (`instr`) on the writer connection and only matched rows reach JavaScript (one SHA-256
- * each); on Postgres match and update run in the database server.
+ * Work goes in windows of seqs, yielding to the event loop between windows, so a large chain never
+ * holds the writer or the main thread for long. On SQLite, with an {@link ErasureOffload} (the
+ * server's export threads), each window is matched in SQL (`instr`) and its commitments computed on
+ * an export thread's read-only connection (erasure-scan.ts); the main thread only runs the UPDATE of
+ * the matched rows, one short transaction on the writer. Without one (an embedding with no export
+ * pool) the same scan runs on the writer connection. On Postgres match and update run in the
+ * database server.
  *
  * SQLite writes the erasure with `secure_delete` on, so the freed cells are zeroed in the page; the
- * old page images may still sit in the WAL until a checkpoint: {@link reclaimSqlite} runs
- * `wal_checkpoint(TRUNCATE)` (docs/compliance.md "The bytes are gone").
+ * old page images may still sit in the WAL until a checkpoint: the offload's checkpoint (PASSIVE
+ * until backfilled, then TRUNCATE, on the export thread) or {@link reclaimSqlite} truncates it
+ * (docs/compliance.md "The bytes are gone").
  */
 import { setImmediate as yieldTick } from 'node:timers/promises';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -27,11 +31,21 @@ import type { Store } from '../store/store-types.js';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
 import { MAX_SEQ, SEQ_BITS } from './ledger-store.js';
 import { metaCommitment } from './preimage.js';
+import type { CheckpointResult, ErasureTask, ScanResult } from './erasure-scan.js';
+
+/** Runs erasure-scan.ts tasks off the main thread (the export pool, erasure-worker.ts), on `file` (`svc.db`). */
+export interface ErasureOffload {
+  file: string;
+  run(task: ErasureTask): Promise<ScanResult | CheckpointResult>;
+}
 
 /** Shortest string erasure matches inside meta (a shorter one would match unrelated records). */
 export const MIN_NEEDLE = 4;
-/** Seqs per window (one transaction each). */
-const WINDOW = 20_000;
+/**
+ * Seqs per window (one scan and one short transaction each). 5,000: a window scanned on the writer
+ * (no offload) holds the main thread a few ms; with an offload it bounds a task's result.
+ */
+const WINDOW = 5_000;
 
 /** Which records are the subject's: any of these. */
 export interface SubjectMatch {
@@ -71,7 +85,7 @@ function matchSql(m: SubjectMatch, instr: (needle: string) => RawBuilder<unknown
  * in windows. Checkpoint records (chain state only) are never touched. Idempotent: an erased record
  * is skipped, so a run cut short is finished by running it again.
  */
-export async function eraseLedgerMeta(store: Store, tenant: string, m: SubjectMatch, progress: (r: LedgerErasureResult) => void = () => {}): Promise<LedgerErasureResult> {
+export async function eraseLedgerMeta(store: Store, tenant: string, m: SubjectMatch, progress: (r: LedgerErasureResult) => void = () => {}, offload?: ErasureOffload): Promise<LedgerErasureResult> {
   checkMatch(m);
   const head = await store.withTenant(tenant, async (tx) => {
     const r = await tx.selectFrom('audit_heads').select('seq').where('tenant_id', '=', tenant).executeTakeFirst();
@@ -81,7 +95,13 @@ export async function eraseLedgerMeta(store: Store, tenant: string, m: SubjectMa
   const sqlite = store.backend === 'sqlite';
   for (let lo = 1; lo <= head; lo += WINDOW) {
     const hi = Math.min(head, lo + WINDOW - 1);
-    out.erased += await store.withTenant(tenant, (tx) => (sqlite ? sqliteWindow(tx, tenant, lo, hi, m) : postgresWindow(tx, lo, hi, m)));
+    if (sqlite && offload !== undefined) {
+      const r = await offload.run({ kind: 'erasure-scan', file: offload.file, tenant, lo, hi, match: { actors: [...m.actors], targets: [...m.targets], strings: [...m.strings] } });
+      const rows = r.kind === 'erasure-scan' ? r.rows : [];
+      if (rows.length > 0) out.erased += await store.withTenant(tenant, (tx) => sqliteUpdate(tx, tenant, rows));
+    } else {
+      out.erased += await store.withTenant(tenant, (tx) => (sqlite ? sqliteWindow(tx, tenant, lo, hi, m) : postgresWindow(tx, lo, hi, m)));
+    }
     out.scanned += hi - lo + 1;
     progress(out);
     await yieldTick();
@@ -104,6 +124,18 @@ async function sqliteWindow(tx: Kysely<Schema>, tenant: string, lo: number, hi: 
     await sql`update audit_records set meta = null, meta_blind = null, meta_commitment = ${commitment} where pos = ${base} + ${r.seq}`.execute(tx);
   }
   return rows.length;
+}
+
+/** The writer's part of an offloaded window: the UPDATE of rows matched on an export thread (a record erased meanwhile is skipped). */
+async function sqliteUpdate(tx: Kysely<Schema>, tenant: string, rows: ReadonlyArray<readonly [number, Uint8Array]>): Promise<number> {
+  await sql`pragma secure_delete = on`.execute(tx);
+  const base = sql`(select chain << ${SEQ_BITS} from audit_heads where tenant_id = ${tenant})`;
+  let n = 0;
+  for (const [seq, commitment] of rows) {
+    const r = await sql`update audit_records set meta = null, meta_blind = null, meta_commitment = ${Buffer.from(commitment)} where pos = ${base} + ${seq} and meta_blind is not null`.execute(tx);
+    n += Number(r.numAffectedRows ?? 0n);
+  }
+  return n;
 }
 
 async function postgresWindow(tx: Kysely<Schema>, lo: number, hi: number, m: SubjectMatch): Promise<number> {

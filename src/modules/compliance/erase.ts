@@ -9,12 +9,17 @@
  *     system chain (its `user.create` and token records);
  *  3. (the caller, once its own last write is done: {@link reclaimAfterErasure}) on SQLite, the WAL
  *     checkpointed and truncated so the old page images leave the files.
+ * On a server with export threads (SQLite), the ledger scan of step 2 and the checkpoint of step 3
+ * run on them ({@link erasureOffload}, src/ledger/erasure-scan.ts): the main thread keeps only the
+ * short UPDATEs on the writer, so `/healthz` and every other request are answered meanwhile.
  * An erasure without data classes covers every class.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { tombstoneUser } from '../../core/users/user-service.js';
-import { eraseLedgerMeta, MIN_NEEDLE, reclaimSqlite, type SubjectMatch } from '../../ledger/erasure.js';
+import { eraseLedgerMeta, MIN_NEEDLE, reclaimSqlite, type ErasureOffload, type SubjectMatch } from '../../ledger/erasure.js';
+import type { CheckpointResult, ErasureTask, ScanResult } from '../../ledger/erasure-scan.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
 import type { Transaction } from 'kysely';
 import type { RequestContext } from '../../http/context.js';
@@ -22,6 +27,17 @@ import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
 
 type Ctx = Pick<RequestContext, 'services'>;
+
+// The compiled worker module sits in dist/src/ledger/.
+const ERASURE_WORKER = fileURLToPath(new URL('../../ledger/erasure-worker.js', import.meta.url));
+
+/** The export threads as the erasure's offload, when the server has them and runs on SQLite. */
+export function erasureOffload(services: Ctx['services']): ErasureOffload | undefined {
+  const exporter = services.auditExport;
+  const source = exporter?.source;
+  if (exporter === undefined || source?.kind !== 'sqlite') return undefined;
+  return { file: source.file, run: (task) => exporter.runTask<ErasureTask, ScanResult | CheckpointResult>(ERASURE_WORKER, task) };
+}
 /** The fields of an erasure request that execution reads. */
 interface Erasure { id: string; subject_kind: string; subject_ref: string; aliases: string[]; data_classes: string[] }
 
@@ -80,10 +96,11 @@ export async function runErasure(ctx: Ctx, tenant: string, e: Erasure, inTx: (tx
       strings: [...strings].filter((s) => s.length >= MIN_NEEDLE),
     };
     for (const s of strings) if (s.length < MIN_NEEDLE) notErased.push(`audit ledger: meta containing ${JSON.stringify(s)} is not searched (shorter than ${MIN_NEEDLE} characters)`);
-    const own = await eraseLedgerMeta(store, tenant, match);
+    const offload = erasureOffload(ctx.services);
+    const own = await eraseLedgerMeta(store, tenant, match, undefined, offload);
     erased.push({ where: 'audit ledger (tenant chain): meta of the subject\'s records (blind destroyed, commitment kept)', count: own.erased });
     if (userErased) {
-      const sys = await eraseLedgerMeta(store, SYSTEM_TENANT, match);
+      const sys = await eraseLedgerMeta(store, SYSTEM_TENANT, match, undefined, offload);
       erased.push({ where: 'audit ledger (system chain): meta of the user\'s records (blind destroyed, commitment kept)', count: sys.erased });
     }
   } else notErased.push('audit ledger: data class `audit` not requested');
@@ -108,13 +125,16 @@ export async function checkpointWal(dbFile: string): Promise<{ busy: boolean }> 
   return { busy: true };
 }
 
-/** Step 3: on SQLite, the WAL checkpointed and truncated; what could not be done goes to `not_erased`. */
-export async function reclaimAfterErasure(store: Store, notErased: string[]): Promise<void> {
+/**
+ * Step 3: on SQLite, the WAL checkpointed and truncated (on an export thread with `offload`: PASSIVE
+ * until backfilled, then TRUNCATE; erasure-scan.ts); what could not be done goes to `not_erased`.
+ */
+export async function reclaimAfterErasure(store: Store, notErased: string[], offload?: ErasureOffload): Promise<void> {
   const dbFile = store.edgeWriter?.dbFile;
   if (dbFile === undefined) {
     notErased.push('postgres: the old row versions stay in the table files until `VACUUM (FULL)` of the affected tables (docs/compliance.md "The bytes are gone")');
     return;
   }
-  const r = await checkpointWal(dbFile);
-  if (r.busy) notErased.push('sqlite WAL: the checkpoint was kept busy by a reader; old page images stay in svc.db-wal until the next checkpoint (docs/compliance.md)');
+  const r = offload !== undefined ? await offload.run({ kind: 'erasure-checkpoint', file: dbFile }) : await checkpointWal(dbFile);
+  if (!('busy' in r) || r.busy) notErased.push('sqlite WAL: the checkpoint was kept busy by a reader; old page images stay in svc.db-wal until the next checkpoint (docs/compliance.md)');
 }

@@ -17,7 +17,7 @@ import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
 import { actorOf, assertTenantWritable, tenantOf } from '../../core/agents/scope.js';
 import { gateOnApproval, listDecisions, type Approval, type Plan } from '../governance/index.js';
-import { aliasDigest, reclaimAfterErasure, runErasure } from './erase.js';
+import { aliasDigest, erasureOffload, reclaimAfterErasure, runErasure } from './erase.js';
 
 export type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
 type Tx = Transaction<Database>;
@@ -312,9 +312,9 @@ export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?
     erasure_id: id, case_ref: e.case_ref, subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases, approval_id: approval.id, approvers: people,
     executed_by: me, completed_at: now, erased, not_erased: [...outcome.not_erased, ...NOT_ERASED], ledger_seq: ev.ledger_seq, ledger_hash: ev.ledger_hash,
   };
-  await reclaimAfterErasure(store, receipt.not_erased);
+  await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services));
   await store.withTenant(tenant, (tx) => tx.updateTable('cmp_erasures').set({ receipt: JSON.stringify(receipt) }).where('tenant_id', '=', tenant).where('id', '=', id).execute());
-  await reclaimAfterErasure(store, []);
+  await reclaimAfterErasure(store, [], erasureOffload(ctx.services));
   ctx.services.events.publish([{ type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } }]);
   return { erasure: toErasure(done) };
 }
