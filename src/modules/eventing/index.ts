@@ -18,3 +18,5 @@ export const eventingManifest: ModuleManifest = {
     },
   ],
 };
+
+export { checkEgress, EgressRefusedError, normalizeAllowEntry, readEgressPolicy, verifyFence, type EgressPolicy, type EgressVerdict } from './egress.js';
