@@ -57,8 +57,34 @@ export function checkEgress(endpoint: string, allow: readonly string[]): EgressV
   return { allowed: false, reason: `host ${authority} is not in the egress allowlist` };
 }
 
-/** Thrown by the delivery engine in enforced mode (the delivery fails with this message). */
-export class EgressRefusedError extends Error {}
+/** The policy, read at most once a second per store (operators change it out of process). */
+const cache = new WeakMap<Store, { at: number; policy: Promise<EgressPolicy> }>();
+export function cachedEgressPolicy(store: Store, now = Date.now()): Promise<EgressPolicy> {
+  const hit = cache.get(store);
+  if (hit && now - hit.at < 1000) return hit.policy;
+  const policy = readEgressPolicy(store);
+  cache.set(store, { at: now, policy });
+  policy.catch(() => cache.delete(store));
+  return policy;
+}
+
+/** In enforced mode, the refusal message for `endpoint` when it is not allowed; else null. */
+export async function egressRefusal(store: Store, endpoint: string): Promise<string | null> {
+  const policy = await cachedEgressPolicy(store);
+  if (policy.mode !== 'enforced') return null;
+  const v = checkEgress(endpoint, policy.allow);
+  return v.allowed ? null : `egress policy enforced: ${v.reason} (svc eventing egress actuate --allow)`;
+}
+
+/** What enforcing would block now: the enabled subscriptions of `tenant` whose endpoint is not allowed. */
+export async function wouldBlock(store: Store, tenant: string, allow: readonly string[]): Promise<{ id: string; name: string; endpoint: string; reason: string }[]> {
+  const rows = await store.withTenant(tenant, (tx) =>
+    tx.selectFrom('event_subscriptions').select(['id', 'name', 'endpoint']).where('tenant_id', '=', tenant).where('enabled', '=', 1).orderBy('name').execute());
+  return rows.flatMap((r) => {
+    const v = checkEgress(r.endpoint, allow);
+    return v.allowed ? [] : [{ id: r.id, name: r.name, endpoint: r.endpoint, reason: v.reason }];
+  });
+}
 
 export interface FenceVerifyResult {
   refused: boolean;
