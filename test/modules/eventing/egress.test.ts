@@ -89,6 +89,14 @@ for (const b of await testStores()) {
       await waitFor(() => rx.delivered('/b').length === 1, 15_000, 'the allowed delivery');
     });
 
+    it('an armed fence in compatibility mode: the API answers 400 naming the fence', async () => {
+      await ts.admin.query(`update egress_settings set mode = 'compatibility', fence_armed = 1 where id = 1`);
+      const res = await call('POST', '/v1/m/eventing/subscriptions', { name: 'fenced', event_types: ['agent.created'], sink_format: 'json', endpoint: 'http://127.0.0.2:1/x' });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.text, /egress fence: the database refuses/);
+      await ts.admin.query(`update egress_settings set fence_armed = 0 where id = 1`);
+    });
+
     it('needs a session: anonymous is 401', async () => {
       const res = await h.call('GET', '/v1/m/eventing/egress-policy', {});
       assert.equal(res.status, 401);
