@@ -89,7 +89,23 @@ export interface EventDeliveriesTable {
   delivered_at: string | null;
 }
 
+/** Egress control (migration 30): one row, id 1; written only by the operator commands. */
+export interface EgressSettingsTable {
+  id: number;
+  mode: 'compatibility' | 'enforced';
+  fence_armed: number;
+  updated_at: string;
+}
+
+/** Allowed destination hosts (`host` or `host:port`, lower case) of the egress policy and fence. */
+export interface EgressAllowlistTable {
+  host: string;
+  created_at: string;
+}
+
 export interface EventingTables {
+  egress_settings: EgressSettingsTable;
+  egress_allowlist: EgressAllowlistTable;
   event_seqs: EventSeqsTable;
   events: EventsTable;
   event_subscriptions: EventSubscriptionsTable;
@@ -97,10 +113,13 @@ export interface EventingTables {
 }
 
 export const EVENTING_TENANT_TABLES = ['event_seqs', 'events', 'event_subscriptions', 'event_deliveries'] as const;
-export const EVENTING_GLOBAL_TABLES = [] as const;
+export const EVENTING_GLOBAL_TABLES = ['egress_settings', 'egress_allowlist'] as const;
 
 /** Postgres grants of the app role (postgres-roles.ts). */
 export const EVENTING_APP_ROLE_GRANTS = {
+  // read-only for the app: a compromised app path cannot widen the allowlist or disarm the fence
+  egress_settings: ['select'],
+  egress_allowlist: ['select'],
   event_seqs: ['select', 'insert', 'update'],
   // retention deletes old events; nothing else changes a logged event
   events: ['select', 'insert', 'delete'],

@@ -3,7 +3,7 @@
  * never a loopback or unspecified address, unless the operator started `svc serve` with the
  * development flag `SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true`, which allows plain HTTP and
  * loopback receivers (local development and tests; never in production). Checked on the literal
- * host: a name that resolves to loopback is not caught here (the egress policy is not built yet).
+ * host: a name that resolves to loopback is not caught here (nor by the egress allowlist, egress.ts).
  */
 import { isIP } from 'node:net';
 import { errors } from '../../contract/errors.js';

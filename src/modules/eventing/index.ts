@@ -2,11 +2,12 @@
 import Type from 'typebox';
 import type { ModuleManifest } from '../../contract/manifest.js';
 import { consoleBusRoutes } from './console-route.js';
+import { egressRoutes } from './egress-routes.js';
 import { eventingRoutes } from './routes.js';
 
 export const eventingManifest: ModuleManifest = {
   name: 'eventing',
-  routes: [...eventingRoutes, ...consoleBusRoutes],
+  routes: [...eventingRoutes, ...egressRoutes, ...consoleBusRoutes],
   events: [
     {
       type: 'subscription.tested',
@@ -18,3 +19,5 @@ export const eventingManifest: ModuleManifest = {
     },
   ],
 };
+
+export { checkEgress, normalizeAllowEntry, readEgressPolicy, verifyFence, type EgressPolicy, type EgressVerdict } from './egress.js';

@@ -12,6 +12,7 @@ import { cloudEvent, readEvents } from '../../events/event-log.js';
 import { getDelivery, listDeliveries, queueDeliveries, recordFinished, redeliver } from '../../events/delivery/delivery-store.js';
 import { newId } from '../../store/ids.js';
 import { nowTimestamp } from '../../ledger/time.js';
+import { fenceRefusal, refuseByEgress } from './egress-guard.js';
 import { authoringInput, callerRole, runtimeOf } from './service.js';
 import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, readSubscriptionRow, rotateSecret, updateSubscription } from './subscription-store.js';
 import {
@@ -81,7 +82,8 @@ export const eventingRoutes: AnyRoute[] = [
       const rt = runtimeOf(ctx);
       const tenant = tenantOf(ctx);
       const input = authoringInput(ctx, rt, ctx.body);
-      const { subscription, secret } = await ctx.services.store.withTenant(tenant, (tx) => createSubscription(tx, ctx.services.sealer, tenant, ctx.principal?.actor ?? 'system', input));
+      await refuseByEgress(ctx.services.store, input);
+      const { subscription, secret } = await ctx.services.store.withTenant(tenant, (tx) => createSubscription(tx, ctx.services.sealer, tenant, ctx.principal?.actor ?? 'system', input)).catch(fenceRefusal);
       await auditEvent(ctx, 'eventing.subscription.create', { kind: 'event_subscription', id: subscription.id }, { name: subscription.name, endpoint: subscription.endpoint, event_types: subscription.event_types, role: subscription.role, sink_format: subscription.sink_format });
       await rt.engine.refresh();
       return reply.json({ ...subscription, secret }, 201);
@@ -113,7 +115,8 @@ export const eventingRoutes: AnyRoute[] = [
       const rt = runtimeOf(ctx);
       const tenant = tenantOf(ctx);
       const input = authoringInput(ctx, rt, ctx.body);
-      const { after } = await ctx.services.store.withTenant(tenant, (tx) => updateSubscription(tx, ctx.services.sealer, tenant, ctx.params.id, ctx.body.version, input));
+      await refuseByEgress(ctx.services.store, input);
+      const { after } = await ctx.services.store.withTenant(tenant, (tx) => updateSubscription(tx, ctx.services.sealer, tenant, ctx.params.id, ctx.body.version, input)).catch(fenceRefusal);
       await auditEvent(ctx, 'eventing.subscription.update', { kind: 'event_subscription', id: after.id }, { name: after.name, endpoint: after.endpoint, event_types: after.event_types, role: after.role, enabled: after.enabled, version: after.version });
       await rt.engine.refresh();
       return after;

@@ -15,6 +15,7 @@ import type { DispatchGroup, Lane } from '../../events/delivery/target.js';
 import type { Sealer } from '../../secrets/sealing.js';
 import type { Store } from '../../store/store.js';
 import { nowTimestamp } from '../../ledger/time.js';
+import { egressRefusal } from './egress.js';
 import { authHeaders, signingSecrets, type SubscriptionRow } from './subscription-store.js';
 import { sharedAgent, WebhookTarget } from './webhook-target.js';
 
@@ -105,6 +106,7 @@ export class EventingRuntime {
       authHeaders: authHeaders((r.auth_kind as string | null) ?? null, (r.auth_header as string | null) ?? null, authSecret),
       version: this.#o.version,
       shared: this.#agent,
+      egressRefusal: (endpoint) => egressRefusal(this.#o.store, endpoint),
     });
   }
 

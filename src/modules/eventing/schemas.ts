@@ -170,3 +170,15 @@ export const BusAnswer = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const EgressPolicyAnswer = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('compatibility'), Type.Literal('enforced')]),
+    fence_armed: Type.Boolean(),
+    allow: Type.Array(Type.String()),
+    would_block: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), endpoint: Type.String(), reason: Type.String() }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export const EgressCheckBody = Type.Object({ endpoint: TextRule({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false });
+export const EgressCheckAnswer = Type.Object({ endpoint: Type.String(), mode: Type.String(), allowed: Type.Boolean(), enforced: Type.Boolean(), reason: Type.String() }, { additionalProperties: false });

@@ -29,6 +29,8 @@ export interface WebhookSettings {
   version: string;
   /** the shared agent for receivers without a CA bundle or pin (the runtime's) */
   shared?: Dispatcher;
+  /** egress control: the refusal message when the policy forbids this endpoint now, else null */
+  egressRefusal?: (endpoint: string) => Promise<string | null>;
 }
 
 /** An agent for many plain receivers: keep-alive, a pool per origin, no redirects (undici follows none unless told). */
@@ -91,6 +93,8 @@ export class WebhookTarget implements DeliveryTarget {
   }
 
   async send(job: DeliveryJob): Promise<AttemptOutcome> {
+    const refused = this.#s.egressRefusal ? await this.#s.egressRefusal(this.#s.endpoint) : null;
+    if (refused) return { result: 'failed', error: refused };
     const { body, contentType } = renderCached(this.#s.sinkFormat, job.event, this.#s.version);
     const headers = { ...this.#s.authHeaders, 'content-type': contentType, 'user-agent': `svc-webhooks/${this.#s.version}`, ...webhookHeaders(this.#s.secrets(), job.event.id, body) };
     return this.post(body, headers);

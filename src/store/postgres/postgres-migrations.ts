@@ -27,6 +27,7 @@ import { POSTGRES_MIGRATION_025_COMPLIANCE } from './migrations/postgres-025-com
 import { POSTGRES_MIGRATION_028_CLAUDE_POLICY } from './migrations/postgres-028-claude-policy.js';
 import { POSTGRES_MIGRATION_027_REPLICAS } from './migrations/postgres-027-replicas.js';
 import { POSTGRES_MIGRATION_029_LEDGER_ERASURE } from './migrations/postgres-029-ledger-erasure.js';
+import { POSTGRES_MIGRATION_030_EGRESS_FENCE } from './migrations/postgres-030-egress-fence.js';
 import { POSTGRES_MIGRATION_026_CONNECTORS } from './migrations/postgres-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
@@ -103,4 +104,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_027_REPLICAS,
   ...POSTGRES_MIGRATION_029_LEDGER_ERASURE,
   ...POSTGRES_MIGRATION_026_CONNECTORS,
+  ...POSTGRES_MIGRATION_030_EGRESS_FENCE,
 ];

@@ -27,6 +27,7 @@ import { SQLITE_MIGRATION_025_COMPLIANCE } from './migrations/sqlite-025-complia
 import { SQLITE_MIGRATION_028_CLAUDE_POLICY } from './migrations/sqlite-028-claude-policy.js';
 import { SQLITE_MIGRATION_027_REPLICAS } from './migrations/sqlite-027-replicas.js';
 import { SQLITE_MIGRATION_029_LEDGER_ERASURE } from './migrations/sqlite-029-ledger-erasure.js';
+import { SQLITE_MIGRATION_030_EGRESS_FENCE } from './migrations/sqlite-030-egress-fence.js';
 import { SQLITE_MIGRATION_026_CONNECTORS } from './migrations/sqlite-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
@@ -96,4 +97,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_027_REPLICAS,
   ...SQLITE_MIGRATION_029_LEDGER_ERASURE,
   ...SQLITE_MIGRATION_026_CONNECTORS,
+  ...SQLITE_MIGRATION_030_EGRESS_FENCE,
 ];
