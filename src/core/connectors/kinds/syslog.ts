@@ -208,7 +208,9 @@ class SyslogSink implements ConnectorSink {
         });
         s = t;
         t.once('error', fail);
-      }, fail);
+        // tls.connect throws synchronously on a key or certificate it cannot load (bad PEM): a failed
+        // attempt of this batch, never an unhandled rejection that ends the process.
+      }).catch(fail);
     });
     stream.setNoDelay(true);
     stream.setKeepAlive(true, 30_000);
