@@ -17,6 +17,7 @@ import { identityRoutes } from '../../src/core/auth/identity-routes.js';
 import { healthRoutes } from '../../src/core/health/routes.js';
 import { startIdentity } from '../../src/core/setup/startup.js';
 import type { AnyRoute } from '../../src/contract/route.js';
+import { recordHooks } from '../../src/routes.js';
 
 /** Cheap scrypt for functional tests; the brute-force and timing tests use the production cost. */
 export const FAST_PASSWORDS = { log2N: 10, r: 8, p: 1 } as const;
@@ -42,7 +43,7 @@ export async function createHarness(store: Store, opts: Partial<IdentityOptions>
   const runtime = new IdentityRuntime({ store, dataDir, routes, passwordParams: FAST_PASSWORDS, ...opts });
   const audit = new RecordingAuditSink();
   const log = pino({ level: 'silent' });
-  const services = { store, audit, dataDir, log, identity: runtime, setupRequired: () => runtime.setupRequired() } as unknown as Services;
+  const services = { store, audit, dataDir, log, identity: runtime, hooks: recordHooks(), setupRequired: () => runtime.setupRequired() } as unknown as Services;
   const printed: string[] = [];
   await startIdentity(runtime, { audit, seedDemo: opts.seedDemo ?? false, print: (t) => printed.push(t), log });
   const app = new App({ routes, services, log, tls: true, bodyLimit: 64 * 1024, timeoutMs: 10_000, setupRequired: () => runtime.setupRequired(), authenticate: createAuthenticator(), validateResponses: true });
