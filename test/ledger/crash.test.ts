@@ -67,7 +67,7 @@ for (const b of await testStores()) {
       const head = await ts.store.withTenant(TENANT, (tx) => readHead(tx, TENANT));
       assert.ok(acked.size >= ROUNDS * 300, `acknowledged ${acked.size}`);
       for (const [seq, hash] of acked) assert.equal(records[seq - 1]?.hash, hash, `acknowledged seq ${seq} is stored with its hash`);
-      const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+      const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {}, store: ts.store });
       const report = verifyRecords(records, { keys: keyring.keySet(TENANT), head });
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(head?.seq, records.length);

@@ -79,7 +79,7 @@ for (const b of await testStores()) {
         assert.equal(r.actor, 'user:crash-test');
       }
       const head = await ts.store.withTenant(TENANT, (tx) => readHead(tx, TENANT));
-      const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+      const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {}, store: ts.store });
       assert.equal(verifyRecords(records, { keys: keyring.keySet(TENANT), head }).ok, true);
       assert.ok(agents.length >= ROUNDS * 200, `${agents.length} changes`);
       t.diagnostic(`${agents.length} changes, ${created.size} with their own record, ${recovered} recovered after a kill`);
