@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Metadata, credentials, type Client } from '@grpc/grpc-js';
 import { serviceClient } from '../../src/grpc/proto.js';
 import type { TestServer } from '../helpers/server.js';
+import { SETTLE_MS } from '../../src/modules/security/collector-sync.js';
 import { assertVerifiesEverywhere, deploy, replicaSkip, rest, setup, type Deployment } from './harness.js';
 
 const skip = await replicaSkip();
@@ -90,9 +91,15 @@ describe('concurrent writers introducing the same natural keys on PostgreSQL', {
         assert.equal(r.error, undefined, r.error?.details);
         assert.deepEqual(r.acks.map((a) => a.status), ['ACCEPTED', 'ACCEPTED'], JSON.stringify(r.acks));
       }
-      const findings = await rest(dep.replicas[1] as TestServer, 'GET', '/v1/m/security/findings?rule_id=secret-in-file&limit=100', { token: session, tenant });
-      assert.equal(findings.status, 200, findings.text);
-      const mine = (findings.json().items as Array<{ subject_ref: string; occurrences: number }>).filter((f) => f.subject_ref === 'file:///grpc/shared-0');
+      // Collector items are folded into findings once they are SETTLE_MS old (collector-sync.ts), by
+      // whichever replica reads first; poll a little past that.
+      let mine: Array<{ subject_ref: string; occurrences: number }> = [];
+      for (const deadline = Date.now() + SETTLE_MS + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        const findings = await rest(dep.replicas[1] as TestServer, 'GET', '/v1/m/security/findings?rule_id=secret-in-file&limit=100', { token: session, tenant });
+        assert.equal(findings.status, 200, findings.text);
+        mine = (findings.json().items as typeof mine).filter((f) => f.subject_ref === 'file:///grpc/shared-0');
+        if (mine[0]?.occurrences === 24) break;
+      }
       assert.equal(mine.length, 1, 'one finding per natural key');
       assert.equal(mine[0]?.occurrences, 24, 'every report counted once');
     } finally {

@@ -109,7 +109,7 @@ test('serve: health endpoints answer without setup; readiness reports the store'
   }
   const status = (await call(server, 'GET', '/status')).json();
   assert.equal(status.status, 'ok');
-  assert.deepEqual(status.components, { http: { status: 'ok', engine: 'uws-native' }, store: { status: 'ok', backend: 'sqlite' }, grpc: { status: 'ok' } });
+  assert.deepEqual(status.components, { http: { status: 'ok', engine: 'uws-native' }, store: { status: 'ok', backend: 'sqlite' }, grpc: { status: 'ok' }, connectors: { status: 'ok', failed: 0 } });
 });
 
 test('serve: bad input over the wire gets the envelope, and the server stays healthy', async () => {
