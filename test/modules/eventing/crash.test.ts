@@ -33,7 +33,9 @@ test('kill -9 with deliveries queued and in flight loses none; duplicates share 
     assert.equal(r.status, 201, r.text);
     return r.json() as { id: string; secret: string };
   };
-  const sub = await mk(server, { name: 'crash', event_types: ['agent.created'], endpoint: slow.url('/k'), sink_format: 'json', timeout_ms: 1000 });
+  // A short retry ladder: on a loaded machine an attempt can time out, and the default 30 s first
+  // retry would outlast the wait below.
+  const sub = await mk(server, { name: 'crash', event_types: ['agent.created'], endpoint: slow.url('/k'), sink_format: 'json', timeout_ms: 3000, retry: { initial_interval_s: 1 } });
   await mk(server, { name: 'otlp', event_types: ['agent.created'], endpoint: rx.url('/otlp'), sink_format: 'otlp' });
   const acked: string[] = [];
   for (let i = 0; i < 40; i++) {
