@@ -3,6 +3,7 @@
  * and a route that cannot be served safely stops `svc serve` with the method and path named.
  */
 import { Compile } from 'typebox/compile';
+import { explainErrors } from './schema-errors.js';
 import type { TSchema } from 'typebox';
 import type { AnyRoute } from './route.js';
 import { PUBLIC } from './route.js';
@@ -78,17 +79,6 @@ export function makeChecker(schema: TSchema): Checker {
     schema,
     ...(canonical !== undefined ? { canonical } : {}),
     check: (value) => validator.Check(value),
-    explain: (value) => {
-      const out: string[] = [];
-      for (const e of validator.Errors(value)) {
-        // `schema is false` repeats the additionalProperties error with less detail.
-        if (e.keyword === 'boolean') continue;
-        const where = e.instancePath === '' ? '(root)' : e.instancePath;
-        const extra = e.keyword === 'additionalProperties' ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}` : '';
-        out.push(`${where} ${e.message}${extra}`);
-        if (out.length >= 3) break;
-      }
-      return out.join('; ') || 'invalid value';
-    },
+    explain: (value) => explainErrors(validator, value),
   };
 }

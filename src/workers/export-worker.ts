@@ -8,38 +8,13 @@ import type { AuditRecord } from '../ledger/record.js';
 import type { EncodePageRequest, EncodePageResult, ExportSource } from './export-protocol.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
 import { lowerExportThreadPriority } from './thread-priority.js';
+import { idleReaders } from './idle-readers.js';
 
 // Below the main thread's priority (thread-priority.ts).
 lowerExportThreadPriority();
 
-// An idle connection is closed after this long: a finished export must not pin a Postgres backend
-// (or a test's temporary database) for the lifetime of the pool.
-const IDLE_CLOSE_MS = 10_000;
-
-interface CachedReader {
-  reader: LedgerReader;
-  timer: NodeJS.Timeout | undefined;
-}
-
-const readers = new Map<string, CachedReader>();
-
-function readerFor(source: ExportSource): CachedReader {
-  const key = sourceKey(source);
-  let entry = readers.get(key);
-  if (entry === undefined) {
-    entry = { reader: openReader(source), timer: undefined };
-    readers.set(key, entry);
-  }
-  if (entry.timer !== undefined) clearTimeout(entry.timer);
-  const current = entry;
-  current.timer = setTimeout(() => {
-    readers.delete(key);
-    void current.reader.close().catch(() => undefined);
-  }, IDLE_CLOSE_MS);
-  // unref: an idle reader never keeps a worker (or the process) alive.
-  current.timer.unref();
-  return current;
-}
+const readers = idleReaders<LedgerReader>();
+const readerFor = (source: ExportSource): LedgerReader => readers.get(sourceKey(source), () => openReader(source));
 
 /** First output buffer of a worker that was handed none: fits a page of 512 OCSF records. */
 const INITIAL_BUFFER = 1024 * 1024;
@@ -60,7 +35,7 @@ export async function encodePage(req: EncodePageRequest): Promise<EncodePageResu
   let off = 0;
   let lastSeq: number | null = null;
   const encode = enc.encodeStoredRecord !== undefined ? enc.encodeStoredRecord : (r: AuditRecord) => enc.encodeRecord(r, opts);
-  const count = await readerFor(req.source).reader.each(req.tenant, req.fromSeq, req.toSeq, req.filter, (r, text) => {
+  const count = await readerFor(req.source).each(req.tenant, req.fromSeq, req.toSeq, req.filter, (r, text) => {
     const line = encode(r, opts, text);
     // 3 bytes per UTF-16 unit bounds the UTF-8 size; count exactly only when that bound does not fit.
     if (off + line.length * 3 + 1 > buf.length) {

@@ -1,6 +1,7 @@
-/** A compiled check of a kind's config schema with short error text (no dependency on the route registry). */
+/** A compiled check of a kind's config schema with short error text (no dependency on the route registry; the error text is the routes'). */
 import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
+import { explainErrors } from '../../contract/schema-errors.js';
 
 export interface ConfigChecker {
   check(value: unknown): boolean;
@@ -11,16 +12,6 @@ export function configChecker(schema: TSchema): ConfigChecker {
   const v = Compile(schema);
   return {
     check: (value) => v.Check(value),
-    explain: (value) => {
-      const out: string[] = [];
-      for (const e of v.Errors(value)) {
-        if (e.keyword === 'boolean') continue;
-        const where = e.instancePath === '' ? '(root)' : e.instancePath;
-        const extra = e.keyword === 'additionalProperties' ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}` : '';
-        out.push(`${where} ${e.message}${extra}`);
-        if (out.length >= 3) break;
-      }
-      return out.join('; ') || 'invalid value';
-    },
+    explain: (value) => explainErrors(v, value),
   };
 }

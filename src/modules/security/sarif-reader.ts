@@ -13,20 +13,15 @@ import type { Database } from '../../store/schema.js';
 import { openStore, type Store } from '../../store/store.js';
 import type { ExportSource } from '../../workers/export-protocol.js';
 import { sourceKey } from '../../workers/export-source.js';
+import { idleReaders } from '../../workers/idle-readers.js';
 import { countFindings, encodeFindingsPage, type CountRequest, type CountResult, type FindingsReader, type PageRequest, type PageResult } from './sarif-pages.js';
 
 export type SarifTask = ({ kind: 'sarif-count' } & CountRequest & { source: ExportSource }) | ({ kind: 'sarif-page' } & PageRequest & { source: ExportSource });
 
-/** A finished export must not pin a connection (a Postgres backend, a test's database) for the pool's lifetime. */
-const IDLE_CLOSE_MS = 10_000;
+type Reader = FindingsReader & { close(): Promise<void> };
+const readers = idleReaders<Reader>();
 
-interface Cached {
-  reader: FindingsReader & { close(): Promise<void> };
-  timer: NodeJS.Timeout | undefined;
-}
-const readers = new Map<string, Cached>();
-
-function open(source: ExportSource): Cached['reader'] {
+function open(source: ExportSource): Reader {
   if (source.kind === 'sqlite') {
     const handle = new BetterSqlite3(source.file, { readonly: true, fileMustExist: true, timeout: 5000 });
     handle.pragma('cache_size = -2048');
@@ -43,22 +38,7 @@ function open(source: ExportSource): Cached['reader'] {
   };
 }
 
-function readerFor(source: ExportSource): FindingsReader {
-  const key = `sarif:${sourceKey(source)}`;
-  let entry = readers.get(key);
-  if (entry === undefined) {
-    entry = { reader: open(source), timer: undefined };
-    readers.set(key, entry);
-  }
-  if (entry.timer !== undefined) clearTimeout(entry.timer);
-  const current = entry;
-  current.timer = setTimeout(() => {
-    readers.delete(key);
-    void current.reader.close().catch(() => undefined);
-  }, IDLE_CLOSE_MS);
-  current.timer.unref();
-  return current.reader;
-}
+const readerFor = (source: ExportSource): FindingsReader => readers.get(`sarif:${sourceKey(source)}`, () => open(source));
 
 /** Runs one task; a page's bytes are transferred, not copied. */
 export async function runSarifTask(task: SarifTask): Promise<CountResult | PageResult> {
