@@ -4,7 +4,7 @@
  * receiver: what arrives is identical. Event and raw endpoints, batching, per-event rejection by
  * `invalid-event-number`, `code != 0` answers, indexer acknowledgement, faults, fail-closed secrets.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { SecretUnavailableError } from '../../../../src/core/console/secrets-service.js';
@@ -46,20 +46,26 @@ async function sendWithSplunkLogging(url: string, items: readonly SinkItem[]): P
   assert.deepEqual(errors, []);
 }
 
-const strip = (e: HecEvent): Omit<HecEvent, 'channel'> => {
-  const { channel: _c, ...rest } = e;
-  return rest;
-};
-
-test('splunkhec: the event endpoint delivers what Splunk\'s splunk-logging client delivers for the same events (json, cef, ocsf; records and events)', async (t) => {
+/** A HEC receiver and a secrets store holding the token as `secret:hec-token`, both closed after the test. */
+async function hec(t: TestContext, opts?: Parameters<typeof hecState>[1]) {
   const s = await secretsContext();
-  const st = hecState(TOKEN);
+  const st = hecState(TOKEN, opts);
   const rx = await startReceiver(cert, hecHandler(st));
   t.after(async () => {
     await rx.close();
     await s.dispose();
   });
   await s.set('hec-token', TOKEN);
+  return { s, st, rx };
+}
+
+const strip = (e: HecEvent): Omit<HecEvent, 'channel'> => {
+  const { channel: _c, ...rest } = e;
+  return rest;
+};
+
+test('splunkhec: the event endpoint delivers what Splunk\'s splunk-logging client delivers for the same events (json, cef, ocsf; records and events)', async (t) => {
+  const { s, st, rx } = await hec(t);
   const cfg: SplunkHecConfig = { url: rx.url, tls: { pin_sha256: cert.pinBase64 }, token_secret: 'secret:hec-token', ...META };
   assert.deepEqual(splunkHecKind.validate?.(cfg), []);
   const sink = await splunkHecKind.open(cfg, s.ctx);
@@ -92,14 +98,7 @@ test('splunkhec: the event endpoint delivers what Splunk\'s splunk-logging clien
 });
 
 test('splunkhec: the raw endpoint takes LF-separated lines with metadata in the query and a channel', async (t) => {
-  const s = await secretsContext();
-  const st = hecState(TOKEN);
-  const rx = await startReceiver(cert, hecHandler(st));
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('hec-token', TOKEN);
+  const { s, st, rx } = await hec(t);
   const sink = await splunkHecKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, token_secret: 'secret:hec-token', endpoint: 'raw', ...META }, s.ctx);
   const items = recordItemsAs(ledger(20).records, 'notification', 'syslog');
   const r = await sink.send(items, signal());
@@ -114,14 +113,7 @@ test('splunkhec: the raw endpoint takes LF-separated lines with metadata in the 
 });
 
 test('splunkhec: an event HEC refuses by invalid-event-number is rejected alone; the events after it are posted again and arrive once', async (t) => {
-  const s = await secretsContext();
-  const st = hecState(TOKEN);
-  const rx = await startReceiver(cert, hecHandler(st));
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('hec-token', TOKEN);
+  const { s, st, rx } = await hec(t);
   const sink = await splunkHecKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, token_secret: 'secret:hec-token' }, s.ctx);
   const items = eventItems(events(10), 'notification', 'json');
   // two blank items: HEC code 13 "Event field cannot be blank"
@@ -137,14 +129,7 @@ test('splunkhec: an event HEC refuses by invalid-event-number is rejected alone;
 });
 
 test('splunkhec: code != 0 — busy (9) and 5xx retry, invalid token (4) and incorrect index (7) fail, naming the code but never the token', async (t) => {
-  const s = await secretsContext();
-  const st = hecState(TOKEN);
-  const rx = await startReceiver(cert, hecHandler(st));
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('hec-token', TOKEN);
+  const { s, st, rx } = await hec(t);
   await s.set('wrong-token', 'ffffffff-0000-4000-8000-000000000000');
   const items = eventItems(events(3), 'notification', 'json');
   const good = await splunkHecKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, token_secret: 'secret:hec-token' }, s.ctx);
@@ -165,14 +150,7 @@ test('splunkhec: code != 0 — busy (9) and 5xx retry, invalid token (4) and inc
 });
 
 test('splunkhec: indexer acknowledgement — the batch is delivered once every ackId reads true; unconfirmed within the timeout retries', async (t) => {
-  const s = await secretsContext();
-  const st = hecState(TOKEN, { ack: true, ackAfterPolls: 2 });
-  const rx = await startReceiver(cert, hecHandler(st));
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('hec-token', TOKEN);
+  const { s, st, rx } = await hec(t, { ack: true, ackAfterPolls: 2 });
   const channel = '11111111-2222-4333-8444-555555555555';
   const sink = await splunkHecKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, token_secret: 'secret:hec-token', channel, ack: { enabled: true, poll_ms: 50, timeout_ms: 5000 } }, s.ctx);
   const items = eventItems(events(5), 'notification', 'json');
