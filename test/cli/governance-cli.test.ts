@@ -1,5 +1,6 @@
 /**
- * The governance commands end to end against the real server: approvals ls/get/approve/reject/
+ * The governance commands end to end against the real server: kill-switches engage/ls/release,
+ * approvals ls/get/approve/reject/
  * cancel (the requester's approve refused with exit 3), hookpep validate (exit 7 on errors),
  * publish (-y), versions, explain, rollback; agent managed-settings (defaults: timeout 5, redact,
  * stdout).
@@ -47,6 +48,23 @@ describe('svc governance / hookpep / agent managed-settings', () => {
     const c = (await send(owner, 'POST', '/v1/m/governance/approvals', { action: 'x.run', subject: 's/3' })).json();
     assert.equal((await svc(owner, ['governance', 'approvals', 'cancel', c.id])).code, 2, 'cancel without -y in a non-interactive session');
     assert.equal(jsonOut(await svc(owner, ['governance', 'approvals', 'cancel', c.id, '-y', '-o', 'json'])).status, 'cancelled');
+  });
+
+  it('kill-switches: engage (-y) denies that agent at once, ls shows it, release (-y) lifts it; a second release exits 4', async () => {
+    const decide = async (agent: string) => (await send(owner, 'POST', '/v1/m/governance/pep/decisions', { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: 'x' }, session_id: 's-1', agent_id: agent })).json();
+    assert.equal((await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'agent-7'])).code, 2, 'engage needs -y when not interactive');
+    const eng = await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'agent-7', '--reason', 'incident 12', '-y', '-o', 'json']);
+    assert.equal(eng.code, 0, eng.stderr);
+    assert.deepEqual([jsonOut(eng).scope, jsonOut(eng).reason], ['agent:agent-7', 'incident 12']);
+    assert.deepEqual([(await decide('agent-7')).kill_switch, (await decide('agent-8')).kill_switch], ['agent:agent-7', null]);
+    assert.equal((await decide('agent-7')).decision, 'deny');
+    assert.equal((await svc(editor, ['governance', 'kill-switches', 'engage', '-y'])).code, 3, 'only admins engage');
+    const ls = await svc(owner, ['governance', 'kill-switches', 'ls']);
+    assert.match(ls.stdout, /agent:agent-7\s+incident 12/);
+    assert.equal((await svc(owner, ['governance', 'kill-switches', 'release', '--agent', 'agent-7', '-y'])).code, 0);
+    assert.equal((await decide('agent-7')).kill_switch, null);
+    assert.equal((await svc(owner, ['governance', 'kill-switches', 'release', '--agent', 'agent-7', '-y'])).code, 4, 'none engaged');
+    assert.deepEqual(jsonOut(await svc(owner, ['governance', 'kill-switches', 'ls', '-o', 'json'])).items, []);
   });
 
   it('hookpep: validate exits 7 on errors; publish -y, versions, explain, rollback -y', async () => {

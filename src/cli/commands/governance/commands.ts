@@ -7,6 +7,9 @@ import { GovernanceApprovalsCancelCommand } from './approvals/cancel.js';
 import { GovernanceApprovalsGetCommand } from './approvals/get.js';
 import { GovernanceApprovalsLsCommand } from './approvals/ls.js';
 import { GovernanceApprovalsRejectCommand } from './approvals/reject.js';
+import { GovernanceKillSwitchesEngageCommand } from './kill-switches/engage.js';
+import { GovernanceKillSwitchesLsCommand } from './kill-switches/ls.js';
+import { GovernanceKillSwitchesReleaseCommand } from './kill-switches/release.js';
 import { HookpepDryRunCommand } from '../hookpep/dry-run.js';
 import { HookpepExplainCommand } from '../hookpep/explain.js';
 import { HookpepPublishCommand } from '../hookpep/publish.js';
@@ -22,6 +25,9 @@ export const governanceCommands: CommandClass[] = [
   GovernanceApprovalsGetCommand,
   GovernanceApprovalsLsCommand,
   GovernanceApprovalsRejectCommand,
+  GovernanceKillSwitchesEngageCommand,
+  GovernanceKillSwitchesLsCommand,
+  GovernanceKillSwitchesReleaseCommand,
   HookpepDryRunCommand,
   HookpepExplainCommand,
   HookpepPublishCommand,
