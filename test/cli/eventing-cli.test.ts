@@ -25,18 +25,18 @@ after(async () => {
 });
 
 describe('svc eventing against a real server', () => {
-  it('subscriptions create (secret printed once) → get → ls → update → test → rotate-secret → rm', async () => {
+  it('subscriptions create (secret printed once) → get → ls → update → test → replay → rotate-secret → rm, by id or name', async () => {
     const created = await runSvc(['eventing', 'subscriptions', 'create', ...base, '--name', 'cli-hook', '--endpoint', rx.url('/cli'), '--event-type', 'agent.created', '--sink-format', 'json', '-o', 'json']);
     assert.equal(created.code, 0, created.stderr);
     const sub = jsonOut(created);
     assert.match(sub.secret, /^whsec_/);
-    const text = await runSvc(['eventing', 'subscriptions', 'get', sub.id, ...base]);
+    const text = await runSvc(['eventing', 'subscriptions', 'get', 'cli-hook', ...base]);
     assert.equal(text.code, 0, text.stderr);
     assert.ok(!text.stdout.includes(sub.secret), 'get never shows the secret');
     assert.match(text.stdout, /^endpoint:\s+http:\/\/127\.0\.0\.1/m);
     const ls = jsonOut(await runSvc(['eventing', 'subscriptions', 'ls', ...base, '-o', 'json']));
     assert.ok(ls.items.some((s: { id: string }) => s.id === sub.id));
-    const updated = await runSvc(['eventing', 'subscriptions', 'update', sub.id, ...base, '--max-attempts', '3', '-o', 'json']);
+    const updated = await runSvc(['eventing', 'subscriptions', 'update', 'cli-hook', ...base, '--max-attempts', '3', '-o', 'json']);
     assert.equal(updated.code, 0, updated.stderr);
     assert.equal(jsonOut(updated).retry.max_attempts, 3);
     assert.equal(jsonOut(updated).secret, undefined, 'update never reissues the secret');
@@ -51,6 +51,14 @@ describe('svc eventing against a real server', () => {
     const deliveries = await runSvc(['eventing', 'deliveries', 'ls', ...base, '--subscription', sub.id, '--status', 'delivered']);
     assert.equal(deliveries.code, 0, deliveries.stderr);
     assert.match(deliveries.stdout, /delivered/);
+    const event = events.items.find((e: { data: { id: string } }) => e.data.id === agent.id) as { id: string; sequence: string };
+    assert.equal((await runSvc(['eventing', 'subscriptions', 'replay', 'cli-hook', ...base, '--from-seq', 'x'])).code, 2);
+    const replayed = await runSvc(['eventing', 'subscriptions', 'replay', 'cli-hook', ...base, '--from-seq', String(event.sequence), '--to-seq', String(event.sequence), '-o', 'json']);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.equal(jsonOut(replayed).queued, 1);
+    await waitFor(() => rx.delivered('/cli').length === 3, 10_000, 'the replayed event');
+    assert.equal(rx.delivered('/cli')[2]!.id, event.id, 'a replay keeps the event id (the webhook-id)');
+    assert.equal((await runSvc(['eventing', 'subscriptions', 'get', 'no-such-hook', ...base])).code, 4);
     const rotated = await runSvc(['eventing', 'subscriptions', 'rotate-secret', sub.id, ...base]);
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.match(rotated.stdout, /signing secret \(shown once, store it now\):\nwhsec_/);

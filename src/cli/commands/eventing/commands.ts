@@ -8,6 +8,7 @@ import { EventingEventsLsCommand } from './events/ls.js';
 import { EventingSubscriptionsCreateCommand } from './subscriptions/create.js';
 import { EventingSubscriptionsGetCommand } from './subscriptions/get.js';
 import { EventingSubscriptionsLsCommand } from './subscriptions/ls.js';
+import { EventingSubscriptionsReplayCommand } from './subscriptions/replay.js';
 import { EventingSubscriptionsRmCommand } from './subscriptions/rm.js';
 import { EventingSubscriptionsRotateSecretCommand } from './subscriptions/rotate-secret.js';
 import { EventingSubscriptionsTestCommand } from './subscriptions/test.js';
@@ -25,6 +26,7 @@ export const eventingCommands: CommandClass[] = [
   EventingSubscriptionsCreateCommand,
   EventingSubscriptionsGetCommand,
   EventingSubscriptionsLsCommand,
+  EventingSubscriptionsReplayCommand,
   EventingSubscriptionsRmCommand,
   EventingSubscriptionsRotateSecretCommand,
   EventingSubscriptionsTestCommand,

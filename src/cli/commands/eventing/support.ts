@@ -1,7 +1,10 @@
 /** Shared pieces of the `svc eventing …` commands: the shapes, their tables, and the subscription flags. */
 import { readFileSync } from 'node:fs';
 import { Option } from 'clipanion';
-import { CliUsageError } from '../../client/errors.js';
+import { CliError, CliUsageError } from '../../client/errors.js';
+import { ExitCode } from '../../client/exit-codes.js';
+import type { HttpClient } from '../../client/http-client.js';
+import { isUuid } from '../../client/resolve.js';
 import { ClientCommand } from '../../client/base-command.js';
 import { fields, table } from '../auth/support.js';
 
@@ -23,6 +26,22 @@ export type SubscriptionView = {
   secret?: string;
   [k: string]: unknown;
 };
+
+export const SUBSCRIPTIONS = '/v1/m/eventing/subscriptions';
+
+/** A subscription's id from its id or its name (names are unique in a tenant; the list is paged through). */
+export async function subscriptionId(client: HttpClient, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref.toLowerCase();
+  if (ref.trim() === '' || ref.length > 200 || /[\u0000-\u001f\u007f]/.test(ref)) throw new CliUsageError(`invalid subscription ${JSON.stringify(ref)}: give its id (a UUID) or name`);
+  let cursor: string | undefined;
+  do {
+    const page = (await client.get(SUBSCRIPTIONS, { query: { limit: '1000', ...(cursor !== undefined ? { cursor } : {}) } })).body as { items: SubscriptionView[]; has_more: boolean; cursor?: string };
+    const hit = page.items.find((s) => s.name === ref);
+    if (hit) return hit.id;
+    cursor = page.has_more ? page.cursor : undefined;
+  } while (cursor !== undefined);
+  throw new CliError(ExitCode.NotFound, 'not_found', `no subscription named ${JSON.stringify(ref)}`);
+}
 
 export type DeliveryView = { id: string; subscription_id: string; event_id: string; event_seq: number; kind: string; status: string; attempts: number; next_attempt_at: string | null; last_status: number | null; last_error: string | null };
 

@@ -1,7 +1,6 @@
 import { Option } from 'clipanion';
 import { BaseCommand, ClientCommand } from '../../../client/base-command.js';
-import { idSegment } from '../../auth/support.js';
-import { subscriptionFields, type SubscriptionView } from '../support.js';
+import { subscriptionFields, type SubscriptionView, SUBSCRIPTIONS, subscriptionId } from '../support.js';
 
 /** `svc eventing subscriptions rotate-secret <id>`: a new signing secret, printed once. */
 export class EventingSubscriptionsRotateSecretCommand extends ClientCommand {
@@ -10,10 +9,10 @@ export class EventingSubscriptionsRotateSecretCommand extends ClientCommand {
     category: 'Eventing',
     description: 'Issue a new signing secret (POST …/subscriptions/{id}/rotate-secret), printed once; the old one keeps signing beside it for 24 h',
   });
-  id = Option.String({ name: 'id', required: true });
+  id = Option.String({ name: 'subscription', required: true });
 
   async execute(): Promise<number> {
-    const sub = (await this.withClient((c) => c.request('POST', `/v1/m/eventing/subscriptions/${idSegment(this.id)}/rotate-secret`))).body as SubscriptionView;
+    const sub = (await this.withClient(async (c) => c.request('POST', `${SUBSCRIPTIONS}/${await subscriptionId(c, this.id)}/rotate-secret`))).body as SubscriptionView;
     this.emit(sub, subscriptionFields);
     return 0;
   }
