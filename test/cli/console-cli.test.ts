@@ -1,6 +1,7 @@
 /**
  * `svc secrets`, `svc config effective` and `svc support` against a real server, run as a user runs
- * them: the secret value from stdin or a file (never a flag), JSON output, exit codes (8 for an
+ * them: the secret value from stdin or a file (never a flag), `svc sso` against a real OpenID
+ * provider, JSON output, exit codes (8 for an
  * unknown update status, 3 for a bundle without AAL3), and a bundle file written 0600.
  */
 import { test, before, after } from 'node:test';
@@ -11,19 +12,21 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { setupAndLogin, startServer, call, type TestServer } from '../helpers/server.js';
 import { jsonOut, runSvc, tempDir } from './harness.js';
+import { startProvider } from '../helpers/oidc-provider.js';
 import { formatTimestamp, nowEpochNs } from '../../src/ledger/time.js';
 
 const ADMIN = { email: 'root@example.test', password: 'correct horse battery staple' };
 let server: TestServer;
 let dir: string;
 let session: string;
+let tenant: string;
 const svc = (args: string[], opts: { stdin?: string; token?: string } = {}) =>
   runSvc([...args, '--server', server.url, '--pin-sha256', String(server.pinSha256)], { env: { SERVICE_TOKEN: opts.token ?? session }, stdin: opts.stdin });
 
 before(async () => {
   server = await startServer();
   dir = tempDir('svc-console-cli-');
-  ({ token: session } = await setupAndLogin(server, ADMIN));
+  ({ token: session, tenant } = await setupAndLogin(server, ADMIN));
 });
 after(async () => {
   await server?.stop();
@@ -85,4 +88,36 @@ test('svc support bundle: exit 3 without AAL3; with it a 0600 .tar.gz that tar l
   assert.equal(jsonOut(run).bytes, statSync(out).size);
   const listing = execFileSync('tar', ['-tzf', out], { encoding: 'utf8' });
   for (const f of ['svc-support/version.json', 'svc-support/config-effective.json', 'svc-support/ledger.json', 'svc-support/manifest.json']) assert.ok(listing.includes(f), f);
+});
+
+test('svc sso set (flags, then a YAML file) / get / test (exit 7 once the provider is gone) / rm -y', async () => {
+  const idp = await startProvider();
+  try {
+    assert.match((await svc(['sso', 'get'])).stdout, /not configured/);
+    assert.equal((await svc(['secrets', 'set', 'idp-client'], { stdin: `${idp.clientSecret}\n` })).code, 0);
+    const flags = ['--issuer', idp.issuer, '--client-id', idp.clientId, '--client-secret-ref', 'secret:idp-client'];
+    assert.equal((await svc(['sso', 'set', ...flags])).code, 2, 'replacing needs -y when not interactive');
+    const missing = await svc(['sso', 'set', '--issuer', idp.issuer, '--client-id', idp.clientId, '--client-secret-ref', 'secret:nope', '-y']);
+    assert.equal(missing.code, 1, 'a reference to a secret that does not exist is refused');
+    assert.match(missing.stderr, /no secret named nope/);
+    assert.equal((await svc(['sso', 'set', ...flags, '--allowed-domain', 'example.test', '-y'])).code, 0);
+    writeFileSync(join(dir, 'sso.yaml'), `issuer: ${idp.issuer}\nclient_id: ${idp.clientId}\nclient_secret_ref: secret:idp-client\nrole_mapping:\n  - { claim: groups, value: sec-team, tenant: ${tenant}, role: viewer }\n`);
+    const fromFile = await svc(['sso', 'set', '--file', join(dir, 'sso.yaml'), '--allowed-domain', 'example.test', '-y', '-o', 'json']);
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    const got = jsonOut(await svc(['sso', 'get', '-o', 'json']));
+    assert.deepEqual([got.settings.role_mapping.length, got.settings.allowed_domains, got.settings.client_secret_ref], [1, ['example.test'], 'secret:idp-client']);
+    assert.match((await svc(['sso', 'get'])).stdout, /groups\s+sec-team/);
+    const ok = await svc(['sso', 'test', '-o', 'json']);
+    assert.equal(ok.code, 0, ok.stdout);
+    assert.ok(jsonOut(ok).steps.every((x: { ok: boolean }) => x.ok));
+    await idp.stop();
+    const down = await svc(['sso', 'test']);
+    assert.equal(down.code, 7, 'a failing step exits 7');
+    assert.match(down.stdout, /discovery\s+NO/);
+    assert.equal((await svc(['sso', 'rm'])).code, 2);
+    assert.equal((await svc(['sso', 'rm', '-y'])).code, 0);
+    assert.equal((await svc(['sso', 'rm', '-y'])).code, 4, 'nothing left to remove');
+  } finally {
+    await idp.stop().catch(() => undefined);
+  }
 });

@@ -19,6 +19,7 @@ import { claudePolicyCommands } from './claude-policy/commands.js';
 import { capabilitiesCommands } from './capabilities/commands.js';
 import { findingsCommands } from './findings/commands.js';
 import { eventingCommands } from './eventing/commands.js';
+import { ssoCommands } from './sso/commands.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
 import { KeysRotateCommand } from './keys/rotate.js';
@@ -104,6 +105,7 @@ export const commands: CommandClass[] = [
   SourcesRmCommand,
   SecretsRmCommand,
   SecretsSetCommand,
+  ...ssoCommands,
   SuperadminDisableCommand,
   SuperadminEnableCommand,
   SuperadminLsCommand,
