@@ -77,7 +77,7 @@ describe('svc claude-policy / capabilities configs', () => {
     assert.deepEqual(dist.summary, { hosts: 1, current: 0, stale: 1, unverified: 0 });
   });
 
-  it('capabilities configs: create, get by name, replace -y resets what it leaves out, revisions, rm -y', async () => {
+  it('capabilities configs: create, get by name, check (exit 6 once its secret is gone), replace -y resets what it leaves out, revisions, rm -y', async () => {
     const created = await svc(['capabilities', 'configs', 'create', '--name', 'github', '--kind', 'mcp_server', '--transport', 'http', '--url', 'https://mcp.example/gh', '--header', 'Authorization=secret:gh-mcp', '--allowed-tool', 'search', '--timeout-ms', '5000', '-o', 'json']);
     assert.equal(created.code, 0, created.stderr);
     assert.deepEqual(jsonOut(created).secret_refs, ['gh-mcp']);
@@ -87,6 +87,12 @@ describe('svc claude-policy / capabilities configs', () => {
     const got = jsonOut(await svc(['capabilities', 'configs', 'get', 'github', '-o', 'json']));
     assert.deepEqual([got.timeout_ms, got.allowed_tools], [5000, ['search']]);
     assert.equal((await svc(['capabilities', 'configs', 'get', 'nope'])).code, 4);
+    const checked = await svc(['capabilities', 'configs', 'check', 'github', '-o', 'json']);
+    assert.equal(checked.code, 0, checked.stderr);
+    assert.deepEqual([jsonOut(checked).ok, jsonOut(checked).secrets], [true, ['gh-mcp']]);
+    assert.ok(!checked.stdout.includes('ghp_'), 'the check never shows a value');
+    assert.equal((await svc(['secrets', 'rm', 'gh-mcp', '-y'])).code, 0);
+    assert.equal((await svc(['capabilities', 'configs', 'check', 'github'])).code, 6, 'a referenced secret that is gone fails closed (503)');
     writeFileSync(f('gh.json'), JSON.stringify({ name: 'github', kind: 'mcp_server', transport: 'http', url: 'https://mcp.example/gh2' }));
     assert.equal((await svc(['capabilities', 'configs', 'replace', 'github', '--file', f('gh.json')])).code, 2, 'replace needs -y when not interactive');
     const rep = jsonOut(await svc(['capabilities', 'configs', 'replace', 'github', '--file', f('gh.json'), '-y', '-o', 'json']));

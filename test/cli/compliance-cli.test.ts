@@ -51,7 +51,7 @@ describe('svc compliance', () => {
     assert.deepEqual(events, ['placed', 'release_requested', 'approved', 'released']);
   });
 
-  it('erasure: register, ls, get, execute refused under a hold, then pending and completed; receipt', async () => {
+  it('erasure: register, ls, get, execute refused under a hold, then pending and completed; receipt; events', async () => {
     const e = jsonOut(await svc(owner, ['compliance', 'erasure', 'register', '--case', 'DSR-1', '--subject-ref', 'u-1', '--alias', 'u-1-old', '-o', 'json']));
     assert.equal(e.status, 'received');
     assert.equal(e.subject_kind, 'user');
@@ -73,5 +73,10 @@ describe('svc compliance', () => {
     const receipt = jsonOut(await svc(owner, ['compliance', 'erasure', 'receipt', e.id, '-o', 'json']));
     assert.equal(receipt.approval_id, pending.approval_id);
     assert.equal(receipt.approvers.length, 2);
+    const custody = await svc(owner, ['compliance', 'erasure', 'events', e.id, '-o', 'json']);
+    assert.equal(custody.code, 0, custody.stderr);
+    const steps = jsonOut(custody).items as Array<{ event: string; ledger_seq: number }>;
+    assert.ok(steps.length >= 2 && steps.every((x) => x.ledger_seq > 0), JSON.stringify(steps));
+    assert.match((await svc(owner, ['compliance', 'erasure', 'events', e.id])).stdout, /^EVENT\s+SEQ\s+HASH/im);
   });
 });

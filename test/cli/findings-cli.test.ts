@@ -27,7 +27,7 @@ after(async () => server?.stop());
 describe('svc findings, security and observability against a seeded server', () => {
   let id: string;
 
-  it('security evaluate turns the demo graph into findings; findings ls/get show them', async () => {
+  it('security evaluate turns the demo graph into findings; findings ls/get/evidence show them', async () => {
     const run = await runSvc(['security', 'evaluate', ...base, '-o', 'json']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(jsonOut(run).reported > 0);
@@ -36,6 +36,10 @@ describe('svc findings, security and observability against a seeded server', () 
     id = page.items[0].id;
     const one = jsonOut(await runSvc(['findings', 'get', id, ...base, '-o', 'json']));
     assert.deepEqual([one.id, one.source, one.status], [id, 'detector', 'open']);
+    const ev = await runSvc(['findings', 'evidence', id, ...base, '-o', 'json']);
+    assert.equal(ev.code, 0, ev.stderr);
+    assert.deepEqual([jsonOut(ev).id, jsonOut(ev).rule_id], [id, one.rule_id]);
+    assert.equal(typeof jsonOut(ev).evidence, 'object');
     const text = await runSvc(['findings', 'ls', ...base, '--limit', '3']);
     assert.match(text.stdout, /^ID\s+SEVERITY\s+STATUS\s+RULE/m);
     const again = jsonOut(await runSvc(['security', 'evaluate', ...base, '-o', 'json']));

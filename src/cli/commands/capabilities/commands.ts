@@ -1,5 +1,6 @@
 /** The `svc capabilities …` commands, sorted by path; one spread in ../index.ts. */
 import type { CommandClass } from 'clipanion';
+import { CapabilitiesConfigsCheckCommand } from './configs/check.js';
 import { CapabilitiesConfigsCreateCommand } from './configs/create.js';
 import { CapabilitiesConfigsGetCommand } from './configs/get.js';
 import { CapabilitiesConfigsLsCommand } from './configs/ls.js';
@@ -8,6 +9,7 @@ import { CapabilitiesConfigsRevisionsCommand } from './configs/revisions.js';
 import { CapabilitiesConfigsRmCommand } from './configs/rm.js';
 
 export const capabilitiesCommands: CommandClass[] = [
+  CapabilitiesConfigsCheckCommand,
   CapabilitiesConfigsCreateCommand,
   CapabilitiesConfigsGetCommand,
   CapabilitiesConfigsLsCommand,

@@ -1,5 +1,6 @@
 /** The compliance commands (`svc compliance holds …`, `svc compliance erasure …`), sorted by path; one spread in ../index.ts. */
 import type { CommandClass } from 'clipanion';
+import { ComplianceErasureEventsCommand } from './erasure/events.js';
 import { ComplianceErasureExecuteCommand } from './erasure/execute.js';
 import { ComplianceErasureGetCommand } from './erasure/get.js';
 import { ComplianceErasureLsCommand } from './erasure/ls.js';
@@ -13,6 +14,7 @@ import { ComplianceHoldsPlaceCommand } from './holds/place.js';
 import { ComplianceHoldsReleaseCommand } from './holds/release.js';
 
 export const complianceCommands: CommandClass[] = [
+  ComplianceErasureEventsCommand,
   ComplianceErasureExecuteCommand,
   ComplianceErasureGetCommand,
   ComplianceErasureLsCommand,

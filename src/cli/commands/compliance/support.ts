@@ -30,3 +30,10 @@ export function erasureFields(e: ErasureView): string {
 export function pendingText(p: Pending): string {
   return `pending_approval: approval ${p.approval_id} needs its quorum (svc governance approvals approve ${p.approval_id}); then run again with --approval ${p.approval_id}`;
 }
+
+/** One step of a hold's or an erasure request's custody chain, with its ledger record. */
+export type Custody = { event: string; people: string[]; approval_id: string | null; ledger_seq: number; ledger_hash: string; created_at: string };
+
+export function custodyTable(items: Custody[]): string {
+  return table(items, [['event', (e) => e.event], ['seq', (e) => e.ledger_seq], ['hash', (e) => e.ledger_hash.slice(0, 16)], ['people', (e) => e.people.join(',')], ['at', (e) => e.created_at]]);
+}

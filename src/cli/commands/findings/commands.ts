@@ -5,12 +5,14 @@ import { ObservabilityIngestionHealthCommand } from '../observability/ingestion-
 import { ObservabilityTraceCommand } from '../observability/trace.js';
 import { ObservabilityTracesCommand } from '../observability/traces.js';
 import { SecurityEvaluateCommand } from '../security/evaluate.js';
+import { FindingsEvidenceCommand } from './evidence.js';
 import { FindingsExportCommand } from './export.js';
 import { FindingsGetCommand } from './get.js';
 import { FindingsLsCommand } from './ls.js';
 import { FindingsTriageCommand } from './triage.js';
 
 export const findingsCommands: CommandClass[] = [
+  FindingsEvidenceCommand,
   FindingsExportCommand,
   FindingsGetCommand,
   FindingsLsCommand,
