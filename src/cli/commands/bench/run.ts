@@ -57,9 +57,10 @@ export class BenchRunCommand extends ClientCommand {
       ${SEED} audited writes.
 
       By default a scratch \`svc serve --seed-demo\` is started on loopback in a temporary directory
-      and removed afterwards. With \`--server\` the load goes to a running deployment with the given
-      token, which must belong to a dedicated bench tenant (a single grant on a tenant whose id or
-      name starts with \`bench\`; superadmin credentials are refused): nothing is written outside it.
+      and removed afterwards. With \`--server\` the load goes to a running deployment: given a
+      superadmin credential, svc bench creates an organization \`bench-<run>\` and an admin API key
+      bound to it (1 h), runs the load with that key, then revokes the key and deletes the
+      organization (\`--keep-tenant\` keeps both). Nothing is written in an existing tenant.
 
       The load generator is built in: open loop at \`--rate\` requests/s over \`--connections\` fixed
       connections for \`--duration\`, latency counted from when each request was due (queueing delay
@@ -69,7 +70,7 @@ export class BenchRunCommand extends ClientCommand {
     `,
     examples: [
       ['Two seconds of /healthz on a scratch server', '$0 bench http --duration 2s'],
-      ['Audited writes against a deployment', '$0 bench audited-write --server https://svc.example:8443 --token-file bench.token --rate 500'],
+      ['Audited writes against a deployment, in a bench tenant of its own', '$0 bench audited-write --server https://svc.example:8443 --token-file superadmin.token --rate 500'],
     ],
   });
 
@@ -79,6 +80,7 @@ export class BenchRunCommand extends ClientCommand {
   connections = Option.String('--connections', '32', { description: 'Fixed number of connections' });
   reportFile = Option.String('--report', { description: 'Write a Markdown report to this file' });
   noAccessLog = Option.Boolean('--no-access-log', false, { description: 'Scratch server: start it with SERVICE_ACCESS_LOG=false' });
+  keepTenant = Option.Boolean('--keep-tenant', false, { description: '--server: keep the bench tenant and its key after the run' });
 
   async execute(): Promise<number> {
     const durationMs = parseDuration(this.duration);
@@ -93,11 +95,12 @@ export class BenchRunCommand extends ClientCommand {
     const log = (m: string): void => void stderr.write(`svc bench: ${m}\n`);
     const loadBefore = loadavg()[0] ?? 0;
     const notes: string[] = [];
+    const runId0 = Date.now().toString(36);
     let target: Target;
     let tmpDir: string | undefined;
     let stopScratch: (() => Promise<void>) | undefined;
     if (this.server !== undefined) {
-      target = await this.remoteTarget(scenario);
+      target = await this.remoteTarget(scenario, runId0, notes, log);
     } else {
       tmpDir = await mkdtemp(join(tmpdir(), `svc-bench-${scenario}-`));
       const scratch = await startScratch(tmpDir, !this.noAccessLog, this.json ? () => undefined : log);
@@ -106,12 +109,11 @@ export class BenchRunCommand extends ClientCommand {
       notes.push('scratch server on this host: svc serve --seed-demo, SQLite (synchronous=FULL), HTTPS on loopback; the load generator shares the CPUs with it');
     }
     let ok = false;
-    const runId0 = Date.now().toString(36);
     try {
       await prepare(scenario, target, runId0);
       const headBefore = LEDGER_CHECKED.has(scenario) ? await target.headSeq() : 0;
       const runId = runId0;
-      const request = await requestFor(scenario, target.token, runId);
+      const request = await requestFor(scenario, target.token, runId, target.tenant);
       if (!this.json) log(`${scenario}: ${rate} req/s for ${durationMs / 1000}s over ${connections} connections against ${target.url}`);
       const load = await runLoad({
         origin: target.url,
@@ -158,46 +160,66 @@ export class BenchRunCommand extends ClientCommand {
     }
   }
 
-  /** A running deployment: the token must belong to a dedicated bench tenant. */
-  private async remoteTarget(scenario: BenchScenario): Promise<Target> {
+  /**
+   * A running deployment: with a superadmin's credential, svc bench creates an organization
+   * `bench-<run>` of its own, an admin API key bound to it (1 h), runs the load with that key only,
+   * then revokes the key and deletes the organization (`--keep-tenant` keeps both for a look).
+   * Nothing is written in any existing tenant, so a production tenant is never touched.
+   */
+  private async remoteTarget(scenario: BenchScenario, runId: string, notes: string[], log: (m: string) => void): Promise<Target> {
     const settings = await this.settings();
     const { HttpClient } = await import('../../client/http-client.js');
     const { buildTrustedConnector } = await import('../../client/trust.js');
-    const client = new HttpClient(settings, { stderr: this.context.stderr, userAgent: 'svc-bench' });
-    if (settings.token === undefined) throw new CliError(ExitCode.Usage, 'usage', '--server needs the token of a dedicated bench tenant (--token or --token-file)');
-    const who = (await client.get('/v1/auth/whoami')).body as { superadmin?: boolean; grants?: Array<{ tenant: string }> };
-    const grants = who.grants ?? [];
-    if (who.superadmin === true || grants.length !== 1) {
-      await client.close();
-      throw new CliError(ExitCode.Usage, 'not_bench_tenant', `refusing to benchmark: the token must hold exactly one grant, on a dedicated bench tenant (it holds ${grants.length}${who.superadmin ? ', and is superadmin' : ''})`);
+    const admin = new HttpClient(settings, { stderr: this.context.stderr, userAgent: 'svc-bench' });
+    if (settings.token === undefined) throw new CliError(ExitCode.Usage, 'usage', '--server needs a superadmin credential (--token or --token-file): svc bench creates and removes its own bench tenant');
+    const who = (await admin.get('/v1/auth/whoami')).body as { superadmin?: boolean; user_id?: string };
+    if (who.superadmin !== true) {
+      await admin.close();
+      throw new CliError(ExitCode.Usage, 'not_bench_tenant', 'refusing to benchmark an existing tenant: give a superadmin credential, and svc bench creates a dedicated tenant (bench-<run>) for the run and removes it afterwards');
     }
-    const tenant = (grants[0] as { tenant: string }).tenant;
-    let name = '';
-    try {
-      const doc = (await client.get(`/v1/tenants/${encodeURIComponent(tenant)}`)).body as { name?: string; slug?: string };
-      name = `${doc.slug ?? ''} ${doc.name ?? ''}`;
-    } catch {
-      // a tenant admin may not read the tenant document; the id alone must then say bench
-    }
-    if (!/^bench[-_]/i.test(tenant) && !/(^|\s)bench[-_ ]/i.test(name)) {
-      await client.close();
-      throw new CliError(ExitCode.Usage, 'not_bench_tenant', `refusing to benchmark tenant ${tenant}: it is not a dedicated bench tenant (its id or name must start with "bench-")`);
-    }
-    const token = settings.token;
-    return {
-      url: settings.server.origin,
-      token,
-      connect: buildTrustedConnector(settings),
-      headSeq: async () => (LEDGER_CHECKED.has(scenario) ? Number(((await client.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq) : 0),
-      post: async (path, body) => void (await client.request('POST', path, { body })),
-      close: () => client.close(),
+    const org = (await admin.request('POST', '/v1/system/orgs', { body: { name: `bench-${runId}` } })).body as { id: string; name: string };
+    let keyId: string | undefined;
+    const cleanup = async (): Promise<void> => {
+      if (this.keepTenant) {
+        notes.push(`bench tenant kept: ${org.name} (${org.id}); remove it with DELETE /v1/system/orgs/${org.id}`);
+      } else {
+        if (keyId !== undefined) await admin.request('DELETE', `/v1/tokens/${keyId}`).catch((err: Error) => log(`could not revoke the bench key ${keyId}: ${err.message}`));
+        await admin.request('DELETE', `/v1/system/orgs/${org.id}`).catch((err: Error) => log(`could not delete the bench tenant ${org.id}: ${err.message}`));
+      }
+      await admin.close();
     };
+    try {
+      // The key acts through its owner's membership: the superadmin joins the bench tenant (only).
+      const inBench = new HttpClient({ ...settings, tenant: org.id }, { stderr: this.context.stderr, userAgent: 'svc-bench' });
+      await inBench.request('POST', '/v1/memberships', { body: { user_id: who.user_id, role: 'admin' } }).finally(() => inBench.close());
+      const key = (await admin.request('POST', '/v1/tokens', { body: { name: `svc-bench-${runId}`, role: 'admin', tenant: org.id, ttl: '1h' } })).body as { id: string; token: string };
+      keyId = key.id;
+      const bench = new HttpClient({ ...settings, token: key.token, tenant: org.id }, { stderr: this.context.stderr, userAgent: 'svc-bench' });
+      notes.push(`bench tenant ${org.name} (${org.id}) created for the run${this.keepTenant ? '' : ' and removed after it'}`);
+      return {
+        url: settings.server.origin,
+        token: key.token,
+        tenant: org.id,
+        connect: buildTrustedConnector(settings),
+        headSeq: async () => (LEDGER_CHECKED.has(scenario) ? Number(((await bench.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq) : 0),
+        post: async (path, body) => void (await bench.request('POST', path, { body })),
+        close: async () => {
+          await bench.close();
+          await cleanup();
+        },
+      };
+    } catch (err) {
+      await cleanup();
+      throw err;
+    }
   }
 }
 
 interface Target {
   url: string;
   token: string;
+  /** the tenant the load runs in, when the token alone does not say */
+  tenant?: string;
   connect?: buildConnector.BuildOptions | buildConnector.connector;
   headSeq(): Promise<number>;
   /** a JSON POST with the target's token, in its tenant; rejects on an error status */
@@ -251,8 +273,8 @@ async function startScratch(tmpDir: string, accessLog: boolean, log: (m: string)
   };
 }
 
-async function requestFor(scenario: BenchScenario, token: string, runId: string): Promise<(i: number) => LoadRequest> {
-  const auth = { authorization: `Bearer ${token}` };
+async function requestFor(scenario: BenchScenario, token: string, runId: string, tenant?: string): Promise<(i: number) => LoadRequest> {
+  const auth = { authorization: `Bearer ${token}`, ...(tenant !== undefined ? { 'x-service-tenant': tenant } : {}) };
   if (scenario === 'pep') {
     const { PEP_PATH, pepDecisionBody } = await import('../../../../bench/lib/pep-policies.js');
     return (i) => ({ method: 'POST', path: PEP_PATH, headers: { ...auth, 'content-type': 'application/json' }, body: pepDecisionBody(`bench-${runId}`, i) });
