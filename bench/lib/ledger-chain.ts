@@ -6,7 +6,7 @@
  */
 import { applySignatures, hashBatch, type ChainTail } from '../../src/ledger/chain.js';
 import type { Keyring } from '../../src/ledger/keyring.js';
-import { sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
+import { sqliteInsertRecords } from '../../src/ledger/sqlite-append.js';
 import type { AuditDraft } from '../../src/ledger/record.js';
 import type { Store } from '../../src/store/store.js';
 import type { LedgerPool } from '../../src/workers/pool.js';

@@ -156,7 +156,7 @@ function cefBase64Value(b64: string): string {
 let cleanTenant = '';
 
 /**
- * {@link encodeCefRecord} for a record read by the export (ledger-store.ts `sqliteStoredRowIterator`),
+ * {@link encodeCefRecord} for a record read by the export (export-iterator.ts `sqliteStoredRowIterator`),
  * byte for byte the same line: `text` holds every free-text field of the record (the other fields
  * are lowercase hex, a dashed id or digits, and `sig` is standard base64), `tenant` aside. When neither `text` nor the tenant holds
  * a character the `pct-c0-v1` or CEF value layers touch (every record of a normal chain: ids, hashes,

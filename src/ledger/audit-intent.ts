@@ -25,7 +25,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { SqliteHandle, Store } from '../store/store-types.js';
 import { SYSTEM_TENANT, type AuditDraft, type AuditRecord } from './record.js';
-import { assertChainAppendable } from './ledger-store.js';
+import { assertChainAppendable } from './chain-head.js';
 import { nowTimestamp } from './time.js';
 import { uuid7 } from './uuid7.js';
 

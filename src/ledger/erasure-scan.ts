@@ -14,7 +14,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
-import { MAX_SEQ, SEQ_BITS } from './ledger-store.js';
+import { MAX_SEQ, SEQ_BITS } from './row-codec.js';
 import { metaCommitment } from './preimage.js';
 
 /** Which records are the subject's (erasure.ts `SubjectMatch`, structured-clone-safe). */

@@ -29,7 +29,7 @@ import Database from 'better-sqlite3';
 import type { Database as Schema } from '../store/schema.js';
 import type { Store } from '../store/store-types.js';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
-import { MAX_SEQ, SEQ_BITS } from './ledger-store.js';
+import { MAX_SEQ, SEQ_BITS } from './row-codec.js';
 import { metaCommitment } from './preimage.js';
 import type { CheckpointResult, ErasureTask, ScanResult } from './erasure-scan.js';
 

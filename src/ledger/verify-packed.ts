@@ -1,5 +1,5 @@
 /**
- * {@link verifyChunk} over packed stored rows (ledger-store.ts `sqlitePackedRangeReader`): the
+ * {@link verifyChunk} over packed stored rows (packed-reader.ts `sqlitePackedRangeReader`): the
  * worker's path for a stored SQLite chain. Same checks, same order, same report, but a range arrives
  * as one buffer that SQLite packed, and each record's hash preimage is assembled from it with a few
  * byte copies into one reusable buffer: no Buffer or object is made per record (measured
@@ -10,7 +10,7 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
 import { keyFor, type KeySet } from './keyset.js';
-import { PACKED, type PackedRows } from './ledger-store.js';
+import { PACKED, type PackedRows } from './packed-reader.js';
 import { EVENT_DOMAIN, RECORD_DOMAIN, ZERO_HASH, lp } from './preimage.js';
 import { NO_SIGNATURES, checkCheckpoint, signatureScan, type ChainAnchor, type ChainReason, type CheckpointReason, type ChunkReport, type DeferredLink, type SignatureReason } from './verify-chunk.js';
 

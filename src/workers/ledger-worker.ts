@@ -6,7 +6,7 @@ import { createSigner, type Signer } from '../ledger/signers.js';
 import { verifyChunk } from '../ledger/verify-chunk.js';
 import { WorkerErrors } from './errors.js';
 import BetterSqlite3 from 'better-sqlite3';
-import { sqlitePackedRangeReader, type PackedRows } from '../ledger/ledger-store.js';
+import { sqlitePackedRangeReader, type PackedRows } from '../ledger/packed-reader.js';
 import { verifyPackedChunk } from '../ledger/verify-packed.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
 import type { KeySpec } from '../ledger/keyset.js';

@@ -1,7 +1,7 @@
 /**
  * The fast paths of the audit export (`encodeStoredRecord`, CEF, LEEF and syslog): for every record,
  * hostile or not, they must return exactly the bytes of the reference encoder. `text` is built as the export reader
- * builds it (ledger-store.ts `sqliteStoredRowIterator`): the free-text fields joined by U+0001,
+ * builds it (export-iterator.ts `sqliteStoredRowIterator`): the free-text fields joined by U+0001,
  * undefined when a field holds U+0001 itself (the reader then reads the row per column).
  */
 import assert from 'node:assert/strict';

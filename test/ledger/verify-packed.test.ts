@@ -1,5 +1,5 @@
 /**
- * The SQLite verification worker's path (ledger-store.ts `sqlitePackedRangeReader` + verify-packed.ts)
+ * The SQLite verification worker's path (packed-reader.ts `sqlitePackedRangeReader` + verify-packed.ts)
  * against the record-level verifier (verify-chunk.ts) on the same stored chain: every range split
  * and every anchor case must give the same chunk report. Tampered rows are covered end to end by
  * tamper-store.test.ts, which runs both paths on every case.
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sealBatch, type ChainTail } from '../../src/ledger/chain.js';
 import { checkpointDraft } from '../../src/ledger/checkpoint.js';
-import { sqliteInsertRecords, sqlitePackedRangeReader, type PackedRows, type SqlitePackedHandle } from '../../src/ledger/ledger-store.js';
+import { sqlitePackedRangeReader, type PackedRows, type SqlitePackedHandle } from '../../src/ledger/packed-reader.js';
+import { sqliteInsertRecords } from '../../src/ledger/sqlite-append.js';
 import type { AuditDraft, AuditRecord } from '../../src/ledger/record.js';
 import { verifyChunk } from '../../src/ledger/verify-chunk.js';
 import { verifyPackedChunk } from '../../src/ledger/verify-packed.js';

@@ -1,5 +1,5 @@
 /**
- * The export reader (export-source.ts `each`, ledger-store.ts `sqliteStoredRowIterator`): a row read
+ * The export reader (export-source.ts `each`, export-iterator.ts `sqliteStoredRowIterator`): a row read
  * as one string built in SQL must give exactly the record the per-column reader gives (`read`), for
  * hostile values (U+0001, the separator, included), erased meta, payload hashes, gaps and filters;
  * and the CEF line the export writes from it must be the reference encoder's.

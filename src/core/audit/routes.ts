@@ -9,7 +9,7 @@ import { Limit } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
 import type { LedgerService } from '../../ledger/ledger-service.js';
-import type { RecordFilter } from '../../ledger/ledger-store.js';
+import type { RecordFilter } from '../../ledger/record-filter.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSchema, VerifyReportSchema } from './schemas.js';
 
