@@ -41,7 +41,10 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
   const seenOps = new Set<string>();
   return routes.map((spec) => {
     if (spec.permission !== PUBLIC && !PERMISSION.test(spec.permission)) {
-      throw new RouteTableError(spec, `permission "${spec.permission}" is not <resource>:<verb> or <ns>:<resource>:<verb> (deny by default: a route must declare one)`);
+      throw new RouteTableError(
+        spec,
+        `permission "${spec.permission}" is not <resource>:<verb> or <ns>:<resource>:<verb> (deny by default: a route must declare one)`,
+      );
     }
     if (spec.stability === 'beta' && !spec.path.startsWith('/v1/m/')) {
       throw new RouteTableError(spec, 'beta routes live under /v1/m/<namespace>/');
@@ -51,7 +54,11 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
     seenOps.add(spec.operationId);
     for (const part of ['body', 'query'] as const) {
       const schema = spec[part] as TSchema | undefined;
-      if (schema && (schema as { type?: unknown }).type === 'object' && (schema as { additionalProperties?: unknown }).additionalProperties !== false) {
+      if (
+        schema &&
+        (schema as { type?: unknown }).type === 'object' &&
+        (schema as { additionalProperties?: unknown }).additionalProperties !== false
+      ) {
         // DECISIONS.md: unknown JSON fields → 400. A typo in a filter must not silently widen a query either.
         throw new RouteTableError(spec, `${part} schema must set additionalProperties: false`);
       }
@@ -84,7 +91,10 @@ export function makeChecker(schema: TSchema): Checker {
         // `schema is false` repeats the additionalProperties error with less detail.
         if (e.keyword === 'boolean') continue;
         const where = e.instancePath === '' ? '(root)' : e.instancePath;
-        const extra = e.keyword === 'additionalProperties' ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}` : '';
+        const extra =
+          e.keyword === 'additionalProperties'
+            ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}`
+            : '';
         out.push(`${where} ${e.message}${extra}`);
         if (out.length >= 3) break;
       }

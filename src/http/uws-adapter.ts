@@ -371,7 +371,13 @@ function refuseBody(res: UwsResponse, exchange: Exchange, declared: string, err:
   });
 }
 
-function writeWhole(res: UwsResponse, status: number, headers: Record<string, string>, body: Uint8Array | string, closeConnection: boolean): number {
+function writeWhole(
+  res: UwsResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Uint8Array | string,
+  closeConnection: boolean,
+): number {
   res.cork(() => {
     res.writeStatus(statusLine(status));
     for (const k in headers) res.writeHeader(k, headers[k] as string);

@@ -47,7 +47,8 @@ export async function assertHeadConsistent(tx: Tx, tenant: string): Promise<void
       ).rows[0];
   // SQLite rows are keyed by the head's chain number, so a chain without a head has no rows.
   if (row === undefined || row.seq === null || row.hash === null) {
-    if (row !== undefined && (row.beyond === true || row.beyond === 1)) throw new ChainHeadError(tenant, 'records are stored but it has no head');
+    if (row !== undefined && (row.beyond === true || row.beyond === 1))
+      throw new ChainHeadError(tenant, 'records are stored but it has no head');
     return;
   }
   const head = { seq: Number(row.seq), hash: buf(row.hash).toString('hex') };

@@ -4,10 +4,17 @@ import { ZERO_HASH_HEX, metaCommitmentFromHex, metaCommitmentFromLowerHex } from
 import { filterTerms, hasRowFilter, type RecordFilter } from './record-filter.js';
 import { MAX_SEQ, SEQ_SPAN } from './row-codec.js';
 
-/** Served-record columns on SQLite with the bytes already hex text: SQLite's hex() is cheaper than a Buffer per column and hex in JS (measured: 11 → 3.7 µs per row). */
-const SQLITE_TEXT_SELECT = `(r.pos & ${SEQ_SPAN - 1}), lower(hex(r.id)), r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, lower(hex(r.meta_blind)), lower(hex(r.meta_commitment)), lower(hex(r.payload_hash)), lower(hex(r.hash)), r.sig, lower(hex(r.key_id))`;
+/**
+ * Served-record columns on SQLite with the bytes already hex text: SQLite's hex() is cheaper than a Buffer per column and hex in JS
+ * (measured: 11 → 3.7 µs per row).
+ */
+const SQLITE_TEXT_SELECT =
+  `(r.pos & ${SEQ_SPAN - 1}), lower(hex(r.id)), r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, ` +
+  `lower(hex(r.meta_blind)), lower(hex(r.meta_commitment)), lower(hex(r.payload_hash)), lower(hex(r.hash)), r.sig, lower(hex(r.key_id))`;
 /** Rows of one chain between two seqs (bound: tenant, fromSeq, toSeq). */
-const SQLITE_CHAIN_RANGE = `from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ?`;
+const SQLITE_CHAIN_RANGE =
+  `from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? ` +
+  `and c.base + ?`;
 
 /** `hex(NULL)` is '' on SQLite. */
 const orNull = (h: string): string | null => (h === '' ? null : h);
@@ -41,7 +48,13 @@ function textRecord(tenant: string, a: unknown[], prev: string | null): AuditRec
 }
 
 /** Visits records one by one (no page held in memory) and returns how many; see {@link sqliteRecordIterator}. */
-export type RecordVisitor = (tenant: string, fromSeq: number, toSeq: number, filter: RecordFilter, visit: (record: AuditRecord) => void) => number;
+export type RecordVisitor = (
+  tenant: string,
+  fromSeq: number,
+  toSeq: number,
+  filter: RecordFilter,
+  visit: (record: AuditRecord) => void,
+) => number;
 
 /**
  * Records on a raw read-only SQLite handle (the export workers), decoded row by row as the statement
@@ -83,7 +96,11 @@ export function sqliteRecordIterator(db: SqliteIterHandle): RecordVisitor {
     const terms = filterTerms(filter);
     const params = terms.map(([, value]) => value);
     const key = terms.map(([lhs]) => `${lhs} ?`).join(' and ');
-    const stmt = statement(key, `select ${SQLITE_TEXT_SELECT}, lower(hex((select p.hash from audit_records p where p.pos = r.pos - 1))) ${SQLITE_CHAIN_RANGE} and ${key} order by r.pos`);
+    const stmt = statement(
+      key,
+      `select ${SQLITE_TEXT_SELECT}, lower(hex((select p.hash from audit_records p where p.pos = r.pos - 1))) ${SQLITE_CHAIN_RANGE} ` +
+        `and ${key} order by r.pos`,
+    );
     for (const row of stmt.iterate(tenant, fromSeq, to, ...params)) {
       const a = row as unknown[];
       visit(textRecord(tenant, a, orNull(a[15] as string)));
@@ -119,7 +136,10 @@ export type StoredRowVisitor = (
  * `hex()` ('' for NULL) or `ifnull` with the null flag as a part of its own, so every row has
  * exactly {@link STORED_PARTS} parts, the first {@link STORED_TEXT_PARTS} of them the texts.
  */
-const SQLITE_STORED_ROW = `concat_ws(char(1), (r.pos & ${SEQ_SPAN - 1}), r.meta is null, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, ifnull(r.meta, ''), lower(concat_ws(char(1), hex(r.id), hex(r.meta_blind), hex(r.meta_commitment), hex(r.payload_hash), hex(r.hash), hex(r.key_id), hex(r.sig))))`;
+const SQLITE_STORED_ROW =
+  `concat_ws(char(1), (r.pos & ${SEQ_SPAN - 1}), r.meta is null, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, ` +
+  `r.target_id, ifnull(r.meta, ''), lower(concat_ws(char(1), hex(r.id), hex(r.meta_blind), hex(r.meta_commitment), ` +
+  `hex(r.payload_hash), hex(r.hash), hex(r.key_id), hex(r.sig))))`;
 const STORED_PARTS = 16;
 const STORED_TEXT_PARTS = 9;
 
@@ -207,7 +227,14 @@ export function sqliteStoredRowIterator(db: SqlitePluckHandle): StoredRowVisitor
     }
   };
   /** The record of one row text; `parts` is how many it must split into. */
-  const visitRow = (tenant: string, text: string, parts: number, prevOf: (p: string[]) => string | null, visit: (record: AuditRecord, text: string | undefined) => void, from: number): string => {
+  const visitRow = (
+    tenant: string,
+    text: string,
+    parts: number,
+    prevOf: (p: string[]) => string | null,
+    visit: (record: AuditRecord, text: string | undefined) => void,
+    from: number,
+  ): string => {
     if (splitRow(text, parts) === parts) {
       const r = record(tenant, p, prevOf(p));
       if (r.seq >= from) visit(r, text.slice(0, textsLength(p)));
@@ -224,7 +251,11 @@ export function sqliteStoredRowIterator(db: SqlitePluckHandle): StoredRowVisitor
     let n = 0;
     if (!hasRowFilter(filter)) {
       // One page at a time (the caller's range, ≤ a few thousand rows): all() is cheaper per row than iterate().
-      const rows = statement('', `select ${SQLITE_STORED_ROW} ${SQLITE_CHAIN_RANGE} order by r.pos`, true).all(tenant, Math.max(1, fromSeq - 1), to) as string[];
+      const rows = statement('', `select ${SQLITE_STORED_ROW} ${SQLITE_CHAIN_RANGE} order by r.pos`, true).all(
+        tenant,
+        Math.max(1, fromSeq - 1),
+        to,
+      ) as string[];
       let prev: string | null = null;
       let prevSeq = fromSeq - 1;
       // A missing row in between: its successor's predecessor is unknown, served as zeros (verify reports the gap).
@@ -244,7 +275,12 @@ export function sqliteStoredRowIterator(db: SqlitePluckHandle): StoredRowVisitor
     const params = terms.map(([, value]) => value);
     const key = terms.map(([lhs]) => `${lhs} ?`).join(' and ');
     // The predecessor's hash leads (fixed width, before any free text): hex, '' at seq 1 or after a gap.
-    const rows = statement(key, `select lower(hex((select p.hash from audit_records p where p.pos = r.pos - 1))) || char(1) || ${SQLITE_STORED_ROW} ${SQLITE_CHAIN_RANGE} and ${key} order by r.pos`, true).all(tenant, fromSeq, to, ...params) as string[];
+    const rows = statement(
+      key,
+      `select lower(hex((select p.hash from audit_records p where p.pos = r.pos - 1))) || char(1) || ${SQLITE_STORED_ROW} ` +
+        `${SQLITE_CHAIN_RANGE} and ${key} order by r.pos`,
+      true,
+    ).all(tenant, fromSeq, to, ...params) as string[];
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as string;
       const cut = row.indexOf('\u0001');
@@ -257,5 +293,8 @@ export function sqliteStoredRowIterator(db: SqlitePluckHandle): StoredRowVisitor
 
 /** The part of a read-only better-sqlite3 handle {@link sqliteStoredRowIterator} uses. */
 export interface SqlitePluckHandle {
-  prepare(source: string): { raw(on: boolean): { all(...params: unknown[]): unknown[] }; pluck(on: boolean): { all(...params: unknown[]): unknown[] } };
+  prepare(source: string): {
+    raw(on: boolean): { all(...params: unknown[]): unknown[] };
+    pluck(on: boolean): { all(...params: unknown[]): unknown[] };
+  };
 }

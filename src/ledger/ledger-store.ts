@@ -40,17 +40,28 @@ import {
 } from './row-codec.js';
 
 /** Rows of one chain with seq in [fromSeq, toSeq], ascending; `withPrev` adds each row's predecessor hash. */
-async function selectRows(tx: Tx, tenant: string, fromSeq: number, toSeq: number, filter: RecordFilter, limit: number | null, withPrev: boolean): Promise<StoredRow[]> {
+async function selectRows(
+  tx: Tx,
+  tenant: string,
+  fromSeq: number,
+  toSeq: number,
+  filter: RecordFilter,
+  limit: number | null,
+  withPrev: boolean,
+): Promise<StoredRow[]> {
   const conds = filterSql(filter);
   const limitSql = limit === null ? sql`` : sql` limit ${limit}`;
   if (isSqlite(tx)) {
     const base = sql`(select chain * ${SEQ_SPAN} from audit_heads where tenant_id = ${tenant})`;
     const prev = withPrev ? sql`, (select p.hash from audit_records p where p.pos = r.pos - 1) as prev_hash` : sql``;
     const where = [sql`r.pos between ${base} + ${fromSeq} and ${base} + ${Math.min(toSeq, MAX_SEQ)}`, ...conds];
-    const q = sql<StoredRow>`select ${sql.raw(SQLITE_SELECT)}${prev} from audit_records r where ${sql.join(where, sql` and `)} order by r.pos${limitSql}`;
+    const q = sql<StoredRow>`select ${sql.raw(SQLITE_SELECT)}${prev} from audit_records r
+      where ${sql.join(where, sql` and `)} order by r.pos${limitSql}`;
     return (await q.execute(tx)).rows;
   }
-  const prev = withPrev ? sql`, (select p.hash from audit_records p where p.tenant_id = r.tenant_id and p.seq = r.seq - 1) as prev_hash` : sql``;
+  const prev = withPrev
+    ? sql`, (select p.hash from audit_records p where p.tenant_id = r.tenant_id and p.seq = r.seq - 1) as prev_hash`
+    : sql``;
   const where = [sql`r.tenant_id = ${tenant}`, sql`r.seq >= ${fromSeq}`, sql`r.seq <= ${toSeq}`, ...conds];
   const q = sql<StoredRow>`select ${PG_COLUMNS}${prev} from audit_records r where ${sql.join(where, sql` and `)} order by r.seq${limitSql}`;
   return (await q.execute(tx)).rows;
@@ -79,7 +90,9 @@ export async function insertRecords(tx: Tx, tenant: string, records: readonly Au
     // A new chain takes the next free number; the caller's write transaction makes max()+1 race-free.
     const known = (await sql<{ chain: number }>`select chain from audit_heads where tenant_id = ${tenant}`.execute(tx)).rows[0]?.chain;
     if ((known === undefined) !== (prev === null)) throw new Error(`audit head of ${tenant} is not at seq ${prev?.seq ?? 0}`);
-    const chain = known ?? ((await sql<{ next: number }>`select coalesce(max(chain), 0) + 1 as next from audit_heads`.execute(tx)).rows[0]?.next as number);
+    const chain =
+      known ??
+      ((await sql<{ next: number }>`select coalesce(max(chain), 0) + 1 as next from audit_heads`.execute(tx)).rows[0]?.next as number);
     const base = BigInt(chain) << BigInt(SEQ_BITS);
     for (let off = 0; off < records.length; off += INSERT_CHUNK) {
       const rows = records.slice(off, off + INSERT_CHUNK).map((r) => {
@@ -92,7 +105,8 @@ export async function insertRecords(tx: Tx, tenant: string, records: readonly Au
     if (prev === null) {
       await sql`insert into audit_heads (tenant_id, chain, seq, hash) values (${tenant}, ${chain}, ${last.seq}, ${hash})`.execute(tx);
     } else {
-      const res = await sql`update audit_heads set seq = ${last.seq}, hash = ${hash} where tenant_id = ${tenant} and seq = ${prev.seq}`.execute(tx);
+      const res =
+        await sql`update audit_heads set seq = ${last.seq}, hash = ${hash} where tenant_id = ${tenant} and seq = ${prev.seq}`.execute(tx);
       if (Number(res.numAffectedRows) !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
     }
     return;
@@ -103,14 +117,25 @@ export async function insertRecords(tx: Tx, tenant: string, records: readonly Au
   if (prev === null) {
     await tx.insertInto('audit_heads').values({ tenant_id: tenant, seq: last.seq, hash }).execute();
   } else {
-    const res = await tx.updateTable('audit_heads').set({ seq: last.seq, hash }).where('tenant_id', '=', tenant).where('seq', '=', prev.seq).executeTakeFirst();
+    const res = await tx
+      .updateTable('audit_heads')
+      .set({ seq: last.seq, hash })
+      .where('tenant_id', '=', tenant)
+      .where('seq', '=', prev.seq)
+      .executeTakeFirst();
     // The head moved under us: the batch was sealed on a stale tail. The caller re-reads under its lock, so this is a bug guard.
     if (Number(res.numUpdatedRows) !== 1) throw new Error(`audit head of ${tenant} is not at seq ${prev.seq}`);
   }
 }
 
 /** Records of one chain from `fromSeq` ascending, at most `limit`, optionally filtered. */
-export async function readRecords(tx: Tx, tenant: string, fromSeq: number, limit: number, filter: RecordFilter = {}): Promise<AuditRecord[]> {
+export async function readRecords(
+  tx: Tx,
+  tenant: string,
+  fromSeq: number,
+  limit: number,
+  filter: RecordFilter = {},
+): Promise<AuditRecord[]> {
   const toSeq = filter.toSeq ?? MAX_SEQ;
   if (!hasRowFilter(filter)) return readRange(tx, tenant, fromSeq, toSeq, limit);
   // Filtered rows are not contiguous: each brings its predecessor's hash along.
@@ -119,7 +144,13 @@ export async function readRecords(tx: Tx, tenant: string, fromSeq: number, limit
 }
 
 /** Records with seq in [fromSeq, toSeq] ascending (at most `limit`), unfiltered. */
-export async function readRange(tx: Tx, tenant: string, fromSeq: number, toSeq: number, limit: number | null = null): Promise<AuditRecord[]> {
+export async function readRange(
+  tx: Tx,
+  tenant: string,
+  fromSeq: number,
+  toSeq: number,
+  limit: number | null = null,
+): Promise<AuditRecord[]> {
   // The row before the range gives the first record its prev_hash.
   const lo = Math.max(1, fromSeq - 1);
   const rows = await selectRows(tx, tenant, lo, toSeq, {}, limit === null ? null : limit + (lo < fromSeq ? 1 : 0), false);

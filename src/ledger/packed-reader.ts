@@ -34,21 +34,30 @@ export const PACKED = { NULL: 0xffffffff, metaPrefix: META_PREFIX, textFields: 6
  * strings and Buffers per row (measured on 300k records: 3.0 → 1.0 µs per row read). A range whose
  * packed bytes exceed SQLite's value size limit is read in halves.
  */
-export function sqlitePackedRangeReader(db: SqlitePackedHandle, columns: 'chain' | 'full'): (tenant: string, fromSeq: number, toSeq: number) => PackedRows {
+export function sqlitePackedRangeReader(
+  db: SqlitePackedHandle,
+  columns: 'chain' | 'full',
+): (tenant: string, fromSeq: number, toSeq: number) => PackedRows {
   const len = (c: string) => `ifnull(octet_length(r.${c}), ${PACKED.NULL})`;
   const full = columns === 'full';
   const text = ['occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id'];
-  const lengths = [...['meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'hash', ...(full ? ['key_id', 'sig'] : [])].map(len), ...text.map((c) => `octet_length(r.${c})`)];
+  const lengths = [
+    ...['meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'hash', ...(full ? ['key_id', 'sig'] : [])].map(len),
+    ...text.map((c) => `octet_length(r.${c})`),
+  ];
   const row =
     `unhex(printf('01${lengths.map(() => '%08x').join('')}%016x', ${lengths.join(', ')}, r.pos & ${SEQ_SPAN - 1}))` +
     ` || ${text.map((c) => `r.${c}`).join(' || ')}` +
-    ` || x'${META_PREFIX.toString('hex')}' || ifnull(r.meta_blind, x'') || ifnull(r.meta, '') || ifnull(r.meta_commitment, x'') || ifnull(r.payload_hash, x'') || r.hash` +
+    (` || x'${META_PREFIX.toString('hex')}' || ifnull(r.meta_blind, x'') || ifnull(r.meta, '') || ifnull(r.meta_commitment, x'') || ` +
+      `ifnull(r.payload_hash, x'') || r.hash`) +
     (full ? ' || r.key_id || r.sig' : '');
   // `||` yields NULL when a NOT NULL column is NULL: such a row becomes flag 0 instead of vanishing.
   const stmt = db
     .prepare(
-      `select count(*), cast(group_concat(x, '') as blob) from (select coalesce(${row}, unhex(printf('00%016x', r.pos & ${SEQ_SPAN - 1}))) as x` +
-        ` from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between c.base + ? and c.base + ? order by r.pos)`,
+      `select count(*), cast(group_concat(x, '') as blob) from (select coalesce(${row}, unhex(printf('00%016x', r.pos & ` +
+        `${SEQ_SPAN - 1}))) as x` +
+        (` from audit_records r, (select chain * ${SEQ_SPAN} as base from audit_heads where tenant_id = ?) c where r.pos between ` +
+          `c.base + ? and c.base + ? order by r.pos)`),
     )
     .raw(true);
   const read = (tenant: string, fromSeq: number, toSeq: number): PackedRows => {

@@ -39,5 +39,12 @@ export function filterSql(filter: RecordFilter): RawBuilder<unknown>[] {
 }
 
 export function hasRowFilter(filter: RecordFilter): boolean {
-  return (filter.action !== undefined && filter.action !== '') || filter.actor !== undefined || filter.target_kind !== undefined || filter.target_id !== undefined || filter.since !== undefined || filter.until !== undefined;
+  return (
+    (filter.action !== undefined && filter.action !== '') ||
+    filter.actor !== undefined ||
+    filter.target_kind !== undefined ||
+    filter.target_id !== undefined ||
+    filter.since !== undefined ||
+    filter.until !== undefined
+  );
 }

@@ -131,11 +131,32 @@ export function recordRow(r: AuditRecord): Insertable<AuditRecordsTable> {
   };
 }
 
-export const PG_COLUMNS = sql.raw('r.seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash, r.sig, r.key_id');
+export const PG_COLUMNS = sql.raw(
+  'r.seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, ' +
+    'r.payload_hash, r.hash, r.sig, r.key_id',
+);
 
 /** Select list of a record row on SQLite, in {@link StoredRow} order. */
-export const SQLITE_SELECT = `(r.pos & ${SEQ_SPAN - 1}) as seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, r.meta_blind, r.meta_commitment, r.payload_hash, r.hash, r.sig, r.key_id`;
-export const INSERT_COLUMNS = ['pos', 'id', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'hash', 'sig', 'key_id'] as const;
+export const SQLITE_SELECT =
+  `(r.pos & ${SEQ_SPAN - 1}) as seq, r.id, r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta, ` +
+  `r.meta_blind, r.meta_commitment, r.payload_hash, r.hash, r.sig, r.key_id`;
+export const INSERT_COLUMNS = [
+  'pos',
+  'id',
+  'occurred_at',
+  'actor',
+  'actor_kind',
+  'action',
+  'target_kind',
+  'target_id',
+  'meta',
+  'meta_blind',
+  'meta_commitment',
+  'payload_hash',
+  'hash',
+  'sig',
+  'key_id',
+] as const;
 
 /** The bound parameters of one SQLite insert row ({@link INSERT_COLUMNS} order), appended to `out`. */
 export function pushRow(out: unknown[], chainBase: bigint, r: AuditRecord): void {

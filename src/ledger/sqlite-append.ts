@@ -88,5 +88,6 @@ export function sqliteInsertRecords(db: SqliteHandle, tenant: string, records: r
     s.one.run(...params);
   }
   if (head === undefined) s.insertHead.run(tenant, chain, last.seq, hash);
-  else if (s.updateHead.run(last.seq, hash, tenant, (prev as ChainTail).seq).changes !== 1) throw new Error(`audit head of ${tenant} is not at seq ${(prev as ChainTail).seq}`);
+  else if (s.updateHead.run(last.seq, hash, tenant, (prev as ChainTail).seq).changes !== 1)
+    throw new Error(`audit head of ${tenant} is not at seq ${(prev as ChainTail).seq}`);
 }

@@ -12,7 +12,17 @@ import { CHECKPOINT_ACTION } from './checkpoint.js';
 import { keyFor, type KeySet } from './keyset.js';
 import { PACKED, type PackedRows } from './packed-reader.js';
 import { EVENT_DOMAIN, RECORD_DOMAIN, ZERO_HASH, lp } from './preimage.js';
-import { NO_SIGNATURES, checkCheckpoint, signatureScan, type ChainAnchor, type ChainReason, type CheckpointReason, type ChunkReport, type DeferredLink, type SignatureReason } from './verify-chunk.js';
+import {
+  NO_SIGNATURES,
+  checkCheckpoint,
+  signatureScan,
+  type ChainAnchor,
+  type ChainReason,
+  type CheckpointReason,
+  type ChunkReport,
+  type DeferredLink,
+  type SignatureReason,
+} from './verify-chunk.js';
 
 /** What {@link verifyPackedChunk} needs besides its rows. */
 export interface PackedChunkContext {
@@ -311,7 +321,13 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
 }
 
 /** The decoded row's event signature; `view` holds lp(domain) ‖ lp(tenant) up to `at`. */
-function packedSigCheck(b: Buffer, view: Buffer, at: number, keyCache: { bytes: Buffer; hex: string }, keys: KeySet): SignatureReason | null {
+function packedSigCheck(
+  b: Buffer,
+  view: Buffer,
+  at: number,
+  keyCache: { bytes: Buffer; hex: string },
+  keys: KeySet,
+): SignatureReason | null {
   if (rFlag !== 1 || rLenHash !== 32) return 'sig-invalid';
   // A chain is signed by one key for long runs: its hex id is made once per run, not per record.
   if (rLenKeyId !== keyCache.bytes.length || !same(b, rKeyId, keyCache.bytes, 0, rLenKeyId)) {

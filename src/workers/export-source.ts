@@ -25,7 +25,13 @@ export interface LedgerReader {
    * `sqliteStoredRowIterator`): one scan of it tells an encoder whether any field but `tenant` and
    * `sig` needs escaping. Undefined when unknown.
    */
-  each(tenant: string, fromSeq: number, toSeq: number, filter: ExportFilter, visit: (record: AuditRecord, text: string | undefined) => void): Promise<number>;
+  each(
+    tenant: string,
+    fromSeq: number,
+    toSeq: number,
+    filter: ExportFilter,
+    visit: (record: AuditRecord, text: string | undefined) => void,
+  ): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -58,7 +64,14 @@ function sqliteReader(file: string): LedgerReader {
 
 function postgresReader(dsn: string, appRole: string | undefined): LedgerReader {
   let opened: Promise<Store> | undefined;
-  const store = () => (opened ??= openStore({ backend: 'postgres', dataDir: '', dsn, poolSize: 1, ...(appRole !== undefined ? { pgAppRole: appRole } : {}) }));
+  const store = () =>
+    (opened ??= openStore({
+      backend: 'postgres',
+      dataDir: '',
+      dsn,
+      poolSize: 1,
+      ...(appRole !== undefined ? { pgAppRole: appRole } : {}),
+    }));
   const read: LedgerReader['read'] = async (tenant, fromSeq, toSeq, filter) =>
     (await store()).withTenant(tenant, (tx) => readRecords(tx, tenant, fromSeq, toSeq - fromSeq + 1, { ...filter, toSeq }));
   return {

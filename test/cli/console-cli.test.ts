@@ -18,7 +18,10 @@ let server: TestServer;
 let dir: string;
 let session: string;
 const svc = (args: string[], opts: { stdin?: string; token?: string } = {}) =>
-  runSvc([...args, '--server', server.url, '--pin-sha256', String(server.pinSha256)], { env: { SERVICE_TOKEN: opts.token ?? session }, stdin: opts.stdin });
+  runSvc([...args, '--server', server.url, '--pin-sha256', String(server.pinSha256)], {
+    env: { SERVICE_TOKEN: opts.token ?? session },
+    stdin: opts.stdin,
+  });
 
 before(async () => {
   server = await startServer();
@@ -66,7 +69,11 @@ test('svc support update-check exits 8 without a manifest URL; support status an
   assert.equal(lic.code, 0);
   assert.match(lic.stdout, /no license installed/);
   writeFileSync(join(dir, 'bad.license'), JSON.stringify({ license: { license_id: 'x' }, signature: 'AAAA' }));
-  assert.equal((await svc(['support', 'license', '--install', join(dir, 'bad.license')])).code, 1, 'a license that does not verify is refused (400)');
+  assert.equal(
+    (await svc(['support', 'license', '--install', join(dir, 'bad.license')])).code,
+    1,
+    'a license that does not verify is refused (400)',
+  );
 });
 
 test('svc support bundle: exit 3 without AAL3; with it a 0600 .tar.gz that tar lists', async () => {
@@ -74,15 +81,21 @@ test('svc support bundle: exit 3 without AAL3; with it a 0600 .tar.gz that tar l
   const denied = await svc(['support', 'bundle', '--out', out]);
   assert.equal(denied.code, 3, denied.stderr);
   assert.throws(() => statSync(out), 'nothing written when refused');
-  const login = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } })).json();
+  const login = (
+    await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } })
+  ).json();
   const db = new Database(join(server.dataDir, 'svc.db'));
   db.pragma('busy_timeout = 5000');
-  db.prepare("update sessions set aal = 3, aal_expires_at = ?, amr = 'pwd,hwk' where id = ?").run(formatTimestamp(nowEpochNs() + 600n * 1_000_000_000n), login.session_id);
+  db.prepare("update sessions set aal = 3, aal_expires_at = ?, amr = 'pwd,hwk' where id = ?").run(
+    formatTimestamp(nowEpochNs() + 600n * 1_000_000_000n),
+    login.session_id,
+  );
   db.close();
   const run = await svc(['support', 'bundle', '--out', out, '-o', 'json'], { token: login.token });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(statSync(out).mode & 0o777, 0o600);
   assert.equal(jsonOut(run).bytes, statSync(out).size);
   const listing = execFileSync('tar', ['-tzf', out], { encoding: 'utf8' });
-  for (const f of ['svc-support/version.json', 'svc-support/config-effective.json', 'svc-support/ledger.json', 'svc-support/manifest.json']) assert.ok(listing.includes(f), f);
+  for (const f of ['svc-support/version.json', 'svc-support/config-effective.json', 'svc-support/ledger.json', 'svc-support/manifest.json'])
+    assert.ok(listing.includes(f), f);
 });

@@ -84,7 +84,15 @@ test('packed ranges verify exactly as the records do, for every split, anchor an
 
 test('without its anchor a range checks from its second record, and another tenant’s range is empty', () => {
   const read = sqlitePackedRangeReader(db, 'chain');
-  const got = verifyPackedChunk(read(TENANT, 40, 60), { tenant: TENANT, firstSeq: 40, withAnchor: false, keys, signatures: false, columns: 'chain', head: null });
+  const got = verifyPackedChunk(read(TENANT, 40, 60), {
+    tenant: TENANT,
+    firstSeq: 40,
+    withAnchor: false,
+    keys,
+    signatures: false,
+    columns: 'chain',
+    head: null,
+  });
   const want = verifyChunk(records.slice(39, 60), { tenant: TENANT, firstSeq: 40, anchor: null, keys, signatures: false, head: null });
   assert.deepEqual(got, want);
   const none = read('01970c2e-4b1a-7c3d-8e4f-00000000dead', 1, N);
@@ -102,7 +110,8 @@ test('a range too big for one SQLite value is read in halves, in order', () => {
         raw: () => ({
           get: (...params: unknown[]) => {
             calls++;
-            if ((params[2] as number) - (params[1] as number) >= 8) throw Object.assign(new Error('string or blob too big'), { code: 'SQLITE_TOOBIG' });
+            if ((params[2] as number) - (params[1] as number) >= 8)
+              throw Object.assign(new Error('string or blob too big'), { code: 'SQLITE_TOOBIG' });
             return stmt.get(...params);
           },
         }),

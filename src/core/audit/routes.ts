@@ -17,7 +17,9 @@ import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSche
 const ReadQuery = Type.Object(
   {
     from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1)' })),
-    cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the previous page’s cursor (a seq); overrides from' })),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the previous page’s cursor (a seq); overrides from' }),
+    ),
     limit: Type.Optional(Limit),
     ...AuditFilterFields,
   },

@@ -16,7 +16,10 @@ export function configChecker(schema: TSchema): ConfigChecker {
       for (const e of v.Errors(value)) {
         if (e.keyword === 'boolean') continue;
         const where = e.instancePath === '' ? '(root)' : e.instancePath;
-        const extra = e.keyword === 'additionalProperties' ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}` : '';
+        const extra =
+          e.keyword === 'additionalProperties'
+            ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}`
+            : '';
         out.push(`${where} ${e.message}${extra}`);
         if (out.length >= 3) break;
       }

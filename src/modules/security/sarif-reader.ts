@@ -13,9 +13,18 @@ import type { Database } from '../../store/schema.js';
 import { openStore, type Store } from '../../store/store.js';
 import type { ExportSource } from '../../workers/export-protocol.js';
 import { sourceKey } from '../../workers/export-source.js';
-import { countFindings, encodeFindingsPage, type CountRequest, type CountResult, type FindingsReader, type PageRequest, type PageResult } from './sarif-pages.js';
+import {
+  countFindings,
+  encodeFindingsPage,
+  type CountRequest,
+  type CountResult,
+  type FindingsReader,
+  type PageRequest,
+  type PageResult,
+} from './sarif-pages.js';
 
-export type SarifTask = ({ kind: 'sarif-count' } & CountRequest & { source: ExportSource }) | ({ kind: 'sarif-page' } & PageRequest & { source: ExportSource });
+export type SarifTask =
+  ({ kind: 'sarif-count' } & CountRequest & { source: ExportSource }) | ({ kind: 'sarif-page' } & PageRequest & { source: ExportSource });
 
 /** A finished export must not pin a connection (a Postgres backend, a test's database) for the pool's lifetime. */
 const IDLE_CLOSE_MS = 10_000;
@@ -34,7 +43,14 @@ function open(source: ExportSource): Cached['reader'] {
     return { read: (_tenant, fn) => fn(db), close: () => db.destroy() };
   }
   let opened: Promise<Store> | undefined;
-  const store = () => (opened ??= openStore({ backend: 'postgres', dataDir: '', dsn: source.dsn, poolSize: 1, ...(source.appRole !== undefined ? { pgAppRole: source.appRole } : {}) }));
+  const store = () =>
+    (opened ??= openStore({
+      backend: 'postgres',
+      dataDir: '',
+      dsn: source.dsn,
+      poolSize: 1,
+      ...(source.appRole !== undefined ? { pgAppRole: source.appRole } : {}),
+    }));
   return {
     read: async (tenant, fn) => (await store()).withTenant(tenant, fn),
     close: async () => {

@@ -13,7 +13,10 @@ const ADMIN = { email: 'ops@example.com', password: 'correct horse battery stapl
 async function keyFor(organization: string): Promise<{ server: Awaited<ReturnType<typeof startServer>>; key: string }> {
   const server = await startServer({ timeoutMs: 30_000 });
   const { token } = await setupAndLogin(server, ADMIN, organization);
-  const res = await call(server, 'POST', '/v1/tokens', { body: JSON.stringify({ name: 'bench' }), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+  const res = await call(server, 'POST', '/v1/tokens', {
+    body: JSON.stringify({ name: 'bench' }),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+  });
   assert.equal(res.status, 201, res.text);
   return { server, key: res.json().token as string };
 }
@@ -21,7 +24,20 @@ async function keyFor(organization: string): Promise<{ server: Awaited<ReturnTyp
 test('a key of an ordinary tenant is refused before any load', async () => {
   const { server, key } = await keyFor('Acme');
   try {
-    const run = await runSvc(['bench', 'audited-write', '--server', server.url, '--token', key, '--ca-cert', join(server.dataDir, 'tls', 'cert.pem'), '--duration', '1s', '-o', 'json']);
+    const run = await runSvc([
+      'bench',
+      'audited-write',
+      '--server',
+      server.url,
+      '--token',
+      key,
+      '--ca-cert',
+      join(server.dataDir, 'tls', 'cert.pem'),
+      '--duration',
+      '1s',
+      '-o',
+      'json',
+    ]);
     assert.equal(run.code, 2, run.stderr);
     assert.equal(jsonOut(run).error.code, 'not_bench_tenant');
   } finally {

@@ -24,7 +24,18 @@ export type SubscriptionView = {
   [k: string]: unknown;
 };
 
-export type DeliveryView = { id: string; subscription_id: string; event_id: string; event_seq: number; kind: string; status: string; attempts: number; next_attempt_at: string | null; last_status: number | null; last_error: string | null };
+export type DeliveryView = {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_seq: number;
+  kind: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+};
 
 export function subscriptionTable(items: SubscriptionView[]): string {
   return table(items, [
@@ -41,7 +52,13 @@ export function subscriptionTable(items: SubscriptionView[]): string {
 
 /** One subscription; a secret (create, rotate-secret) is printed last, once. */
 export function subscriptionFields({ secret, ca_pem, auth, retry, ...s }: SubscriptionView): string {
-  const text = fields({ ...s, ca_pem: ca_pem ? '(set)' : '-', auth: auth ? `${auth.kind}${auth.header ? ` ${auth.header}` : ''} …${auth.hint}` : '-', max_attempts: retry.max_attempts, initial_interval_s: retry.initial_interval_s });
+  const text = fields({
+    ...s,
+    ca_pem: ca_pem ? '(set)' : '-',
+    auth: auth ? `${auth.kind}${auth.header ? ` ${auth.header}` : ''} …${auth.hint}` : '-',
+    max_attempts: retry.max_attempts,
+    initial_interval_s: retry.initial_interval_s,
+  });
   return secret ? `${text}\n\nsigning secret (shown once, store it now):\n${secret}` : text;
 }
 
@@ -76,12 +93,16 @@ const secretFile = (flag: string, file: string): string => {
 /** The flags create and update share (update: every one optional, absent = unchanged). */
 export abstract class SubscriptionFlagsCommand extends ClientCommand {
   name = Option.String('--name', { description: 'Display name (unique in the tenant)' });
-  endpoint = Option.String('--endpoint', { description: 'Receiver URL (https://; http:// and loopback only with the server flag SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS)' });
+  endpoint = Option.String('--endpoint', {
+    description: 'Receiver URL (https://; http:// and loopback only with the server flag SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS)',
+  });
   eventType = Option.Array('--event-type', { description: 'An event type to receive (repeatable; see GET /v1/m/eventing/event-types)' });
   sinkFormat = Option.String('--sink-format', { description: 'ocsf (default), cef, leef, syslog, otlp, otlp_envelope, json' });
   role = Option.String('--role', { description: 'Role ceiling: only event types this role may read are delivered (default: yours)' });
   maxAttempts = Option.String('--max-attempts', { description: 'Attempts before a delivery is dead (default 12)' });
-  initialInterval = Option.String('--initial-interval', { description: 'First retry delay in seconds (default 30; doubles, capped at 8 h)' });
+  initialInterval = Option.String('--initial-interval', {
+    description: 'First retry delay in seconds (default 30; doubles, capped at 8 h)',
+  });
   timeoutMs = Option.String('--timeout-ms', { description: 'Per-attempt timeout in ms (default 10000)' });
   caFile = Option.String('--ca-file', { description: 'PEM CA bundle of a private receiver' });
   receiverPin = Option.String('--receiver-pin-sha256', { description: "Base64 SHA-256 of the receiver's public key (a private receiver)" });
@@ -91,7 +112,22 @@ export abstract class SubscriptionFlagsCommand extends ClientCommand {
   disabled = Option.Boolean('--disabled', { description: 'Create it (or set it) disabled' });
 }
 
-export type FlagValues = { name?: string; endpoint?: string; eventType?: string[]; sinkFormat?: string; role?: string; maxAttempts?: string; initialInterval?: string; timeoutMs?: string; caFile?: string; receiverPin?: string; bearerFile?: string; headerName?: string; valueFile?: string; disabled?: boolean };
+export type FlagValues = {
+  name?: string;
+  endpoint?: string;
+  eventType?: string[];
+  sinkFormat?: string;
+  role?: string;
+  maxAttempts?: string;
+  initialInterval?: string;
+  timeoutMs?: string;
+  caFile?: string;
+  receiverPin?: string;
+  bearerFile?: string;
+  headerName?: string;
+  valueFile?: string;
+  disabled?: boolean;
+};
 
 /** The request body from the flags, on top of `base` (update: the current subscription). */
 export function bodyFrom(f: FlagValues, base: Partial<SubscriptionView> = {}): Record<string, unknown> {
@@ -101,7 +137,10 @@ export function bodyFrom(f: FlagValues, base: Partial<SubscriptionView> = {}): R
     event_types: f.eventType && f.eventType.length > 0 ? f.eventType : base.event_types,
     sink_format: f.sinkFormat ?? base.sink_format,
     role: f.role ?? base.role,
-    retry: { max_attempts: int('--max-attempts', f.maxAttempts) ?? base.retry?.max_attempts, initial_interval_s: int('--initial-interval', f.initialInterval) ?? base.retry?.initial_interval_s },
+    retry: {
+      max_attempts: int('--max-attempts', f.maxAttempts) ?? base.retry?.max_attempts,
+      initial_interval_s: int('--initial-interval', f.initialInterval) ?? base.retry?.initial_interval_s,
+    },
     timeout_ms: int('--timeout-ms', f.timeoutMs) ?? base.timeout_ms,
     ca_pem: f.caFile ? secretFile('--ca-file', f.caFile) : base.ca_pem,
     pin_sha256: f.receiverPin ?? base.pin_sha256,

@@ -6,7 +6,10 @@ import { subscriptionFields, type SubscriptionView } from '../support.js';
 /** `svc eventing subscriptions get <id>`. */
 export class EventingSubscriptionsGetCommand extends ClientCommand {
   static override paths = [['eventing', 'subscriptions', 'get']];
-  static override usage = BaseCommand.Usage({ category: 'Eventing', description: 'One subscription (GET /v1/m/eventing/subscriptions/{id}); never its secret or credential' });
+  static override usage = BaseCommand.Usage({
+    category: 'Eventing',
+    description: 'One subscription (GET /v1/m/eventing/subscriptions/{id}); never its secret or credential',
+  });
   id = Option.String({ name: 'id', required: true });
 
   async execute(): Promise<number> {

@@ -9,7 +9,9 @@ export class EventingSubscriptionsUpdateCommand extends SubscriptionFlagsCommand
 
   static override usage = BaseCommand.Usage({
     category: 'Eventing',
-    description: 'Edit a subscription in place (PUT /v1/m/eventing/subscriptions/{id}); flags not given stay as they are, the signing secret is never reissued',
+    description:
+      'Edit a subscription in place (PUT /v1/m/eventing/subscriptions/{id}); flags not given stay as they are, the signing secret is ' +
+      'never reissued',
     examples: [['Point it at a new receiver', '$0 eventing subscriptions update <id> --endpoint https://new.example.com/hook']],
   });
 
