@@ -48,6 +48,7 @@ export function payloadHash(
   const costsText = canonicalMeta({ costs: costs.map(withoutIndex) }).slice('{"costs":'.length, -1);
   const findingsText = canonicalMeta({ findings: findings.map(withoutIndex) }).slice('{"findings":'.length, -1);
   const text =
-    `{"batch_id":${str(batchId)},"costs":${costsText},` + `"edges":[${edges.map(canonicalEdge).join(',')}],"findings":${findingsText}}`;
+    `{"batch_id":${str(batchId)},"costs":${costsText},` +
+    `"edges":[${edges.map(canonicalEdge).join(',')}],"findings":${findingsText}}`;
   return createHash('sha256').update(text).digest('hex');
 }

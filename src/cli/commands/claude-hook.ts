@@ -80,7 +80,8 @@ export class ClaudeHookCommand extends ClientCommand {
           throw new Error('malformed answer from the decision endpoint');
         if (!DECISIONS.has(d.decision)) throw new Error(`unknown decision ${JSON.stringify(d.decision).slice(0, 40)}`);
         const reason =
-          `${d.reason} (svc decision ${String(d.decision_id)}, policy ` + `revision ${d.revision === null ? 'none' : String(d.revision)})`;
+          `${d.reason} (svc decision ${String(d.decision_id)}, policy ` +
+          `revision ${d.revision === null ? 'none' : String(d.revision)})`;
         if (settled) return HOOK_DENY_EXIT;
         settled = true;
         this.context.stdout.write(`${JSON.stringify(hookOutput(event, d.decision as 'allow' | 'deny' | 'ask', reason))}\n`);
