@@ -42,11 +42,19 @@ const rawVerify1 = rate(N / 4, rawVerifyMs);
 
 const signer = createSigner('ed25519', privateKey);
 const keys = keySet([createVerifier('ed25519', publicKey)]);
-const pool = createWorkerPool({ threads: THREADS, signingKeys: [{ key_id: signer.keyId, algorithm: 'ed25519', pem: privateKeyPem(privateKey) }] });
+const pool = createWorkerPool({
+  threads: THREADS,
+  signingKeys: [{ key_id: signer.keyId, algorithm: 'ed25519', pem: privateKeyPem(privateKey) }],
+});
 
 const BATCH = 256;
 const drafts: AuditDraft[] = Array.from({ length: BATCH }, (_, i) => ({
-  actor: `user:${i % 13}`, actor_kind: 'user', action: 'agent.create', target_kind: 'agent', target_id: `a-${i}`, meta: { i, name: `agent ${i}` },
+  actor: `user:${i % 13}`,
+  actor_kind: 'user',
+  action: 'agent.create',
+  target_kind: 'agent',
+  target_id: `a-${i}`,
+  meta: { i, name: `agent ${i}` },
 }));
 
 // Raw sign rate on all worker threads: sign-batch jobs over fixed hashes (no hashing, no records).
@@ -54,7 +62,8 @@ const hashes = Buffer.alloc(32 * BATCH, 1);
 await pool.signBatch({ keyId: signer.keyId, tenant: TENANT, firstSeq: 1, hashes }); // warm the workers
 const [, poolSignMs] = await timedAsync(async () => {
   const jobs = [];
-  for (let done = 0; done < N; done += BATCH) jobs.push(pool.signBatch({ keyId: signer.keyId, tenant: TENANT, firstSeq: done + 1, hashes }));
+  for (let done = 0; done < N; done += BATCH)
+    jobs.push(pool.signBatch({ keyId: signer.keyId, tenant: TENANT, firstSeq: done + 1, hashes }));
   await Promise.all(jobs);
 });
 const rawSignPool = rate(N, poolSignMs);
@@ -98,7 +107,17 @@ async function poolVerify(signatures: boolean): Promise<boolean> {
   for (let off = 0; off < chain.length; off += CHUNK) {
     const prev = chain[off - 1];
     const anchor: ChainAnchor | null = prev === undefined ? null : { seq: prev.seq, hash: prev.hash };
-    jobs.push(pool.verifyChunk({ records: chain.slice(off, off + CHUNK), tenant: TENANT, firstSeq: off + 1, anchor, head, signatures, keys: specs }));
+    jobs.push(
+      pool.verifyChunk({
+        records: chain.slice(off, off + CHUNK),
+        tenant: TENANT,
+        firstSeq: off + 1,
+        anchor,
+        head,
+        signatures,
+        keys: specs,
+      }),
+    );
   }
   const reports = (await Promise.all(jobs)).map((r) => r.report);
   return mergeChunks(reports, { from: 1, head, resolve: (s) => chain[s - 1]?.hash }).ok;

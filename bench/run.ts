@@ -42,7 +42,9 @@ async function listScenarios(): Promise<string[]> {
 async function loadScenario(name: string): Promise<Scenario> {
   const known = await listScenarios();
   if (!/^[a-z0-9-]+$/.test(name) || !known.includes(name)) {
-    throw new UsageError(`unknown scenario ${JSON.stringify(name)}; known: ${known.join(', ') || '(none built: run npx tsc -p tsconfig.json)'}`);
+    throw new UsageError(
+      `unknown scenario ${JSON.stringify(name)}; known: ${known.join(', ') || '(none built: run npx tsc -p tsconfig.json)'}`,
+    );
   }
   const mod = (await import(`./scenarios/${name}.js`)) as { scenario?: Scenario };
   if (!mod.scenario || typeof mod.scenario.run !== 'function') throw new Error(`bench/scenarios/${name}.ts does not export \`scenario\``);
@@ -54,7 +56,8 @@ class UsageError extends Error {}
 function intOption(value: string | undefined, flag: string, def: number, min: number, max: number): number {
   if (value === undefined) return def;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -109,7 +112,10 @@ async function main(argv: string[]): Promise<number> {
   const git = await gitInfo(repoRoot);
   let ok = false;
   try {
-    log(`${options.rounds} round(s) of ${options.duration}s, warm-up ${options.warmup}s, wrk -t${options.threads} -c${options.connections}; scratch ${tmpDir}`);
+    log(
+      `${options.rounds} round(s) of ${options.duration}s, warm-up ${options.warmup}s, wrk -t${options.threads} ` +
+        `-c${options.connections}; scratch ${tmpDir}`,
+    );
     const result = await scenario.run({ options, repoRoot, tmpDir, log });
     const finishedAt = new Date();
     process.stdout.write(`\n${scenario.name}: ${scenario.description}\n\n`);

@@ -20,14 +20,39 @@ const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'he
 const signer = createSigner('ed25519', createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }));
 
 const drafts = [
-  { actor: 'system', actor_kind: 'system', action: 'org.create', target_kind: 'tenant', target_id: TENANT,
-    occurred_at: '2026-06-02T10:00:00.000000000Z', meta: { name: 'Acme', region: 'eu' } },
-  { actor: 'user:01970c2e-4b1a-7000-8000-000000000001', actor_kind: 'user', action: 'agent.create', target_kind: 'agent',
-    target_id: '01970c2e-4b1a-7000-8000-0000000000a1', occurred_at: '2026-06-02T10:00:01.123456789Z',
+  {
+    actor: 'system',
+    actor_kind: 'system',
+    action: 'org.create',
+    target_kind: 'tenant',
+    target_id: TENANT,
+    occurred_at: '2026-06-02T10:00:00.000000000Z',
+    meta: { name: 'Acme', region: 'eu' },
+  },
+  {
+    actor: 'user:01970c2e-4b1a-7000-8000-000000000001',
+    actor_kind: 'user',
+    action: 'agent.create',
+    target_kind: 'agent',
+    target_id: '01970c2e-4b1a-7000-8000-0000000000a1',
+    occurred_at: '2026-06-02T10:00:01.123456789Z',
     payload_hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
-    meta: { zeta: 'Ωmega €', numbers: [1e21, 0.1, -0, 1.5e-7, 100], nested: { b: 1, a: { d: true, c: null } }, '\u00e9': 'é', '\u0080': 'ctrl' } },
-  { actor: 'token:01970c2e-4b1a-7000-8000-0000000000b2', actor_kind: 'token', action: 'audit.read', target_kind: '',
-    target_id: '', occurred_at: '2026-06-02T10:00:02.000000001Z' },
+    meta: {
+      zeta: 'Ωmega €',
+      numbers: [1e21, 0.1, -0, 1.5e-7, 100],
+      nested: { b: 1, a: { d: true, c: null } },
+      '\u00e9': 'é',
+      '\u0080': 'ctrl',
+    },
+  },
+  {
+    actor: 'token:01970c2e-4b1a-7000-8000-0000000000b2',
+    actor_kind: 'token',
+    action: 'audit.read',
+    target_kind: '',
+    target_id: '',
+    occurred_at: '2026-06-02T10:00:02.000000001Z',
+  },
   checkpointDraft('2026-06-02T10:00:03.000000000Z'),
 ];
 // Blind i is 32 bytes of value i+1; ids are fixed.

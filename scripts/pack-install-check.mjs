@@ -25,7 +25,14 @@ import { parseArgs } from 'node:util';
 import { MUST_HAVE, MUST_NOT } from './package-files.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: { dir: { type: 'string' }, bench: { type: 'boolean', default: false }, rate: { type: 'string', default: '2000' }, duration: { type: 'string', default: '5s' } } });
+const { values: args } = parseArgs({
+  options: {
+    dir: { type: 'string' },
+    bench: { type: 'boolean', default: false },
+    rate: { type: 'string', default: '2000' },
+    duration: { type: 'string', default: '5s' },
+  },
+});
 const log = (m) => process.stderr.write(`[pack-install] ${m}\n`);
 const checks = [];
 const check = (name, ok, detail = '') => {
@@ -39,19 +46,30 @@ if (!existsSync(join(root, 'dist', 'src', 'cli', 'main.js'))) {
 }
 const packDir = mkdtempSync(join(tmpdir(), 'svc-pack-'));
 log('npm pack …');
-const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }))[0];
+const packed = JSON.parse(
+  execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }),
+)[0];
 const tarball = join(packDir, packed.filename);
 check('tarball size', packed.size < 20 * 1024 * 1024, `${(packed.size / 1024 / 1024).toFixed(1)} MiB packed, ${packed.entryCount} files`);
 
 const dir = args.dir ? resolve(args.dir) : mkdtempSync(join(tmpdir(), 'svc-install-'));
 mkdirSync(dir, { recursive: true });
-if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'svc-install-check', version: '0.0.0', private: true }, null, 2));
+if (!existsSync(join(dir, 'package.json')))
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'svc-install-check', version: '0.0.0', private: true }, null, 2));
 // node-gyp's headers from this Node when better-sqlite3 must be compiled (no download from nodejs.org here).
 const nodedir = resolve(dirname(process.execPath), '..');
 const env = { ...process.env, ...(existsSync(join(nodedir, 'include', 'node', 'node.h')) ? { npm_config_nodedir: nodedir } : {}) };
 log(`npm install --prefer-offline ${tarball} in ${dir} …`);
 const t0 = Date.now();
-execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: dir, env, stdio: ['ignore', 'inherit', 'inherit'] });
+execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+  cwd: dir,
+  env,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const installSeconds = (Date.now() - t0) / 1000;
 const pkg = join(dir, 'node_modules', 'svc');
 for (const p of MUST_HAVE) check(`installed package has ${p}`, existsSync(join(pkg, p)));
@@ -64,12 +82,23 @@ const bench = {};
 if (args.bench) {
   const benchArgs = ['--rate', args.rate, '--duration', args.duration, '-o', 'json'];
   log('svc bench http against a scratch server …');
-  bench.scratch = JSON.parse(execFileSync(svcBin, ['bench', 'http', ...benchArgs], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
-  check('svc bench http (scratch) answered', bench.scratch.load.ok > 0, `${bench.scratch.load.achievedRate.toFixed(0)} req/s, p99 ${bench.scratch.load.latencyMs.p99} ms`);
+  bench.scratch = JSON.parse(
+    execFileSync(svcBin, ['bench', 'http', ...benchArgs], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  check(
+    'svc bench http (scratch) answered',
+    bench.scratch.load.ok > 0,
+    `${bench.scratch.load.achievedRate.toFixed(0)} req/s, p99 ${bench.scratch.load.latencyMs.p99} ms`,
+  );
   bench.server = await againstServe(dir, svcBin, benchArgs);
-  check('svc bench http (--server, bench- tenant) answered', bench.server.load.ok > 0, `${bench.server.load.achievedRate.toFixed(0)} req/s, p99 ${bench.server.load.latencyMs.p99} ms`);
+  check(
+    'svc bench http (--server, bench- tenant) answered',
+    bench.server.load.ok > 0,
+    `${bench.server.load.achievedRate.toFixed(0)} req/s, p99 ${bench.server.load.latencyMs.p99} ms`,
+  );
 }
-process.stdout.write(`${JSON.stringify({ tarball: packed.filename, size: packed.size, files: packed.entryCount, installDir: dir, installSeconds, checks, bench }, null, 2)}\n`);
+const summary = { tarball: packed.filename, size: packed.size, files: packed.entryCount, installDir: dir, installSeconds, checks, bench };
+process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 process.exit(checks.every((c) => c.ok) ? 0 : 1);
 
 function freePort() {
@@ -83,12 +112,19 @@ function freePort() {
   });
 }
 
-/** `svc serve --seed-demo` of the installed package, a `bench-install` tenant with an admin key, and `svc bench http --server` with that key. */
+/**
+ * `svc serve --seed-demo` of the installed package, a `bench-install` tenant with an admin key, and `svc bench http --server` with that
+ * key.
+ */
 async function againstServe(dir, svcBin, benchArgs) {
   const data = mkdtempSync(join(tmpdir(), 'svc-install-data-'));
   const [port, grpc] = [await freePort(), await freePort()];
   log(`svc serve (installed package) on 127.0.0.1:${port} …`);
-  const child = spawn(svcBin, ['serve', '--data-dir', data, '--listen', `127.0.0.1:${port}`, '--grpc-listen', `127.0.0.1:${grpc}`], { cwd: dir, env: { ...process.env, SERVICE_SEED_DEMO: 'true' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(svcBin, ['serve', '--data-dir', data, '--listen', `127.0.0.1:${port}`, '--grpc-listen', `127.0.0.1:${grpc}`], {
+    cwd: dir,
+    env: { ...process.env, SERVICE_SEED_DEMO: 'true' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   try {
     const { request, Agent } = await import(join(dir, 'node_modules', 'undici', 'index.js'));
     const url = `https://127.0.0.1:${port}`;
@@ -105,7 +141,12 @@ async function againstServe(dir, svcBin, benchArgs) {
       await new Promise((r) => setTimeout(r, 500));
     }
     const call = async (method, path, body, token) => {
-      const r = await request(`${url}${path}`, { method, dispatcher, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+      const r = await request(`${url}${path}`, {
+        method,
+        dispatcher,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      });
       const text = await r.body.text();
       if (r.statusCode >= 300) throw new Error(`${method} ${path}: ${r.statusCode} ${text.slice(0, 200)}`);
       return JSON.parse(text);
@@ -116,7 +157,13 @@ async function againstServe(dir, svcBin, benchArgs) {
     const key = (await call('POST', '/v1/tokens', { name: 'bench', role: 'admin', tenant }, session)).token;
     await dispatcher.close();
     log('svc bench http --server …');
-    return JSON.parse(execFileSync(svcBin, ['bench', 'http', '--server', url, '--token', key, '--ca-cert', join(data, 'tls', 'cert.pem'), ...benchArgs], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+    return JSON.parse(
+      execFileSync(svcBin, ['bench', 'http', '--server', url, '--token', key, '--ca-cert', join(data, 'tls', 'cert.pem'), ...benchArgs], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

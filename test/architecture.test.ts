@@ -28,7 +28,11 @@ function importsOf(file: string): string[] {
 
 describe('architecture', () => {
   it('no file under src/core imports from src/modules', () => {
-    const bad = sourceFiles(path.join(SRC, 'core')).flatMap((f) => importsOf(f).filter((i) => i.startsWith('modules/')).map((i) => `${path.relative(SRC, f)} → ${i}`));
+    const bad = sourceFiles(path.join(SRC, 'core')).flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('modules/'))
+        .map((i) => `${path.relative(SRC, f)} → ${i}`),
+    );
     assert.deepEqual(bad, []);
   });
 

@@ -12,11 +12,18 @@ import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { REPO_ROOT } from './helpers/server.js';
 
-const { MUST_HAVE, MUST_NOT } = (await import(pathToFileURL(path.join(REPO_ROOT, 'scripts', 'package-files.mjs')).href)) as { MUST_HAVE: string[]; MUST_NOT: string[] };
+const { MUST_HAVE, MUST_NOT } = (await import(pathToFileURL(path.join(REPO_ROOT, 'scripts', 'package-files.mjs')).href)) as {
+  MUST_HAVE: string[];
+  MUST_NOT: string[];
+};
 
 describe('npm pack', () => {
   it('ships bin, dist without tests, the bench harness, web build, proto files and reference results; no sources or tests', () => {
-    const out = execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const files = (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
     const has = (p: string): boolean => files.some((f) => f === p || f.startsWith(`${p}/`));
     assert.deepEqual(MUST_HAVE.filter((p) => !has(p)), [], 'missing from the tarball');

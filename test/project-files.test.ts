@@ -26,7 +26,8 @@ describe('project files', () => {
     const policy = read('SECURITY.md');
     assert.match(policy, /^## Reporting a vulnerability/m);
     assert.match(policy, /not .*public issue/i);
-    for (const promise of [/TLS by default/i, /no default credentials/i, /deny by default/i, /ledger/i, /hash-chained/i, /signed/i]) assert.match(policy, promise);
+    for (const promise of [/TLS by default/i, /no default credentials/i, /deny by default/i, /ledger/i, /hash-chained/i, /signed/i])
+      assert.match(policy, promise);
   });
 
   it('CHANGELOG.md starts from what exists, newest first, with the current version', () => {

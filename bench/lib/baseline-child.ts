@@ -71,7 +71,9 @@ function startNode(cfg: BaselineConfig): void {
     res.end(route ? route.body : 'ok');
   };
   const tls = Boolean(cfg.certPath && cfg.keyPath);
-  const server = tls ? createHttps({ cert: readFileSync(cfg.certPath as string), key: readFileSync(cfg.keyPath as string) }, handler) : createHttp(handler);
+  const server = tls
+    ? createHttps({ cert: readFileSync(cfg.certPath as string), key: readFileSync(cfg.keyPath as string) }, handler)
+    : createHttp(handler);
   server.listen(0, '127.0.0.1', () => {
     say({ ready: true, port: (server.address() as AddressInfo).port, engine: tls ? 'node:https' : 'node:http', tls });
   });

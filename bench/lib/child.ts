@@ -55,7 +55,8 @@ export function firstJsonLine(child: ChildProcess, timeoutMs: number, what: stri
         }
       }
     };
-    const onExit = (code: number | null): void => done(() => reject(new Error(`${what} exited (code ${code}) before it was ready\n${stderr}`)));
+    const onExit = (code: number | null): void =>
+      done(() => reject(new Error(`${what} exited (code ${code}) before it was ready\n${stderr}`)));
     const timer = setTimeout(() => done(() => reject(new Error(`${what} not ready after ${timeoutMs} ms\n${stderr}`))), timeoutMs);
     child.stderr?.on('data', (c: Buffer) => {
       stderr = (stderr + c.toString('utf8')).slice(-4000);

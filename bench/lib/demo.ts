@@ -33,11 +33,21 @@ export async function startDemoSvc(ctx: BenchContext, opts: { readyTimeoutMs?: n
       logFile: join(ctx.tmpDir, 'svc.log'),
       expectCertPem: tls.certPem,
       ...(opts.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: opts.readyTimeoutMs }),
-      env: { SERVICE_SEED_DEMO: 'true', SERVICE_RATE_LIMIT_RPS: '10000000', SERVICE_RATE_LIMIT_BURST: '10000000', ...(ctx.options.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }) },
+      env: {
+        SERVICE_SEED_DEMO: 'true',
+        SERVICE_RATE_LIMIT_RPS: '10000000',
+        SERVICE_RATE_LIMIT_BURST: '10000000',
+        ...(ctx.options.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }),
+      },
     });
     const base = svc.url;
     const call = async (method: 'GET' | 'POST', path: string, body?: unknown, token?: string): Promise<any> => {
-      const res = await request(`${base}${path}`, { method, dispatcher, ...(body === undefined ? {} : { body: JSON.stringify(body) }), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+      const res = await request(`${base}${path}`, {
+        method,
+        dispatcher,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      });
       const text = await res.body.text();
       if (res.statusCode >= 300) throw new Error(`${method} ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
       return JSON.parse(text);

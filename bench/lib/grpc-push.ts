@@ -22,7 +22,13 @@ export interface PushResult {
 
 type Ack = { batch_id: string; accepted: number; status: string; error?: string };
 
-export async function pushBatches(addr: string, ca: Buffer | string, token: string, batches: readonly PushItems[], opts: { clients: number; window: number }): Promise<PushResult> {
+export async function pushBatches(
+  addr: string,
+  ca: Buffer | string,
+  token: string,
+  batches: readonly PushItems[],
+  opts: { clients: number; window: number },
+): Promise<PushResult> {
   let next = 0;
   let accepted = 0;
   const t0 = performance.now();

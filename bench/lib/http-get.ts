@@ -23,17 +23,21 @@ export function getOnce(url: string, opts: GetOptions = {}): Promise<GetResult> 
   const isTls = u.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const tlsOpts = isTls ? (opts.ca ? { ca: opts.ca, rejectUnauthorized: true } : { rejectUnauthorized: false }) : {};
-    const req = (isTls ? httpsRequest : httpRequest)(u, { method: 'GET', agent: false, timeout: opts.timeoutMs ?? 3_000, ...tlsOpts }, (res) => {
-      const chunks: Buffer[] = [];
-      const peer = isTls ? (res.socket as TLSSocket).getPeerCertificate?.()?.fingerprint256 : undefined;
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const out: GetResult = { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
-        if (peer) out.peerFingerprint256 = peer;
-        resolve(out);
-      });
-      res.on('error', reject);
-    });
+    const req = (isTls ? httpsRequest : httpRequest)(
+      u,
+      { method: 'GET', agent: false, timeout: opts.timeoutMs ?? 3_000, ...tlsOpts },
+      (res) => {
+        const chunks: Buffer[] = [];
+        const peer = isTls ? (res.socket as TLSSocket).getPeerCertificate?.()?.fingerprint256 : undefined;
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const out: GetResult = { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
+          if (peer) out.peerFingerprint256 = peer;
+          resolve(out);
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
     req.on('error', reject);
     req.end();

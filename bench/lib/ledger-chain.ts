@@ -6,14 +6,17 @@
  */
 import { applySignatures, hashBatch, type ChainTail } from '../../src/ledger/chain.js';
 import type { Keyring } from '../../src/ledger/keyring.js';
-import { sqliteInsertRecords } from '../../src/ledger/ledger-store.js';
+import { sqliteInsertRecords } from '../../src/ledger/sqlite-append.js';
 import type { AuditDraft } from '../../src/ledger/record.js';
 import type { Store } from '../../src/store/store.js';
 import type { LedgerPool } from '../../src/workers/pool.js';
 
 const BATCH = 4096;
 
-/** Append `count` records made by `draftAt(seq)` to `tenant`'s chain after `start` (null: an empty chain); `progress` sees each committed seq. */
+/**
+ * Append `count` records made by `draftAt(seq)` to `tenant`'s chain after `start` (null: an empty chain); `progress` sees each committed
+ * seq.
+ */
 export async function generateChain(
   store: Store,
   pool: LedgerPool,
@@ -35,7 +38,10 @@ export async function generateChain(
     const signed = pool.signBatch({ keyId: keyring.active.keyId, tenant, firstSeq: hashed.firstSeq, hashes: hashed.hashes });
     await pendingCommit;
     pendingCommit = signed.then(async (s) => {
-      const records = applySignatures(hashed, { sigLength: s.sigLength, sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength) });
+      const records = applySignatures(hashed, {
+        sigLength: s.sigLength,
+        sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength),
+      });
       await store.sqliteTransaction!((db) => sqliteInsertRecords(db, tenant, records, prev));
       progress(seq + n - 1);
     });

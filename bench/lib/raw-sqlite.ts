@@ -20,7 +20,14 @@ export interface RawTable {
 }
 
 /** Rows per second for `rows` rows written `batch` per transaction; `row(i)` gives row i's values. */
-export function rawSqliteWriteRate(dir: string, name: string, table: RawTable, rows: number, batch: number, row: (i: number) => unknown[]): number {
+export function rawSqliteWriteRate(
+  dir: string,
+  name: string,
+  table: RawTable,
+  rows: number,
+  batch: number,
+  row: (i: number) => unknown[],
+): number {
   const file = join(dir, `raw-${name}.db`);
   const db = new BetterSqlite3(file);
   try {

@@ -38,7 +38,8 @@ export async function gitInfo(repoRoot: string): Promise<{ commit: string | null
 /** `YYYYMMDD-HHMMSS` in UTC, for result file names. */
 export function stamp(d: Date): string {
   const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+  const day = `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}`;
+  return `${day}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
 }
 
 /** Render measurements and ratios as aligned text tables. */

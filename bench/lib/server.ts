@@ -52,13 +52,24 @@ export class BenchRefusal extends Error {
 export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
   const port = await freePort();
   const grpcPort = await freePort();
-  const args = [join(o.repoRoot, 'bin', 'svc.js'), 'serve', '--data-dir', o.dataDir, '--listen', `127.0.0.1:${port}`, '--grpc-listen', `127.0.0.1:${grpcPort}`];
+  const args = [
+    join(o.repoRoot, 'bin', 'svc.js'),
+    'serve',
+    '--data-dir',
+    o.dataDir,
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--grpc-listen',
+    `127.0.0.1:${grpcPort}`,
+  ];
   if (o.insecure) args.push('--insecure');
   // Node flags for the server alone, e.g. SVC_BENCH_SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
   // to profile it (NODE_OPTIONS refuses --cpu-prof, and would profile the harness too).
   const nodeArgs = process.env['SVC_BENCH_SVC_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
   const fd = openSync(o.logFile, 'a');
-  const child = track(spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', fd, fd], env: { ...process.env, ...o.env }, cwd: o.repoRoot }));
+  const child = track(
+    spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', fd, fd], env: { ...process.env, ...o.env }, cwd: o.repoRoot }),
+  );
   closeSync(fd);
   const url = `${o.insecure ? 'http' : 'https'}://127.0.0.1:${port}`;
   const stop = (): Promise<number | null> => stopChild(child, 15_000);
@@ -69,7 +80,9 @@ export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
     // Refuse as soon as svc says it runs the fallback: it may not even serve (or start with TLS).
     if (await logMentionsFallback(o.logFile)) {
       await stop();
-      throw new BenchRefusal(`refusing to benchmark: svc reports the uws-fallback HTTP engine (the native uWebSockets.js binary did not load); see ${o.logFile}`);
+      throw new BenchRefusal(
+        `refusing to benchmark: svc reports the uws-fallback HTTP engine (the native uWebSockets.js binary did not load); see ${o.logFile}`,
+      );
     }
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`svc serve exited (code ${child.exitCode ?? child.signalCode}) before /healthz answered:\n${await tail(o.logFile)}`);
@@ -83,7 +96,10 @@ export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`svc serve: /healthz did not answer 200 within ${o.readyTimeoutMs ?? Number(process.env.SVC_BENCH_READY_TIMEOUT_MS ?? 30_000)} ms (${lastError}):\n${await tail(o.logFile)}`);
+      throw new Error(
+        `svc serve: /healthz did not answer 200 within ` +
+          `${o.readyTimeoutMs ?? Number(process.env.SVC_BENCH_READY_TIMEOUT_MS ?? 30_000)} ms (${lastError}):\n${await tail(o.logFile)}`,
+      );
     }
     await sleep(100);
   }
@@ -96,7 +112,8 @@ export async function startSvc(o: SvcOptions): Promise<SvcHandle> {
     if (engine !== 'uws-native') {
       throw new BenchRefusal(
         engine === 'uws-fallback'
-          ? 'refusing to benchmark: svc runs on the uWebSockets.js pure-Node fallback engine (its native binary did not load), so the figures would not describe the product'
+          ? 'refusing to benchmark: svc runs on the uWebSockets.js pure-Node fallback engine (its native binary did not load), so the ' +
+              'figures would not describe the product'
           : `refusing to benchmark: /v1/server-info does not report the native engine (engine.http = ${JSON.stringify(engine)})`,
       );
     }

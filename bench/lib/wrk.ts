@@ -37,7 +37,17 @@ export interface WrkResult {
   p50Ms: number;
   p99Ms: number;
   /** from the Lua hook, microsecond resolution */
-  exact: { requests: number; durationS: number; bytes: number; p50Ms: number; p90Ms: number; p99Ms: number; p999Ms: number; maxMs: number; meanMs: number };
+  exact: {
+    requests: number;
+    durationS: number;
+    bytes: number;
+    p50Ms: number;
+    p90Ms: number;
+    p99Ms: number;
+    p999Ms: number;
+    maxMs: number;
+    meanMs: number;
+  };
   errors: WrkErrors;
   /** "Non-2xx or 3xx responses" line, 0 when absent */
   non2xx3xx: number;
@@ -154,7 +164,25 @@ function median(xs: number[]): number {
 
 /** Rounds of one target as a Measurement: the medians, every round in `detail`, and the error total. */
 export function summariseRounds(path: string, rs: WrkResult[]): Measurement {
-  const rounds = rs.map((r) => ({ requestsPerSec: r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, exact: r.exact, errors: r.errors, non2xx3xx: r.non2xx3xx, command: r.command.join(' ') }));
-  const errorsTotal = rs.reduce((n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx, 0);
-  return { target: 'svc', path, requestsPerSec: median(rs.map((r) => r.requestsPerSec)), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), detail: { aggregate: 'median', rounds, errorsTotal } };
+  const rounds = rs.map((r) => ({
+    requestsPerSec: r.requestsPerSec,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    exact: r.exact,
+    errors: r.errors,
+    non2xx3xx: r.non2xx3xx,
+    command: r.command.join(' '),
+  }));
+  const errorsTotal = rs.reduce(
+    (n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx,
+    0,
+  );
+  return {
+    target: 'svc',
+    path,
+    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
+    p50Ms: median(rs.map((r) => r.p50Ms)),
+    p99Ms: median(rs.map((r) => r.p99Ms)),
+    detail: { aggregate: 'median', rounds, errorsTotal },
+  };
 }

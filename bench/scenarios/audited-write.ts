@@ -29,12 +29,21 @@ end`;
 
 function wrk(ctx: BenchContext, url: string, durationS: number, token: string | null): Promise<WrkResult> {
   const o = ctx.options;
-  return runWrk({ url, threads: o.threads, connections: o.connections, durationS, scriptDir: ctx.tmpDir, lua: luaScript(token), scriptName: token === null ? 'healthz.lua' : 'write.lua' });
+  return runWrk({
+    url,
+    threads: o.threads,
+    connections: o.connections,
+    durationS,
+    scriptDir: ctx.tmpDir,
+    lua: luaScript(token),
+    scriptName: token === null ? 'healthz.lua' : 'write.lua',
+  });
 }
 
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
-  if (o.insecure || o.baselinesOnly) throw new Error('the audited-write scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
+  if (o.insecure || o.baselinesOnly)
+    throw new Error('the audited-write scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
   const notes: string[] = [];
   const demo = await startDemoSvc(ctx);
   const svc = demo.svc;
@@ -62,15 +71,33 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const grown = (await headSeq()) - head0 - 1;
     const write = summariseRounds(`POST ${PATH}`, runs.get(PATH) ?? []);
     const healthz = summariseRounds(HEALTHZ, runs.get(HEALTHZ) ?? []);
-    for (const m of [write, healthz]) if ((m.detail.errorsTotal as number) > 0) notes.push(`${m.path}: ${String(m.detail.errorsTotal)} errors or non-2xx answers`);
-    notes.push(`ledger check: ${created} writes answered 2xx, the tenant's head_seq grew by ${grown} → ${grown >= created ? 'every acknowledged write has its record' : 'RECORDS MISSING'}`);
+    for (const m of [write, healthz])
+      if ((m.detail.errorsTotal as number) > 0) notes.push(`${m.path}: ${String(m.detail.errorsTotal)} errors or non-2xx answers`);
+    notes.push(
+      `ledger check: ${created} writes answered 2xx, the tenant's head_seq grew by ${grown} → ` +
+        `${grown >= created ? 'every acknowledged write has its record' : 'RECORDS MISSING'}`,
+    );
     if (grown < created) throw new Error(`ledger head grew by ${grown}, fewer than the ${created} acknowledged writes`);
-    const ratio: Ratio = { name: 'audited-write/healthz', path: `POST ${PATH}`, requestsPerSec: write.requestsPerSec / healthz.requestsPerSec, p50: write.p50Ms / healthz.p50Ms, p99: write.p99Ms / healthz.p99Ms };
+    const ratio: Ratio = {
+      name: 'audited-write/healthz',
+      path: `POST ${PATH}`,
+      requestsPerSec: write.requestsPerSec / healthz.requestsPerSec,
+      p50: write.p50Ms / healthz.p50Ms,
+      p99: write.p99Ms / healthz.p99Ms,
+    };
     return {
       raw: [write],
       baselines: [healthz],
       ratios: [ratio],
-      subject: { command: svc.args.join(' '), version: svc.version, engine: svc.engine, store: 'sqlite', sqlite_synchronous: 'full', acknowledged_writes: created, ledger_records_added: grown },
+      subject: {
+        command: svc.args.join(' '),
+        version: svc.version,
+        engine: svc.engine,
+        store: 'sqlite',
+        sqlite_synchronous: 'full',
+        acknowledged_writes: created,
+        ledger_records_added: grown,
+      },
       notes,
     };
   } finally {
@@ -80,6 +107,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
 export const scenario: Scenario = {
   name: 'audited-write',
-  description: 'POST /v1/agents over HTTPS with 64 connections: agent row + signed ledger record durable per 201, vs GET /healthz of the same server',
+  description:
+    'POST /v1/agents over HTTPS with 64 connections: agent row + signed ledger record durable per 201, vs GET /healthz of the same server',
   run,
 };

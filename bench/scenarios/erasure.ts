@@ -64,7 +64,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const admin = demo;
     const tenant = ((await admin.call('GET', '/v1/audit?limit=1')).items[0] as { tenant: string }).tenant;
     const alice = (await admin.call('POST', '/v1/users', { email, password: PASSWORD, role: 'viewer' })).id as string;
-    for (const em of ['ed1@bench.test', 'ed2@bench.test']) await admin.call('POST', '/v1/users', { email: em, password: PASSWORD, role: 'editor' });
+    for (const em of ['ed1@bench.test', 'ed2@bench.test'])
+      await admin.call('POST', '/v1/users', { email: em, password: PASSWORD, role: 'editor' });
     await demo.stop();
     demo = undefined;
 
@@ -79,8 +80,22 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         seq % 1000 === 0
           ? checkpointDraft()
           : seq % every === 7
-            ? { actor: 'user:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000', actor_kind: 'user', action: 'ticket.update', target_kind: 'ticket', target_id: `t-${seq}`, meta: { requester: { email, name }, n: seq } }
-            : { actor: 'user:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000', actor_kind: 'user', action: 'agent.update', target_kind: 'agent', target_id: `a-${seq}`, meta: { status: 'active', n: seq } };
+            ? {
+                actor: 'user:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000',
+                actor_kind: 'user',
+                action: 'ticket.update',
+                target_kind: 'ticket',
+                target_id: `t-${seq}`,
+                meta: { requester: { email, name }, n: seq },
+              }
+            : {
+                actor: 'user:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000',
+                actor_kind: 'user',
+                action: 'agent.update',
+                target_kind: 'agent',
+                target_id: `a-${seq}`,
+                meta: { status: 'active', n: seq },
+              };
       await generateChain(store, pool, keyring, tenant, total, draftAt, () => {}, tail);
       subject['generate_seconds'] = Number(((performance.now() - g0) / 1000).toFixed(1));
     } finally {
@@ -93,9 +108,15 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
     const login = async (em: string) => (await d.call('POST', '/v1/auth/login', { email: em, password: PASSWORD })).token as string;
     const approvers = [await login('ed1@bench.test'), await login('ed2@bench.test')];
-    const reg = await d.call('POST', '/v1/m/compliance/erasure', { case_ref: 'BENCH-1', subject_kind: 'user', subject_ref: alice, aliases: [email, name] });
+    const reg = await d.call('POST', '/v1/m/compliance/erasure', {
+      case_ref: 'BENCH-1',
+      subject_kind: 'user',
+      subject_ref: alice,
+      aliases: [email, name],
+    });
     const pending = await d.call('POST', `/v1/m/compliance/erasure/${reg.id}/execute`, {});
-    for (const t of approvers) await d.call('POST', `/v1/m/governance/approvals/${pending.approval_id}/decisions`, { decision: 'approve', reason: 'bench' }, t);
+    for (const t of approvers)
+      await d.call('POST', `/v1/m/governance/approvals/${pending.approval_id}/decisions`, { decision: 'approve', reason: 'bench' }, t);
 
     ctx.log('/healthz idle, 5 s …');
     const idle = await probe(d.svc.url, tls.certPem, new Promise((r) => setTimeout(r, 5000)));
@@ -106,8 +127,13 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     await exec;
     const seconds = (performance.now() - t0) / 1000;
     const receipt = await d.call('GET', `/v1/m/compliance/erasure/${reg.id}/receipt`);
-    const erased = (receipt.erased as Array<{ where: string; count: number }>).find((x) => x.where.startsWith('audit ledger (tenant chain)'))?.count ?? 0;
-    if (Math.abs(erased - Math.floor(total / every)) > 1) throw new Error(`receipt counts ${erased} erased records, expected about ${Math.floor(total / every)}: ${JSON.stringify(receipt.erased)}`);
+    const erased =
+      (receipt.erased as Array<{ where: string; count: number }>).find((x) => x.where.startsWith('audit ledger (tenant chain)'))?.count ??
+      0;
+    if (Math.abs(erased - Math.floor(total / every)) > 1)
+      throw new Error(
+        `receipt counts ${erased} erased records, expected about ${Math.floor(total / every)}: ${JSON.stringify(receipt.erased)}`,
+      );
     ctx.log('verifying the chain after erasure …');
     const v0 = performance.now();
     const verify = await d.call('GET', '/v1/audit/verify');
@@ -122,12 +148,44 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         requestsPerSec: Math.round(total / seconds),
         p50Ms: pct(during, 50),
         p99Ms: pct(during, 99),
-        detail: { seconds: Number(seconds.toFixed(2)), erased_records: erased, healthz_probes: during.length, healthz_max_ms: pct(during, 100), note: 'req/s column: ledger records scanned per second; p50/p99: /healthz during the execution' },
+        detail: {
+          seconds: Number(seconds.toFixed(2)),
+          erased_records: erased,
+          healthz_probes: during.length,
+          healthz_max_ms: pct(during, 100),
+          note: 'req/s column: ledger records scanned per second; p50/p99: /healthz during the execution',
+        },
       },
     ];
-    const baselines: Measurement[] = [{ target: 'healthz-idle', path: '5 s', requestsPerSec: 0, p50Ms: pct(idle, 50), p99Ms: pct(idle, 99), detail: { probes: idle.length, max_ms: pct(idle, 100) } }];
-    const ratios: Ratio[] = [{ name: 'healthz-during-erasure/healthz-idle', path: '/healthz', requestsPerSec: 0, p50: Number((pct(during, 50) / Math.max(0.01, pct(idle, 50))).toFixed(2)), p99: Number((pct(during, 99) / Math.max(0.01, pct(idle, 99))).toFixed(2)) }];
-    return { raw, baselines, ratios, subject, notes: [`erasure of ${erased} records in a ${total}-record chain took ${seconds.toFixed(1)} s; /healthz p99 ${pct(during, 99)} ms during vs ${pct(idle, 99)} ms idle`] };
+    const baselines: Measurement[] = [
+      {
+        target: 'healthz-idle',
+        path: '5 s',
+        requestsPerSec: 0,
+        p50Ms: pct(idle, 50),
+        p99Ms: pct(idle, 99),
+        detail: { probes: idle.length, max_ms: pct(idle, 100) },
+      },
+    ];
+    const ratios: Ratio[] = [
+      {
+        name: 'healthz-during-erasure/healthz-idle',
+        path: '/healthz',
+        requestsPerSec: 0,
+        p50: Number((pct(during, 50) / Math.max(0.01, pct(idle, 50))).toFixed(2)),
+        p99: Number((pct(during, 99) / Math.max(0.01, pct(idle, 99))).toFixed(2)),
+      },
+    ];
+    return {
+      raw,
+      baselines,
+      ratios,
+      subject,
+      notes: [
+        `erasure of ${erased} records in a ${total}-record chain took ${seconds.toFixed(1)} s; /healthz p99 ${pct(during, 99)} ms ` +
+          `during vs ${pct(idle, 99)} ms idle`,
+      ],
+    };
   } finally {
     await demo?.stop();
   }

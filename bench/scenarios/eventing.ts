@@ -56,7 +56,9 @@ class Receivers {
     child.on('message', (m: Record<string, unknown>) => this.#pending.shift()?.(m));
   }
   static async start(): Promise<Receivers> {
-    const child = track(fork(fileURLToPath(new URL('../lib/eventing-receiver.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+    const child = track(
+      fork(fileURLToPath(new URL('../lib/eventing-receiver.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
+    );
     const port = await new Promise<number>((resolve, reject) => {
       child.once('message', (m: { port: number }) => resolve(m.port));
       child.once('exit', () => reject(new Error('the receiver process exited')));
@@ -94,14 +96,25 @@ async function publish(rig: Rig, n: number, per: number): Promise<void> {
   for (let i = 0; i < n; i += per) {
     await rig.bus.withEvents((emit) =>
       rig.store.withTenant(rig.tenant, async (tx) => {
-        for (let k = i; k < Math.min(n, i + per); k++) await emit({ type: 'agent.created', tenant: rig.tenant, subject: `agent/${newId()}`, data: { id: newId(), name: `a${k}`, kind: 'agent', external_id: '', status: 'active' } }, tx);
+        for (let k = i; k < Math.min(n, i + per); k++)
+          await emit(
+            {
+              type: 'agent.created',
+              tenant: rig.tenant,
+              subject: `agent/${newId()}`,
+              data: { id: newId(), name: `a${k}`, kind: 'agent', external_id: '', status: 'active' },
+            },
+            tx,
+          );
       }),
     );
   }
 }
 
 async function lastEvents(rig: Rig, n: number): Promise<BusEvent[]> {
-  const rows = await rig.store.withTenant(rig.tenant, (tx) => tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', rig.tenant).orderBy('seq', 'desc').limit(n).execute());
+  const rows = await rig.store.withTenant(rig.tenant, (tx) =>
+    tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', rig.tenant).orderBy('seq', 'desc').limit(n).execute(),
+  );
   return rows.map(eventFromRow).reverse();
 }
 
@@ -130,7 +143,13 @@ async function bareBurst(rig: Rig, events: BusEvent[]): Promise<{ rate: number; 
     rig.secrets.map(async (secret, i) => {
       for (let k = 0; k < bodies.length; k++) {
         const body = bodies[k] as string;
-        const res = await agent.request({ origin: `http://127.0.0.1:${rig.rx.port}`, path: `/s${i}`, method: 'POST', body, headers: { 'content-type': 'application/cloudevents+json', ...webhookHeaders([secret], (events[k] as BusEvent).id, body) } });
+        const res = await agent.request({
+          origin: `http://127.0.0.1:${rig.rx.port}`,
+          path: `/s${i}`,
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/cloudevents+json', ...webhookHeaders([secret], (events[k] as BusEvent).id, body) },
+        });
         await res.body.dump();
       }
     }),
@@ -143,7 +162,11 @@ async function bareBurst(rig: Rig, events: BusEvent[]): Promise<{ rate: number; 
 }
 
 /** Latency below saturation: `rate` events/s, one per transaction, for `seconds`. */
-async function paced(rig: Rig, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; n: number; deliveriesPerSec: number }> {
+async function paced(
+  rig: Rig,
+  rate: number,
+  seconds: number,
+): Promise<{ p50: number; p99: number; max: number; n: number; deliveriesPerSec: number }> {
   await rig.rx.ask({ cmd: 'reset', latency: true });
   const total = Math.max(1, Math.round(rate * seconds));
   const t0 = performance.now();
@@ -156,20 +179,42 @@ async function paced(rig: Rig, rate: number, seconds: number): Promise<{ p50: nu
   await rig.rx.waitFor(total * SUBSCRIPTIONS, 120_000);
   const stats = (await rig.rx.ask({ cmd: 'stats' })) as { hits: number; latencies: number[] };
   const lat = stats.latencies.sort((a, b) => a - b);
-  return { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99), max: lat[lat.length - 1] ?? 0, n: stats.hits, deliveriesPerSec: stats.hits / ((performance.now() - t0) / 1000) };
+  return {
+    p50: quantile(lat, 0.5),
+    p99: quantile(lat, 0.99),
+    max: lat[lat.length - 1] ?? 0,
+    n: stats.hits,
+    deliveriesPerSec: stats.hits / ((performance.now() - t0) / 1000),
+  };
 }
 
 /** Queues `deliveries` (events × 100) in the store with no engine running, then drains them with a new one, sampling RSS. */
 async function backlog(rig: Rig, deliveries: number, start: () => Promise<EventingRuntime>, log: (m: string) => void) {
   const events = Math.ceil(deliveries / SUBSCRIPTIONS);
-  const lanes = (await rig.store.withTenant(rig.tenant, (tx) => tx.selectFrom('event_subscriptions').select('id').where('tenant_id', '=', rig.tenant).execute())).map((r) => r.id);
+  const lanes = (
+    await rig.store.withTenant(rig.tenant, (tx) =>
+      tx.selectFrom('event_subscriptions').select('id').where('tenant_id', '=', rig.tenant).execute(),
+    )
+  ).map((r) => r.id);
   const q0 = performance.now();
   for (let i = 0; i < events; i += 200) {
     const n = Math.min(200, events - i);
     await rig.store.withTenant(rig.tenant, async (tx) => {
-      const logged = await rig.bus.record(tx, Array.from({ length: n }, (_, k) => ({ type: 'agent.created', tenant: rig.tenant, subject: `agent/${newId()}`, data: { id: newId(), name: `b${i + k}`, kind: 'agent', external_id: '', status: 'active' } })));
+      const logged = await rig.bus.record(
+        tx,
+        Array.from({ length: n }, (_, k) => ({
+          type: 'agent.created',
+          tenant: rig.tenant,
+          subject: `agent/${newId()}`,
+          data: { id: newId(), name: `b${i + k}`, kind: 'agent', external_id: '', status: 'active' },
+        })),
+      );
       await queueMany(tx, rig.tenant, lanes.flatMap((laneId) => logged.map((event) => ({ laneId, event }))));
-      await tx.updateTable('event_subscriptions').set({ cursor_seq: await lastSeq(tx, rig.tenant) }).where('tenant_id', '=', rig.tenant).execute();
+      await tx
+        .updateTable('event_subscriptions')
+        .set({ cursor_seq: await lastSeq(tx, rig.tenant) })
+        .where('tenant_id', '=', rig.tenant)
+        .execute();
     });
     if (i % 2000 === 0) log(`backlog: ${(i + n) * SUBSCRIPTIONS} deliveries queued …`);
   }
@@ -194,12 +239,22 @@ async function backlog(rig: Rig, deliveries: number, start: () => Promise<Eventi
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   await rt.close();
-  return { total, delivered: n, seconds, rate: n / seconds, idleMiB: idle / 2 ** 20, peakAboveIdleMiB: (peak - idle) / 2 ** 20, queueSeconds };
+  return {
+    total,
+    delivered: n,
+    seconds,
+    rate: n / seconds,
+    idleMiB: idle / 2 ** 20,
+    peakAboveIdleMiB: (peak - idle) / 2 ** 20,
+    queueSeconds,
+  };
 }
 
 export const scenario: Scenario = {
   name: 'eventing',
-  description: 'signed webhook deliveries/s (ABBA vs a bare undici client), paced p50/p99, and a drained backlog with RSS: 100 subscriptions, loopback receivers, SQLite',
+  description:
+    'signed webhook deliveries/s (ABBA vs a bare undici client), paced p50/p99, and a drained backlog with RSS: 100 subscriptions, ' +
+    'loopback receivers, SQLite',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
     process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
     const events = num('SVC_BENCH_EVENTING_EVENTS', 200);
@@ -208,13 +263,26 @@ export const scenario: Scenario = {
     const store = await openStore({ backend: 'sqlite', dataDir: ctx.tmpDir }, pino({ level: 'silent' }));
     await store.migrate();
     const tenant = newId();
-    await store.transaction((tx) => tx.insertInto('tenants').values({ id: tenant, name: 'bench', region: 'default', status: 'active', created_at: nowTimestamp(), deleted_at: null }).execute());
+    await store.transaction((tx) =>
+      tx
+        .insertInto('tenants')
+        .values({ id: tenant, name: 'bench', region: 'default', status: 'active', created_at: nowTimestamp(), deleted_at: null })
+        .execute(),
+    );
     const sealer = new Sealer(randomBytes(32));
     const bus = new EventBus({ catalog: eventCatalog() });
     const rx = await Receivers.start();
     const secrets: string[] = [];
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
-      const { secret } = await store.withTenant(tenant, (tx) => createSubscription(tx, sealer, tenant, 'bench', { name: `s${i}`, event_types: ['agent.created'], endpoint: `http://127.0.0.1:${rx.port}/s${i}`, sink_format: 'json', role: 'owner' }));
+      const { secret } = await store.withTenant(tenant, (tx) =>
+        createSubscription(tx, sealer, tenant, 'bench', {
+          name: `s${i}`,
+          event_types: ['agent.created'],
+          endpoint: `http://127.0.0.1:${rx.port}/s${i}`,
+          sink_format: 'json',
+          role: 'owner',
+        }),
+      );
       secrets.push(secret);
     }
     const rig: Rig = { store, tenant, bus, sealer, secrets, rx };
@@ -245,23 +313,65 @@ export const scenario: Scenario = {
       ctx.log(`backlog: ${backlogN} deliveries …`);
       const bl = await backlog(rig, backlogN, async () => (rt = await newRuntime()), ctx.log);
       const raw: Measurement[] = [
-        { target: 'svc-delivery-engine', path: 'burst drain (ABBA)', requestsPerSec: Math.round(svcRate), p50Ms: 0, p99Ms: 0, detail: { runs: [a1, a2], cpuMsPer1000: Number(svcCpu.toFixed(1)) } },
-        { target: 'svc-delivery-engine', path: `paced ${rate * SUBSCRIPTIONS}/s`, requestsPerSec: Math.round(p.deliveriesPerSec), p50Ms: p.p50, p99Ms: p.p99, detail: { ...p, eventsPerSec: rate, seconds: pacedS } },
+        {
+          target: 'svc-delivery-engine',
+          path: 'burst drain (ABBA)',
+          requestsPerSec: Math.round(svcRate),
+          p50Ms: 0,
+          p99Ms: 0,
+          detail: { runs: [a1, a2], cpuMsPer1000: Number(svcCpu.toFixed(1)) },
+        },
+        {
+          target: 'svc-delivery-engine',
+          path: `paced ${rate * SUBSCRIPTIONS}/s`,
+          requestsPerSec: Math.round(p.deliveriesPerSec),
+          p50Ms: p.p50,
+          p99Ms: p.p99,
+          detail: { ...p, eventsPerSec: rate, seconds: pacedS },
+        },
         { target: 'svc-delivery-engine', path: `backlog ${bl.total}`, requestsPerSec: Math.round(bl.rate), p50Ms: 0, p99Ms: 0, detail: bl },
       ];
       return {
         raw,
-        baselines: [{ target: 'bare-undici-client', path: 'burst (ABBA)', requestsPerSec: Math.round(bareRate), p50Ms: 0, p99Ms: 0, detail: { runs: [b1, b2], cpuMsPer1000: Number(bareCpu.toFixed(1)) } }],
+        baselines: [
+          {
+            target: 'bare-undici-client',
+            path: 'burst (ABBA)',
+            requestsPerSec: Math.round(bareRate),
+            p50Ms: 0,
+            p99Ms: 0,
+            detail: { runs: [b1, b2], cpuMsPer1000: Number(bareCpu.toFixed(1)) },
+          },
+        ],
         ratios: [
           { name: 'svc/bare-client', path: 'deliveries/s', requestsPerSec: Number((svcRate / bareRate).toFixed(3)), p50: 0, p99: 0 },
-          { name: 'svc/bare-client', path: 'CPU ms per 1,000 (>1: svc costlier)', requestsPerSec: Number((svcCpu / bareCpu).toFixed(3)), p50: 0, p99: 0 },
+          {
+            name: 'svc/bare-client',
+            path: 'CPU ms per 1,000 (>1: svc costlier)',
+            requestsPerSec: Number((svcCpu / bareCpu).toFixed(3)),
+            p50: 0,
+            p99: 0,
+          },
         ],
-        subject: { store: 'sqlite', synchronous: 'full', subscriptions: SUBSCRIPTIONS, events, sink_format: 'json', backlog: backlogN, backlogPeakRssAboveIdleMiB: Number(bl.peakAboveIdleMiB.toFixed(1)), backlogIdleRssMiB: Number(bl.idleMiB.toFixed(1)) },
+        subject: {
+          store: 'sqlite',
+          synchronous: 'full',
+          subscriptions: SUBSCRIPTIONS,
+          events,
+          sink_format: 'json',
+          backlog: backlogN,
+          backlogPeakRssAboveIdleMiB: Number(bl.peakAboveIdleMiB.toFixed(1)),
+          backlogIdleRssMiB: Number(bl.idleMiB.toFixed(1)),
+        },
         notes: [
-          `throughput: svc ${a1.rate.toFixed(0)} and ${a2.rate.toFixed(0)}/s, bare ${b1.rate.toFixed(0)} and ${b2.rate.toFixed(0)}/s (A B B A); CPU of this process per 1,000 deliveries: svc ${svcCpu.toFixed(0)} ms, bare ${bareCpu.toFixed(0)} ms`,
-          `paced at ${rate} events/s × ${SUBSCRIPTIONS}: event-to-receipt p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms over ${p.n} deliveries`,
-          `backlog: ${bl.total} deliveries queued in ${bl.queueSeconds.toFixed(0)} s, drained in ${bl.seconds.toFixed(0)} s (${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB`,
-          'Receivers run in a child process; the machine is 2 cores shared with other work: compare ratios of one run, and see the load average.',
+          `throughput: svc ${a1.rate.toFixed(0)} and ${a2.rate.toFixed(0)}/s, bare ${b1.rate.toFixed(0)} and ${b2.rate.toFixed(0)}/s ` +
+            `(A B B A); CPU of this process per 1,000 deliveries: svc ${svcCpu.toFixed(0)} ms, bare ${bareCpu.toFixed(0)} ms`,
+          `paced at ${rate} events/s × ${SUBSCRIPTIONS}: event-to-receipt p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms over ` +
+            `${p.n} deliveries`,
+          `backlog: ${bl.total} deliveries queued in ${bl.queueSeconds.toFixed(0)} s, drained in ${bl.seconds.toFixed(0)} s ` +
+            `(${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB`,
+          'Receivers run in a child process; the machine is 2 cores shared with other work: compare ratios of one run, and see the ' +
+            'load average.',
         ],
       };
     } finally {

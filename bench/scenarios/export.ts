@@ -1,6 +1,7 @@
 /**
  * Scenario `export` (issue 5, `bench export`): a ledger of 1,000,000 sealed records (see
- * {@link generate}) exported over HTTPS in every ledger format by the real route, export pool and uWS adapter. Reports records/s and MB/s, the server's
+ * {@link generate}) exported over HTTPS in every ledger format by the real route, export pool and uWS adapter. Reports records/s and MB/s,
+ * the server's
  * CPU time per record (all its threads; steadier than records/s on a shared machine), its peak RSS
  * above idle, `/healthz` p99 while the export runs (a health probe every 10 ms on a
  * keep-alive connection), and the ratio to encoding the same records on one thread without I/O,
@@ -54,7 +55,13 @@ function draftAt(i: number): AuditDraft {
     action: ACTIONS[i % ACTIONS.length] as string,
     target_kind: 'agent',
     target_id: `agent-${i % 5003}`,
-    meta: { i, name: `agent ${i}`, region: 'eu-west-1', labels: ['prod', 'tier-1'], note: i % 11 === 0 ? 'line\nbreak % and | pipes' : 'ok' },
+    meta: {
+      i,
+      name: `agent ${i}`,
+      region: 'eu-west-1',
+      labels: ['prod', 'tier-1'],
+      note: i % 11 === 0 ? 'line\nbreak % and | pipes' : 'ok',
+    },
   };
 }
 
@@ -70,7 +77,8 @@ async function generate(dataDir: string, count: number, log: (m: string) => void
   try {
     await store.migrate();
     await generateChain(store, pool, keyring, TENANT, count, (seq) => draftAt(seq - 1), (done) => {
-      if (done % 100_000 < GENERATE_BATCH || done === count) log(`generated ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      if (done % 100_000 < GENERATE_BATCH || done === count)
+        log(`generated ${done.toLocaleString('en-US')} records (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     });
   } finally {
     await store.close();
@@ -105,7 +113,9 @@ function probe(url: string, ca: string, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     httpsGet(`${url}/healthz`, { ca, agent }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`/healthz answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`/healthz answered ${res.statusCode}`)),
+      );
     }).on('error', reject);
   });
 }
@@ -129,7 +139,8 @@ function download(url: string, ca: string, format: string): Promise<Download> {
       res.on('end', () => {
         const line = tail.toString('latin1').trimEnd().split('\n').pop() ?? '';
         const m = /count=(\d+)|"count":(\d+)/.exec(line);
-        if (!m || !/export-complete|export_complete/.test(line)) return reject(new Error(`export ${format} ended without its terminator: ${line.slice(0, 120)}`));
+        if (!m || !/export-complete|export_complete/.test(line))
+          return reject(new Error(`export ${format} ended without its terminator: ${line.slice(0, 120)}`));
         resolve({ bytes, records: Number(m[1] ?? m[2]), seconds: (performance.now() - t0) / 1000 });
       });
       res.on('error', reject);
@@ -143,7 +154,9 @@ function download(url: string, ca: string, format: string): Promise<Download> {
  * busy receiving 50+ MB/s of TLS.
  */
 async function downloadInChild(self: string, url: string, ca: string, format: string): Promise<Download> {
-  const child = track(spawn(process.execPath, [self, '--download', JSON.stringify({ url, ca, format })], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [self, '--download', JSON.stringify({ url, ca, format })], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   try {
     const out = await firstJsonLine(child, 3_600_000, `download of ${format}`);
     if (typeof out['error'] === 'string') throw new Error(out['error']);
@@ -190,18 +203,25 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const count = Number(process.env['SVC_BENCH_EXPORT_RECORDS'] ?? 1_000_000);
   if (!Number.isInteger(count) || count < 1) throw new Error('SVC_BENCH_EXPORT_RECORDS must be a positive integer');
   const formats = process.env['SVC_BENCH_EXPORT_FORMATS']?.split(',') ?? acceptedTokens('ledger_export');
-  for (const f of formats) if (!acceptedTokens('ledger_export').includes(f)) throw new Error(`SVC_BENCH_EXPORT_FORMATS: ${f} is not a ledger export format (${acceptedTokens('ledger_export').join(', ')})`);
+  for (const f of formats)
+    if (!acceptedTokens('ledger_export').includes(f))
+      throw new Error(`SVC_BENCH_EXPORT_FORMATS: ${f} is not a ledger export format (${acceptedTokens('ledger_export').join(', ')})`);
   const dataDir = join(ctx.tmpDir, 'svc-data');
   const tls = await loadOrCreateTls({ dataDir, hosts: ['127.0.0.1'] });
   ctx.log(`generating ${count.toLocaleString('en-US')} ledger records …`);
   await generate(dataDir, count, ctx.log);
 
   const self = fileURLToPath(import.meta.url);
-  const child = track(spawn(process.execPath, [self, '--export-server', JSON.stringify({ dataDir, certPath: tls.certPath, keyPath: tls.keyPath })], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [self, '--export-server', JSON.stringify({ dataDir, certPath: tls.certPath, keyPath: tls.keyPath })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const notes: string[] = [];
   try {
     const ready = await firstJsonLine(child, 30_000, 'export server');
-    if (ready['engine'] !== 'uws-native') throw new BenchRefusal(`the export server runs on ${String(ready['engine'])}, not the native uWS engine`);
+    if (ready['engine'] !== 'uws-native')
+      throw new BenchRefusal(`the export server runs on ${String(ready['engine'])}, not the native uWS engine`);
     const url = `https://127.0.0.1:${String(ready['port'])}`;
     const pid = child.pid as number;
     const warmAgent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -266,7 +286,11 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         },
       };
       raw.push(m);
-      ctx.log(`  ${Math.round(recPerSec).toLocaleString('en-US')} records/s, ${String(m.detail['mbPerSec'])} MB/s, server CPU ${String(m.detail['serverCpuUsPerRecord'])} µs/record, peak RSS +${String(m.detail['peakRssAboveIdleMiB'])} MiB, /healthz p99 ${m.p99Ms.toFixed(2)} ms`);
+      ctx.log(
+        `  ${Math.round(recPerSec).toLocaleString('en-US')} records/s, ${String(m.detail['mbPerSec'])} MB/s, server CPU ` +
+          `${String(m.detail['serverCpuUsPerRecord'])} µs/record, peak RSS +${String(m.detail['peakRssAboveIdleMiB'])} MiB, /healthz ` +
+          `p99 ${m.p99Ms.toFixed(2)} ms`,
+      );
       ctx.log(`single-thread encode ${format} (no I/O) …`);
       const b = await encodeBaseline(dataDir, count, format);
       const base: Measurement = {
@@ -283,12 +307,26 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         },
       };
       baselines.push(base);
-      ratios.push({ name: 'export/encode-1t', path: format, requestsPerSec: recPerSec / base.requestsPerSec, p50: Number.NaN, p99: Number.NaN });
-      if (format === 'cef' && recPerSec < 200_000) notes.push(`cef: ${Math.round(recPerSec)} records/s is below the 200,000 records/s target`);
-      if (peak - idleRss > 100 * MiB) notes.push(`${format}: peak RSS ${((peak - idleRss) / MiB).toFixed(1)} MiB above idle exceeds the +100 MiB target`);
+      ratios.push({
+        name: 'export/encode-1t',
+        path: format,
+        requestsPerSec: recPerSec / base.requestsPerSec,
+        p50: Number.NaN,
+        p99: Number.NaN,
+      });
+      if (format === 'cef' && recPerSec < 200_000)
+        notes.push(`cef: ${Math.round(recPerSec)} records/s is below the 200,000 records/s target`);
+      if (peak - idleRss > 100 * MiB)
+        notes.push(`${format}: peak RSS ${((peak - idleRss) / MiB).toFixed(1)} MiB above idle exceeds the +100 MiB target`);
       if (m.p99Ms > 10) notes.push(`${format}: /healthz p99 ${m.p99Ms.toFixed(2)} ms during the export exceeds 10 ms`);
     }
-    const subject = { records: count, engine: ready['engine'], version: buildInfo().version, store: 'sqlite', note: 'export route behind a fixed-tenant authenticator in a child process' };
+    const subject = {
+      records: count,
+      engine: ready['engine'],
+      version: buildInfo().version,
+      store: 'sqlite',
+      note: 'export route behind a fixed-tenant authenticator in a child process',
+    };
     return { raw, baselines, ratios, subject, notes };
   } finally {
     await stopChild(child);
@@ -299,12 +337,24 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 async function exportServer(config: { dataDir: string; certPath: string; keyPath: string }): Promise<void> {
   const store = await openStore({ backend: 'sqlite', dataDir: config.dataDir });
   await store.migrate();
-  const exporter = new AuditExporter({ source: exportSourceFor({ backend: 'sqlite', dataDir: config.dataDir }), version: buildInfo().version });
+  const exporter = new AuditExporter({
+    source: exportSourceFor({ backend: 'sqlite', dataDir: config.dataDir }),
+    version: buildInfo().version,
+  });
   const services = { store, audit: new RecordingAuditSink(), auditExport: exporter } as unknown as Services;
   const authenticate = async (ctx: RequestContext): Promise<void> => {
     (ctx as { tenant?: string }).tenant = TENANT;
   };
-  const app = new App({ routes: [...healthRoutes, ...auditExportRoutes], services, log: pino({ level: 'warn' }), tls: true, bodyLimit: 1 << 20, timeoutMs: 10_000, setupRequired: () => false, authenticate });
+  const app = new App({
+    routes: [...healthRoutes, ...auditExportRoutes],
+    services,
+    log: pino({ level: 'warn' }),
+    tls: true,
+    bodyLimit: 1 << 20,
+    timeoutMs: 10_000,
+    setupRequired: () => false,
+    authenticate,
+  });
   const http = await listenHttp(app, { host: '127.0.0.1', port: 0, tls: { certFile: config.certPath, keyFile: config.keyPath } });
   process.stdout.write(`${JSON.stringify({ port: http.port, engine: http.engine })}\n`);
   process.once('SIGTERM', () => {
@@ -317,7 +367,8 @@ async function exportServer(config: { dataDir: string; certPath: string; keyPath
   });
 }
 
-if (process.argv[2] === '--export-server') void exportServer(JSON.parse(process.argv[3] ?? '{}') as { dataDir: string; certPath: string; keyPath: string });
+if (process.argv[2] === '--export-server')
+  void exportServer(JSON.parse(process.argv[3] ?? '{}') as { dataDir: string; certPath: string; keyPath: string });
 if (process.argv[2] === '--download') {
   const { url, ca, format } = JSON.parse(process.argv[3] ?? '{}') as { url: string; ca: string; format: string };
   download(url, ca, format).then(
@@ -328,6 +379,8 @@ if (process.argv[2] === '--download') {
 
 export const scenario: Scenario = {
   name: 'export',
-  description: 'GET /v1/audit/export of a 1,000,000-record ledger in every format over HTTPS: records/s (req/s column), MB/s, peak RSS above idle, /healthz p50/p99 during the export; ratio to single-thread encoding without I/O',
+  description:
+    'GET /v1/audit/export of a 1,000,000-record ledger in every format over HTTPS: records/s (req/s column), MB/s, peak RSS above ' +
+    'idle, /healthz p50/p99 during the export; ratio to single-thread encoding without I/O',
   run,
 };

@@ -44,17 +44,30 @@ function probe(url: string, ca: string, agent: Agent): Promise<number> {
 function download(url: string, ca: string, token: string): Promise<{ bytes: number; seconds: number; count: number; truncated: boolean }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    httpsGet(`${url}/v1/m/security/findings/export?format=sarif`, { ca, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`export answered ${res.statusCode}`));
-      let bytes = 0;
-      let tail = '';
-      res.on('data', (c: Buffer) => {
-        bytes += c.length;
-        tail = c.subarray(Math.max(0, c.length - 16)).toString('latin1');
-      });
-      res.on('end', () => (tail.endsWith(']}]}') ? resolve({ bytes, seconds: (performance.now() - t0) / 1000, count: Number(res.headers['x-service-result-count']), truncated: res.headers['x-service-truncated'] === 'true' }) : reject(new Error('export ended without its closing'))));
-      res.on('error', reject);
-    }).on('error', reject);
+    httpsGet(
+      `${url}/v1/m/security/findings/export?format=sarif`,
+      { ca, agent: false, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`export answered ${res.statusCode}`));
+        let bytes = 0;
+        let tail = '';
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+          tail = c.subarray(Math.max(0, c.length - 16)).toString('latin1');
+        });
+        res.on('end', () =>
+          tail.endsWith(']}]}')
+            ? resolve({
+                bytes,
+                seconds: (performance.now() - t0) / 1000,
+                count: Number(res.headers['x-service-result-count']),
+                truncated: res.headers['x-service-truncated'] === 'true',
+              })
+            : reject(new Error('export ended without its closing')),
+        );
+        res.on('error', reject);
+      },
+    ).on('error', reject);
   });
 }
 
@@ -63,7 +76,12 @@ const RULES = 20;
 
 /** The collector item of finding `i` (the same `i` is the same natural key). */
 function collectorItem(i: number): Record<string, unknown> {
-  return { rule: `bench.rule.${i % RULES}`, severity: SEVERITIES[i % 5], subject: `pkg-${i}`, message: `bench finding ${i}: a dependency with a known vulnerability` };
+  return {
+    rule: `bench.rule.${i % RULES}`,
+    severity: SEVERITIES[i % 5],
+    subject: `pkg-${i}`,
+    message: `bench finding ${i}: a dependency with a known vulnerability`,
+  };
 }
 
 /** A stored collector finding of the same shape, as the encoder reads it (the baseline's input). */
@@ -101,7 +119,16 @@ function findingBatches(n: number): PushItems[] {
 function edgeBatches(items: number): PushItems[] {
   const out: PushItems[] = [];
   for (let i = 0; i < items; i += 500) {
-    out.push({ edges: Array.from({ length: Math.min(500, items - i) }, (_, k) => ({ origin_kind: 'identity', origin_ref: `sa-${(i + k) % 50}`, resource_ref: `res-${i + k}`, mode: k % 5 ? 'r' : 'rw', confidence: 'high', signal_source: 'bench' })) });
+    out.push({
+      edges: Array.from({ length: Math.min(500, items - i) }, (_, k) => ({
+        origin_kind: 'identity',
+        origin_ref: `sa-${(i + k) % 50}`,
+        resource_ref: `res-${i + k}`,
+        mode: k % 5 ? 'r' : 'rw',
+        confidence: 'high',
+        signal_source: 'bench',
+      })),
+    });
   }
   return out;
 }
@@ -127,7 +154,10 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   process.env['SERVICE_FINDINGS_EXPORT_CAP'] = String(n + restN + 10_000);
   process.env['SERVICE_FINDINGS_EVALUATE_INTERVAL_S'] = '0';
   const demo = await startDemoSvc(ctx);
-  const notes: string[] = ['shared 2-core machine, 8 engineers: figures are noisy', '/healthz probes and the download run in the harness process (not a separate one)'];
+  const notes: string[] = [
+    'shared 2-core machine, 8 engineers: figures are noisy',
+    '/healthz probes and the download run in the harness process (not a separate one)',
+  ];
   try {
     const ca = (await loadOrCreateTls({ dataDir: join(ctx.tmpDir, 'svc-data'), hosts: ['127.0.0.1'] })).certPem;
     const addr = `127.0.0.1:${demo.svc.grpcPort}`;
@@ -160,7 +190,14 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     for (let i = 0; i < restN; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, restN - i) }, (_, k) => {
         const f = syntheticFinding(n + i + k);
-        return { rule_id: f.rule_id, severity: f.severity, subject_kind: f.subject_kind, subject_ref: f.subject_ref, message: f.message, kind: 'bench' };
+        return {
+          rule_id: f.rule_id,
+          severity: f.severity,
+          subject_kind: f.subject_kind,
+          subject_ref: f.subject_ref,
+          message: f.message,
+          kind: 'bench',
+        };
       });
       await demo.call('POST', '/v1/m/security/findings', { findings: batch });
     }
@@ -186,7 +223,10 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     ctx.log(`baseline: pushing ${items} edge observations over gRPC …`);
     const edges = await pushBatches(addr, ca, demo.token, edgeBatches(items), shape);
     ctx.log('baseline: JSON.stringify of the same results without I/O …');
-    const results = Array.from({ length: total }, (_, i) => (sarifResultObject(syntheticFinding(i)) as { result: Record<string, unknown> }).result);
+    const results = Array.from(
+      { length: total },
+      (_, i) => (sarifResultObject(syntheticFinding(i)) as { result: Record<string, unknown> }).result,
+    );
     const heap0 = process.memoryUsage().heapUsed;
     const b0 = performance.now();
     const text = JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'svc' } }, results }] });
@@ -230,18 +270,62 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         restSeconds: Number(restSeconds.toFixed(2)),
       },
     };
-    const edgeBase: Measurement = { target: 'grpc-edges', path: `Push ${items} edge observations`, requestsPerSec: edges.accepted / edges.seconds, p50Ms: NaN, p99Ms: NaN, detail: { seconds: Number(edges.seconds.toFixed(2)), accepted: edges.accepted } };
-    const base: Measurement = { target: 'json-stringify', path: `JSON.stringify of ${total} results, no I/O`, requestsPerSec: total / baseSeconds, p50Ms: NaN, p99Ms: NaN, detail: { seconds: Number(baseSeconds.toFixed(3)), mb: Number((text.length / MiB).toFixed(1)), heapGrowthMiB: Number(heapMiB.toFixed(1)) } };
-    ctx.log(`  export ${d.seconds.toFixed(2)} s (${Math.round(total / d.seconds)} results/s), peak RSS +${((peak - idle) / MiB).toFixed(1)} MiB, /healthz p99 ${svc.p99Ms.toFixed(2)} ms (idle ${quantile(idleLat, 0.99).toFixed(2)} ms); baseline ${baseSeconds.toFixed(3)} s`);
-    ctx.log(`  collector findings: push ${Math.round(pushed.accepted / pushed.seconds)} items/s, fold ${Math.round(folded / foldSeconds)} items/s, end to end ${Math.round(ingest.requestsPerSec)} items/s; edges baseline ${Math.round(edgeBase.requestsPerSec)}/s; REST ${Math.round(restN / restSeconds)} findings/s`);
+    const edgeBase: Measurement = {
+      target: 'grpc-edges',
+      path: `Push ${items} edge observations`,
+      requestsPerSec: edges.accepted / edges.seconds,
+      p50Ms: NaN,
+      p99Ms: NaN,
+      detail: { seconds: Number(edges.seconds.toFixed(2)), accepted: edges.accepted },
+    };
+    const base: Measurement = {
+      target: 'json-stringify',
+      path: `JSON.stringify of ${total} results, no I/O`,
+      requestsPerSec: total / baseSeconds,
+      p50Ms: NaN,
+      p99Ms: NaN,
+      detail: {
+        seconds: Number(baseSeconds.toFixed(3)),
+        mb: Number((text.length / MiB).toFixed(1)),
+        heapGrowthMiB: Number(heapMiB.toFixed(1)),
+      },
+    };
+    ctx.log(
+      `  export ${d.seconds.toFixed(2)} s (${Math.round(total / d.seconds)} results/s), peak RSS ` +
+        `+${((peak - idle) / MiB).toFixed(1)} MiB, /healthz p99 ${svc.p99Ms.toFixed(2)} ms (idle ${quantile(idleLat, 0.99).toFixed(2)} ` +
+        `ms); baseline ${baseSeconds.toFixed(3)} s`,
+    );
+    ctx.log(
+      `  collector findings: push ${Math.round(pushed.accepted / pushed.seconds)} items/s, fold ${Math.round(folded / foldSeconds)} ` +
+        `items/s, end to end ${Math.round(ingest.requestsPerSec)} items/s; edges baseline ${Math.round(edgeBase.requestsPerSec)}/s; ` +
+        `REST ${Math.round(restN / restSeconds)} findings/s`,
+    );
     return {
       raw: [svc, ingest],
       baselines: [base, edgeBase],
       ratios: [
         { name: 'export/json-stringify', path: 'results/s', requestsPerSec: svc.requestsPerSec / base.requestsPerSec, p50: NaN, p99: NaN },
-        { name: 'export-healthz/idle-healthz', path: '/healthz p50, p99', requestsPerSec: NaN, p50: svc.p50Ms / quantile(idleLat, 0.5), p99: svc.p99Ms / quantile(idleLat, 0.99) },
-        { name: 'collector-findings/grpc-edges', path: 'items/s (push + fold)', requestsPerSec: ingest.requestsPerSec / edgeBase.requestsPerSec, p50: NaN, p99: NaN },
-        { name: 'collector-findings-push/grpc-edges', path: 'items/s (push only)', requestsPerSec: pushed.accepted / pushed.seconds / edgeBase.requestsPerSec, p50: NaN, p99: NaN },
+        {
+          name: 'export-healthz/idle-healthz',
+          path: '/healthz p50, p99',
+          requestsPerSec: NaN,
+          p50: svc.p50Ms / quantile(idleLat, 0.5),
+          p99: svc.p99Ms / quantile(idleLat, 0.99),
+        },
+        {
+          name: 'collector-findings/grpc-edges',
+          path: 'items/s (push + fold)',
+          requestsPerSec: ingest.requestsPerSec / edgeBase.requestsPerSec,
+          p50: NaN,
+          p99: NaN,
+        },
+        {
+          name: 'collector-findings-push/grpc-edges',
+          path: 'items/s (push only)',
+          requestsPerSec: pushed.accepted / pushed.seconds / edgeBase.requestsPerSec,
+          p50: NaN,
+          p99: NaN,
+        },
       ],
       subject: { engine: demo.svc.engine, version: demo.svc.version, findings: total },
       notes,
@@ -254,6 +338,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
 export const scenario: Scenario = {
   name: 'findings-sarif',
-  description: 'collector findings ingest (gRPC push + fold, baseline: edge observations through the same Push) and the SARIF export of 100,000 findings over HTTPS: seconds, results/s, peak RSS above idle, /healthz p50/p99 during it against idle; baseline JSON.stringify of the same results without I/O',
+  description:
+    'collector findings ingest (gRPC push + fold, baseline: edge observations through the same Push) and the SARIF export of 100,000 ' +
+    'findings over HTTPS: seconds, results/s, peak RSS above idle, /healthz p50/p99 during it against idle; baseline JSON.stringify ' +
+    'of the same results without I/O',
   run,
 };

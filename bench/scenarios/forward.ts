@@ -41,11 +41,23 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const ACTIONS = ['agent.create', 'agent.update', 'auth.login', 'token.revoke', 'policy.deny'];
 
 function draftAt(i: number): AuditDraft {
-  return { actor: `user:u${i % 97}`, actor_kind: 'user', action: ACTIONS[i % ACTIONS.length] as string, target_kind: 'agent', target_id: `agent-${i % 5003}`, meta: { i, name: `agent ${i}`, labels: ['prod'] } };
+  return {
+    actor: `user:u${i % 97}`,
+    actor_kind: 'user',
+    action: ACTIONS[i % ACTIONS.length] as string,
+    target_kind: 'agent',
+    target_id: `agent-${i % 5003}`,
+    meta: { i, name: `agent ${i}`, labels: ['prod'] },
+  };
 }
 
 /** The forwarder's path for every range of `n` records: read, encode, send; returns records/s. */
-async function forwardAll(store: Store, n: number, format: { surface: 'syslog_connector' | 'notification'; token: string }, sink: ConnectorSink): Promise<number> {
+async function forwardAll(
+  store: Store,
+  n: number,
+  format: { surface: 'syslog_connector' | 'notification'; token: string },
+  sink: ConnectorSink,
+): Promise<number> {
   const enc = encoderFor(format.surface, format.token);
   const opts = { device: ledgerDevice(VERSION) };
   const t0 = performance.now();
@@ -53,7 +65,13 @@ async function forwardAll(store: Store, n: number, format: { surface: 'syslog_co
     const to = Math.min(n, from + BATCH - 1);
     const records = await store.withTenant(TENANT, (tx) => readRange(tx, TENANT, from, to));
     if (records.length !== to - from + 1) throw new Error(`range ${from}..${to}: ${records.length} records`);
-    const items: SinkItem[] = records.map((r) => ({ line: enc.encodeRecord(r, opts), id: `${TENANT}:${r.seq}`, tenant: TENANT, seq: r.seq, time: r.occurred_at }));
+    const items: SinkItem[] = records.map((r) => ({
+      line: enc.encodeRecord(r, opts),
+      id: `${TENANT}:${r.seq}`,
+      tenant: TENANT,
+      seq: r.seq,
+      time: r.occurred_at,
+    }));
     const res = await sink.send(items, new AbortController().signal);
     if (res.result !== 'delivered') throw new Error(`${res.result}: ${res.error ?? ''}`);
   }
@@ -74,7 +92,9 @@ async function bareTls(port: number, ca: Buffer, batches: Buffer[]): Promise<num
 
 export const scenario: Scenario = {
   name: 'forward',
-  description: 'ledger forwarder path (read + encode + send) into rsyslog over TLS and into filelog; baseline a bare tls.connect loop of the same framed lines',
+  description:
+    'ledger forwarder path (read + encode + send) into rsyslog over TLS and into filelog; baseline a bare tls.connect loop of the ' +
+    'same framed lines',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
     const missing = rsyslogMissing();
     if (missing) throw new BenchRefusal(missing);
@@ -119,13 +139,18 @@ export const scenario: Scenario = {
     const drained = async (): Promise<void> => {
       expected += lineBytes;
       const deadline = Date.now() + 300_000;
-      while (((await stat(rs.rawFile).catch(() => ({ size: 0 }))).size) < expected) {
+      while ((await stat(rs.rawFile).catch(() => ({ size: 0 }))).size < expected) {
         if (Date.now() > deadline) throw new Error(`rsyslog wrote ${(await stat(rs.rawFile)).size} of ${expected} bytes`);
         await new Promise((r) => setTimeout(r, 100));
       }
     };
 
-    const kctx: KindContext = { secret: async () => '', dataDir: ctx.tmpDir, version: VERSION, log: { warn: () => undefined, info: () => undefined } };
+    const kctx: KindContext = {
+      secret: async () => '',
+      dataDir: ctx.tmpDir,
+      version: VERSION,
+      log: { warn: () => undefined, info: () => undefined },
+    };
     const rates: Record<string, number[]> = { syslog: [], bareTls: [], filelog: [], bareFile: [] };
     const perRound: Record<string, number[]> = { syslog: [], filelog: [], filelogFile: [] };
     try {
@@ -148,7 +173,10 @@ export const scenario: Scenario = {
         }
         await fh.close();
         const bareFileRate = n / ((performance.now() - t0) / 1000);
-        ctx.log(`round ${r}${r === 0 ? ' (warm-up)' : ''}: syslog ${Math.round(sysRate)}/s, bare tls ${Math.round(baseRate)}/s, filelog ${Math.round(fileRate)}/s, bare file ${Math.round(bareFileRate)}/s`);
+        ctx.log(
+          `round ${r}${r === 0 ? ' (warm-up)' : ''}: syslog ${Math.round(sysRate)}/s, bare tls ${Math.round(baseRate)}/s, filelog ` +
+            `${Math.round(fileRate)}/s, bare file ${Math.round(bareFileRate)}/s`,
+        );
         if (r === 0) continue;
         rates['syslog']!.push(sysRate);
         rates['bareTls']!.push(baseRate);
@@ -163,17 +191,50 @@ export const scenario: Scenario = {
       await rs.close();
     }
     const m = (k: string): number => Math.round(median(rates[k]!));
-    const row = (target: string, path: string, k: string): Measurement => ({ target, path, requestsPerSec: m(k), p50Ms: 0, p99Ms: 0, detail: { rounds: rates[k]!.map(Math.round) } });
-    const ratio = (name: string, k: string): Ratio => ({ name, path: 'records/s (median of per-round ratios)', requestsPerSec: Number(median(perRound[k]!).toFixed(3)), p50: 0, p99: 0 });
+    const row = (target: string, path: string, k: string): Measurement => ({
+      target,
+      path,
+      requestsPerSec: m(k),
+      p50Ms: 0,
+      p99Ms: 0,
+      detail: { rounds: rates[k]!.map(Math.round) },
+    });
+    const ratio = (name: string, k: string): Ratio => ({
+      name,
+      path: 'records/s (median of per-round ratios)',
+      requestsPerSec: Number(median(perRound[k]!).toFixed(3)),
+      p50: 0,
+      p99: 0,
+    });
     return {
-      raw: [row('forward-syslog-tls', `${n} records → rsyslog (TLS, octet counting)`, 'syslog'), row('forward-filelog', `${n} records → file (cef, fsync per batch)`, 'filelog')],
-      baselines: [row('bare-tls-connect', 'same framed syslog lines, pre-built', 'bareTls'), row('bare-file-write', 'same cef lines, pre-built, fsync per batch', 'bareFile')],
-      ratios: [ratio('forward-syslog/bare-tls', 'syslog'), ratio('forward-filelog/bare-tls', 'filelog'), ratio('forward-filelog/bare-file', 'filelogFile')],
-      subject: { records: n, batch: BATCH, store: 'sqlite', syslog_format: 'syslog', filelog_format: 'cef', syslog_bytes_per_round: lineBytes },
+      raw: [
+        row('forward-syslog-tls', `${n} records → rsyslog (TLS, octet counting)`, 'syslog'),
+        row('forward-filelog', `${n} records → file (cef, fsync per batch)`, 'filelog'),
+      ],
+      baselines: [
+        row('bare-tls-connect', 'same framed syslog lines, pre-built', 'bareTls'),
+        row('bare-file-write', 'same cef lines, pre-built, fsync per batch', 'bareFile'),
+      ],
+      ratios: [
+        ratio('forward-syslog/bare-tls', 'syslog'),
+        ratio('forward-filelog/bare-tls', 'filelog'),
+        ratio('forward-filelog/bare-file', 'filelogFile'),
+      ],
+      subject: {
+        records: n,
+        batch: BATCH,
+        store: 'sqlite',
+        syslog_format: 'syslog',
+        filelog_format: 'cef',
+        syslog_bytes_per_round: lineBytes,
+      },
       notes: [
-        'Subject: readRange + encodeRecord + kind.send per batch of 5,000, in this process; the delivery engine\'s row bookkeeping is not inside the clock.',
-        'syslog counts a batch sent once the kernel took every byte (the kind\'s definition of delivered); the bare loop the same; the harness then waits until rsyslog has written it all before the next run.',
-        'rsyslogd runs on the same 2 shared cores (it writes each record twice: raw and parsed JSON): figures are noisy, ratios are what to read.',
+        "Subject: readRange + encodeRecord + kind.send per batch of 5,000, in this process; the delivery engine's row bookkeeping is " +
+          'not inside the clock.',
+        "syslog counts a batch sent once the kernel took every byte (the kind's definition of delivered); the bare loop the same; " +
+          'the harness then waits until rsyslog has written it all before the next run.',
+        'rsyslogd runs on the same 2 shared cores (it writes each record twice: raw and parsed JSON): figures are noisy, ratios are ' +
+          'what to read.',
       ],
     };
   },

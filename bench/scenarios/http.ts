@@ -57,8 +57,14 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         accessLog: o.accessLog,
       });
       if (!o.insecure) {
-        Object.assign(subject, { fingerprintSha256: tls.fingerprintSha256, pinSha256: tls.pinSha256, servedFingerprint: svc.peerFingerprint256, tlsVerified: svc.tlsVerified });
-        if (svc.peerFingerprint256 !== tls.fingerprintSha256) notes.push('svc served a different certificate than the baselines; TLS costs may differ');
+        Object.assign(subject, {
+          fingerprintSha256: tls.fingerprintSha256,
+          pinSha256: tls.pinSha256,
+          servedFingerprint: svc.peerFingerprint256,
+          tlsVerified: svc.tlsVerified,
+        });
+        if (svc.peerFingerprint256 !== tls.fingerprintSha256)
+          notes.push('svc served a different certificate than the baselines; TLS costs may differ');
       }
       // The baselines answer with svc's exact bytes, so the ratio is framework cost, not payload size.
       routes = {};
@@ -126,7 +132,10 @@ function summarise(target: string, path: string, rs: WrkResult[]): Measurement {
     non2xx3xx: r.non2xx3xx,
     command: r.command.join(' '),
   }));
-  const errorsTotal = rs.reduce((n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx, 0);
+  const errorsTotal = rs.reduce(
+    (n, r) => n + r.errors.connect + r.errors.read + r.errors.write + r.errors.status + r.errors.timeout + r.non2xx3xx,
+    0,
+  );
   const rps = rs.map((r) => r.requestsPerSec);
   return {
     target,
@@ -163,6 +172,8 @@ function ratios(raw: Measurement[], base: Measurement[]): Ratio[] {
 
 export const scenario: Scenario = {
   name: 'http',
-  description: 'GET /healthz and /v1/server-info on svc over HTTPS vs a bare uWS handler and a bare node:https handler (wrk, same settings, same cert)',
+  description:
+    'GET /healthz and /v1/server-info on svc over HTTPS vs a bare uWS handler and a bare node:https handler (wrk, same settings, ' +
+    'same cert)',
   run,
 };

@@ -2,7 +2,8 @@
  * Scenario `ingest` (issue 6): 16 concurrent collector-equivalent gRPC clients push edge
  * observations to a real `svc serve` (TLS, SQLite, synchronous=FULL) over `Ingest/Push`, each with
  * 4 batches of 500 in flight (`SVC_BENCH_INGEST_WINDOW`, `SVC_BENCH_INGEST_BATCH`), or paced together
- * at `SVC_BENCH_INGEST_RATE` observations/s (open loop, latency from when a batch was due). Reported: sustained observations/s acked as durable (store + ledger),
+ * at `SVC_BENCH_INGEST_RATE` observations/s (open loop, latency from when a batch was due). Reported: sustained observations/s acked as
+ * durable (store + ledger),
  * ack latency p50/p99 per batch, and, from the same run, the raw two-core Ed25519 sign rate of the
  * ledger's worker pool. One ledger record seals each batch (its payload_hash covers every item),
  * so the sign rate bounds batches/s, not observations/s. Targets: ≥ 25,000 observations/s, ack
@@ -48,19 +49,37 @@ interface Shape {
  * per client), at most `window` unacked; a batch held back by the window waits in a backlog, and
  * its latency still counts from when it was due, so a slow server cannot hide queueing.
  */
-async function runClient(addr: string, ca: Buffer, token: string, n: number, shape: Shape, until: number, measureFrom: number, out: ClientRun): Promise<void> {
+async function runClient(
+  addr: string,
+  ca: Buffer,
+  token: string,
+  n: number,
+  shape: Shape,
+  until: number,
+  measureFrom: number,
+  out: ClientRun,
+): Promise<void> {
   const Client = serviceClient('Ingest');
   const client = new Client(addr, credentials.createSsl(ca), { 'grpc.use_local_subchannel_pool': 1 });
   const md = new Metadata();
   md.set('authorization', `Bearer ${token}`);
-  const stream = (client as unknown as { Push(md: Metadata): ClientDuplexStream<unknown, { batch_id: string; accepted: number; status: string }> }).Push(md);
+  const stream = (
+    client as unknown as { Push(md: Metadata): ClientDuplexStream<unknown, { batch_id: string; accepted: number; status: string }> }
+  ).Push(md);
   const sent = new Map<string, number>();
   const backlog: number[] = [];
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
   const batch = (due = performance.now()) => {
     const id = randomUUID();
-    const edges = Array.from({ length: shape.batch }, (_, i) => ({ origin_kind: 'identity', origin_ref: `sa-${n}-${i % 20}`, resource_ref: `res-${(seq * 7 + i) % 5000}`, mode: i % 5 ? 'r' : 'rw', confidence: 'high', signal_source: `bench-${n}` }));
+    const edges = Array.from({ length: shape.batch }, (_, i) => ({
+      origin_kind: 'identity',
+      origin_ref: `sa-${n}-${i % 20}`,
+      resource_ref: `res-${(seq * 7 + i) % 5000}`,
+      mode: i % 5 ? 'r' : 'rw',
+      confidence: 'high',
+      signal_source: `bench-${n}`,
+    }));
     seq++;
     sent.set(id, due);
     stream.write({ batch_id: id, collector: `bench-${n}`, edges });
@@ -139,7 +158,13 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const nodeSign = await rawEd25519Rate('node-crypto', 'sign', 2, Math.min(5, ctx.options.duration));
   const sign = await rawSignRate(join(ctx.tmpDir, 'sign'), Math.min(5, ctx.options.duration));
   const dataDir = join(ctx.tmpDir, 'svc');
-  const svc = await startSvc({ repoRoot: ctx.repoRoot, dataDir, insecure: false, logFile: join(ctx.tmpDir, 'svc.log'), env: { SERVICE_RATE_LIMIT_RPS: '0' } });
+  const svc = await startSvc({
+    repoRoot: ctx.repoRoot,
+    dataDir,
+    insecure: false,
+    logFile: join(ctx.tmpDir, 'svc.log'),
+    env: { SERVICE_RATE_LIMIT_RPS: '0' },
+  });
   try {
     const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'));
     const dispatcher = new Agent({ connect: { ca } });
@@ -164,37 +189,78 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const start = performance.now();
     const measureFrom = start + ctx.options.warmup * 1000;
     const until = measureFrom + ctx.options.duration * 1000;
-    ctx.log(`${CLIENTS} clients, batches of ${BATCH}, ${RATE > 0 ? `paced at ${RATE} observations/s, at most ${WINDOW}` : WINDOW} in flight: warm-up ${ctx.options.warmup} s, measuring ${ctx.options.duration} s …`);
+    ctx.log(
+      `${CLIENTS} clients, batches of ${BATCH}, ${RATE > 0 ? `paced at ${RATE} observations/s, at most ${WINDOW}` : WINDOW} in ` +
+        `flight: warm-up ${ctx.options.warmup} s, measuring ${ctx.options.duration} s …`,
+    );
     const runs: ClientRun[] = Array.from({ length: CLIENTS }, () => ({ accepted: 0, latencies: [] }));
     // The server's CPU time over the measured window: CPU per observation holds up on a busy machine better than observations/s.
     const cpu: Array<number | null> = [];
-    const marks = [setTimeout(() => cpu.push(cpuSeconds(svc.pid)), measureFrom - performance.now()), setTimeout(() => cpu.push(cpuSeconds(svc.pid)), until - performance.now())];
-    await Promise.all(runs.map((r, n) => runClient(addr, ca, token, n, { batch: BATCH, window: WINDOW, rate: RATE }, until, measureFrom, r)));
+    const marks = [
+      setTimeout(() => cpu.push(cpuSeconds(svc.pid)), measureFrom - performance.now()),
+      setTimeout(() => cpu.push(cpuSeconds(svc.pid)), until - performance.now()),
+    ];
+    await Promise.all(
+      runs.map((r, n) => runClient(addr, ca, token, n, { batch: BATCH, window: WINDOW, rate: RATE }, until, measureFrom, r)),
+    );
     marks.forEach(clearTimeout);
     const accepted = runs.reduce((n, r) => n + r.accepted, 0);
-    const cpuMsPer1000 = cpu.length === 2 && cpu[0] != null && cpu[1] != null && accepted > 0 ? Number((((cpu[1] - cpu[0]) * 1e6) / accepted).toFixed(1)) : null;
+    const cpuMsPer1000 =
+      cpu.length === 2 && cpu[0] != null && cpu[1] != null && accepted > 0
+        ? Number((((cpu[1] - cpu[0]) * 1e6) / accepted).toFixed(1))
+        : null;
     const lat = runs.flatMap((r) => r.latencies);
     const rate = accepted / ctx.options.duration;
     const p50 = quantile(lat, 0.5);
     const p99 = quantile(lat, 0.99);
-    const m: Measurement = { target: 'svc-grpc-ingest', path: `Push (${CLIENTS} clients, batch ${BATCH}${RATE > 0 ? `, paced ${RATE}/s` : ''})`, requestsPerSec: Math.round(rate), p50Ms: Number(p50.toFixed(2)), p99Ms: Number(p99.toFixed(2)), detail: { observations: accepted, batches: lat.length, window: WINDOW, offered: RATE || null, svc_cpu_ms_per_1000: cpuMsPer1000 } };
+    const m: Measurement = {
+      target: 'svc-grpc-ingest',
+      path: `Push (${CLIENTS} clients, batch ${BATCH}${RATE > 0 ? `, paced ${RATE}/s` : ''})`,
+      requestsPerSec: Math.round(rate),
+      p50Ms: Number(p50.toFixed(2)),
+      p99Ms: Number(p99.toFixed(2)),
+      detail: { observations: accepted, batches: lat.length, window: WINDOW, offered: RATE || null, svc_cpu_ms_per_1000: cpuMsPer1000 },
+    };
     return {
       raw: [m],
       baselines: [
         { target: 'node-crypto-ed25519-sign', path: '2 threads', requestsPerSec: Math.round(nodeSign), p50Ms: 0, p99Ms: 0, detail: {} },
         // The pool the server signs with (its engine: libsodium by default, see SERVICE_CRYPTO_ENGINE).
-        { target: 'ledger-pool-sign', path: `${sign.threads} threads`, requestsPerSec: Math.round(sign.rate), p50Ms: 0, p99Ms: 0, detail: { batch: 512 } },
+        {
+          target: 'ledger-pool-sign',
+          path: `${sign.threads} threads`,
+          requestsPerSec: Math.round(sign.rate),
+          p50Ms: 0,
+          p99Ms: 0,
+          detail: { batch: 512 },
+        },
       ],
       ratios: [],
-      subject: { version: svc.version, engine: svc.engine, store: 'sqlite', sqlite_synchronous: 'full', tls: true, clients: CLIENTS, batch: BATCH, window: WINDOW, offered_rate: RATE || null },
+      subject: {
+        version: svc.version,
+        engine: svc.engine,
+        store: 'sqlite',
+        sqlite_synchronous: 'full',
+        tls: true,
+        clients: CLIENTS,
+        batch: BATCH,
+        window: WINDOW,
+        offered_rate: RATE || null,
+      },
       notes: [
         `durable ingest: ${Math.round(rate)} observations/s (target ≥ 25,000) — ${rate >= 25_000 ? 'met' : 'NOT met'}`,
-        `ack latency p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${lat.length} batches (target p99 ≤ 100 ms) — ${lat.length > 0 && p99 <= 100 ? 'met' : 'NOT met'}`,
+        `ack latency p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${lat.length} batches (target p99 ≤ 100 ms) — ` +
+          `${lat.length > 0 && p99 <= 100 ? 'met' : 'NOT met'}`,
         RATE > 0
-          ? `paced: ${RATE} observations/s offered (${Math.round((100 * rate) / RATE)}% acked in the window); latency counts from when each batch was due`
-          : `closed loop: ${CLIENTS * WINDOW * BATCH} observations always in flight, so the mean ack latency is in-flight / throughput ≈ ${rate > 0 ? Math.round((CLIENTS * WINDOW * BATCH * 1000) / rate) : '∞'} ms whatever the server does; SVC_BENCH_INGEST_RATE measures latency at a set load`,
+          ? `paced: ${RATE} observations/s offered (${Math.round((100 * rate) / RATE)}% acked in the window); latency counts from when ` +
+            `each batch was due`
+          : `closed loop: ${CLIENTS * WINDOW * BATCH} observations always in flight, so the mean ack latency is in-flight / throughput ` +
+            `≈ ${rate > 0 ? Math.round((CLIENTS * WINDOW * BATCH * 1000) / rate) : '∞'} ms whatever the server does; ` +
+            `SVC_BENCH_INGEST_RATE measures latency at a set load`,
         `svc CPU (all threads) per 1,000 acked observations: ${cpuMsPer1000 ?? 'n/a'} ms`,
-        `ledger pool sign rate ${Math.round(sign.rate)}/s on ${sign.threads} threads (raw node:crypto ${Math.round(nodeSign)}/s): one ledger record per batch, so the ledger ceiling is ${Math.round(sign.rate)} batches/s (${Math.round(sign.rate * BATCH)} observations/s)`,
+        `ledger pool sign rate ${Math.round(sign.rate)}/s on ${sign.threads} threads (raw node:crypto ${Math.round(nodeSign)}/s): ` +
+          `one ledger record per batch, so the ledger ceiling is ${Math.round(sign.rate)} batches/s (${Math.round(sign.rate * BATCH)} ` +
+          `observations/s)`,
       ],
     };
   } finally {
@@ -204,6 +270,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
 export const scenario: Scenario = {
   name: 'ingest',
-  description: '16 concurrent gRPC ingest clients against svc serve (TLS, SQLite): durable observations/s and ack latency, vs the raw Ed25519 sign rate',
+  description:
+    '16 concurrent gRPC ingest clients against svc serve (TLS, SQLite): durable observations/s and ack latency, vs the raw Ed25519 ' +
+    'sign rate',
   run,
 };

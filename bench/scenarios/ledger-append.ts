@@ -40,7 +40,10 @@ function quantile(sorted: Float64Array, q: number): number {
 }
 
 /** 64 appenders for `seconds`; latency of every append. */
-async function drive(pipeline: LedgerPipeline, seconds: number): Promise<{ count: number; rate: number; p50: number; p99: number; maxMs: number }> {
+async function drive(
+  pipeline: LedgerPipeline,
+  seconds: number,
+): Promise<{ count: number; rate: number; p50: number; p99: number; maxMs: number }> {
   const lat: number[] = [];
   let stop = false;
   let i = 0;
@@ -57,7 +60,13 @@ async function drive(pipeline: LedgerPipeline, seconds: number): Promise<{ count
   clearTimeout(timer);
   const elapsed = (performance.now() - started) / 1000;
   const sorted = Float64Array.from(lat).sort();
-  return { count: lat.length, rate: lat.length / elapsed, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), maxMs: sorted[sorted.length - 1] ?? 0 };
+  return {
+    count: lat.length,
+    rate: lat.length / elapsed,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    maxMs: sorted[sorted.length - 1] ?? 0,
+  };
 }
 
 /** Raw sign rate of the pool: 2 callers keep both threads busy with batches of 512 (no I/O, no hashing). */
@@ -80,7 +89,13 @@ async function rawSignRate(pool: LedgerPool, keyId: string, seconds: number): Pr
   return signed / ((performance.now() - started) / 1000);
 }
 
-async function measureBackend(ctx: BenchContext, name: string, store: Store, pool: LedgerPool, keyring: Keyring): Promise<Measurement & { extra: Record<string, number> }> {
+async function measureBackend(
+  ctx: BenchContext,
+  name: string,
+  store: Store,
+  pool: LedgerPool,
+  keyring: Keyring,
+): Promise<Measurement & { extra: Record<string, number> }> {
   await store.migrate();
   const pipeline = new LedgerPipeline({ store, signer: () => keyring.active, pool });
   ctx.log(`${name}: warm-up ${ctx.options.warmup} s …`);
@@ -107,7 +122,11 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const baselines: Measurement[] = [];
   const ratios: Ratio[] = [];
   const notes: string[] = [];
-  const subject: Record<string, unknown> = { algorithm: keyring.active.algorithm, worker_threads: pool.threads, sqlite_synchronous: 'full' };
+  const subject: Record<string, unknown> = {
+    algorithm: keyring.active.algorithm,
+    worker_threads: pool.threads,
+    sqlite_synchronous: 'full',
+  };
   try {
     // Raw sign rates first, so the figures are not lowered by leftover I/O.
     ctx.log('raw Ed25519 sign rates: node:crypto and libsodium on 2 threads, then the ledger pool …');
@@ -117,9 +136,30 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     await rawSignRate(pool, keyring.active.keyId, 1);
     const poolRate = await rawSignRate(pool, keyring.active.keyId, seconds);
     const signRate = nodeRate;
-    baselines.push({ target: 'node-crypto-ed25519-sign', path: '2 threads', requestsPerSec: Math.round(nodeRate), p50Ms: 0, p99Ms: 0, detail: {} });
-    baselines.push({ target: 'libsodium-ed25519-sign', path: '2 threads', requestsPerSec: Math.round(sodiumRate), p50Ms: 0, p99Ms: 0, detail: {} });
-    baselines.push({ target: 'ledger-pool-sign', path: `${pool.threads} threads`, requestsPerSec: Math.round(poolRate), p50Ms: 0, p99Ms: 0, detail: { batch: 512, engine: ed25519Engine().name } });
+    baselines.push({
+      target: 'node-crypto-ed25519-sign',
+      path: '2 threads',
+      requestsPerSec: Math.round(nodeRate),
+      p50Ms: 0,
+      p99Ms: 0,
+      detail: {},
+    });
+    baselines.push({
+      target: 'libsodium-ed25519-sign',
+      path: '2 threads',
+      requestsPerSec: Math.round(sodiumRate),
+      p50Ms: 0,
+      p99Ms: 0,
+      detail: {},
+    });
+    baselines.push({
+      target: 'ledger-pool-sign',
+      path: `${pool.threads} threads`,
+      requestsPerSec: Math.round(poolRate),
+      p50Ms: 0,
+      p99Ms: 0,
+      detail: { batch: 512, engine: ed25519Engine().name },
+    });
     subject['ed25519_engine'] = ed25519Engine().name;
     // In-thread hashing cost (what the main thread does per record besides I/O).
     const drafts = Array.from({ length: 512 }, (_, i) => draft(i));
@@ -136,8 +176,20 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     try {
       const m = await measureBackend(ctx, 'sqlite', sqlite, pool, keyring);
       raw.push(m);
-      ratios.push({ name: 'sqlite-append/node-crypto-sign', path: 'append', requestsPerSec: Number((m.requestsPerSec / signRate).toFixed(3)), p50: 0, p99: 0 });
-      ratios.push({ name: 'sqlite-append/libsodium-sign', path: 'append', requestsPerSec: Number((m.requestsPerSec / sodiumRate).toFixed(3)), p50: 0, p99: 0 });
+      ratios.push({
+        name: 'sqlite-append/node-crypto-sign',
+        path: 'append',
+        requestsPerSec: Number((m.requestsPerSec / signRate).toFixed(3)),
+        p50: 0,
+        p99: 0,
+      });
+      ratios.push({
+        name: 'sqlite-append/libsodium-sign',
+        path: 'append',
+        requestsPerSec: Number((m.requestsPerSec / sodiumRate).toFixed(3)),
+        p50: 0,
+        p99: 0,
+      });
     } finally {
       await sqlite.close();
     }
@@ -161,7 +213,13 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       try {
         const m = await measureBackend(ctx, 'postgres', store, pool, keyring);
         raw.push(m);
-        ratios.push({ name: 'postgres-append/node-crypto-sign', path: 'append', requestsPerSec: Number((m.requestsPerSec / signRate).toFixed(3)), p50: 0, p99: 0 });
+        ratios.push({
+          name: 'postgres-append/node-crypto-sign',
+          path: 'append',
+          requestsPerSec: Number((m.requestsPerSec / signRate).toFixed(3)),
+          p50: 0,
+          p99: 0,
+        });
       } finally {
         await store.close();
         await temp.drop();
@@ -172,7 +230,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   } finally {
     await pool.close();
   }
-  notes.push('targets (issue 4): ≥ 30,000 appends/s on SQLite, ≥ 40% of the raw two-core node:crypto sign rate, p99 ≤ 10 ms; ≤ 400 B/record');
+  notes.push(
+    'targets (issue 4): ≥ 30,000 appends/s on SQLite, ≥ 40% of the raw two-core node:crypto sign rate, p99 ≤ 10 ms; ≤ 400 B/record',
+  );
   return { raw, baselines, ratios, subject, notes };
 }
 

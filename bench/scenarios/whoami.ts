@@ -16,12 +16,21 @@ const HEALTHZ = '/healthz';
 function wrk(ctx: BenchContext, url: string, durationS: number, headers: Record<string, string>): Promise<WrkResult> {
   const o = ctx.options;
   const lua = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n');
-  return runWrk({ url, threads: o.threads, connections: o.connections, durationS, scriptDir: ctx.tmpDir, lua, scriptName: `whoami-${Object.keys(headers).length}.lua` });
+  return runWrk({
+    url,
+    threads: o.threads,
+    connections: o.connections,
+    durationS,
+    scriptDir: ctx.tmpDir,
+    lua,
+    scriptName: `whoami-${Object.keys(headers).length}.lua`,
+  });
 }
 
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
-  if (o.insecure || o.baselinesOnly) throw new Error('the whoami scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
+  if (o.insecure || o.baselinesOnly)
+    throw new Error('the whoami scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
   const notes: string[] = [];
   const demo = await startDemoSvc(ctx);
   const svc = demo.svc;
@@ -45,10 +54,31 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     }
     const whoami = summariseRounds(WHOAMI, runs.get(WHOAMI) ?? []);
     const healthz = summariseRounds(HEALTHZ, runs.get(HEALTHZ) ?? []);
-    for (const m of [whoami, healthz]) if ((m.detail.errorsTotal as number) > 0) notes.push(`${m.path}: ${String(m.detail.errorsTotal)} errors or non-2xx answers`);
-    const ratio: Ratio = { name: 'whoami/healthz', path: WHOAMI, requestsPerSec: whoami.requestsPerSec / healthz.requestsPerSec, p50: whoami.p50Ms / healthz.p50Ms, p99: whoami.p99Ms / healthz.p99Ms };
-    notes.push(`target: whoami ≥ 0.5 × healthz req/s → ${ratio.requestsPerSec >= 0.5 ? 'met' : 'NOT met'} (${ratio.requestsPerSec.toFixed(2)})`);
-    return { raw: [whoami], baselines: [healthz], ratios: [ratio], subject: { command: svc.args.join(' '), version: svc.version, engine: svc.engine, credential: 'API key (svck_)', rateLimiter: 'on, 10M rps' }, notes };
+    for (const m of [whoami, healthz])
+      if ((m.detail.errorsTotal as number) > 0) notes.push(`${m.path}: ${String(m.detail.errorsTotal)} errors or non-2xx answers`);
+    const ratio: Ratio = {
+      name: 'whoami/healthz',
+      path: WHOAMI,
+      requestsPerSec: whoami.requestsPerSec / healthz.requestsPerSec,
+      p50: whoami.p50Ms / healthz.p50Ms,
+      p99: whoami.p99Ms / healthz.p99Ms,
+    };
+    notes.push(
+      `target: whoami ≥ 0.5 × healthz req/s → ${ratio.requestsPerSec >= 0.5 ? 'met' : 'NOT met'} (${ratio.requestsPerSec.toFixed(2)})`,
+    );
+    return {
+      raw: [whoami],
+      baselines: [healthz],
+      ratios: [ratio],
+      subject: {
+        command: svc.args.join(' '),
+        version: svc.version,
+        engine: svc.engine,
+        credential: 'API key (svck_)',
+        rateLimiter: 'on, 10M rps',
+      },
+      notes,
+    };
   } finally {
     await demo.stop();
   }

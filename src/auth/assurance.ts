@@ -13,14 +13,23 @@ import type { Principal } from './principal.js';
  * Raise a live session to AAL3 until `until` (canonical timestamp); false when the session is not
  * live. Pass `invalidate` (`identityOf(ctx.services).invalidate`) so cached credentials see it now.
  */
-export async function stepUpSession(store: Store, sessionId: string, until: string, opts: { method?: string; invalidate?: () => void } = {}): Promise<boolean> {
+export async function stepUpSession(
+  store: Store,
+  sessionId: string,
+  until: string,
+  opts: { method?: string; invalidate?: () => void } = {},
+): Promise<boolean> {
   const method = opts.method ?? 'hwk';
   const done = await store.transaction(async (tx) => {
     const row = await tx.selectFrom('sessions').select(['amr', 'expires_at', 'revoked_at']).where('id', '=', sessionId).executeTakeFirst();
     if (!row || row.revoked_at !== null || row.expires_at <= nowTimestamp()) return false;
     const amr = new Set(row.amr.split(',').filter(Boolean));
     amr.add(method);
-    await tx.updateTable('sessions').set({ aal: 3, aal_expires_at: until, amr: [...amr].join(',') }).where('id', '=', sessionId).execute();
+    await tx
+      .updateTable('sessions')
+      .set({ aal: 3, aal_expires_at: until, amr: [...amr].join(',') })
+      .where('id', '=', sessionId)
+      .execute();
     return true;
   });
   if (done) opts.invalidate?.();
@@ -37,6 +46,9 @@ export function currentAal(principal: Principal, now: string = nowTimestamp()): 
 /** Throws 403 `step_up_required` unless the caller is a session at AAL3 (tenant region/status, superadmin enable/disable). */
 export function requireAal3(principal: Principal | undefined): void {
   if (!principal || currentAal(principal) < 3) {
-    throw new ApiError('step_up_required', principal?.kind === 'token' ? 'API keys cannot reach AAL3; use a session stepped up with WebAuthn' : undefined);
+    throw new ApiError(
+      'step_up_required',
+      principal?.kind === 'token' ? 'API keys cannot reach AAL3; use a session stepped up with WebAuthn' : undefined,
+    );
   }
 }

@@ -49,7 +49,14 @@ export function createAuthenticator(): Authenticator {
     }
     const params = ctx.params as Record<string, string>;
     const decision = await runtime.pdp.decide({
-      principal: { id: principal.actor, kind: principal.kind, userId: principal.userId, superadmin: principal.superadmin, role, aal: currentAal(principal) },
+      principal: {
+        id: principal.actor,
+        kind: principal.kind,
+        userId: principal.userId,
+        superadmin: principal.superadmin,
+        role,
+        aal: currentAal(principal),
+      },
       action: rule.permission,
       resource: { kind: rule.resource, id: params['id'] ?? params['tenant_id'], tenant },
       context: { method: ctx.method, route: ctx.route, remoteAddress: ctx.remoteAddress, requestId: ctx.requestId },
@@ -60,7 +67,14 @@ export function createAuthenticator(): Authenticator {
     mutable.tenant = tenant;
     if (route.spec.privileged && route.spec.audit && tenant !== undefined) {
       // DECISIONS.md: each privileged read is audited; routes marked `privileged` do not append it themselves.
-      await ctx.services.audit.append(tenant, { actor: principal.actor, actor_kind: principal.actorKind, action: route.spec.audit, target_kind: rule.resource, target_id: params['id'] ?? '', meta: { route: ctx.route, request_id: ctx.requestId } });
+      await ctx.services.audit.append(tenant, {
+        actor: principal.actor,
+        actor_kind: principal.actorKind,
+        action: route.spec.audit,
+        target_kind: rule.resource,
+        target_id: params['id'] ?? '',
+        meta: { route: ctx.route, request_id: ctx.requestId },
+      });
     }
   };
 }
@@ -73,10 +87,16 @@ export function createAuthenticator(): Authenticator {
 async function authenticate(runtime: IdentityRuntime, ctx: RequestContext): Promise<Principal> {
   const authorization = ctx.headers['authorization'];
   const token = authorization === undefined ? cookieSessionToken(ctx.headers, ctx.method) : bearerToken(authorization);
-  if (!token) throw new ApiError('unauthenticated', 'authentication required: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="svc"' });
+  if (!token)
+    throw new ApiError('unauthenticated', 'authentication required: send Authorization: Bearer <token>', {
+      'www-authenticate': 'Bearer realm="svc"',
+    });
   const principal = await resolveCredential(runtime, token);
   // One message for every failure (malformed, unknown, wrong secret, expired, revoked, disabled).
-  if (!principal) throw new ApiError('unauthenticated', 'invalid or expired credential', { 'www-authenticate': 'Bearer realm="svc", error="invalid_token"' });
+  if (!principal)
+    throw new ApiError('unauthenticated', 'invalid or expired credential', {
+      'www-authenticate': 'Bearer realm="svc", error="invalid_token"',
+    });
   if (runtime.limiter.enabled) {
     const d = runtime.limiter.take(principal.actor);
     const headers = rateLimitHeaders(d);

@@ -35,7 +35,18 @@ export async function resolveCredential(runtime: IdentityRuntime, text: string):
       const row = await tx
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
-        .select(['sessions.id', 'sessions.secret_hash', 'sessions.user_id', 'sessions.aal', 'sessions.aal_expires_at', 'sessions.amr', 'sessions.expires_at', 'sessions.revoked_at', 'users.superadmin', 'users.status'])
+        .select([
+          'sessions.id',
+          'sessions.secret_hash',
+          'sessions.user_id',
+          'sessions.aal',
+          'sessions.aal_expires_at',
+          'sessions.amr',
+          'sessions.expires_at',
+          'sessions.revoked_at',
+          'users.superadmin',
+          'users.status',
+        ])
         .where('sessions.selector', '=', parsed.selector)
         .executeTakeFirst();
       if (!secretMatches(parsed.secret, row?.secret_hash) || !row) return undefined;
@@ -61,11 +72,23 @@ export async function resolveCredential(runtime: IdentityRuntime, text: string):
     const row = await tx
       .selectFrom('api_tokens')
       .innerJoin('users', 'users.id', 'api_tokens.user_id')
-      .select(['api_tokens.id', 'api_tokens.secret_hash', 'api_tokens.user_id', 'api_tokens.role', 'api_tokens.org_id', 'api_tokens.superadmin as token_superadmin', 'api_tokens.expires_at', 'api_tokens.revoked_at', 'users.superadmin', 'users.status'])
+      .select([
+        'api_tokens.id',
+        'api_tokens.secret_hash',
+        'api_tokens.user_id',
+        'api_tokens.role',
+        'api_tokens.org_id',
+        'api_tokens.superadmin as token_superadmin',
+        'api_tokens.expires_at',
+        'api_tokens.revoked_at',
+        'users.superadmin',
+        'users.status',
+      ])
       .where('api_tokens.selector', '=', parsed.selector)
       .executeTakeFirst();
     if (!secretMatches(parsed.secret, row?.secret_hash) || !row) return undefined;
-    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now) || row.status !== 'active' || !isRole(row.role)) return undefined;
+    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now) || row.status !== 'active' || !isRole(row.role))
+      return undefined;
     const ceiling = row.role;
     if (row.org_id !== null && !(await findLiveTenant(tx, row.org_id))) return undefined;
     const memberships = await liveMemberships(tx, row.user_id);

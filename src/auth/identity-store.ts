@@ -21,7 +21,14 @@ export interface UserView {
 
 /** Strip a user row down to what may leave the server. */
 export function userView(row: UsersTable): UserView {
-  return { id: row.id, email: row.email, superadmin: row.superadmin === 1, status: row.status, created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    id: row.id,
+    email: row.email,
+    superadmin: row.superadmin === 1,
+    status: row.status,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 /** Normalised e-mail: trimmed and lower-cased (RFC 5321 local parts are case-sensitive in theory, never in practice). */
@@ -59,13 +66,31 @@ export async function liveMemberships(tx: Tx, userId: string): Promise<Array<{ t
 }
 
 /** A live tenant by id. */
-export function findLiveTenant(tx: Tx, id: string): Promise<{ id: string; name: string; region: string; status: 'active' | 'suspended'; created_at: string } | undefined> {
-  return tx.selectFrom('tenants').select(['id', 'name', 'region', 'status', 'created_at']).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+export function findLiveTenant(
+  tx: Tx,
+  id: string,
+): Promise<{ id: string; name: string; region: string; status: 'active' | 'suspended'; created_at: string } | undefined> {
+  return tx
+    .selectFrom('tenants')
+    .select(['id', 'name', 'region', 'status', 'created_at'])
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** Revoke every live session and API key of a user (disable, password change). */
 export async function revokeAllCredentials(tx: Tx, userId: string, at: string): Promise<{ sessions: number; tokens: number }> {
-  const s = await tx.updateTable('sessions').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
-  const t = await tx.updateTable('api_tokens').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  const s = await tx
+    .updateTable('sessions')
+    .set({ revoked_at: at })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  const t = await tx
+    .updateTable('api_tokens')
+    .set({ revoked_at: at })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return { sessions: Number(s.numUpdatedRows), tokens: Number(t.numUpdatedRows) };
 }

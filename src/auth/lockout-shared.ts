@@ -32,7 +32,15 @@ export class SharedLoginLockout implements Lockout {
     const now = this.opts.now();
     const since = now - this.opts.windowMs;
     let wait = 0;
-    const rows = await this.store.transaction((tx) => tx.selectFrom('login_failures').select(['key', 'at_ms']).where('key', 'in', keys.map(digest)).where('at_ms', '>', since).orderBy('at_ms', 'asc').execute());
+    const rows = await this.store.transaction((tx) =>
+      tx
+        .selectFrom('login_failures')
+        .select(['key', 'at_ms'])
+        .where('key', 'in', keys.map(digest))
+        .where('at_ms', '>', since)
+        .orderBy('at_ms', 'asc')
+        .execute(),
+    );
     for (const k of keys.map(digest)) {
       const times = rows.filter((r) => r.key === k).map((r) => Number(r.at_ms));
       if (times.length >= this.opts.maxFailures) {

@@ -26,7 +26,9 @@ const SALT_LEN = 16;
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const N = 2 ** params.log2N;
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_LEN, { N, r: params.r, p: params.p, maxmem: 256 * N * params.r * params.p }, (err, key) => (err ? reject(err) : resolve(key)));
+    scrypt(password.normalize('NFC'), salt, KEY_LEN, { N, r: params.r, p: params.p, maxmem: 256 * N * params.r * params.p }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 
@@ -51,7 +53,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const params = { log2N: Number(parts[1]), r: Number(parts[2]), p: Number(parts[3]) };
   // Bounded so a corrupt row cannot make one login allocate gigabytes.
-  if (![params.log2N, params.r, params.p].every((n) => Number.isInteger(n) && n > 0) || params.log2N > 20 || params.r > 32 || params.p > 16) return false;
+  if (![params.log2N, params.r, params.p].every((n) => Number.isInteger(n) && n > 0) || params.log2N > 20 || params.r > 32 || params.p > 16)
+    return false;
   const salt = Buffer.from(parts[4] as string, 'base64');
   const expected = Buffer.from(parts[5] as string, 'base64');
   const key = await derive(password, salt, params);

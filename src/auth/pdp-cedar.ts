@@ -32,7 +32,14 @@ export function createCedarPdp(policiesText: string, log: PdpLog): PolicyDecisio
         // A policy that errors is skipped by Cedar; were it a `forbid`, skipping it would widen
         // access, so any evaluation error denies (fail closed, docs/policy.md).
         if (answer.response.diagnostics.errors.length > 0) {
-          log.warn({ pdp: 'cedar', action: input.action, errors: answer.response.diagnostics.errors.map((e) => `${e.policyId}: ${e.error.message}`) }, 'cedar policy error; denying');
+          log.warn(
+            {
+              pdp: 'cedar',
+              action: input.action,
+              errors: answer.response.diagnostics.errors.map((e) => `${e.policyId}: ${e.error.message}`),
+            },
+            'cedar policy error; denying',
+          );
           return 'deny';
         }
         return answer.response.decision === 'allow' ? 'allow' : 'deny';
@@ -45,7 +52,13 @@ export function createCedarPdp(policiesText: string, log: PdpLog): PolicyDecisio
 }
 
 /** The Cedar request for one decision: principal, action, resource, context and the entity slice they need. */
-export function cedarRequest(input: PdpInput): { principal: EntityUidJson; action: EntityUidJson; resource: EntityUidJson; context: Record<string, CedarValueJson>; entities: EntityJson[] } {
+export function cedarRequest(input: PdpInput): {
+  principal: EntityUidJson;
+  action: EntityUidJson;
+  resource: EntityUidJson;
+  context: Record<string, CedarValueJson>;
+  entities: EntityJson[];
+} {
   const tenant = input.resource.tenant;
   const tenantUid = tenant ? uid('Tenant', tenant) : undefined;
   const p = input.principal;
@@ -56,9 +69,24 @@ export function cedarRequest(input: PdpInput): { principal: EntityUidJson; actio
   const resource = uid('Resource', input.resource.id ? `${input.resource.kind}/${input.resource.id}` : input.resource.kind);
   const entities: EntityJson[] = [
     // The role check already placed the principal in the request's tenant; Cedar sees it as membership.
-    { uid: principal, attrs: toRecord({ kind: p.kind, actor: p.id, user_id: p.userId, superadmin: p.superadmin, aal: p.aal, ...(p.role ? { role: p.role } : {}) }), parents: tenantUid ? [tenantUid] : [] },
+    {
+      uid: principal,
+      attrs: toRecord({
+        kind: p.kind,
+        actor: p.id,
+        user_id: p.userId,
+        superadmin: p.superadmin,
+        aal: p.aal,
+        ...(p.role ? { role: p.role } : {}),
+      }),
+      parents: tenantUid ? [tenantUid] : [],
+    },
     { uid: action, attrs: {}, parents: verb !== input.action ? [uid('Action', verb)] : [] },
-    { uid: resource, attrs: { kind: input.resource.kind, ...(input.resource.id ? { id: input.resource.id } : {}), ...(tenant ? { tenant } : {}) }, parents: tenantUid ? [tenantUid] : [] },
+    {
+      uid: resource,
+      attrs: { kind: input.resource.kind, ...(input.resource.id ? { id: input.resource.id } : {}), ...(tenant ? { tenant } : {}) },
+      parents: tenantUid ? [tenantUid] : [],
+    },
   ];
   if (tenantUid) entities.push({ uid: tenantUid, attrs: {}, parents: [] });
   const context = toRecord({ ...input.context, aal: p.aal, ...(tenant ? { tenant } : {}) });

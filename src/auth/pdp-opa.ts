@@ -25,7 +25,9 @@ export function createOpaPdp(options: OpaOptions, log: PdpLog): PolicyDecisionPo
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PdpConfigError('SERVICE_PDP_OPA_URL must be http:// or https://');
   if (!url.pathname.startsWith('/v1/data/') || url.pathname === '/v1/data/') {
-    throw new PdpConfigError(`SERVICE_PDP_OPA_URL must name a decision under /v1/data/, e.g. http://127.0.0.1:8181/v1/data/svc/allow; got path ${url.pathname}`);
+    throw new PdpConfigError(
+      `SERVICE_PDP_OPA_URL must name a decision under /v1/data/, e.g. http://127.0.0.1:8181/v1/data/svc/allow; got path ${url.pathname}`,
+    );
   }
   const target = url.toString();
   return {

@@ -53,7 +53,8 @@ export async function selectPdp(config: PdpConfig, log: PdpLog): Promise<PolicyD
     case 'none':
       return nonePdp;
     case 'cedar': {
-      if (!config.cedarPolicies) throw new PdpConfigError('SERVICE_PDP_ENGINE=cedar needs SERVICE_PDP_CEDAR_POLICIES (a Cedar policy file)');
+      if (!config.cedarPolicies)
+        throw new PdpConfigError('SERVICE_PDP_ENGINE=cedar needs SERVICE_PDP_CEDAR_POLICIES (a Cedar policy file)');
       let text: string;
       try {
         text = await readFile(config.cedarPolicies, 'utf8');
@@ -63,7 +64,8 @@ export async function selectPdp(config: PdpConfig, log: PdpLog): Promise<PolicyD
       return createCedarPdp(text, log);
     }
     case 'opa': {
-      if (!config.opaUrl) throw new PdpConfigError('SERVICE_PDP_ENGINE=opa needs SERVICE_PDP_OPA_URL (e.g. http://127.0.0.1:8181/v1/data/svc/allow)');
+      if (!config.opaUrl)
+        throw new PdpConfigError('SERVICE_PDP_ENGINE=opa needs SERVICE_PDP_OPA_URL (e.g. http://127.0.0.1:8181/v1/data/svc/allow)');
       return createOpaPdp({ url: config.opaUrl, timeoutMs: config.opaTimeoutMs ?? DEFAULT_OPA_TIMEOUT_MS }, log);
     }
   }

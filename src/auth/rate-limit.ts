@@ -65,7 +65,11 @@ export class RateLimiter {
 
 /** The response header fields of a decision. */
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  const h: Record<string, string> = { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(d.resetSeconds) };
+  const h: Record<string, string> = {
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.resetSeconds),
+  };
   if (!d.allowed) h['retry-after'] = String(d.resetSeconds);
   return h;
 }

@@ -102,7 +102,11 @@ export async function startInvalidationLink(dsn: string, onRemote: () => void, l
       });
       try {
         // Who must acknowledge: every other replica's listening connection open now.
-        const r = await c.query<{ n: string }>('select count(*) as n from pg_stat_activity where application_name = $1 and datname = current_database() and pid <> pg_backend_pid()', [LISTENER_NAME]);
+        const r = await c.query<{ n: string }>(
+          'select count(*) as n from pg_stat_activity where application_name = $1 and datname = current_database() and pid <> ' +
+            'pg_backend_pid()',
+          [LISTENER_NAME],
+        );
         const w = waiters.get(seq)!;
         w.expected = Number(r.rows[0]?.n ?? 0);
         if (w.expected === 0) w.done();
@@ -110,10 +114,16 @@ export async function startInvalidationLink(dsn: string, onRemote: () => void, l
         if (w.acked.size >= w.expected) w.done();
         await acked;
         if (w.acked.size < w.expected) {
-          log.warn({ expected: w.expected, acknowledged: w.acked.size }, 'not every replica acknowledged an identity change in time; their caches expire within 5 s');
+          log.warn(
+            { expected: w.expected, acknowledged: w.acked.size },
+            'not every replica acknowledged an identity change in time; their caches expire within 5 s',
+          );
         }
       } catch (err) {
-        log.warn({ err: (err as Error).message }, 'could not tell the other replicas of an identity change; their caches expire within 5 s');
+        log.warn(
+          { err: (err as Error).message },
+          'could not tell the other replicas of an identity change; their caches expire within 5 s',
+        );
       } finally {
         clearTimeout(timer);
         waiters.delete(seq);
@@ -128,7 +138,12 @@ export async function startInvalidationLink(dsn: string, onRemote: () => void, l
 }
 
 /** Wires `identity` to the other replicas on a Postgres store; returns the link's close (or nothing on SQLite). */
-export async function shareInvalidations(identity: { invalidateLocal(): void; publishInvalidation: (() => Promise<void>) | undefined }, store: { backend: string }, dsn: string | undefined, log: Log): Promise<(() => Promise<void>) | undefined> {
+export async function shareInvalidations(
+  identity: { invalidateLocal(): void; publishInvalidation: (() => Promise<void>) | undefined },
+  store: { backend: string },
+  dsn: string | undefined,
+  log: Log,
+): Promise<(() => Promise<void>) | undefined> {
   if (store.backend !== 'postgres' || dsn === undefined) return undefined;
   const link = await startInvalidationLink(dsn, () => identity.invalidateLocal(), log);
   identity.publishInvalidation = () => link.publish();
@@ -136,7 +151,10 @@ export async function shareInvalidations(identity: { invalidateLocal(): void; pu
 }
 
 /** Wraps a mutation: it answers only once its invalidations (if any) reached the other replicas. */
-export function publishedAround<C>(around: (ctx: C, handler: () => unknown) => unknown, identity: { invalidationsPublished(): Promise<void> }): (ctx: C, handler: () => unknown) => unknown {
+export function publishedAround<C>(
+  around: (ctx: C, handler: () => unknown) => unknown,
+  identity: { invalidationsPublished(): Promise<void> },
+): (ctx: C, handler: () => unknown) => unknown {
   return (ctx, handler) =>
     around(ctx, () => {
       const r = handler();

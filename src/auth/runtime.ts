@@ -50,7 +50,9 @@ export interface IdentityOptions {
   /** scrypt cost of new hashes; `svc serve` always uses PASSWORD_PARAMS (tests may lower it for speed) */
   passwordParams?: ScryptParams;
   now?: () => number;
-  /** count failed logins in the store, for every replica on it (Postgres; docs/scale-out.md); default: when the store has concurrent writers */
+  /**
+   * count failed logins in the store, for every replica on it (Postgres; docs/scale-out.md); default: when the store has concurrent writers
+   */
   sharedLockout?: boolean;
 }
 
@@ -84,7 +86,9 @@ export class IdentityRuntime {
     this.dataDir = opts.dataDir;
     this.now = opts.now ?? Date.now;
     const shared = opts.sharedLockout ?? opts.store.capabilities.supportsConcurrentWriters;
-    this.lockout = shared ? new SharedLoginLockout(opts.store, { now: this.now, ...opts.lockout }) : new LoginLockout({ now: this.now, ...opts.lockout });
+    this.lockout = shared
+      ? new SharedLoginLockout(opts.store, { now: this.now, ...opts.lockout })
+      : new LoginLockout({ now: this.now, ...opts.lockout });
     this.limiter = new RateLimiter({ now: this.now, ...opts.rateLimit });
     this.pdp = opts.pdp ?? nonePdp;
     this.catalog = permissionCatalog(opts.routes);
@@ -194,7 +198,10 @@ export function rateLimitFromEnv(env: NodeJS.ProcessEnv): Partial<RateLimitOptio
     if (!/^\d+$/.test(v)) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
     return Number(v);
   };
-  return { ratePerSecond: num('SERVICE_RATE_LIMIT_RPS', RATE_LIMIT_DEFAULTS.ratePerSecond), burst: Math.max(1, num('SERVICE_RATE_LIMIT_BURST', RATE_LIMIT_DEFAULTS.burst)) };
+  return {
+    ratePerSecond: num('SERVICE_RATE_LIMIT_RPS', RATE_LIMIT_DEFAULTS.ratePerSecond),
+    burst: Math.max(1, num('SERVICE_RATE_LIMIT_BURST', RATE_LIMIT_DEFAULTS.burst)),
+  };
 }
 
 /** The identity runtime of a request, or a 500 when the server was built without one. */

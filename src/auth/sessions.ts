@@ -14,7 +14,11 @@ export interface IssuedSession {
 }
 
 /** Insert a new session for `userId`, returning its token (shown once). */
-export async function createSession(tx: Transaction<Database>, userId: string, carry: { aal?: number; aalExpiresAt?: string | null; amr?: string } = {}): Promise<IssuedSession> {
+export async function createSession(
+  tx: Transaction<Database>,
+  userId: string,
+  carry: { aal?: number; aalExpiresAt?: string | null; amr?: string } = {},
+): Promise<IssuedSession> {
   const minted = mintToken('session');
   const nowNs = nowEpochNs();
   const createdAt = formatTimestamp(nowNs);
@@ -22,13 +26,29 @@ export async function createSession(tx: Transaction<Database>, userId: string, c
   const id = uuid7();
   await tx
     .insertInto('sessions')
-    .values({ id, selector: minted.selector, secret_hash: minted.secretHash, user_id: userId, aal: carry.aal ?? 1, aal_expires_at: carry.aalExpiresAt ?? null, amr: carry.amr ?? 'pwd', created_at: createdAt, expires_at: expiresAt, revoked_at: null })
+    .values({
+      id,
+      selector: minted.selector,
+      secret_hash: minted.secretHash,
+      user_id: userId,
+      aal: carry.aal ?? 1,
+      aal_expires_at: carry.aalExpiresAt ?? null,
+      amr: carry.amr ?? 'pwd',
+      created_at: createdAt,
+      expires_at: expiresAt,
+      revoked_at: null,
+    })
     .execute();
   return { token: minted.token, session_id: id, expires_at: expiresAt };
 }
 
 /** Revoke one live session; false when it was already revoked (a concurrent logout or refresh won). */
 export async function revokeSession(tx: Transaction<Database>, sessionId: string, at: string): Promise<boolean> {
-  const r = await tx.updateTable('sessions').set({ revoked_at: at }).where('id', '=', sessionId).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await tx
+    .updateTable('sessions')
+    .set({ revoked_at: at })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

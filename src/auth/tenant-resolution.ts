@@ -24,7 +24,8 @@ export function tenantHeader(headers: Readonly<Record<string, string>>): string 
 /** The tenant a request acts in; `required: false` answers undefined instead of 400 when none is implied. */
 export function resolveTenant(principal: Principal, header: string | undefined, required: boolean): string | undefined {
   if (principal.boundTenant !== null) {
-    if (header !== undefined && header !== principal.boundTenant) throw new ApiError('forbidden', 'this API key is bound to another tenant');
+    if (header !== undefined && header !== principal.boundTenant)
+      throw new ApiError('forbidden', 'this API key is bound to another tenant');
     return principal.boundTenant;
   }
   if (header !== undefined) return header;

@@ -31,7 +31,14 @@ export function parseTtl(text: string): number | null | undefined {
 export function tokenDefaultTtlFromEnv(env: Record<string, string | undefined>): number {
   const raw = env['SERVICE_TOKEN_DEFAULT_TTL']?.trim() || DEFAULT_TOKEN_TTL;
   const ms = parseTtl(raw);
-  if (ms === null) throw new RangeError('SERVICE_TOKEN_DEFAULT_TTL cannot be "never": a key that never expires is asked for per key (ttl "never", svc tokens issue --ttl never)');
-  if (ms === undefined) throw new RangeError(`SERVICE_TOKEN_DEFAULT_TTL must be a count and a unit (m, h, d, w), e.g. 90d, up to 100 years; got ${JSON.stringify(raw)}`);
+  if (ms === null)
+    throw new RangeError(
+      'SERVICE_TOKEN_DEFAULT_TTL cannot be "never": a key that never expires is asked for per key (ttl "never", svc tokens issue ' +
+        '--ttl never)',
+    );
+  if (ms === undefined)
+    throw new RangeError(
+      `SERVICE_TOKEN_DEFAULT_TTL must be a count and a unit (m, h, d, w), e.g. 90d, up to 100 years; got ${JSON.stringify(raw)}`,
+    );
   return ms;
 }

@@ -87,8 +87,10 @@ export const LIMITS = { maxRate: 200_000, maxDurationMs: 300_000, maxConnections
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   if (!(o.rate > 0 && o.rate <= LIMITS.maxRate)) throw new RangeError(`rate must be in (0, ${LIMITS.maxRate}]`);
-  if (!(o.durationMs > 0 && o.durationMs <= LIMITS.maxDurationMs)) throw new RangeError(`duration must be in (0, ${LIMITS.maxDurationMs / 1000}s]`);
-  if (!(Number.isInteger(o.connections) && o.connections >= 1 && o.connections <= LIMITS.maxConnections)) throw new RangeError(`connections must be an integer in [1, ${LIMITS.maxConnections}]`);
+  if (!(o.durationMs > 0 && o.durationMs <= LIMITS.maxDurationMs))
+    throw new RangeError(`duration must be in (0, ${LIMITS.maxDurationMs / 1000}s]`);
+  if (!(Number.isInteger(o.connections) && o.connections >= 1 && o.connections <= LIMITS.maxConnections))
+    throw new RangeError(`connections must be an integer in [1, ${LIMITS.maxConnections}]`);
   const graceMs = o.graceMs ?? 5_000;
   const pool = new Pool(o.origin, { connections: o.connections, pipelining: 1, ...(o.connect ? { connect: o.connect } : {}) });
   const intervalMs = 1000 / o.rate;

@@ -29,7 +29,18 @@ export interface Profile {
   peak_factor?: number;
 }
 
-export const PROFILE_FIELDS: Array<keyof Profile> = ['name', 'agents', 'collectors', 'observations_per_sec', 'edges', 'records_per_day', 'retention_days', 'exports_per_day', 'siem_forwarding', 'policy_decisions_per_sec'];
+export const PROFILE_FIELDS: Array<keyof Profile> = [
+  'name',
+  'agents',
+  'collectors',
+  'observations_per_sec',
+  'edges',
+  'records_per_day',
+  'retention_days',
+  'exports_per_day',
+  'siem_forwarding',
+  'policy_decisions_per_sec',
+];
 
 /** One figure with where it came from. */
 export interface Figure {
@@ -88,7 +99,8 @@ export function figuresFrom(latest: Map<string, { file: string; result: ResultFi
   const layout = get('accessmap-layout');
   if (layout) {
     const bpe = layout.result.raw.map((m) => m.detail?.bytesPerEdge).filter((v): v is number => typeof v === 'number');
-    if (bpe.length > 0) put('accessmap_bytes_per_edge', Math.max(...bpe), 'bytes/edge (largest layout measured, incl. indexes)', layout.file);
+    if (bpe.length > 0)
+      put('accessmap_bytes_per_edge', Math.max(...bpe), 'bytes/edge (largest layout measured, incl. indexes)', layout.file);
   }
   const exp = get('export');
   if (exp) {
@@ -158,23 +170,40 @@ export function plan(p: Profile, f: Figures): PlanAnswer {
   const memory = Math.ceil((v('idle_rss_mib') + accessmapBytes / 1024 ** 2) * 1.25);
 
   const reasons: string[] = [];
-  if (utilisation > TARGET_UTILISATION) reasons.push(`the profile needs ${(utilisation * 100).toFixed(0)} % of this host's CPU at peak, above the ${TARGET_UTILISATION * 100} % that leaves 30 % headroom`);
-  if (writerShare > TARGET_UTILISATION) reasons.push(`${ledgerPeak.toFixed(0)} ledger appends/s at peak is ${(writerShare * 100).toFixed(0)} % of SQLite's single writer (${v('ledger_appends_sqlite_per_sec').toFixed(0)}/s measured)`);
+  if (utilisation > TARGET_UTILISATION)
+    reasons.push(
+      `the profile needs ${(utilisation * 100).toFixed(0)} % of this host's CPU at peak, above the ${TARGET_UTILISATION * 100} % ` +
+        `that leaves 30 % headroom`,
+    );
+  if (writerShare > TARGET_UTILISATION)
+    reasons.push(
+      `${ledgerPeak.toFixed(0)} ledger appends/s at peak is ${(writerShare * 100).toFixed(0)} % of SQLite's single writer ` +
+        `(${v('ledger_appends_sqlite_per_sec').toFixed(0)}/s measured)`,
+    );
   if (total > SQLITE_MAX_BYTES) reasons.push(`${fmtBytes(total)} for the retention is above the 1 TiB kept in one SQLite file`);
   const fits = reasons.length === 0;
   const nodes = fits ? 1 : Math.max(2, Math.ceil(utilisation / TARGET_UTILISATION));
-  if (fits) reasons.push(`${(utilisation * 100).toFixed(1)} % of this host's CPU at peak and ${(writerShare * 100).toFixed(1)} % of SQLite's single writer: one node with SQLite`);
+  if (fits)
+    reasons.push(
+      `${(utilisation * 100).toFixed(1)} % of this host's CPU at peak and ${(writerShare * 100).toFixed(1)} % of SQLite's single ` +
+        `writer: one node with SQLite`,
+    );
   else {
     reasons.push(`Postgres with ${nodes} API replicas (each node taken to give this host's measured capacity; Postgres on its own host)`);
     const pg = f.ledger_appends_postgres_per_sec?.value;
-    if (pg !== undefined && ledgerPeak > pg * TARGET_UTILISATION) reasons.push(`${ledgerPeak.toFixed(0)} appends/s is above 70 % of one Postgres chain's measured ${pg.toFixed(0)}/s: the ledger has one writer per chain, so split the load over tenants (one chain each)`);
+    if (pg !== undefined && ledgerPeak > pg * TARGET_UTILISATION)
+      reasons.push(
+        `${ledgerPeak.toFixed(0)} appends/s is above 70 % of one Postgres chain's measured ${pg.toFixed(0)}/s: the ledger has one ` +
+          `writer per chain, so split the load over tenants (one chain each)`,
+      );
   }
   const measured = Object.entries(f).map(([k, x]) => `${k} = ${round(x.value)} ${x.unit} (${x.source})`);
   const extrapolated = [
     `peak factor ${peak} on records/day (assumed, set peak_factor in the profile)`,
     'CPU share = sum of asked rate ÷ measured rate per kind of work (assumes the kinds of work cost the same mixed as alone)',
     'each export covers one day of records; SIEM forwarding costs as much CPU per record as an export',
-    'disk: measured bytes per record and per edge times the profile counts; SQLite WAL is bounded by its checkpoints and not counted per record',
+    'disk: measured bytes per record and per edge times the profile counts; SQLite WAL is bounded by its checkpoints and not counted ' +
+      'per record',
     'memory: idle RSS + a page cache holding the whole access map, + 25 %',
     ...(fits ? [] : [`${nodes} nodes: linear scale-out of the one-node figures over Postgres (not measured)`]),
   ];
@@ -183,10 +212,19 @@ export function plan(p: Profile, f: Figures): PlanAnswer {
     fits_one_node_sqlite: fits,
     store: fits ? 'sqlite' : 'postgres',
     nodes,
-    cpu: { utilisation: round(utilisation), headroom: round(Math.max(0, 1 - utilisation)), breakdown: Object.fromEntries(Object.entries(breakdown).map(([k, x]) => [k, round(x)])) },
+    cpu: {
+      utilisation: round(utilisation),
+      headroom: round(Math.max(0, 1 - utilisation)),
+      breakdown: Object.fromEntries(Object.entries(breakdown).map(([k, x]) => [k, round(x)])),
+    },
     ledger: { appends_per_sec_peak: round(ledgerPeak), sqlite_single_writer_share: round(writerShare) },
     memory_mib: memory,
-    disk: { bytes_per_day: Math.round(ledgerDay), ledger_bytes_retention: Math.round(ledgerRetention), accessmap_bytes: Math.round(accessmapBytes), total_bytes_retention: Math.round(total) },
+    disk: {
+      bytes_per_day: Math.round(ledgerDay),
+      ledger_bytes_retention: Math.round(ledgerRetention),
+      accessmap_bytes: Math.round(accessmapBytes),
+      total_bytes_retention: Math.round(total),
+    },
     reasons,
     figures: f,
     measured,
@@ -202,9 +240,11 @@ export function parseProfile(doc: unknown): Profile {
     if (d[k] === undefined) throw new TypeError(`the profile lacks ${k}`);
     if (k === 'name' && typeof d[k] !== 'string') throw new TypeError('name must be a string');
     if (k === 'siem_forwarding' && typeof d[k] !== 'boolean') throw new TypeError('siem_forwarding must be true or false');
-    if (k !== 'name' && k !== 'siem_forwarding' && !(typeof d[k] === 'number' && (d[k] as number) >= 0)) throw new TypeError(`${k} must be a number ≥ 0`);
+    if (k !== 'name' && k !== 'siem_forwarding' && !(typeof d[k] === 'number' && (d[k] as number) >= 0))
+      throw new TypeError(`${k} must be a number ≥ 0`);
   }
-  if (d.peak_factor !== undefined && !(typeof d.peak_factor === 'number' && d.peak_factor >= 1)) throw new TypeError('peak_factor must be a number ≥ 1');
+  if (d.peak_factor !== undefined && !(typeof d.peak_factor === 'number' && d.peak_factor >= 1))
+    throw new TypeError('peak_factor must be a number ≥ 1');
   return d as unknown as Profile;
 }
 

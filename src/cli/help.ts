@@ -8,7 +8,18 @@ import type { BaseContext, CommandClass, Definition } from 'clipanion';
 import { ClientCommand } from './client/base-command.js';
 
 /** The flags every client command shares (ClientCommand), printed once under "Client flags". */
-export const CLIENT_FLAGS = ['--server', '--tenant', '--token', '--token-file', '--ca-cert', '--pin-sha256', '--insecure', '--allow-cleartext', '--timeout', '--context'];
+export const CLIENT_FLAGS = [
+  '--server',
+  '--tenant',
+  '--token',
+  '--token-file',
+  '--ca-cert',
+  '--pin-sha256',
+  '--insecure',
+  '--allow-cleartext',
+  '--timeout',
+  '--context',
+];
 
 /** `--server #0` → `--server <server>`, `-o,--output #0` → `-o,--output <output>`; any other `#n` → `<value>`. */
 export function namePlaceholders(text: string): string {
@@ -29,14 +40,19 @@ export class SvcCli extends Cli<BaseContext> {
   }
 
   /** Every usage line and option definition (help, definitions, docs/cli.md) passes here: name the placeholders. */
-  protected override getUsageByIndex(n: number, opts?: { detailed?: boolean; inlineOptions?: boolean }): ReturnType<Cli<BaseContext>['getUsageByIndex']> {
+  protected override getUsageByIndex(
+    n: number,
+    opts?: { detailed?: boolean; inlineOptions?: boolean },
+  ): ReturnType<Cli<BaseContext>['getUsageByIndex']> {
     const { usage, options } = super.getUsageByIndex(n, opts);
     return { usage: namePlaceholders(usage), options: options.map((o) => ({ ...o, definition: namePlaceholders(o.definition) })) };
   }
 
   /** Every command path (without `svc`), e.g. `['agent', 'ls']`, documented commands only. */
   paths(): string[][] {
-    return this.#commands.filter((c) => c.usage !== undefined).flatMap((c) => (c.paths ?? []).filter((p) => p.length > 0 && !p[0]?.startsWith('-')));
+    return this.#commands
+      .filter((c) => c.usage !== undefined)
+      .flatMap((c) => (c.paths ?? []).filter((p) => p.length > 0 && !p[0]?.startsWith('-')));
   }
 
   /** One line per command: path, positionals and its own options (not the client flags), then its description. */
@@ -50,7 +66,10 @@ export class SvcCli extends Cli<BaseContext> {
       if (def === undefined) continue;
       const client = command.prototype instanceof ClientCommand;
       const own = def.options
-        .filter((o) => !/(^|,)(-o|--output)\b/.test(o.definition) && !(client && CLIENT_FLAGS.some((f) => o.definition.split(/[ ,]/).includes(f))))
+        .filter(
+          (o) =>
+            !/(^|,)(-o|--output)\b/.test(o.definition) && !(client && CLIENT_FLAGS.some((f) => o.definition.split(/[ ,]/).includes(f))),
+        )
         .map((o) => (o.required ? `<${o.definition}>` : `[${o.definition}]`));
       const line = `  ${namePlaceholders([def.usage, ...own].join(' '))}\n    ${(command.usage.description ?? '').trim()}`;
       const category = command.usage.category ?? 'General';
@@ -63,8 +82,14 @@ export class SvcCli extends Cli<BaseContext> {
   #overview(): string {
     const out = [`${this.binaryLabel ?? 'svc'} - ${this.binaryVersion ?? ''}`, '', '  $ svc <command> [flags]', ''];
     const byCategory = this.#lines(() => true);
-    for (const category of [...byCategory.keys()].sort()) out.push(category, '', ...(byCategory.get(category) ?? []).flatMap((l) => [l, '']));
-    out.push(...clientFlagsSection(this.#clientDefinition()), '', 'Run `svc <command> --help` for a command\'s details, `svc <group> --help` (e.g. `svc agent --help`) for a group.', '');
+    for (const category of [...byCategory.keys()].sort())
+      out.push(category, '', ...(byCategory.get(category) ?? []).flatMap((l) => [l, '']));
+    out.push(
+      ...clientFlagsSection(this.#clientDefinition()),
+      '',
+      "Run `svc <command> --help` for a command's details, `svc <group> --help` (e.g. `svc agent --help`) for a group.",
+      '',
+    );
     return out.join('\n');
   }
 
@@ -72,8 +97,13 @@ export class SvcCli extends Cli<BaseContext> {
   groupUsage(prefix: readonly string[]): string {
     const byCategory = this.#lines((p) => prefix.every((w, i) => p[i] === w) && p.length > prefix.length);
     const out = [`  $ svc ${prefix.join(' ')} <command> [flags]`, ''];
-    for (const category of [...byCategory.keys()].sort()) out.push(category, '', ...(byCategory.get(category) ?? []).flatMap((l) => [l, '']));
-    out.push('Client flags (--server, --token, --context, …) are listed once in `svc --help`; `svc <command> --help` shows every flag of a command.', '');
+    for (const category of [...byCategory.keys()].sort())
+      out.push(category, '', ...(byCategory.get(category) ?? []).flatMap((l) => [l, '']));
+    out.push(
+      'Client flags (--server, --token, --context, …) are listed once in `svc --help`; `svc <command> --help` shows every flag of a ' +
+        'command.',
+      '',
+    );
     return out.join('\n');
   }
 
@@ -85,7 +115,9 @@ export class SvcCli extends Cli<BaseContext> {
 }
 
 function clientFlagsSection(def: Definition | undefined): string[] {
-  const options = (def?.options ?? []).filter((o) => CLIENT_FLAGS.some((f) => o.definition.split(/[ ,]/).includes(f)) || /--output/.test(o.definition));
+  const options = (def?.options ?? []).filter(
+    (o) => CLIENT_FLAGS.some((f) => o.definition.split(/[ ,]/).includes(f)) || /--output/.test(o.definition),
+  );
   const width = Math.max(0, ...options.map((o) => o.definition.length));
   return [
     'Client flags (every command that talks to a server; -o also on the others)',
@@ -115,7 +147,8 @@ export function suggestCommand(argv: readonly string[], paths: readonly string[]
     const typed = words.slice(0, path.length).join(' ');
     const wanted = path.join(' ');
     const distance = editDistance(typed, wanted);
-    if (distance > 0 && distance <= Math.max(2, Math.floor(wanted.length / 4)) && (best === undefined || distance < best.distance)) best = { path: wanted, distance };
+    if (distance > 0 && distance <= Math.max(2, Math.floor(wanted.length / 4)) && (best === undefined || distance < best.distance))
+      best = { path: wanted, distance };
   }
   return best?.path;
 }

@@ -42,7 +42,11 @@ export async function main(argv: string[]): Promise<void> {
   }
   const paths = cli.paths();
   const group = groupOf(argv, paths);
-  if (group !== undefined && argv.length - group.length <= 1 && (argv.length === group.length || ['--help', '-h'].includes(argv[group.length] ?? ''))) {
+  if (
+    group !== undefined &&
+    argv.length - group.length <= 1 &&
+    (argv.length === group.length || ['--help', '-h'].includes(argv[group.length] ?? ''))
+  ) {
     // A group prints its commands: on stdout with exit 0 when asked (--help), else on stderr, exit 2 (like bare `svc`).
     const asked = argv.length > group.length;
     (asked ? context.stdout : context.stderr).write(cli.groupUsage(group));
@@ -56,10 +60,15 @@ export async function main(argv: string[]): Promise<void> {
     let reason = describeParseError(err);
     if (reason === 'unknown command') {
       const nearest = suggestCommand(argv, paths);
-      if (nearest !== undefined) reason = `unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, nearest.split(' ').length).join(' ')}"; did you mean "svc ${nearest}"?`;
+      if (nearest !== undefined)
+        reason = `unknown command "${argv
+          .filter((a) => !a.startsWith('-'))
+          .slice(0, nearest.split(' ').length)
+          .join(' ')}"; did you mean "svc ${nearest}"?`;
       else {
         const within = enclosingGroup(argv, paths);
-        if (within !== undefined) reason = `unknown command under "svc ${within.join(' ')}" (run "svc ${within.join(' ')} --help" for its commands)`;
+        if (within !== undefined)
+          reason = `unknown command under "svc ${within.join(' ')}" (run "svc ${within.join(' ')} --help" for its commands)`;
       }
     }
     const failure = new CliUsageError(reason.endsWith('?') ? reason : `${reason}; run "svc --help" for usage`);
@@ -103,5 +112,7 @@ function describeParseError(err: unknown): string {
 
 /** Whether `-o json` appears on a command line that did not parse, so the error goes out as JSON too. */
 function wantsJson(argv: readonly string[]): boolean {
-  return argv.some((arg, i) => ((arg === '-o' || arg === '--output') && argv[i + 1] === 'json') || arg === '-ojson' || arg === '--output=json');
+  return argv.some(
+    (arg, i) => ((arg === '-o' || arg === '--output') && argv[i + 1] === 'json') || arg === '-ojson' || arg === '--output=json',
+  );
 }

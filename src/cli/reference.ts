@@ -25,7 +25,8 @@ export function renderCliReference(cli: Cli<BaseContext>, commands: readonly Com
     if (details) out.push(details, '');
     if (def.options.length > 0) {
       out.push('| Option | Description |', '|---|---|');
-      for (const option of def.options) out.push(`| \`${option.definition.replace(/#0/g, '<value>')}\` | ${(option.description ?? '').trim().replace(/\|/g, '\\|')} |`);
+      for (const option of def.options)
+        out.push(`| \`${option.definition.replace(/#0/g, '<value>')}\` | ${(option.description ?? '').trim().replace(/\|/g, '\\|')} |`);
       out.push('');
     }
     if (def.examples && def.examples.length > 0) {

@@ -45,7 +45,16 @@ export class Collector {
 
   constructor(private readonly opts: CollectorOptions) {
     this.spool = Spool.open({ dir: opts.spoolDir });
-    this.pusher = new Pusher({ coreAddr: opts.coreAddr, tls: opts.tls, token: opts.token, name: opts.config.name, ...(opts.config.tenant ? { tenant: opts.config.tenant } : {}), spool: this.spool, log: opts.log, ...(opts.backoff ? { backoff: opts.backoff } : {}) });
+    this.pusher = new Pusher({
+      coreAddr: opts.coreAddr,
+      tls: opts.tls,
+      token: opts.token,
+      name: opts.config.name,
+      ...(opts.config.tenant ? { tenant: opts.config.tenant } : {}),
+      spool: this.spool,
+      log: opts.log,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+    });
     this.sources = opts.config.sources.map((s) => this.openSource(s));
   }
 
@@ -148,7 +157,10 @@ export class Collector {
     await this.pusher.stop();
     for (const s of this.sources) s.close();
     this.spool.close();
-    this.opts.log.info({ drained: empty, unacked: this.spool.size, ...this.pusher.stats }, empty ? 'collector drained' : 'collector stopped with unacked batches left in the spool');
+    this.opts.log.info(
+      { drained: empty, unacked: this.spool.size, ...this.pusher.stats },
+      empty ? 'collector drained' : 'collector stopped with unacked batches left in the spool',
+    );
     return empty;
   }
 }

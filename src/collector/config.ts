@@ -39,7 +39,8 @@ export class CollectorConfigError extends Error {
 
 function int(v: unknown, what: string, min: number, max: number, fallback: number): number {
   if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new CollectorConfigError(`${what} must be an integer in ${min}..${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new CollectorConfigError(`${what} must be an integer in ${min}..${max}`);
   return v;
 }
 
@@ -53,7 +54,9 @@ export function parseCollectorConfig(text: string, baseDir: string): CollectorCo
   }
   if (typeof raw !== 'object' || raw === null) throw new CollectorConfigError('config must be an object with a `sources` list');
   const c = raw as Record<string, unknown>;
-  for (const k of Object.keys(c)) if (!['name', 'tenant', 'sources', 'batch', 'poll_ms'].includes(k)) throw new CollectorConfigError(`unknown config key ${JSON.stringify(k)}`);
+  for (const k of Object.keys(c))
+    if (!['name', 'tenant', 'sources', 'batch', 'poll_ms'].includes(k))
+      throw new CollectorConfigError(`unknown config key ${JSON.stringify(k)}`);
   if (!Array.isArray(c['sources']) || c['sources'].length === 0) throw new CollectorConfigError('config needs a non-empty `sources` list');
   const names = new Set<string>();
   const sources = (c['sources'] as unknown[]).map((s, i) => {
@@ -70,7 +73,11 @@ export function parseCollectorConfig(text: string, baseDir: string): CollectorCo
   const name = c['name'] === undefined ? hostname() : c['name'];
   if (typeof name !== 'string' || name.length === 0 || name.length > 128) throw new CollectorConfigError('name must be 1..128 characters');
   const tenant = c['tenant'];
-  if (tenant !== undefined && (typeof tenant !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(tenant))) throw new CollectorConfigError('tenant must be a lowercase UUID');
+  if (
+    tenant !== undefined &&
+    (typeof tenant !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(tenant))
+  )
+    throw new CollectorConfigError('tenant must be a lowercase UUID');
   return {
     name,
     ...(tenant === undefined ? {} : { tenant: tenant as string }),

@@ -8,9 +8,29 @@
 export type ItemKind = 'edge' | 'finding' | 'cost';
 
 const FIELDS: Record<ItemKind, Record<string, 'string' | 'number'>> = {
-  edge: { origin_kind: 'string', origin_id: 'string', origin_ref: 'string', resource_id: 'string', resource_ref: 'string', mode: 'string', confidence: 'string', signal_source: 'string', observed_at: 'string', attribution: 'string', count: 'number' },
+  edge: {
+    origin_kind: 'string',
+    origin_id: 'string',
+    origin_ref: 'string',
+    resource_id: 'string',
+    resource_ref: 'string',
+    mode: 'string',
+    confidence: 'string',
+    signal_source: 'string',
+    observed_at: 'string',
+    attribution: 'string',
+    count: 'number',
+  },
   finding: { rule: 'string', severity: 'string', subject: 'string', message: 'string', observed_at: 'string' },
-  cost: { agent: 'string', model: 'string', input_tokens: 'number', output_tokens: 'number', cost_micros: 'number', currency: 'string', observed_at: 'string' },
+  cost: {
+    agent: 'string',
+    model: 'string',
+    input_tokens: 'number',
+    output_tokens: 'number',
+    cost_micros: 'number',
+    currency: 'string',
+    observed_at: 'string',
+  },
 };
 
 /** One item, tagged with its kind. */
@@ -44,7 +64,11 @@ export function parseItem(value: unknown): { item?: Item; error?: string } {
 }
 
 /** The items of one batch grouped into the proto's three lists. */
-export function toBatchLists(items: readonly Item[]): { edges: Record<string, unknown>[]; findings: Record<string, unknown>[]; costs: Record<string, unknown>[] } {
+export function toBatchLists(items: readonly Item[]): {
+  edges: Record<string, unknown>[];
+  findings: Record<string, unknown>[];
+  costs: Record<string, unknown>[];
+} {
   const out = { edges: [] as Record<string, unknown>[], findings: [] as Record<string, unknown>[], costs: [] as Record<string, unknown>[] };
   for (const it of items) (it.kind === 'edge' ? out.edges : it.kind === 'finding' ? out.findings : out.costs).push(it.fields);
   return out;

@@ -52,12 +52,18 @@ export function defaultSpoolDir(env: NodeJS.ProcessEnv): string {
 export function resolveCollectorOptions(flags: CollectorFlags, env: NodeJS.ProcessEnv = process.env): CollectorRunOptions {
   if (!flags.coreAddr) throw new CollectorUsageError('--core-addr is required (host:port of the core gRPC listener)');
   const m = /^(?:(grpcs|https|grpc|http):\/\/)?([^/\s]+)$/.exec(flags.coreAddr);
-  if (!m || !/:\d+$/.test(m[2] as string)) throw new CollectorUsageError(`--core-addr must be host:port, got ${JSON.stringify(flags.coreAddr)}`);
+  if (!m || !/:\d+$/.test(m[2] as string))
+    throw new CollectorUsageError(`--core-addr must be host:port, got ${JSON.stringify(flags.coreAddr)}`);
   const scheme = m[1];
   const insecure = flags.insecure ?? false;
-  if ((scheme === 'grpc' || scheme === 'http') && !insecure) throw new CollectorUsageError(`refusing to send the bearer token over plaintext (${flags.coreAddr}): use TLS, or --insecure for development`);
-  if ((scheme === 'grpcs' || scheme === 'https') && insecure) throw new CollectorUsageError('contradictory flags: --core-addr asks for TLS but --insecure turns it off');
-  if (insecure && (flags.ca || flags.clientCert || flags.clientKey || flags.serverName)) throw new CollectorUsageError('contradictory flags: --insecure (plaintext) with TLS flags');
+  if ((scheme === 'grpc' || scheme === 'http') && !insecure)
+    throw new CollectorUsageError(
+      `refusing to send the bearer token over plaintext (${flags.coreAddr}): use TLS, or --insecure for development`,
+    );
+  if ((scheme === 'grpcs' || scheme === 'https') && insecure)
+    throw new CollectorUsageError('contradictory flags: --core-addr asks for TLS but --insecure turns it off');
+  if (insecure && (flags.ca || flags.clientCert || flags.clientKey || flags.serverName))
+    throw new CollectorUsageError('contradictory flags: --insecure (plaintext) with TLS flags');
   if (Boolean(flags.clientCert) !== Boolean(flags.clientKey)) throw new CollectorUsageError('--client-cert and --client-key go together');
   let token: string | undefined;
   if (flags.tokenFile) {
@@ -78,5 +84,11 @@ export function resolveCollectorOptions(flags: CollectorFlags, env: NodeJS.Proce
         ...(flags.clientKey ? { keyPem: readPem(flags.clientKey, '--client-key') } : {}),
         ...(flags.serverName ? { serverName: flags.serverName } : {}),
       };
-  return { coreAddr: m[2] as string, tls, token, configFile: flags.config, spoolDir: path.resolve(flags.spoolDir ?? env['SERVICE_COLLECTOR_SPOOL_DIR'] ?? defaultSpoolDir(env)) };
+  return {
+    coreAddr: m[2] as string,
+    tls,
+    token,
+    configFile: flags.config,
+    spoolDir: path.resolve(flags.spoolDir ?? env['SERVICE_COLLECTOR_SPOOL_DIR'] ?? defaultSpoolDir(env)),
+  };
 }

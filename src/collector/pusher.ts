@@ -76,7 +76,11 @@ export class Pusher {
     if (opts.tls === null) creds = credentials.createInsecure();
     else {
       const t = opts.tls;
-      creds = credentials.createSsl(t.caPem ? Buffer.from(t.caPem) : null, t.keyPem ? Buffer.from(t.keyPem) : null, t.certPem ? Buffer.from(t.certPem) : null);
+      creds = credentials.createSsl(
+        t.caPem ? Buffer.from(t.caPem) : null,
+        t.keyPem ? Buffer.from(t.keyPem) : null,
+        t.certPem ? Buffer.from(t.certPem) : null,
+      );
       if (t.serverName) {
         channelOptions['grpc.ssl_target_name_override'] = t.serverName;
         channelOptions['grpc.default_authority'] = t.serverName;
@@ -125,7 +129,10 @@ export class Pusher {
       if (this.stopped) break;
       this.stats.reconnects++;
       const delay = this.backoff.next();
-      this.opts.log.warn({ core: this.opts.coreAddr, code: outcome?.code, error: outcome?.details, retry_in_ms: delay, unacked: this.opts.spool.size }, 'ingest stream ended; reconnecting');
+      this.opts.log.warn(
+        { core: this.opts.coreAddr, code: outcome?.code, error: outcome?.details, retry_in_ms: delay, unacked: this.opts.spool.size },
+        'ingest stream ended; reconnecting',
+      );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, delay);
         this.wake = () => {
@@ -175,7 +182,10 @@ export class Pusher {
       if (ack.status === 'DUPLICATE') this.stats.duplicates++;
       if (ack.rejected.length > 0) {
         this.stats.rejectedItems += ack.rejected.length;
-        this.opts.log.warn({ batch_id: ack.batch_id, rejected: ack.rejected.slice(0, 20), count: ack.rejected.length }, 'core rejected items of a batch');
+        this.opts.log.warn(
+          { batch_id: ack.batch_id, rejected: ack.rejected.slice(0, 20), count: ack.rejected.length },
+          'core rejected items of a batch',
+        );
       }
     }
     this.opts.spool.ack(ack.batch_id);

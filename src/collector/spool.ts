@@ -14,7 +14,19 @@
  * core's batch-id idempotency makes harmless.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { Item } from './items.js';
 
@@ -170,7 +182,8 @@ export class Spool {
   /** Unacked batches, oldest first. */
   pending(): SpoolBatch[] {
     const out: SpoolBatch[] = [];
-    for (const s of this.segments) for (const id of s.ids) if (!this.acked.has(id)) out.push((this.batches.get(id) as { batch: SpoolBatch }).batch);
+    for (const s of this.segments)
+      for (const id of s.ids) if (!this.acked.has(id)) out.push((this.batches.get(id) as { batch: SpoolBatch }).batch);
     return out;
   }
 

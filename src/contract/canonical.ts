@@ -36,7 +36,9 @@ export function uuidCanonicalizer(schema: TSchema): Canonicalizer | undefined {
 
 function compile(s: Schema): Canonicalizer | undefined {
   if (s.format === 'uuid') return (v) => (typeof v === 'string' ? v.toLowerCase() : v);
-  const members = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].map(compile).filter((f): f is Canonicalizer => f !== undefined);
+  const members = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]
+    .map(compile)
+    .filter((f): f is Canonicalizer => f !== undefined);
   // A union or intersection: each member's walker touches only values of its own shape, so
   // applying all of them is safe (Nullable(Uuid) lowercases the string and leaves null alone).
   if (members.length > 0) return (v) => members.reduce((acc, f) => f(acc), v);
@@ -54,7 +56,12 @@ function compile(s: Schema): Canonicalizer | undefined {
       return f === undefined ? [] : [[k, f] as const];
     });
     // Records (Type.Record: patternProperties) and open maps: every other key's value.
-    const rest = [...Object.values(s.patternProperties ?? {}), ...(isRecord(s.additionalProperties) ? [s.additionalProperties as Schema] : [])].map(compile).filter((f): f is Canonicalizer => f !== undefined);
+    const rest = [
+      ...Object.values(s.patternProperties ?? {}),
+      ...(isRecord(s.additionalProperties) ? [s.additionalProperties as Schema] : []),
+    ]
+      .map(compile)
+      .filter((f): f is Canonicalizer => f !== undefined);
     if (props.length === 0 && rest.length === 0) return undefined;
     const named = new Set(Object.keys(s.properties ?? {}));
     return (v) => {

@@ -2,11 +2,22 @@
 import Type, { type TString, type TStringOptions } from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
-  { error: Type.Object({ code: Type.String({ description: 'stable snake_case machine code' }), message: Type.String({ description: 'human-readable text' }) }, { additionalProperties: false }) },
+  {
+    error: Type.Object(
+      {
+        code: Type.String({ description: 'stable snake_case machine code' }),
+        message: Type.String({ description: 'human-readable text' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
   { additionalProperties: false, $id: 'ErrorEnvelope', description: 'Body of every non-2xx answer' },
 );
 
-export const Uuid = Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+export const Uuid = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+});
 
 /** RFC 3339 UTC with exactly 9 fractional digits (DECISIONS.md Conventions). */
 export const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{9}Z$' });
@@ -40,7 +51,10 @@ export function Text(options: TStringOptions = {}): TString {
   return Type.String({ ...options, pattern: `^(?![\\s\\S]*[${FORBIDDEN_TEXT_CHARS}])${source.slice(1)}` });
 }
 
-/** Text that may span lines (policy documents, notes, secret values): tab, LF and CR are allowed, every other control, C1 and bidi character is not. */
+/**
+ * Text that may span lines (policy documents, notes, secret values): tab, LF and CR are allowed, every other control, C1 and bidi character
+ * is not.
+ */
 export const MULTILINE_FORBIDDEN_CHARS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
 
 /** A multi-line string field of a request; marked `x-multiline` so the text-rule test knows tab and newline are meant. */

@@ -28,7 +28,10 @@ export const ERROR_CATALOG = {
   last_superadmin: { status: 409, message: 'the last active superadmin cannot be disabled' },
   approval_required: { status: 409, message: 'this action needs an approval under dual control' },
   legal_hold: { status: 409, message: 'a legal hold covers what this request would delete or erase' },
-  approval_invalid: { status: 409, message: 'the approval cannot authorise this action (expired, consumed, not approved, or the plan changed)' },
+  approval_invalid: {
+    status: 409,
+    message: 'the approval cannot authorise this action (expired, consumed, not approved, or the plan changed)',
+  },
   request_body_too_large: { status: 413, message: 'request body too large' },
   unsupported_media_type: { status: 415, message: 'request body must be application/json' },
   tenant_suspended: { status: 423, message: 'tenant is suspended' },

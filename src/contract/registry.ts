@@ -42,7 +42,10 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
   const seenOps = new Set<string>();
   return routes.map((spec) => {
     if (spec.permission !== PUBLIC && !PERMISSION.test(spec.permission)) {
-      throw new RouteTableError(spec, `permission "${spec.permission}" is not <resource>:<verb> or <ns>:<resource>:<verb> (deny by default: a route must declare one)`);
+      throw new RouteTableError(
+        spec,
+        `permission "${spec.permission}" is not <resource>:<verb> or <ns>:<resource>:<verb> (deny by default: a route must declare one)`,
+      );
     }
     if (spec.stability === 'beta' && !spec.path.startsWith('/v1/m/')) {
       throw new RouteTableError(spec, 'beta routes live under /v1/m/<namespace>/');
@@ -52,7 +55,11 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
     seenOps.add(spec.operationId);
     for (const part of ['body', 'query'] as const) {
       const schema = spec[part] as TSchema | undefined;
-      if (schema && (schema as { type?: unknown }).type === 'object' && (schema as { additionalProperties?: unknown }).additionalProperties !== false) {
+      if (
+        schema &&
+        (schema as { type?: unknown }).type === 'object' &&
+        (schema as { additionalProperties?: unknown }).additionalProperties !== false
+      ) {
         // DECISIONS.md: unknown JSON fields → 400. A typo in a filter must not silently widen a query either.
         throw new RouteTableError(spec, `${part} schema must set additionalProperties: false`);
       }

@@ -17,7 +17,17 @@ export const Rfc3339 = Text({
 export function normalizeRfc3339(text: string): string | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s, frac = '', zone] = m as unknown as [string, string, string, string, string, string, string, string | undefined, string];
+  const [, y, mo, d, h, mi, s, frac = '', zone] = m as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+    string,
+  ];
   const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
   // Leap seconds (:60) are refused: no clock the service compares with shows one.
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;

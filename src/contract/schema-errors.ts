@@ -7,7 +7,10 @@ export function explainErrors(validator: Pick<Validator, 'Errors'>, value: unkno
     // `schema is false` repeats the additionalProperties error with less detail.
     if (e.keyword === 'boolean') continue;
     const where = e.instancePath === '' ? '(root)' : e.instancePath;
-    const extra = e.keyword === 'additionalProperties' ? `: ${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}` : '';
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? `: ` + `${JSON.stringify((e.params as { additionalProperties?: unknown }).additionalProperties)}`
+        : '';
     out.push(`${where} ${e.message}${extra}`);
     if (out.length >= max) break;
   }

@@ -65,7 +65,10 @@ export function cefLine(h: CefHeader, ext: ReadonlyArray<readonly [string, strin
 
 /** `CEF:0|vendor|product|version|`. */
 function devicePart(d: DeviceIdentity): string {
-  return 'CEF:0|' + headerField(d.vendor, CEF_HEADER_MAX.vendor) + '|' + headerField(d.product, CEF_HEADER_MAX.product) + '|' + headerField(d.version, CEF_HEADER_MAX.version) + '|';
+  return (
+    'CEF:0|' + headerField(d.vendor, CEF_HEADER_MAX.vendor) + '|' + headerField(d.product, CEF_HEADER_MAX.product) + '|' +
+    headerField(d.version, CEF_HEADER_MAX.version) + '|'
+  );
 }
 
 /** `signatureId|name|severity|`. */
@@ -156,7 +159,7 @@ function cefBase64Value(b64: string): string {
 let cleanTenant = '';
 
 /**
- * {@link encodeCefRecord} for a record read by the export (ledger-store.ts `sqliteStoredRowIterator`),
+ * {@link encodeCefRecord} for a record read by the export (export-iterator.ts `sqliteStoredRowIterator`),
  * byte for byte the same line: `text` holds every free-text field of the record (the other fields
  * are lowercase hex, a dashed id or digits, and `sig` is standard base64), `tenant` aside. When neither `text` nor the tenant holds
  * a character the `pct-c0-v1` or CEF value layers touch (every record of a normal chain: ids, hashes,
@@ -172,13 +175,17 @@ export function encodeCefStoredRecord(r: AuditRecord, opts: EncodeOptions, text:
   const rt = epochMillis(r.occurred_at);
   // Pairs and order exactly as cefRecordExtension + olvRecordPairs.
   let line = recordHeader(opts.device, r.action) + (rt !== null ? 'rt=' + String(rt) + ' externalId=' : 'externalId=') + r.id;
-  line += ' suser=' + r.actor + ' act=' + r.action + ' olvOccurredAt=' + r.occurred_at + ' olvSeq=' + String(r.seq) + ' olvTenant=' + r.tenant;
+  line +=
+    ' suser=' + r.actor + ' act=' + r.action + ' olvOccurredAt=' + r.occurred_at + ' olvSeq=' + String(r.seq) + ' olvTenant=' + r.tenant;
   line += ' olvActorKind=' + r.actor_kind + ' olvTargetKind=' + r.target_kind + ' olvTargetId=' + r.target_id;
   if (r.meta !== null) line += ' olvMeta=' + r.meta;
   else line += ' olvMetaErased=' + META_ERASED;
   line += ' olvMetaCommitment=' + r.meta_commitment;
   if (r.payload_hash !== null) line += ' olvPayloadHash=' + r.payload_hash;
-  return line + ' olvPrevHash=' + r.prev_hash + ' olvHash=' + r.hash + ' olvSig=' + cefBase64Value(r.sig) + ' olvKeyId=' + r.key_id + ' olvWireEnc=' + WIRE_ENC;
+  return (
+    line + ' olvPrevHash=' + r.prev_hash + ' olvHash=' + r.hash + ' olvSig=' + cefBase64Value(r.sig) + ' olvKeyId=' + r.key_id +
+    ' olvWireEnc=' + WIRE_ENC
+  );
 }
 
 /** CEF:0 line for an egress event; signature id = type, name = title (full values in `cat`, `msg`). */

@@ -149,7 +149,8 @@ function digits(s: string, from: number, to: number): number {
  * undefined for any other text (the general parser decides), null exactly where it would.
  */
 function canonicalEpochMillis(t: string): number | null | undefined {
-  if (t.length !== 30 || t.charCodeAt(10) !== 0x54 /* T */ || t.charCodeAt(19) !== 0x2e /* . */ || t.charCodeAt(29) !== 0x5a /* Z */) return undefined;
+  if (t.length !== 30 || t.charCodeAt(10) !== 0x54 /* T */ || t.charCodeAt(19) !== 0x2e /* . */ || t.charCodeAt(29) !== 0x5a /* Z */)
+    return undefined;
   if (t.charCodeAt(13) !== 0x3a || t.charCodeAt(16) !== 0x3a || t.charCodeAt(4) !== 0x2d || t.charCodeAt(7) !== 0x2d) return undefined;
   const h = digits(t, 11, 13);
   const mi = digits(t, 14, 16);

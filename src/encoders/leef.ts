@@ -139,14 +139,20 @@ export function encodeLeefStoredRecord(r: AuditRecord, opts: EncodeOptions, text
   }
   const devTime = leefDevTime(r.occurred_at);
   // Attributes and order exactly as leefRecordAttributes + olvRecordPairs.
-  let line = recordHeader(opts, r.action) + 'sev=' + String(SEVERITY[ledgerSeverity(r)].leef) + (devTime !== null ? '\tdevTime=' + devTime : '');
-  line += '\tcat=' + r.action + '\tusrName=' + r.actor + '\texternalId=' + r.id + '\tolvOccurredAt=' + r.occurred_at + '\tolvSeq=' + String(r.seq) + '\tolvTenant=' + r.tenant;
+  let line =
+    recordHeader(opts, r.action) + 'sev=' + String(SEVERITY[ledgerSeverity(r)].leef) + (devTime !== null ? '\tdevTime=' + devTime : '');
+  line +=
+    '\tcat=' + r.action + '\tusrName=' + r.actor + '\texternalId=' + r.id + '\tolvOccurredAt=' + r.occurred_at + '\tolvSeq=' +
+    String(r.seq) + '\tolvTenant=' + r.tenant;
   line += '\tolvActorKind=' + r.actor_kind + '\tolvTargetKind=' + r.target_kind + '\tolvTargetId=' + r.target_id;
   if (r.meta !== null) line += '\tolvMeta=' + r.meta;
   else line += '\tolvMetaErased=' + META_ERASED;
   line += '\tolvMetaCommitment=' + r.meta_commitment;
   if (r.payload_hash !== null) line += '\tolvPayloadHash=' + r.payload_hash;
-  return line + '\tolvPrevHash=' + r.prev_hash + '\tolvHash=' + r.hash + '\tolvSig=' + r.sig + '\tolvKeyId=' + r.key_id + '\tolvWireEnc=' + WIRE_ENC;
+  return (
+    line + '\tolvPrevHash=' + r.prev_hash + '\tolvHash=' + r.hash + '\tolvSig=' + r.sig + '\tolvKeyId=' + r.key_id + '\tolvWireEnc=' +
+    WIRE_ENC
+  );
 }
 
 /** The `leef` format. */

@@ -27,7 +27,14 @@ export const SUBJECTS_BASE = 'SVCSUBJECTS';
 export const SUBJECTS_BASE_URI = 'svc-subject:/';
 
 export type SarifLevel = 'none' | 'note' | 'warning' | 'error';
-const LEVELS: Readonly<Record<Severity, SarifLevel>> = { info: 'note', low: 'note', medium: 'warning', high: 'error', critical: 'error', undetermined: 'none' };
+const LEVELS: Readonly<Record<Severity, SarifLevel>> = {
+  info: 'note',
+  low: 'note',
+  medium: 'warning',
+  high: 'error',
+  critical: 'error',
+  undetermined: 'none',
+};
 
 /** The finding fields the encoder reads (a stored finding as the findings store serves it). */
 export interface SarifFinding {
@@ -97,7 +104,9 @@ const NOT_URI_CHAR = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/
 
 /** An artifact URI as given, with what a URI reference cannot hold percent-encoded (`src/a b.ts` → `src/a%20b.ts`). */
 export function uriReference(text: string): string {
-  return text.replace(NOT_URI_CHAR, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return text.replace(NOT_URI_CHAR, (c) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }
 
 /** The physical location of a finding: its artifact (kept as given) or a synthetic subject URI. */
@@ -106,11 +115,15 @@ export function locationOf(f: SarifFinding): Record<string, unknown> {
     const uri = uriReference(f.artifact_uri);
     const artifactLocation: Record<string, unknown> = ABSOLUTE_URI.test(uri) ? { uri } : { uri, uriBaseId: SRCROOT };
     const physical: Record<string, unknown> = { artifactLocation };
-    if (f.region_start_line !== null) physical['region'] = { startLine: f.region_start_line, ...(f.region_end_line !== null ? { endLine: f.region_end_line } : {}) };
+    if (f.region_start_line !== null)
+      physical['region'] = { startLine: f.region_start_line, ...(f.region_end_line !== null ? { endLine: f.region_end_line } : {}) };
     return { physicalLocation: physical };
   }
   const uri = `${encodeURIComponent(f.subject_kind)}/${encodeURIComponent(f.subject_ref)}`;
-  return { physicalLocation: { artifactLocation: { uri, uriBaseId: SUBJECTS_BASE } }, logicalLocations: [{ name: f.subject_ref, kind: 'object', fullyQualifiedName: `${f.subject_kind}/${f.subject_ref}` }] };
+  return {
+    physicalLocation: { artifactLocation: { uri, uriBaseId: SUBJECTS_BASE } },
+    logicalLocations: [{ name: f.subject_ref, kind: 'object', fullyQualifiedName: `${f.subject_kind}/${f.subject_ref}` }],
+  };
 }
 
 /** The SARIF result object of a finding, or a refusal reason (never both). */
@@ -166,12 +179,33 @@ function ruleObject(r: SarifRule): Record<string, unknown> {
 
 /** Everything before the first result: the log, the run's tool with its rules, the URI bases, and `"results":[`. */
 export function sarifHead(run: SarifRunInfo): string {
-  const tool = { driver: { name: run.toolName, version: run.toolVersion, semanticVersion: semver(run.toolVersion), informationUri: run.informationUri, rules: run.rules.map(ruleObject) } };
-  const bases = {
-    [SRCROOT]: { description: { text: 'The root of the repository a finding with a relative artifact URI was reported against; supplied by the consumer (e.g. the checkout of a code-scanning upload).' } },
-    [SUBJECTS_BASE]: { uri: SUBJECTS_BASE_URI, description: { text: 'Synthetic locations of findings whose subject is not a committed file: <subject kind>/<subject ref>.' } },
+  const tool = {
+    driver: {
+      name: run.toolName,
+      version: run.toolVersion,
+      semanticVersion: semver(run.toolVersion),
+      informationUri: run.informationUri,
+      rules: run.rules.map(ruleObject),
+    },
   };
-  const head = JSON.stringify({ $schema: SARIF_SCHEMA_URI, version: SARIF_VERSION, runs: [{ tool, originalUriBaseIds: bases, properties: run.properties, results: [] }] });
+  const bases = {
+    [SRCROOT]: {
+      description: {
+        text:
+          'The root of the repository a finding with a relative artifact URI was reported against; supplied by the consumer (e.g. the ' +
+          'checkout of a code-scanning upload).',
+      },
+    },
+    [SUBJECTS_BASE]: {
+      uri: SUBJECTS_BASE_URI,
+      description: { text: 'Synthetic locations of findings whose subject is not a committed file: <subject kind>/<subject ref>.' },
+    },
+  };
+  const head = JSON.stringify({
+    $schema: SARIF_SCHEMA_URI,
+    version: SARIF_VERSION,
+    runs: [{ tool, originalUriBaseIds: bases, properties: run.properties, results: [] }],
+  });
   // Cut the closing `]}]}` of the empty results array so results can be appended.
   return head.slice(0, head.length - ']}]}'.length);
 }
@@ -182,11 +216,34 @@ export function sarifSeparator(n: number): string {
 }
 
 /** Everything after the last result: the invocation, its refusal notifications, and the closing brackets. */
-export function sarifTail(o: { refused: ReadonlyArray<{ id: string; reason: string }>; refusedTotal: number; truncated: boolean; emitted: number }): string {
-  const notifications = o.refused.map((r) => ({ level: 'error', message: { text: `finding ${r.id} not emitted: ${r.reason}` }, descriptor: { id: 'svc.refused-result' } }));
-  if (o.refusedTotal > o.refused.length) notifications.push({ level: 'error', message: { text: `${o.refusedTotal - o.refused.length} more findings not emitted for the same reasons` }, descriptor: { id: 'svc.refused-result' } });
-  if (o.truncated) notifications.push({ level: 'warning', message: { text: `the export stopped at its cap of ${o.emitted} results; narrow the filters to see the rest` }, descriptor: { id: 'svc.truncated' } });
-  const invocation = { executionSuccessful: true, toolExecutionNotifications: notifications, properties: { 'svc.emitted': o.emitted, 'svc.refused': o.refusedTotal, 'svc.truncated': o.truncated } };
+export function sarifTail(o: {
+  refused: ReadonlyArray<{ id: string; reason: string }>;
+  refusedTotal: number;
+  truncated: boolean;
+  emitted: number;
+}): string {
+  const notifications = o.refused.map((r) => ({
+    level: 'error',
+    message: { text: `finding ${r.id} not emitted: ${r.reason}` },
+    descriptor: { id: 'svc.refused-result' },
+  }));
+  if (o.refusedTotal > o.refused.length)
+    notifications.push({
+      level: 'error',
+      message: { text: `${o.refusedTotal - o.refused.length} more findings not emitted for the same reasons` },
+      descriptor: { id: 'svc.refused-result' },
+    });
+  if (o.truncated)
+    notifications.push({
+      level: 'warning',
+      message: { text: `the export stopped at its cap of ${o.emitted} results; narrow the filters to see the rest` },
+      descriptor: { id: 'svc.truncated' },
+    });
+  const invocation = {
+    executionSuccessful: true,
+    toolExecutionNotifications: notifications,
+    properties: { 'svc.emitted': o.emitted, 'svc.refused': o.refusedTotal, 'svc.truncated': o.truncated },
+  };
   return `],"invocations":[${JSON.stringify(invocation)}]}]}`;
 }
 

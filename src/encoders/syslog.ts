@@ -106,7 +106,10 @@ export function sdEscape(s: string): string {
   return /[\\"\]]/.test(s) ? s.replace(/[\\"\]]/g, '\\$&') : s;
 }
 
-/** PARAM-NAME (RFC 5424 §6.3.3 SD-NAME): printable US-ASCII except `=`, SP, `]`, `"`; those and `\` (kept out for parsers that treat it as an escape) → `_`. */
+/**
+ * PARAM-NAME (RFC 5424 §6.3.3 SD-NAME): printable US-ASCII except `=`, SP, `]`, `"`; those and `\` (kept out for parsers that treat it as
+ * an escape) → `_`.
+ */
 export function sdParamName(key: string): string {
   const s = key.replace(/[^\x21-\x7E]|[=\]"\\]/g, '_');
   return s === '' ? '_' : s;
@@ -223,15 +226,21 @@ export function encodeSyslogStoredRecord(r: AuditRecord, opts: SyslogEncodeOptio
     hostAppProc.set(opts, hap);
   }
   // Parameters and order exactly as syslogRecordParams; framing as record().
-  let sd = '[' + SD_ID + ' wire_enc="' + WIRE_ENC + '" id="' + r.id + '" seq="' + String(r.seq) + '" tenant="' + sdValue(r.tenant) + '" occurred_at="' + sdValue(r.occurred_at);
-  sd += '" actor="' + sdValue(r.actor) + '" actor_kind="' + sdValue(r.actor_kind) + '" action="' + sdValue(r.action) + '" target_kind="' + sdValue(r.target_kind) + '" target_id="' + sdValue(r.target_id);
+  let sd =
+    '[' + SD_ID + ' wire_enc="' + WIRE_ENC + '" id="' + r.id + '" seq="' + String(r.seq) + '" tenant="' + sdValue(r.tenant) +
+    '" occurred_at="' + sdValue(r.occurred_at);
+  sd +=
+    '" actor="' + sdValue(r.actor) + '" actor_kind="' + sdValue(r.actor_kind) + '" action="' + sdValue(r.action) + '" target_kind="' +
+    sdValue(r.target_kind) + '" target_id="' + sdValue(r.target_id);
   if (r.meta !== null) sd += '" meta="' + sdValue(r.meta);
   else sd += '" meta_erased="' + META_ERASED;
   sd += '" meta_commitment="' + r.meta_commitment;
   if (r.payload_hash !== null) sd += '" payload_hash="' + r.payload_hash;
   sd += '" prev_hash="' + r.prev_hash + '" hash="' + r.hash + '" sig="' + r.sig + '" key_id="' + r.key_id + '"]';
   const msg = pctC0Encode(r.action);
-  const line = '<' + String(syslogPri(ledgerSeverity(r))) + '>1 ' + syslogTimestamp(r.occurred_at) + ' ' + hap + ' ' + LEDGER_MSGID + ' ' + sd + (msg === '' ? '' : ' ' + msg);
+  const line =
+    '<' + String(syslogPri(ledgerSeverity(r))) + '>1 ' + syslogTimestamp(r.occurred_at) + ' ' + hap + ' ' + LEDGER_MSGID + ' ' + sd +
+    (msg === '' ? '' : ' ' + msg);
   checkPayloadBudget(line, opts.maxPayloadBytes ?? 0);
   return line;
 }

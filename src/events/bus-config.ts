@@ -24,7 +24,8 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv = process.env): BusConfi
     } catch {
       throw new Error(`SERVICE_NATS_URL: ${JSON.stringify(s)} is not a URL (nats://host:port)`);
     }
-    if (!['nats:', 'tls:'].includes(u.protocol) || !u.hostname || u.pathname.replace(/^\/$/, '') !== '') throw new Error(`SERVICE_NATS_URL: ${JSON.stringify(s)} must be nats://host:port or tls://host:port`);
+    if (!['nats:', 'tls:'].includes(u.protocol) || !u.hostname || u.pathname.replace(/^\/$/, '') !== '')
+      throw new Error(`SERVICE_NATS_URL: ${JSON.stringify(s)} must be nats://host:port or tls://host:port`);
     if (u.username || u.password) throw new Error('SERVICE_NATS_URL must not carry credentials');
   }
   return { kind: 'nats', servers };

@@ -3,7 +3,8 @@
  * committed (`withEvents` stages them and publishes when the work resolves; a throw discards them),
  * so a subscriber never hears of a rolled-back change. An event emitted with the change's
  * transaction (`emit(event, tx)`, `record(tx, …)`) is also written to the durable event log in that
- * transaction (event-log.ts), with its per-tenant sequence: what webhook deliveries are made from. Each subscriber has its own bounded queue
+ * transaction (event-log.ts), with its per-tenant sequence: what webhook deliveries are made from. Each subscriber has its own bounded
+ * queue
  * drained on its own async loop: a slow subscriber delays only itself, never a request, and a full
  * queue drops (counted in `svc_bus_dropped_total`) instead of growing without bound.
  */
@@ -90,7 +91,12 @@ export class EventBus {
     this.#log = opts.log;
     this.#limit = opts.queueLimit ?? 10_000;
     if (opts.registry) {
-      this.#dropped = new Counter({ name: 'svc_bus_dropped_total', help: 'Events a subscriber of the in-process bus dropped because its queue was full.', labelNames: ['subscriber'] as const, registers: [opts.registry] });
+      this.#dropped = new Counter({
+        name: 'svc_bus_dropped_total',
+        help: 'Events a subscriber of the in-process bus dropped because its queue was full.',
+        labelNames: ['subscriber'] as const,
+        registers: [opts.registry],
+      });
       const subs = this.#subs;
       new Gauge({
         name: 'svc_bus_queue_depth',
@@ -204,7 +210,10 @@ export class EventBus {
           sub.delivered++;
         } catch (err) {
           sub.failed++;
-          this.#log?.warn({ err, subscriber: sub.opts.name, event_type: event.type, event_id: event.id }, 'bus subscriber failed on an event');
+          this.#log?.warn(
+            { err, subscriber: sub.opts.name, event_type: event.type, event_id: event.id },
+            'bus subscriber failed on an event',
+          );
         }
       }
       sub.running = false;
@@ -230,7 +239,14 @@ export class EventBus {
   stats(): { published: number; subscribers: SubscriberStats[] } {
     return {
       published: this.#published,
-      subscribers: [...this.#subs].map((s) => ({ name: s.opts.name, types: s.opts.types, depth: s.queue.length, delivered: s.delivered, dropped: s.dropped, failed: s.failed })),
+      subscribers: [...this.#subs].map((s) => ({
+        name: s.opts.name,
+        types: s.opts.types,
+        depth: s.queue.length,
+        delivered: s.delivered,
+        dropped: s.dropped,
+        failed: s.failed,
+      })),
     };
   }
 }

@@ -4,7 +4,14 @@ import type { EventTypeDecl } from './event-types.js';
 
 const Ref = Type.Object({ id: Type.String() }, { additionalProperties: true });
 
-const decl = (type: string, source: string, permission: string, description: string): EventTypeDecl => ({ type, source, permission, description, stability: 'beta', schema: Ref });
+const decl = (type: string, source: string, permission: string, description: string): EventTypeDecl => ({
+  type,
+  source,
+  permission,
+  description,
+  stability: 'beta',
+  schema: Ref,
+});
 
 export const coreEvents: EventTypeDecl[] = [
   decl('agent.created', '/svc/agents', 'agent:read', 'An agent was registered.'),

@@ -34,7 +34,18 @@ export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise
     const rows = list.map((e) => {
       seq++;
       out.push({ ...e, sequence: seq });
-      return { tenant_id: tenant, seq, id: e.id, type: e.type, source: e.source, subject: e.subject, time: e.time, data: JSON.stringify(e.data), traceparent: e.traceparent ?? null, created_at: now };
+      return {
+        tenant_id: tenant,
+        seq,
+        id: e.id,
+        type: e.type,
+        source: e.source,
+        subject: e.subject,
+        time: e.time,
+        data: JSON.stringify(e.data),
+        traceparent: e.traceparent ?? null,
+        created_at: now,
+      };
     });
     for (let i = 0; i < rows.length; i += 200) await tx.insertInto('events').values(rows.slice(i, i + 200)).execute();
   }
@@ -44,8 +55,19 @@ export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise
 type EventRow = Database['events'] extends infer T ? { [K in keyof T]: unknown } : never;
 
 /** A stored row back to the event. */
-export function eventFromRow(r: Pick<EventRow, 'tenant_id' | 'seq' | 'id' | 'type' | 'source' | 'subject' | 'time' | 'data' | 'traceparent'>): BusEvent {
-  const e: BusEvent = { tenant: String(r.tenant_id), sequence: Number(r.seq), id: String(r.id), type: String(r.type), source: String(r.source), subject: String(r.subject), time: String(r.time), data: JSON.parse(String(r.data)) as Record<string, unknown> };
+export function eventFromRow(
+  r: Pick<EventRow, 'tenant_id' | 'seq' | 'id' | 'type' | 'source' | 'subject' | 'time' | 'data' | 'traceparent'>,
+): BusEvent {
+  const e: BusEvent = {
+    tenant: String(r.tenant_id),
+    sequence: Number(r.seq),
+    id: String(r.id),
+    type: String(r.type),
+    source: String(r.source),
+    subject: String(r.subject),
+    time: String(r.time),
+    data: JSON.parse(String(r.data)) as Record<string, unknown>,
+  };
   if (r.traceparent) e.traceparent = String(r.traceparent);
   return e;
 }
@@ -53,7 +75,14 @@ export function eventFromRow(r: Pick<EventRow, 'tenant_id' | 'seq' | 'id' | 'typ
 export const EVENT_COLUMNS = ['tenant_id', 'seq', 'id', 'type', 'source', 'subject', 'time', 'data', 'traceparent'] as const;
 
 /** Events of a tenant after `afterSeq` in sequence order, optionally of some types. */
-export async function readEvents(tx: Tx, tenant: string, afterSeq: number, limit: number, types?: readonly string[], uptoSeq?: number): Promise<BusEvent[]> {
+export async function readEvents(
+  tx: Tx,
+  tenant: string,
+  afterSeq: number,
+  limit: number,
+  types?: readonly string[],
+  uptoSeq?: number,
+): Promise<BusEvent[]> {
   let q = tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', tenant).where('seq', '>', afterSeq);
   if (uptoSeq !== undefined) q = q.where('seq', '<=', uptoSeq);
   if (types) {
@@ -74,7 +103,8 @@ export async function lastSeq(tx: Tx, tenant: string): Promise<number> {
 export function retentionMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env['SERVICE_EVENTS_RETENTION_HOURS'];
   const hours = raw === undefined || raw === '' ? 168 : Number(raw);
-  if (!Number.isInteger(hours) || hours < 1 || hours > 87_600) throw new Error(`SERVICE_EVENTS_RETENTION_HOURS must be a whole number of hours from 1 to 87600, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(hours) || hours < 1 || hours > 87_600)
+    throw new Error(`SERVICE_EVENTS_RETENTION_HOURS must be a whole number of hours from 1 to 87600, got ${JSON.stringify(raw)}`);
   return hours * 3_600_000;
 }
 
@@ -83,7 +113,13 @@ export function retentionMs(env: NodeJS.ProcessEnv = process.env): number {
  * `legal_hold`, src/modules/compliance/hooks.ts); their events stay past retention.
  */
 async function heldSubjects(store: Store, tx: Tx, hooks: RecordHooks, tenant: string, cutoff: string): Promise<string[]> {
-  const rows = await tx.selectFrom('events').select('subject').distinct().where('tenant_id', '=', tenant).where('created_at', '<', cutoff).execute();
+  const rows = await tx
+    .selectFrom('events')
+    .select('subject')
+    .distinct()
+    .where('tenant_id', '=', tenant)
+    .where('created_at', '<', cutoff)
+    .execute();
   const keep: string[] = [];
   for (const { subject } of rows) {
     try {
@@ -111,7 +147,12 @@ export async function purgeExpired(store: Store, retention: number, now = Date.n
       let del = tx.deleteFrom('events').where('tenant_id', '=', id).where('created_at', '<', cutoff);
       if (keep.length > 0) del = del.where('subject', 'not in', keep);
       const res = await del.executeTakeFirst();
-      await tx.deleteFrom('event_deliveries').where('tenant_id', '=', id).where('status', 'in', ['delivered', 'failed', 'dead']).where('updated_at', '<', cutoff).execute();
+      await tx
+        .deleteFrom('event_deliveries')
+        .where('tenant_id', '=', id)
+        .where('status', 'in', ['delivered', 'failed', 'dead'])
+        .where('updated_at', '<', cutoff)
+        .execute();
       return Number(res.numDeletedRows);
     });
   }

@@ -41,7 +41,14 @@ export class NatsBinding implements RemoteBinding {
   static async start(bus: EventBus, servers: string[], log?: Logger): Promise<NatsBinding> {
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers, name: 'svc-serve', timeout: 5_000, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
+      nc = await connect({
+        servers,
+        name: 'svc-serve',
+        timeout: 5_000,
+        reconnect: true,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1_000,
+      });
     } catch (err) {
       throw new Error(`NATS at ${servers.join(', ')} is unreachable (SERVICE_NATS_URL): ${(err as Error).message}`);
     }
@@ -49,7 +56,14 @@ export class NatsBinding implements RemoteBinding {
     b.#connected = true;
     try {
       const jsm = await jetstreamManager(nc, { timeout: 5_000 });
-      const cfg = { name: STREAM, subjects: [`${SUBJECT_ROOT}.>`], retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: nanos(3_600_000), duplicate_window: nanos(120_000) };
+      const cfg = {
+        name: STREAM,
+        subjects: [`${SUBJECT_ROOT}.>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_age: nanos(3_600_000),
+        duplicate_window: nanos(120_000),
+      };
       await jsm.streams.info(STREAM).then(
         () => jsm.streams.update(STREAM, { subjects: cfg.subjects, max_age: cfg.max_age, duplicate_window: cfg.duplicate_window }),
         () => jsm.streams.add(cfg),
@@ -76,7 +90,10 @@ export class NatsBinding implements RemoteBinding {
       for await (const s of nc.status()) {
         if (s.type === 'disconnect') {
           b.#connected = false;
-          log?.warn({ servers }, 'bus: NATS disconnected; reconnecting (deliveries go on from the store; other replicas are heard again on reconnect)');
+          log?.warn(
+            { servers },
+            'bus: NATS disconnected; reconnecting (deliveries go on from the store; other replicas are heard again on reconnect)',
+          );
         } else if (s.type === 'reconnect') {
           b.#connected = true;
           log?.info({ servers }, 'bus: NATS reconnected');
@@ -105,7 +122,14 @@ export class NatsBinding implements RemoteBinding {
   }
 
   status(): { kind: 'nats'; connected: boolean; servers: string[]; published: number; received: number; failed: number } {
-    return { kind: 'nats', connected: this.#connected && !this.nc.isClosed(), servers: this.servers, published: this.#published, received: this.#received, failed: this.#failed };
+    return {
+      kind: 'nats',
+      connected: this.#connected && !this.nc.isClosed(),
+      servers: this.servers,
+      published: this.#published,
+      received: this.#received,
+      failed: this.#failed,
+    };
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,13 @@ export function grpcRoute(fullMethod: string, permission: string): CompiledRoute
 }
 
 /** Run the authenticator for a call; throws the same ApiErrors REST would answer with. */
-export async function authenticateCall(services: Services, authenticate: Authenticator, route: CompiledRoute, md: Metadata, remoteAddress: string): Promise<CallIdentity> {
+export async function authenticateCall(
+  services: Services,
+  authenticate: Authenticator,
+  route: CompiledRoute,
+  md: Metadata,
+  remoteAddress: string,
+): Promise<CallIdentity> {
   const headers: Record<string, string> = {};
   for (const name of ['authorization', 'x-service-tenant']) {
     const v = md.get(name)[0];
@@ -65,7 +71,8 @@ export async function authenticateCall(services: Services, authenticate: Authent
   } as RequestContext;
   await authenticate(ctx, route);
   const { principal, tenant } = ctx;
-  if (!principal || !tenant) throw new ApiError('bad_request', 'tenant required: set x-service-tenant metadata or use a tenant-bound token');
+  if (!principal || !tenant)
+    throw new ApiError('bad_request', 'tenant required: set x-service-tenant metadata or use a tenant-bound token');
   return { principal, tenant, token: bearerToken(headers['authorization']) as string, requestId };
 }
 

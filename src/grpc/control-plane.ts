@@ -35,12 +35,17 @@ function headersOf(md: Metadata, tenant: string | undefined): Record<string, str
 
 function queryString(q: RestCall['query']): string {
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(q ?? {})) if (v !== undefined && v !== '') parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  for (const [k, v] of Object.entries(q ?? {}))
+    if (v !== undefined && v !== '') parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   return parts.join('&');
 }
 
 /** Run one REST request through the app; resolves with the JSON answer or a gRPC error. */
-async function forward<T>(app: AppHandle, call: ServerUnaryCall<unknown, unknown>, rest: RestCall): Promise<{ ok: true; value: T } | { ok: false; error: ReturnType<typeof serviceError> }> {
+async function forward<T>(
+  app: AppHandle,
+  call: ServerUnaryCall<unknown, unknown>,
+  rest: RestCall,
+): Promise<{ ok: true; value: T } | { ok: false; error: ReturnType<typeof serviceError> }> {
   const headers = headersOf(call.metadata, rest.tenant);
   let body = Buffer.alloc(0);
   if (rest.body !== undefined) {
@@ -51,7 +56,15 @@ async function forward<T>(app: AppHandle, call: ServerUnaryCall<unknown, unknown
     if (call.cancelled) cb();
     else call.once('cancelled', cb);
   };
-  const res = await app.handle({ method: rest.method, path: rest.path, query: queryString(rest.query), headers, body, remoteAddress: peerAddress(call.getPeer()), onClientAbort });
+  const res = await app.handle({
+    method: rest.method,
+    path: rest.path,
+    query: queryString(rest.query),
+    headers,
+    body,
+    remoteAddress: peerAddress(call.getPeer()),
+    onClientAbort,
+  });
   const text = typeof res.body === 'string' ? res.body : res.body ? Buffer.from(res.body).toString('utf8') : '';
   if (res.status >= 200 && res.status < 300) return { ok: true, value: JSON.parse(text) as T };
   let code = 'internal';
@@ -86,7 +99,17 @@ interface RestAgent {
 
 /** The REST agent as the proto `Agent` (labels are not part of the gRPC shape). */
 function agentMessage(a: RestAgent): Record<string, unknown> {
-  return { id: a.id, tenant_id: a.tenant_id, name: a.name, kind: a.kind, external_id: a.external_id, status: a.status, version: a.version, created_at: a.created_at, updated_at: a.updated_at };
+  return {
+    id: a.id,
+    tenant_id: a.tenant_id,
+    name: a.name,
+    kind: a.kind,
+    external_id: a.external_id,
+    status: a.status,
+    version: a.version,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+  };
 }
 
 function unary<Req, Res>(app: AppHandle, build: (req: Req) => RestCall, shape: (json: never) => Res) {
@@ -118,13 +141,34 @@ interface TenantReq {
 /** The ControlPlane implementation over an `App`. */
 export function controlPlaneService(app: AppHandle): UntypedServiceImplementation {
   return {
-    GetServerInfo: unary(app, () => ({ method: 'GET', path: '/v1/server-info' }), (j: { version: string; engine: { http: string }; setup_required: boolean }) => ({ version: j.version, engine: j.engine.http, setup_required: j.setup_required })),
+    GetServerInfo: unary(
+      app,
+      () => ({ method: 'GET', path: '/v1/server-info' }),
+      (j: { version: string; engine: { http: string }; setup_required: boolean }) => ({
+        version: j.version,
+        engine: j.engine.http,
+        setup_required: j.setup_required,
+      }),
+    ),
     ListAgents: unary(
       app,
-      (r: TenantReq & { limit: number; cursor: string }) => ({ method: 'GET', path: '/v1/agents', tenant: r.tenant, query: { limit: r.limit === 0 ? undefined : r.limit, cursor: r.cursor } }),
-      (j: { items: RestAgent[]; has_more: boolean; cursor?: string }) => ({ agents: j.items.map(agentMessage), cursor: j.cursor ?? '', has_more: j.has_more }),
+      (r: TenantReq & { limit: number; cursor: string }) => ({
+        method: 'GET',
+        path: '/v1/agents',
+        tenant: r.tenant,
+        query: { limit: r.limit === 0 ? undefined : r.limit, cursor: r.cursor },
+      }),
+      (j: { items: RestAgent[]; has_more: boolean; cursor?: string }) => ({
+        agents: j.items.map(agentMessage),
+        cursor: j.cursor ?? '',
+        has_more: j.has_more,
+      }),
     ),
-    GetAgent: unary(app, (r: TenantReq & { id: string }) => ({ method: 'GET', path: `/v1/agents/${segment(r.id, 'id')}`, tenant: r.tenant }), agentMessage),
+    GetAgent: unary(
+      app,
+      (r: TenantReq & { id: string }) => ({ method: 'GET', path: `/v1/agents/${segment(r.id, 'id')}`, tenant: r.tenant }),
+      agentMessage,
+    ),
     CreateAgent: unary(
       app,
       (r: TenantReq & { name: string; kind: string; external_id: string; status: string }) => {
@@ -139,8 +183,17 @@ export function controlPlaneService(app: AppHandle): UntypedServiceImplementatio
     ),
     VerifyAudit: unary(
       app,
-      (r: TenantReq & { from: number }) => ({ method: 'GET', path: '/v1/audit/verify', tenant: r.tenant, query: { from: r.from === 0 ? undefined : r.from } }),
-      (j: { ok: boolean; chain: { ok: boolean; checked: number }; checkpoints: { ok: boolean; count: number; latest_attested_seq: number | null; status: string } }) => ({
+      (r: TenantReq & { from: number }) => ({
+        method: 'GET',
+        path: '/v1/audit/verify',
+        tenant: r.tenant,
+        query: { from: r.from === 0 ? undefined : r.from },
+      }),
+      (j: {
+        ok: boolean;
+        chain: { ok: boolean; checked: number };
+        checkpoints: { ok: boolean; count: number; latest_attested_seq: number | null; status: string };
+      }) => ({
         ok: j.ok,
         chain_ok: j.chain.ok,
         checked: j.chain.checked,

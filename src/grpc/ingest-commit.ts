@@ -77,7 +77,14 @@ async function serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
 /** Commit (or recognise) one batch for the call's tenant; ApiErrors mean "not committed, retry later". */
 export async function commitBatch(services: Services, who: CallIdentity, batch: BatchMessage): Promise<Ack> {
   const batchId = batch.batch_id.toLowerCase();
-  const reject = (error: string): Ack => ({ batch_id: batch.batch_id, status: 'REJECTED', accepted: 0, rejected: [], ledger_seq: 0, error });
+  const reject = (error: string): Ack => ({
+    batch_id: batch.batch_id,
+    status: 'REJECTED',
+    accepted: 0,
+    rejected: [],
+    ledger_seq: 0,
+    error,
+  });
   if (!UUID.test(batchId)) return reject('batch_id must be a UUID');
   const items = batch.edges.length + batch.findings.length + batch.costs.length;
   if (items > MAX_BATCH_ITEMS) return reject(`a batch carries at most ${MAX_BATCH_ITEMS} items, this one ${items}`);
@@ -137,7 +144,12 @@ function groupsOf(store: Store): StoreGroups<Job, Stored> {
 }
 
 function selectBatches(tx: Tx, tenant: string, batchIds: string[]): Promise<Array<BatchRow & { batch_id: string }>> {
-  return tx.selectFrom('ingest_batches').select(['batch_id', 'accepted', 'rejected', 'payload_hash', 'head_seq', 'ledger_seq', 'collector']).where('tenant_id', '=', tenant).where('batch_id', 'in', batchIds).execute();
+  return tx
+    .selectFrom('ingest_batches')
+    .select(['batch_id', 'accepted', 'rejected', 'payload_hash', 'head_seq', 'ledger_seq', 'collector'])
+    .where('tenant_id', '=', tenant)
+    .where('batch_id', 'in', batchIds)
+    .execute();
 }
 
 async function readBatch(store: Store, tenant: string, batchId: string): Promise<BatchRow | undefined> {
@@ -150,12 +162,28 @@ async function readBatch(store: Store, tenant: string, batchId: string): Promise
  * rejections, the access edges of all new batches through accessmap's `ingestInTransaction` (run
  * inside this transaction), findings and cost samples, and one `ingest_batches` row per new batch.
  */
-async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], notes: Map<string, number>): Promise<{ stored: Stored[]; committed: IngestCommitted; events: BusEvent[] }> {
-  for (const [batchId, seq] of notes) await tx.updateTable('ingest_batches').set({ ledger_seq: seq }).where('tenant_id', '=', tenant).where('batch_id', '=', batchId).execute();
+async function storeGroup(
+  store: Store,
+  tx: Tx,
+  tenant: string,
+  jobs: Job[],
+  notes: Map<string, number>,
+): Promise<{ stored: Stored[]; committed: IngestCommitted; events: BusEvent[] }> {
+  for (const [batchId, seq] of notes)
+    await tx
+      .updateTable('ingest_batches')
+      .set({ ledger_seq: seq })
+      .where('tenant_id', '=', tenant)
+      .where('batch_id', '=', batchId)
+      .execute();
   if (jobs.length === 0) return { stored: [], committed: { waiting: 0 }, events: [] };
   const db = store.sqliteHandle?.(tx);
   const existing = new Map<string, BatchRow>();
-  for (const c of chunks(jobs.map((j) => j.batchId), 500)) for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
+  for (const c of chunks(
+    jobs.map((j) => j.batchId),
+    500,
+  ))
+    for (const r of await selectBatches(tx, tenant, c)) existing.set(r.batch_id, r);
   const fresh = jobs.filter((j) => !existing.has(j.batchId));
   const observations: Observation[] = [];
   const items: Array<Insertable<IngestItemsTable>> = [];
@@ -164,12 +192,45 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
     const { valid, batchId, now } = job;
     const rejected = [...valid.rejected];
     const edges = await knownEnds(tx, db, tenant, valid.edges, rejected);
-    for (const e of edges) observations.push({ origin: e.origin, resource: e.resource, mode: e.mode, confidence: e.confidence, attribution: e.attribution, signal_source: e.signal_source, observed_at: e.observed_at, count: e.count });
-    for (const { index: _i, ...f } of valid.findings) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'finding', body: canonicalMeta(f), observed_at: f.observed_at });
-    for (const { index: _i, ...c } of valid.costs) items.push({ id: uuid7(), tenant_id: tenant, batch_id: batchId, created_at: now, kind: 'cost', body: canonicalMeta(c), observed_at: c.observed_at });
+    for (const e of edges)
+      observations.push({
+        origin: e.origin,
+        resource: e.resource,
+        mode: e.mode,
+        confidence: e.confidence,
+        attribution: e.attribution,
+        signal_source: e.signal_source,
+        observed_at: e.observed_at,
+        count: e.count,
+      });
+    for (const { index: _i, ...f } of valid.findings)
+      items.push({
+        id: uuid7(),
+        tenant_id: tenant,
+        batch_id: batchId,
+        created_at: now,
+        kind: 'finding',
+        body: canonicalMeta(f),
+        observed_at: f.observed_at,
+      });
+    for (const { index: _i, ...c } of valid.costs)
+      items.push({
+        id: uuid7(),
+        tenant_id: tenant,
+        batch_id: batchId,
+        created_at: now,
+        kind: 'cost',
+        body: canonicalMeta(c),
+        observed_at: c.observed_at,
+      });
     rejected.sort((a, b) => (a.kind === b.kind ? a.index - b.index : a.kind < b.kind ? -1 : 1));
     const payload_hash = payloadHash(batchId, edges, valid.findings, valid.costs);
-    prepared.push({ accepted: edges.length + valid.findings.length + valid.costs.length, rejected: JSON.stringify(rejected), payload_hash, collector: job.collector });
+    prepared.push({
+      accepted: edges.length + valid.findings.length + valid.costs.length,
+      rejected: JSON.stringify(rejected),
+      payload_hash,
+      collector: job.collector,
+    });
   }
   // In this transaction, so the edges and the batch rows commit together.
   const committed = await ingestInTransaction(store, tx, tenant, observations);
@@ -177,12 +238,23 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
   const bus = busOf(store);
   const events =
     bus && observations.length > 0 && fresh[0]
-      ? await bus.record(tx, [{ type: 'edge.observed', tenant, subject: `ingest_batch/${fresh[0].batchId}`, data: { count: observations.length, batches: fresh.map((j) => j.batchId) } }])
+      ? await bus.record(tx, [
+          {
+            type: 'edge.observed',
+            tenant,
+            subject: `ingest_batch/${fresh[0].batchId}`,
+            data: { count: observations.length, batches: fresh.map((j) => j.batchId) },
+          },
+        ])
       : [];
   for (const chunk of chunks(items, 200)) await tx.insertInto('ingest_items').values(chunk).execute();
   const head_seq = (await readHead(tx, tenant))?.seq ?? 0;
   const rows = fresh.map((job, i) => ({ ...(prepared[i] as (typeof prepared)[number]), head_seq, ledger_seq: null }));
-  for (const chunk of chunks(rows.map((r, i) => ({ tenant_id: tenant, batch_id: (fresh[i] as Job).batchId, created_at: (fresh[i] as Job).now, ...r })), 100)) await tx.insertInto('ingest_batches').values(chunk).execute();
+  for (const chunk of chunks(
+    rows.map((r, i) => ({ tenant_id: tenant, batch_id: (fresh[i] as Job).batchId, created_at: (fresh[i] as Job).now, ...r })),
+    100,
+  ))
+    await tx.insertInto('ingest_batches').values(chunk).execute();
   const stored = new Map(fresh.map((j, i) => [j.batchId, rows[i] as BatchRow]));
   return {
     stored: jobs.map((j) => {
@@ -195,7 +267,13 @@ async function storeGroup(store: Store, tx: Tx, tenant: string, jobs: Job[], not
 }
 
 /** Drops (as rejections) edges whose agent, or node given by id, does not exist in the tenant. */
-async function knownEnds(tx: Tx, db: SqliteHandle | undefined, tenant: string, edges: ValidEdge[], rejected: Rejection[]): Promise<ValidEdge[]> {
+async function knownEnds(
+  tx: Tx,
+  db: SqliteHandle | undefined,
+  tenant: string,
+  edges: ValidEdge[],
+  rejected: Rejection[],
+): Promise<ValidEdge[]> {
   const agentIds = new Set<string>();
   const agentRefs = new Set<string>();
   const nodeIds = new Set<string>();
@@ -213,9 +291,12 @@ async function knownEnds(tx: Tx, db: SqliteHandle | undefined, tenant: string, e
   return edges.filter((e) => {
     let reason: string | undefined;
     if (e.origin.kind === 'agent') {
-      if (e.origin.id !== undefined ? !foundAgents.has(e.origin.id) : !foundRefs.has(e.origin.ref as string)) reason = `unknown agent ${e.origin.id ?? e.origin.ref} (register it with POST /v1/agents first)`;
-    } else if (e.origin.id !== undefined && foundNodes.get(e.origin.id) !== e.origin.kind) reason = `unknown ${e.origin.kind} ${e.origin.id}`;
-    if (!reason && e.resource.id !== undefined && foundNodes.get(e.resource.id) !== 'resource') reason = `unknown resource ${e.resource.id}`;
+      if (e.origin.id !== undefined ? !foundAgents.has(e.origin.id) : !foundRefs.has(e.origin.ref as string))
+        reason = `unknown agent ${e.origin.id ?? e.origin.ref} (register it with POST /v1/agents first)`;
+    } else if (e.origin.id !== undefined && foundNodes.get(e.origin.id) !== e.origin.kind)
+      reason = `unknown ${e.origin.kind} ${e.origin.id}`;
+    if (!reason && e.resource.id !== undefined && foundNodes.get(e.resource.id) !== 'resource')
+      reason = `unknown resource ${e.resource.id}`;
     if (reason) rejected.push({ kind: 'edge', index: e.index, reason });
     return !reason;
   });
@@ -228,11 +309,23 @@ async function knownEnds(tx: Tx, db: SqliteHandle | undefined, tenant: string, e
  * no note looks for the record above `head_seq`, which is also what repairs a crash between the
  * store commit and the ledger record.
  */
-async function finishLedger(services: Services, groups: StoreGroups<Job, Stored>, who: CallIdentity, batchId: string, { row, seen }: Stored): Promise<Ack> {
+async function finishLedger(
+  services: Services,
+  groups: StoreGroups<Job, Stored>,
+  who: CallIdentity,
+  batchId: string,
+  { row, seen }: Stored,
+): Promise<Ack> {
   let seq = row.ledger_seq === null ? null : Number(row.ledger_seq);
   if (seq === null) {
     if (seen) {
-      const found = await services.store.withTenant(who.tenant, (tx) => readRecords(tx, who.tenant, Number(row.head_seq) + 1, 1, { action: LEDGER_ACTION, target_kind: 'ingest_batch', target_id: batchId }));
+      const found = await services.store.withTenant(who.tenant, (tx) =>
+        readRecords(tx, who.tenant, Number(row.head_seq) + 1, 1, {
+          action: LEDGER_ACTION,
+          target_kind: 'ingest_batch',
+          target_id: batchId,
+        }),
+      );
       seq = found[0]?.seq ?? null;
     }
     if (seq === null) {
@@ -250,5 +343,12 @@ async function finishLedger(services: Services, groups: StoreGroups<Job, Stored>
     }
     groups.note(who.tenant, batchId, seq);
   }
-  return { batch_id: batchId, status: seen ? 'DUPLICATE' : 'ACCEPTED', accepted: row.accepted, rejected: JSON.parse(row.rejected) as Rejection[], ledger_seq: seq, error: '' };
+  return {
+    batch_id: batchId,
+    status: seen ? 'DUPLICATE' : 'ACCEPTED',
+    accepted: row.accepted,
+    rejected: JSON.parse(row.rejected) as Rejection[],
+    ledger_seq: seq,
+    error: '',
+  };
 }

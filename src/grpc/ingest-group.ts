@@ -89,7 +89,12 @@ export class StoreGroups<J, R> {
     q.timer = undefined;
     do {
       let take = 0;
-      for (let items = 0; take < q.waiting.length && (take === 0 || items + this.size((q.waiting[take] as Waiting<J, R>).job) <= MAX_GROUP_ITEMS); take++) items += this.size((q.waiting[take] as Waiting<J, R>).job);
+      for (
+        let items = 0;
+        take < q.waiting.length && (take === 0 || items + this.size((q.waiting[take] as Waiting<J, R>).job) <= MAX_GROUP_ITEMS);
+        take++
+      )
+        items += this.size((q.waiting[take] as Waiting<J, R>).job);
       const group = q.waiting.splice(0, take);
       const notes = q.notes;
       q.notes = new Map();

@@ -29,7 +29,8 @@ function nodeText(n: NodeRef, kind?: string): string {
 export function canonicalEdge(e: ValidEdge): string {
   return (
     `{"attribution":${str(e.attribution)},"confidence":${str(e.confidence)},"count":${e.count},"mode":${str(e.mode)},` +
-    `"observed_at":${str(e.observed_at)},"origin":${nodeText(e.origin, e.origin.kind)},"resource":${nodeText(e.resource)},"signal_source":${str(e.signal_source)}}`
+    (`"observed_at":${str(e.observed_at)},"origin":${nodeText(e.origin, e.origin.kind)},"resource":${nodeText(e.resource)},` +
+      `"signal_source":${str(e.signal_source)}}`)
   );
 }
 
@@ -38,9 +39,16 @@ function withoutIndex<T extends { index: number }>({ index: _i, ...rest }: T): O
 }
 
 /** Hex SHA-256 of the canonical accepted items of a batch. */
-export function payloadHash(batchId: string, edges: readonly ValidEdge[], findings: readonly ValidFinding[], costs: readonly ValidCost[]): string {
+export function payloadHash(
+  batchId: string,
+  edges: readonly ValidEdge[],
+  findings: readonly ValidFinding[],
+  costs: readonly ValidCost[],
+): string {
   const costsText = canonicalMeta({ costs: costs.map(withoutIndex) }).slice('{"costs":'.length, -1);
   const findingsText = canonicalMeta({ findings: findings.map(withoutIndex) }).slice('{"findings":'.length, -1);
-  const text = `{"batch_id":${str(batchId)},"costs":${costsText},"edges":[${edges.map(canonicalEdge).join(',')}],"findings":${findingsText}}`;
+  const text =
+    `{"batch_id":${str(batchId)},"costs":${costsText},` +
+    `"edges":[${edges.map(canonicalEdge).join(',')}],"findings":${findingsText}}`;
   return createHash('sha256').update(text).digest('hex');
 }

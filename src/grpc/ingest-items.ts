@@ -3,7 +3,16 @@
  * either becomes a normalised record or a rejection with its index and reason; one bad item never
  * fails the others. Pure: existence checks against the store happen in ingest-commit.ts.
  */
-import { ATTRIBUTIONS, CONFIDENCES, MODES, ORIGIN_KINDS, type Attribution, type Confidence, type Mode, type OriginKind } from '../modules/accessmap/model.js';
+import {
+  ATTRIBUTIONS,
+  CONFIDENCES,
+  MODES,
+  ORIGIN_KINDS,
+  type Attribution,
+  type Confidence,
+  type Mode,
+  type OriginKind,
+} from '../modules/accessmap/model.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** DECISIONS.md timestamps: RFC 3339 UTC with exactly 9 fractional digits. */
@@ -106,7 +115,8 @@ class ItemError extends Error {}
 function oneOf<T extends string>(value: string, allowed: readonly T[], field: string, fallback?: T): T {
   if (value === '' && fallback !== undefined) return fallback;
   if (value === '') throw new ItemError(`${field} is required (one of ${allowed.join(', ')})`);
-  if (!(allowed as readonly string[]).includes(value)) throw new ItemError(`unknown ${field} ${JSON.stringify(value.slice(0, 64))} (one of ${allowed.join(', ')})`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ItemError(`unknown ${field} ${JSON.stringify(value.slice(0, 64))} (one of ${allowed.join(', ')})`);
   return value as T;
 }
 
@@ -118,7 +128,8 @@ function text(value: string, field: string, min: number, max: number): string {
 
 function time(value: string, now: string, field = 'observed_at'): string {
   if (value === '') return now;
-  if (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) throw new ItemError(`${field} must be RFC 3339 UTC with 9 fractional digits`);
+  if (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value)))
+    throw new ItemError(`${field} must be RFC 3339 UTC with 9 fractional digits`);
   return value;
 }
 

@@ -45,8 +45,13 @@ let health: PackageDefinition | undefined;
  */
 export function reflectedDefinitions(): PackageDefinition {
   if (!health) {
-    health = loadSync('health/v1/health.proto', { ...OPTIONS, includeDirs: [path.join(path.dirname(require.resolve('grpc-health-check/package.json')), 'proto')] });
-    for (const d of Object.values(health)) if ('format' in d) (d as ProtobufTypeDefinition).fileDescriptorProtos = (d as ProtobufTypeDefinition).fileDescriptorProtos.map(protocMapEntries);
+    health = loadSync('health/v1/health.proto', {
+      ...OPTIONS,
+      includeDirs: [path.join(path.dirname(require.resolve('grpc-health-check/package.json')), 'proto')],
+    });
+    for (const d of Object.values(health))
+      if ('format' in d)
+        (d as ProtobufTypeDefinition).fileDescriptorProtos = (d as ProtobufTypeDefinition).fileDescriptorProtos.map(protocMapEntries);
   }
   return { ...protos().definition, ...health };
 }

@@ -74,7 +74,9 @@ export async function startGrpc(opts: GrpcOptions): Promise<RunningGrpc> {
   let port = opts.port;
   for (const target of targets) {
     port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(hostPort(target, port), creds, (err, p) => (err ? reject(new Error(`cannot listen for gRPC on ${addr}: ${err.message}`)) : resolve(p)));
+      server.bindAsync(hostPort(target, port), creds, (err, p) =>
+        err ? reject(new Error(`cannot listen for gRPC on ${addr}: ${err.message}`)) : resolve(p),
+      );
     }).catch((err: unknown) => {
       server.forceShutdown();
       throw err;

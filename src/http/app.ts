@@ -126,7 +126,9 @@ export class App {
     }
     const base = { params: {}, bodyLimit: this.opts.bodyLimit, timeoutMs: this.opts.timeoutMs };
     if (found.kind === 'method_not_allowed') {
-      const err = new ApiError('method_not_allowed', `method ${method} not allowed; allowed: ${found.allow.join(', ')}`) as ApiError & { allow?: string[] };
+      const err = new ApiError('method_not_allowed', `method ${method} not allowed; allowed: ${found.allow.join(', ')}`) as ApiError & {
+        allow?: string[];
+      };
       err.allow = found.allow;
       return { ...base, early: err };
     }
@@ -155,7 +157,11 @@ export class App {
   }
 
   /** In-memory request for tests: no socket, streams collected. */
-  async request(method: string, target: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string>; text: string; json: () => unknown }> {
+  async request(
+    method: string,
+    target: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; headers: Record<string, string>; text: string; json: () => unknown }> {
     const q = target.indexOf('?');
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
@@ -164,15 +170,32 @@ export class App {
       body = Buffer.isBuffer(init.body) ? init.body : Buffer.from(typeof init.body === 'string' ? init.body : JSON.stringify(init.body));
       headers['content-type'] ??= 'application/json';
     }
-    const res = await this.handle({ method, path: q < 0 ? target : target.slice(0, q), query: q < 0 ? '' : target.slice(q + 1), headers, body, remoteAddress: '127.0.0.1' });
+    const res = await this.handle({
+      method,
+      path: q < 0 ? target : target.slice(0, q),
+      query: q < 0 ? '' : target.slice(q + 1),
+      headers,
+      body,
+      remoteAddress: '127.0.0.1',
+    });
     let text = typeof res.body === 'string' ? res.body : res.body ? Buffer.from(res.body).toString('utf8') : '';
     if (res.stream) for await (const chunk of res.stream) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
   }
 
-  private async run(route: CompiledRoute, prepared: Prepared, req: HttpRequest, requestId: string): Promise<{ value: unknown; headers: Record<string, string> }> {
+  private async run(
+    route: CompiledRoute,
+    prepared: Prepared,
+    req: HttpRequest,
+    requestId: string,
+  ): Promise<{ value: unknown; headers: Record<string, string> }> {
     const spec = route.spec;
-    if (!spec.setupExempt && this.opts.setupRequired?.() && (this.opts.setupStillRequired === undefined || (await this.opts.setupStillRequired()))) throw new ApiError('setup_required');
+    if (
+      !spec.setupExempt &&
+      this.opts.setupRequired?.() &&
+      (this.opts.setupStillRequired === undefined || (await this.opts.setupStillRequired()))
+    )
+      throw new ApiError('setup_required');
     // The AbortSignal is made only if a handler asks for it: most never do, and two controllers
     // per request showed up in profiles. An abort before that is replayed onto the new signal.
     let controller: AbortController | undefined;
@@ -221,7 +244,10 @@ export class App {
     const around = this.opts.aroundMutation;
     // Mutations that promise a ledger record (their `audit` action); ephemeral writes such as
     // WebAuthn challenges declare none and run bare.
-    const result = around !== undefined && spec.audit !== undefined && MUTATING.has(spec.method) ? around(ctx, () => spec.handler(ctx as never)) : spec.handler(ctx as never);
+    const result =
+      around !== undefined && spec.audit !== undefined && MUTATING.has(spec.method)
+        ? around(ctx, () => spec.handler(ctx as never))
+        : spec.handler(ctx as never);
     // A synchronous answer needs no deadline timer.
     if (!isThenable(result)) return { value: result, headers: responseHeaders };
     let timer: NodeJS.Timeout | undefined;
@@ -240,7 +266,13 @@ export class App {
     }
   }
 
-  private successResponse(route: CompiledRoute, value: unknown, headers: Record<string, string>, requestId: string, head: boolean): HttpResponse {
+  private successResponse(
+    route: CompiledRoute,
+    value: unknown,
+    headers: Record<string, string>,
+    requestId: string,
+    head: boolean,
+  ): HttpResponse {
     const r: Reply | undefined = isReply(value) ? value : undefined;
     const status = r?.status ?? route.spec.status ?? 200;
     const out: HttpResponse = { status, headers: r ? Object.assign(headers, r.headers) : headers, route: route.spec.path, requestId };
@@ -262,7 +294,13 @@ export class App {
   }
 
   private errorResponse(err: ApiError, headers: Record<string, string>, route: string, requestId: string): HttpResponse {
-    return { status: err.status, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(err.toEnvelope()), route, requestId };
+    return {
+      status: err.status,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(err.toEnvelope()),
+      route,
+      requestId,
+    };
   }
 
   private unexpected(err: unknown, req: HttpRequest, requestId: string): ApiError {
@@ -311,7 +349,8 @@ function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
   }
   if (req.body.length === 0) throw errors.badRequest('request body required');
   const type = req.headers['content-type'] ?? '';
-  if (!JSON_TYPE.test(type)) throw new ApiError('unsupported_media_type', `request body must be application/json, got ${JSON.stringify(type.slice(0, 100))}`);
+  if (!JSON_TYPE.test(type))
+    throw new ApiError('unsupported_media_type', `request body must be application/json, got ${JSON.stringify(type.slice(0, 100))}`);
   let value: unknown;
   let text: string;
   try {
@@ -325,7 +364,8 @@ function parseAndValidateBody(route: CompiledRoute, req: HttpRequest): unknown {
   // (the bytes were strict UTF-8), so the walk runs only when the text has such an escape.
   if (LONE_SURROGATE_ESCAPE.test(text)) {
     const where = illFormedAt(value, '');
-    if (where !== undefined) throw errors.badRequest(`invalid body: ${where === '' ? '(root)' : where} holds a lone UTF-16 surrogate (not Unicode text)`);
+    if (where !== undefined)
+      throw errors.badRequest(`invalid body: ${where === '' ? '(root)' : where} holds a lone UTF-16 surrogate (not Unicode text)`);
   }
   if (!checker.check(value)) throw errors.badRequest(`invalid body: ${checker.explain(value)}`);
   // Canonical UUIDs (canonical.ts) are not coercion: the value already passed as sent.

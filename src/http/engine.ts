@@ -6,7 +6,16 @@ export type HttpEngine = 'uws-native' | 'uws-fallback';
 /** Per-request callbacks for metrics and the access log. */
 export interface HttpObserver {
   started(): void;
-  finished(e: { method: string; route: string; status: number; durationMs: number; bytes: number; requestId: string; remoteAddress: string; aborted: boolean }): void;
+  finished(e: {
+    method: string;
+    route: string;
+    status: number;
+    durationMs: number;
+    bytes: number;
+    requestId: string;
+    remoteAddress: string;
+    aborted: boolean;
+  }): void;
 }
 
 /** Default of `bodyTimeoutMs`: below uWS's own idle cut (10 s, checked every 4 s), so the 408 is written first. */

@@ -25,7 +25,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { SqliteHandle, Store } from '../store/store-types.js';
 import { SYSTEM_TENANT, type AuditDraft, type AuditRecord } from './record.js';
-import { assertChainAppendable } from './ledger-store.js';
+import { assertChainAppendable } from './chain-head.js';
 import { nowTimestamp } from './time.js';
 import { uuid7 } from './uuid7.js';
 
@@ -91,7 +91,11 @@ export type ChangeProbe = { kind: 'counter'; read: () => number } | { kind: 'xid
  * is taken when the transaction is asked for, not when the body runs (a grouped SQLite body runs in
  * another request's async context).
  */
-export function withIntentMarker<T>(tenant: string | null, fn: (tx: Transaction<Database>) => Promise<T>, probe: ChangeProbe): (tx: Transaction<Database>) => Promise<T> {
+export function withIntentMarker<T>(
+  tenant: string | null,
+  fn: (tx: Transaction<Database>) => Promise<T>,
+  probe: ChangeProbe,
+): (tx: Transaction<Database>) => Promise<T> {
   const s = scopes.getStore();
   if (s === undefined) return fn;
   if (probe.kind === 'counter') {
@@ -119,7 +123,16 @@ export function withIntentMarker<T>(tenant: string | null, fn: (tx: Transaction<
 }
 
 function markerRow(tenant: string | null, s: IntentScope) {
-  return { id: uuid7(), scope: s.id, chain: tenant ?? SYSTEM_TENANT, actor: s.actor, actor_kind: s.actorKind, route: s.route, request_id: s.requestId, created_at: nowTimestamp() };
+  return {
+    id: uuid7(),
+    scope: s.id,
+    chain: tenant ?? SYSTEM_TENANT,
+    actor: s.actor,
+    actor_kind: s.actorKind,
+    route: s.route,
+    request_id: s.requestId,
+    created_at: nowTimestamp(),
+  };
 }
 
 async function markIntent(tx: Transaction<Database>, tenant: string | null, s: IntentScope): Promise<void> {
@@ -132,7 +145,8 @@ async function markIntentIfWritten(tx: Transaction<Database>, tenant: string | n
   const m = markerRow(tenant, s);
   // The one-time filter runs before the insert itself assigns an id.
   const res = await sql`insert into audit_intents (id, scope, chain, actor, actor_kind, route, request_id, created_at)
-    select ${m.id}::uuid, ${m.scope}::uuid, ${m.chain}::uuid, ${m.actor}::text, ${m.actor_kind}::text, ${m.route}::text, ${m.request_id}::text, ${m.created_at}::text
+    select ${m.id}::uuid, ${m.scope}::uuid, ${m.chain}::uuid, ${m.actor}::text, ${m.actor_kind}::text, ${m.route}::text,
+      ${m.request_id}::text, ${m.created_at}::text
     where txid_current_if_assigned() is not null`.execute(tx);
   if (Number(res.numAffectedRows ?? 0n) > 0) s.open++;
 }
@@ -200,13 +214,24 @@ async function recover(append: IntentAppend, markers: Marker[], cause: string): 
 export async function recoverScope(store: Store, append: IntentAppend, scope: IntentScope): Promise<number> {
   if (scope.open === 0) return 0;
   scope.open = 0;
-  const markers = await outsideIntentScope(() => store.transaction((tx) => tx.selectFrom('audit_intents').selectAll().where('scope', '=', scope.id).execute()));
+  const markers = await outsideIntentScope(() =>
+    store.transaction((tx) => tx.selectFrom('audit_intents').selectAll().where('scope', '=', scope.id).execute()),
+  );
   return recover(append, markers, 'the request ended before its audit record was committed');
 }
 
 /** Markers older than `olderThanMs` (their process died, or could not write the record): recovery records. */
-export async function recoverStaleIntents(store: Store, append: IntentAppend, olderThanMs: number, now: () => number = Date.now): Promise<number> {
+export async function recoverStaleIntents(
+  store: Store,
+  append: IntentAppend,
+  olderThanMs: number,
+  now: () => number = Date.now,
+): Promise<number> {
   const cutoff = new Date(now() - olderThanMs).toISOString().replace('Z', '000000Z');
-  const markers = await outsideIntentScope(() => store.transaction((tx) => tx.selectFrom('audit_intents').selectAll().where('created_at', '<', cutoff).orderBy('created_at').limit(10_000).execute()));
+  const markers = await outsideIntentScope(() =>
+    store.transaction((tx) =>
+      tx.selectFrom('audit_intents').selectAll().where('created_at', '<', cutoff).orderBy('created_at').limit(10_000).execute(),
+    ),
+  );
   return recover(append, markers, 'the change committed but its audit record was not (for example the process stopped in between)');
 }

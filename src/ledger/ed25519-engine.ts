@@ -74,7 +74,8 @@ export function sodiumSign(privateKey: KeyObject): ((data: Uint8Array) => Buffer
   const { sodium } = load();
   if (sodium === null) return null;
   const jwk = privateKey.export({ format: 'jwk' });
-  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string' || typeof jwk.x !== 'string') throw new TypeError('not an Ed25519 private key');
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string' || typeof jwk.x !== 'string')
+    throw new TypeError('not an Ed25519 private key');
   // The secret key (seed ‖ public key) lives in guarded, mlock'ed memory that is never swapped out.
   const seed = sodium.sodium_malloc(32);
   Buffer.from(jwk.d, 'base64url').copy(seed);

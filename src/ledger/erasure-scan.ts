@@ -14,7 +14,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
-import { MAX_SEQ, SEQ_BITS } from './ledger-store.js';
+import { MAX_SEQ, SEQ_BITS } from './row-codec.js';
 import { metaCommitment } from './preimage.js';
 
 /** Which records are the subject's (erasure.ts `SubjectMatch`, structured-clone-safe). */
@@ -47,7 +47,11 @@ export function scanSql(m: ScanMatch): string {
 
 /** Runs one window on `db` (any connection that can read `svc.db`). */
 export function scanWindow(db: BetterSqlite3.Database, tenant: string, lo: number, hi: number, m: ScanMatch): Array<[number, Uint8Array]> {
-  const rows = db.prepare(scanSql(m)).all(tenant, lo, tenant, hi, CHECKPOINT_ACTION, ...m.strings, ...m.actors, ...m.targets) as Array<{ seq: number; meta: string; blind: Uint8Array }>;
+  const rows = db.prepare(scanSql(m)).all(tenant, lo, tenant, hi, CHECKPOINT_ACTION, ...m.strings, ...m.actors, ...m.targets) as Array<{
+    seq: number;
+    meta: string;
+    blind: Uint8Array;
+  }>;
   return rows.map((r) => [Number(r.seq), new Uint8Array(metaCommitment(r.blind, r.meta))]);
 }
 
@@ -111,6 +115,7 @@ export async function checkpointTruncate(file: string, attempts = 60): Promise<C
 
 /** The task of one erasure step on this thread. */
 export async function runErasureTask(task: ErasureTask): Promise<ScanResult | CheckpointResult> {
-  if (task.kind === 'erasure-scan') return { kind: 'erasure-scan', rows: scanWindow(readerFor(task.file), task.tenant, task.lo, task.hi, task.match) };
+  if (task.kind === 'erasure-scan')
+    return { kind: 'erasure-scan', rows: scanWindow(readerFor(task.file), task.tenant, task.lo, task.hi, task.match) };
   return checkpointTruncate(task.file, task.attempts);
 }

@@ -29,7 +29,7 @@ import Database from 'better-sqlite3';
 import type { Database as Schema } from '../store/schema.js';
 import type { Store } from '../store/store-types.js';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
-import { MAX_SEQ, SEQ_BITS } from './ledger-store.js';
+import { MAX_SEQ, SEQ_BITS } from './row-codec.js';
 import { metaCommitment } from './preimage.js';
 import type { CheckpointResult, ErasureTask, ScanResult } from './erasure-scan.js';
 
@@ -68,7 +68,8 @@ export interface LedgerErasureResult {
 
 /** Refuses a match that would erase unrelated records (a needle too short to name a subject). */
 export function checkMatch(m: SubjectMatch): void {
-  for (const s of m.strings) if (s.length < MIN_NEEDLE) throw new RangeError(`erasure string ${JSON.stringify(s)} is shorter than ${MIN_NEEDLE} characters`);
+  for (const s of m.strings)
+    if (s.length < MIN_NEEDLE) throw new RangeError(`erasure string ${JSON.stringify(s)} is shorter than ${MIN_NEEDLE} characters`);
   if (m.actors.length + m.targets.length + m.strings.length === 0) throw new RangeError('erasure names no subject');
 }
 
@@ -85,7 +86,13 @@ function matchSql(m: SubjectMatch, instr: (needle: string) => RawBuilder<unknown
  * in windows. Checkpoint records (chain state only) are never touched. Idempotent: an erased record
  * is skipped, so a run cut short is finished by running it again.
  */
-export async function eraseLedgerMeta(store: Store, tenant: string, m: SubjectMatch, progress: (r: LedgerErasureResult) => void = () => {}, offload?: ErasureOffload): Promise<LedgerErasureResult> {
+export async function eraseLedgerMeta(
+  store: Store,
+  tenant: string,
+  m: SubjectMatch,
+  progress: (r: LedgerErasureResult) => void = () => {},
+  offload?: ErasureOffload,
+): Promise<LedgerErasureResult> {
   checkMatch(m);
   const head = await store.withTenant(tenant, async (tx) => {
     const r = await tx.selectFrom('audit_heads').select('seq').where('tenant_id', '=', tenant).executeTakeFirst();
@@ -96,7 +103,14 @@ export async function eraseLedgerMeta(store: Store, tenant: string, m: SubjectMa
   for (let lo = 1; lo <= head; lo += WINDOW) {
     const hi = Math.min(head, lo + WINDOW - 1);
     if (sqlite && offload !== undefined) {
-      const r = await offload.run({ kind: 'erasure-scan', file: offload.file, tenant, lo, hi, match: { actors: [...m.actors], targets: [...m.targets], strings: [...m.strings] } });
+      const r = await offload.run({
+        kind: 'erasure-scan',
+        file: offload.file,
+        tenant,
+        lo,
+        hi,
+        match: { actors: [...m.actors], targets: [...m.targets], strings: [...m.strings] },
+      });
       const rows = r.kind === 'erasure-scan' ? r.rows : [];
       if (rows.length > 0) out.erased += await store.withTenant(tenant, (tx) => sqliteUpdate(tx, tenant, rows));
     } else {
@@ -121,7 +135,10 @@ async function sqliteWindow(tx: Kysely<Schema>, tenant: string, lo: number, hi: 
   ).rows;
   for (const r of rows) {
     const commitment = metaCommitment(r.meta_blind, r.meta);
-    await sql`update audit_records set meta = null, meta_blind = null, meta_commitment = ${commitment} where pos = ${base} + ${r.seq}`.execute(tx);
+    await sql`update audit_records set meta = null, meta_blind = null,
+      meta_commitment = ${commitment} where pos = ${base} + ${r.seq}`.execute(
+      tx,
+    );
   }
   return rows.length;
 }
@@ -132,7 +149,11 @@ async function sqliteUpdate(tx: Kysely<Schema>, tenant: string, rows: ReadonlyAr
   const base = sql`(select chain << ${SEQ_BITS} from audit_heads where tenant_id = ${tenant})`;
   let n = 0;
   for (const [seq, commitment] of rows) {
-    const r = await sql`update audit_records set meta = null, meta_blind = null, meta_commitment = ${Buffer.from(commitment)} where pos = ${base} + ${seq} and meta_blind is not null`.execute(tx);
+    const r =
+      await sql`update audit_records set meta = null, meta_blind = null, meta_commitment = ${Buffer.from(commitment)} where pos = ${base} +
+        ${seq} and meta_blind is not null`.execute(
+        tx,
+      );
     n += Number(r.numAffectedRows ?? 0n);
   }
   return n;

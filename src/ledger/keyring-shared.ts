@@ -21,7 +21,14 @@ const KEYRING_LOCK = 'svc.audit.keyring';
 export interface SharedKeyringDoc {
   version: 1;
   active: string;
-  keys: Array<{ key_id: string; algorithm: string; public_key: string; created_at: string; retired_at?: string; ranges: Record<string, { first_seq: number; last_seq?: number }> }>;
+  keys: Array<{
+    key_id: string;
+    algorithm: string;
+    public_key: string;
+    created_at: string;
+    retired_at?: string;
+    ranges: Record<string, { first_seq: number; last_seq?: number }>;
+  }>;
 }
 
 /** True when the store is shared by several processes and the keyring lives in it (Postgres). */
@@ -45,9 +52,24 @@ export async function readSharedKeyring(tx: Transaction<Database>): Promise<Shar
 
 /** Stores the document (private key file names stripped). */
 export async function writeSharedKeyring(tx: Transaction<Database>, doc: SharedKeyringDoc): Promise<void> {
-  const clean: SharedKeyringDoc = { version: 1, active: doc.active, keys: doc.keys.map(({ key_id, algorithm, public_key, created_at, retired_at, ranges }) => ({ key_id, algorithm, public_key, created_at, ...(retired_at === undefined ? {} : { retired_at }), ranges })) };
+  const clean: SharedKeyringDoc = {
+    version: 1,
+    active: doc.active,
+    keys: doc.keys.map(({ key_id, algorithm, public_key, created_at, retired_at, ranges }) => ({
+      key_id,
+      algorithm,
+      public_key,
+      created_at,
+      ...(retired_at === undefined ? {} : { retired_at }),
+      ranges,
+    })),
+  };
   const row = { id: 1, active_key_id: doc.active, state: JSON.stringify(clean), updated_at: nowTimestamp() };
-  await tx.insertInto('audit_keyring').values(row).onConflict((oc) => oc.column('id').doUpdateSet({ active_key_id: row.active_key_id, state: row.state, updated_at: row.updated_at })).execute();
+  await tx
+    .insertInto('audit_keyring')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet({ active_key_id: row.active_key_id, state: row.state, updated_at: row.updated_at }))
+    .execute();
 }
 
 /** Thrown when this replica's key is not the deployment's active key. */
@@ -65,6 +87,9 @@ export async function guardCommit(tx: Transaction<Database>, keyId: string): Pro
   await sql`select pg_advisory_xact_lock_shared(hashtext(${KEYRING_LOCK}))`.execute(tx);
   const row = await tx.selectFrom('audit_keyring').select('active_key_id').where('id', '=', 1).executeTakeFirst();
   if (row !== undefined && row.active_key_id !== keyId) {
-    throw new RetiredKeyError(`this replica's audit key ${keyId} is no longer the deployment's active key (${row.active_key_id}): it refuses to sign; restart it with the active key file (docs/scale-out.md "Rotation")`);
+    throw new RetiredKeyError(
+      `this replica's audit key ${keyId} is no longer the deployment's active key (${row.active_key_id}): it refuses to sign; ` +
+        `restart it with the active key file (docs/scale-out.md "Rotation")`,
+    );
   }
 }

@@ -184,7 +184,11 @@ export class Keyring {
         pem = await readPrivateKeyFile(source);
       } catch (err) {
         if (keyFile !== undefined || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        throw new KeyringError(`the deployment's active audit key ${doc.active} (recorded in the database) is not available to this replica: give every replica the same key file (SERVICE_AUDIT_KEY_FILE; docs/scale-out.md)`, 'key_not_active');
+        throw new KeyringError(
+          `the deployment's active audit key ${doc.active} (recorded in the database) is not available to this replica: give every ` +
+            `replica the same key file (SERVICE_AUDIT_KEY_FILE; docs/scale-out.md)`,
+          'key_not_active',
+        );
       }
       const active = doc.keys.find((k) => k.key_id === doc.active);
       const key = createPrivateKey(pem);
@@ -199,8 +203,10 @@ export class Keyring {
         const retired = doc.keys.find((k) => k.key_id === signer.keyId);
         throw new KeyringError(
           retired !== undefined
-            ? `${source}: audit key ${signer.keyId} was retired${retired.retired_at ? ` at ${retired.retired_at}` : ''}; the deployment's active key is ${doc.active}: give this replica the active key file`
-            : `${source}: audit key ${signer.keyId} is not the deployment's active key ${doc.active}; make it active once for the deployment with "svc keys rotate --store postgres --key-file ${source}", then start every replica with it`,
+            ? `${source}: audit key ${signer.keyId} was retired${retired.retired_at ? ` at ${retired.retired_at}` : ''}; the ` +
+                `deployment's active key is ${doc.active}: give this replica the active key file`
+            : `${source}: audit key ${signer.keyId} is not the deployment's active key ${doc.active}; make it active once for the ` +
+                `deployment with "svc keys rotate --store postgres --key-file ${source}", then start every replica with it`,
           'key_not_active',
         );
       }
@@ -224,7 +230,11 @@ export class Keyring {
    * commits wait; see keyring-shared.ts), read every chain's head, retire the active key there and
    * make the supplied key (`keyPem`) or a freshly minted one active, once, in the database.
    */
-  async rotateShared(heads: () => Promise<ReadonlyMap<string, number>>, algorithm: SignatureAlgorithm, keyPem?: string): Promise<{ signer: Signer; heads: ReadonlyMap<string, number> }> {
+  async rotateShared(
+    heads: () => Promise<ReadonlyMap<string, number>>,
+    algorithm: SignatureAlgorithm,
+    keyPem?: string,
+  ): Promise<{ signer: Signer; heads: ReadonlyMap<string, number> }> {
     const store = this.shared;
     if (store === undefined) throw new KeyringError('rotateShared needs a shared keyring');
     return withKeyringLock(store, async (tx) => {

@@ -11,7 +11,8 @@ import { Checkpointer, type CheckpointResult } from './checkpointer.js';
 import { Keyring, type KeyringOptions, type PublishedKey } from './keyring.js';
 import { guardCommit } from './keyring-shared.js';
 import { LedgerAuditSink } from './ledger-sink.js';
-import { readHead, readRecords, type RecordFilter } from './ledger-store.js';
+import { readHead, readRecords } from './ledger-store.js';
+import type { RecordFilter } from './record-filter.js';
 import { LedgerPipeline } from './pipeline.js';
 import { chainHeads } from './rotation.js';
 import type { AuditRecord } from './record.js';
@@ -59,7 +60,8 @@ export function checkpointIntervalMs(env: Record<string, string | undefined>): n
   const raw = env['SERVICE_AUDIT_CHECKPOINT_INTERVAL'];
   if (raw === undefined || raw.trim() === '') return 60_000;
   const s = Number(raw);
-  if (!Number.isFinite(s) || s < 0) throw new RangeError(`SERVICE_AUDIT_CHECKPOINT_INTERVAL must be a number of seconds ≥ 0, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(s) || s < 0)
+    throw new RangeError(`SERVICE_AUDIT_CHECKPOINT_INTERVAL must be a number of seconds ≥ 0, got ${JSON.stringify(raw)}`);
   return Math.round(s * 1000);
 }
 
@@ -116,9 +118,16 @@ export class LedgerService {
     const env = opts.env ?? process.env;
     // A supplied key file that differs from the recorded active key retires the old one at the chain heads.
     // On a store shared by replicas (Postgres) the keyring is the deployment's, in the database (keyring-shared.ts).
-    const keyring = await Keyring.open({ chainHeads: () => chainHeads(opts.store), store: opts.store, ...opts.keyring, dataDir: opts.dataDir, env });
+    const keyring = await Keyring.open({
+      chainHeads: () => chainHeads(opts.store),
+      store: opts.store,
+      ...opts.keyring,
+      dataDir: opts.dataDir,
+      env,
+    });
     const threads = opts.threads;
-    const pool = threads === 0 ? null : createWorkerPool({ ...(threads === undefined ? {} : { threads }), signingKeys: [keyring.signingKey()] });
+    const pool =
+      threads === 0 ? null : createWorkerPool({ ...(threads === undefined ? {} : { threads }), signingKeys: [keyring.signingKey()] });
     let checkpointer: Checkpointer | undefined;
     const pipeline = new LedgerPipeline({
       store: opts.store,
@@ -161,7 +170,13 @@ export class LedgerService {
   /** Verify a stored chain against the keyring's published keys (seq ranges included). */
   async verify(tenant: string, from = 1, signatures = true): Promise<VerifyReport> {
     await this.keyring.refresh();
-    return verifyStoredChain(this.store, tenant, { from, keys: this.keyring.keySet(tenant), signatures, pool: this.pool, ...(this.source ? { source: this.source } : {}) });
+    return verifyStoredChain(this.store, tenant, {
+      from,
+      keys: this.keyring.keySet(tenant),
+      signatures,
+      pool: this.pool,
+      ...(this.source ? { source: this.source } : {}),
+    });
   }
 
   /** `GET /v1/audit/pubkey`. */

@@ -3,7 +3,8 @@
  *
  * For each chain, appends queue up; a batch (up to `maxBatch` drafts) is linked and hashed on this
  * thread from the chain's tail (`hashBatch`), signed in the pool (`signHashes`), then committed with
- * the new head in one transaction, and its appends resolve once that commit is on disk (SQLite: the WAL fsync off the main thread, which the next batch does not wait for). Batching adapts by
+ * the new head in one transaction, and its appends resolve once that commit is on disk (SQLite: the WAL fsync off the main thread, which
+ * the next batch does not wait for). Batching adapts by
  * itself: a lone append starts a batch at once (next microtask); while batches are signing or
  * committing, new appends pile up and the next batch takes them all; a deep queue met from idle is
  * cut in two so the halves overlap. Up to `maxInFlight` batches of a chain overlap (one commits
@@ -20,7 +21,9 @@ import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store-types.js';
 import type { LedgerPool } from '../workers/pool.js';
 import { applySignatures, hashBatch, signHashes, type ChainTail, type HashedBatch } from './chain.js';
-import { assertHeadConsistent, insertRecords, readHead, sqliteAssertHeadConsistent, sqliteInsertRecords, sqliteReadHead } from './ledger-store.js';
+import { assertHeadConsistent } from './chain-head.js';
+import { insertRecords, readHead } from './ledger-store.js';
+import { sqliteAssertHeadConsistent, sqliteInsertRecords, sqliteReadHead } from './sqlite-append.js';
 import type { AuditDraft, AuditRecord } from './record.js';
 import type { Signer } from './signers.js';
 import { consumeIntents, outsideIntentScope, sqliteConsumeIntents } from './audit-intent.js';
@@ -162,7 +165,12 @@ export class LedgerPipeline {
       const prev = c.tail;
       let hashed: HashedBatch;
       try {
-        hashed = hashBatch(prev, c.tenant, pending.map((p) => p.draft), this.opts.signer());
+        hashed = hashBatch(
+          prev,
+          c.tenant,
+          pending.map((p) => p.draft),
+          this.opts.signer(),
+        );
       } catch (err) {
         // A malformed draft fails its own batch only; split so one bad draft does not fail the others.
         this.#rejectMalformed(c, pending, err);
@@ -215,7 +223,9 @@ export class LedgerPipeline {
     const slices: Array<Promise<{ sigLength: number; sigs: Uint8Array }>> = [];
     for (let i = 0; i < n; i += per) {
       const end = Math.min(n, i + per);
-      slices.push(pool.signBatch({ keyId: signer.keyId, tenant: b.tenant, firstSeq: b.firstSeq + i, hashes: b.hashes.subarray(32 * i, 32 * end) }));
+      slices.push(
+        pool.signBatch({ keyId: signer.keyId, tenant: b.tenant, firstSeq: b.firstSeq + i, hashes: b.hashes.subarray(32 * i, 32 * end) }),
+      );
     }
     const res = await Promise.all(slices);
     const sigLength = res[0]?.sigLength ?? 0;
@@ -264,18 +274,20 @@ export class LedgerPipeline {
         // disk (SQLite: the WAL's fsync runs off the main thread, store/sqlite/wal-sync.ts). A failed
         // fsync fails the store for good, so no later batch is acknowledged either.
         c.settling++;
-        durable.then(
-          () => {
-            for (let i = 0; i < b.pending.length; i++) (b.pending[i] as Pending).resolve(records[i] as AuditRecord);
-            this.opts.onCommit?.(c.tenant, tail, records);
-          },
-          (err: unknown) => {
-            for (const p of b.pending) p.reject(err);
-          },
-        ).finally(() => {
-          c.settling--;
-          this.#settleIdle(c);
-        });
+        durable
+          .then(
+            () => {
+              for (let i = 0; i < b.pending.length; i++) (b.pending[i] as Pending).resolve(records[i] as AuditRecord);
+              this.opts.onCommit?.(c.tenant, tail, records);
+            },
+            (err: unknown) => {
+              for (const p of b.pending) p.reject(err);
+            },
+          )
+          .finally(() => {
+            c.settling--;
+            this.#settleIdle(c);
+          });
         // Room for another batch in flight: take what queued up meanwhile.
         if (c.queue.length > 0) this.#pump(c);
       }
@@ -287,7 +299,11 @@ export class LedgerPipeline {
   }
 
   /** One transaction: lock the chain, check the head, re-seal if it moved, insert, move the head. */
-  async #commit(tenant: string, b: Batch, signed: AuditRecord[]): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
+  async #commit(
+    tenant: string,
+    b: Batch,
+    signed: AuditRecord[],
+  ): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
     const store = this.opts.store;
     const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
     if (store.sqliteCommit !== undefined) {

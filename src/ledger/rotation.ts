@@ -49,7 +49,12 @@ export async function chainHeads(store: Store): Promise<Map<string, number>> {
  * to sign from then on. `keyPem`: the new private key (the file the replicas will be given);
  * default a minted key in the data directory.
  */
-export async function rotateSigningKey(store: Store, keyring: Keyring, algorithm?: SignatureAlgorithm, keyPem?: string): Promise<RotationResult> {
+export async function rotateSigningKey(
+  store: Store,
+  keyring: Keyring,
+  algorithm?: SignatureAlgorithm,
+  keyPem?: string,
+): Promise<RotationResult> {
   const oldKeyId = keyring.active.keyId;
   let heads: ReadonlyMap<string, number>;
   let next: Signer;
@@ -60,7 +65,12 @@ export async function rotateSigningKey(store: Store, keyring: Keyring, algorithm
     heads = await chainHeads(store);
     next = await keyring.rotate(heads, algorithm ?? keyring.active.algorithm);
   }
-  const pipeline = new LedgerPipeline({ store, signer: () => keyring.active, pool: null, ...(keyring.isShared ? { commitGuard: (tx) => guardCommit(tx, keyring.active.keyId) } : {}) });
+  const pipeline = new LedgerPipeline({
+    store,
+    signer: () => keyring.active,
+    pool: null,
+    ...(keyring.isShared ? { commitGuard: (tx) => guardCommit(tx, keyring.active.keyId) } : {}),
+  });
   const chains: RotationResult['chains'] = [];
   try {
     for (const [tenant, bound] of heads) {

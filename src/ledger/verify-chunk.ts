@@ -70,13 +70,22 @@ export interface ChunkReport {
   firstSeq: number;
   count: number;
   chain: { checked: number; break_at: number | null; reason: ChainReason | null };
-  checkpoints: { count: number; latest_attested_seq: number | null; first_bad_seq: number | null; reason: CheckpointReason | null; deferred: DeferredLink[] };
+  checkpoints: {
+    count: number;
+    latest_attested_seq: number | null;
+    first_bad_seq: number | null;
+    reason: CheckpointReason | null;
+    deferred: DeferredLink[];
+  };
   signatures: { checked: number; first_bad_seq: number | null; reason: SignatureReason | null; runs?: KeyRun[] };
   /** Stored seq/hash of the last record, the next chunk's anchor. */
   last: ChainAnchor | null;
 }
 
-/** True when `text` is the canonical base64 of some bytes (Buffer.from ignores stray characters, so a tampered sig could otherwise decode unchanged). */
+/**
+ * True when `text` is the canonical base64 of some bytes (Buffer.from ignores stray characters, so a tampered sig could otherwise decode
+ * unchanged).
+ */
 export function decodeCanonicalBase64(text: string): Buffer | null {
   const b = Buffer.from(text, 'base64');
   return b.toString('base64') === text ? b : null;
@@ -154,7 +163,12 @@ export const NO_SIGNATURES: ChunkReport['signatures'] = Object.freeze({ checked:
  * up to the first failure; a key that signs again after another key took over within the chunk
  * stops the scan there as `key-out-of-range`.
  */
-export function signatureScan(n: number, firstSeq: number, check: (index: number) => SignatureReason | null, keyAt?: (index: number) => string): ChunkReport['signatures'] {
+export function signatureScan(
+  n: number,
+  firstSeq: number,
+  check: (index: number) => SignatureReason | null,
+  keyAt?: (index: number) => string,
+): ChunkReport['signatures'] {
   const runs: KeyRun[] = [];
   let run: KeyRun | undefined;
   const done = (checked: number, bad: number | null, reason: SignatureReason | null): ChunkReport['signatures'] =>
@@ -176,7 +190,21 @@ export function signatureScan(n: number, firstSeq: number, check: (index: number
   return done(n, null, null);
 }
 
-const STRING_FIELDS = ['id', 'tenant', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta_commitment', 'prev_hash', 'hash', 'sig', 'key_id'] as const;
+const STRING_FIELDS = [
+  'id',
+  'tenant',
+  'occurred_at',
+  'actor',
+  'actor_kind',
+  'action',
+  'target_kind',
+  'target_id',
+  'meta_commitment',
+  'prev_hash',
+  'hash',
+  'sig',
+  'key_id',
+] as const;
 
 /** Records may come from an untrusted export file: wrong types must fail verification, never throw. */
 function wellFormed(r: AuditRecord): boolean {

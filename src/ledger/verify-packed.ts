@@ -1,5 +1,5 @@
 /**
- * {@link verifyChunk} over packed stored rows (ledger-store.ts `sqlitePackedRangeReader`): the
+ * {@link verifyChunk} over packed stored rows (packed-reader.ts `sqlitePackedRangeReader`): the
  * worker's path for a stored SQLite chain. Same checks, same order, same report, but a range arrives
  * as one buffer that SQLite packed, and each record's hash preimage is assembled from it with a few
  * byte copies into one reusable buffer: no Buffer or object is made per record (measured
@@ -10,9 +10,19 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
 import { keyFor, type KeySet } from './keyset.js';
-import { PACKED, type PackedRows } from './ledger-store.js';
+import { PACKED, type PackedRows } from './packed-reader.js';
 import { EVENT_DOMAIN, RECORD_DOMAIN, ZERO_HASH, lp } from './preimage.js';
-import { NO_SIGNATURES, checkCheckpoint, signatureScan, type ChainAnchor, type ChainReason, type CheckpointReason, type ChunkReport, type DeferredLink, type SignatureReason } from './verify-chunk.js';
+import {
+  NO_SIGNATURES,
+  checkCheckpoint,
+  signatureScan,
+  type ChainAnchor,
+  type ChainReason,
+  type CheckpointReason,
+  type ChunkReport,
+  type DeferredLink,
+  type SignatureReason,
+} from './verify-chunk.js';
 
 /** What {@link verifyPackedChunk} needs besides its rows. */
 export interface PackedChunkContext {
@@ -311,7 +321,13 @@ function rowIntact(b: Buffer, prevBuf: Buffer | null, prevOff: number, P: number
 }
 
 /** The decoded row's event signature; `view` holds lp(domain) ‖ lp(tenant) up to `at`. */
-function packedSigCheck(b: Buffer, view: Buffer, at: number, keyCache: { bytes: Buffer; hex: string }, keys: KeySet): SignatureReason | null {
+function packedSigCheck(
+  b: Buffer,
+  view: Buffer,
+  at: number,
+  keyCache: { bytes: Buffer; hex: string },
+  keys: KeySet,
+): SignatureReason | null {
   if (rFlag !== 1 || rLenHash !== 32) return 'sig-invalid';
   // A chain is signed by one key for long runs: its hex id is made once per run, not per record.
   if (rLenKeyId !== keyCache.bytes.length || !same(b, rKeyId, keyCache.bytes, 0, rLenKeyId)) {

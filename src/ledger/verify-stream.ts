@@ -66,17 +66,25 @@ export class StreamVerifier {
   }
 
   /** Verifies what is left and merges every chunk report; `head` is the chain head the source claims. */
-  async finish(head: ChainAnchor | null, resolve: (seqs: number[]) => Promise<Map<number, string>> = async () => new Map()): Promise<VerifyReport> {
+  async finish(
+    head: ChainAnchor | null,
+    resolve: (seqs: number[]) => Promise<Map<number, string>> = async () => new Map(),
+  ): Promise<VerifyReport> {
     if (this.#buffer.length > 0 || this.#reports.length === 0) await this.#flush();
     const reports = await Promise.all(this.#reports);
     // A checkpoint attesting a record before its own chunk and anchor: that record's hash is fetched
     // again from the source (rare: the service always attests the record right before a checkpoint).
     const wanted = [...new Set(reports.flatMap((r) => r.checkpoints.deferred.map((d: DeferredLink) => d.attested_seq)))];
     // A claimed head hash is compared with the record at its seq (fetched again, like a far checkpoint link).
-    if (head !== null && head.hash !== '' && head.seq >= this.#from && head.seq < this.#firstSeq && !wanted.includes(head.seq)) wanted.push(head.seq);
+    if (head !== null && head.hash !== '' && head.seq >= this.#from && head.seq < this.#firstSeq && !wanted.includes(head.seq))
+      wanted.push(head.seq);
     const known = wanted.length > 0 ? await resolve(wanted) : new Map<number, string>();
     const anchor = this.#opts.anchor ?? null;
-    return mergeChunks(reports, { from: this.#from, head, resolve: (seq) => known.get(seq) ?? (anchor !== null && seq === anchor.seq ? anchor.hash : undefined) });
+    return mergeChunks(reports, {
+      from: this.#from,
+      head,
+      resolve: (seq) => known.get(seq) ?? (anchor !== null && seq === anchor.seq ? anchor.hash : undefined),
+    });
   }
 
   async #flush(): Promise<void> {

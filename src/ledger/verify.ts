@@ -72,7 +72,11 @@ export function verifyRecords(records: readonly AuditRecord[], opts: VerifyOptio
     anchor = report.last;
     if (records.length === 0) break;
   }
-  return mergeChunks(reports, { from, head: opts.head ?? null, resolve: (seq) => records[seq - from]?.hash ?? (seq === from - 1 ? opts.anchor?.hash : undefined) });
+  return mergeChunks(reports, {
+    from,
+    head: opts.head ?? null,
+    resolve: (seq) => records[seq - from]?.hash ?? (seq === from - 1 ? opts.anchor?.hash : undefined),
+  });
 }
 
 /** What merging needs besides the chunk reports. */
@@ -150,7 +154,12 @@ export function mergeChunks(reports: readonly ChunkReport[], opts: MergeOptions)
       const l = r.checkpoints.latest_attested_seq;
       if (l !== null && (latest === null || l > latest)) latest = l;
     }
-    if (headBad !== null && headBad >= r.firstSeq && headBad < r.firstSeq + r.count && (r.chain.break_at === null || r.chain.break_at > headBad)) {
+    if (
+      headBad !== null &&
+      headBad >= r.firstSeq &&
+      headBad < r.firstSeq + r.count &&
+      (r.chain.break_at === null || r.chain.break_at > headBad)
+    ) {
       checked -= r.chain.checked - (headBad - r.firstSeq);
       breakAt = headBad;
       chainReason = 'hash-mismatch';

@@ -25,8 +25,35 @@ export interface InlineCredential {
   reason: string;
 }
 
-const KEY_WORDS = ['token', 'secret', 'password', 'passwd', 'apikey', 'accesskey', 'privatekey', 'credential', 'authorization', 'cookie', 'clientsecret'];
-const SOURCE_SUFFIXES = ['helper', 'file', 'path', 'command', 'url', 'env', 'var', 'name', 'ref', 'mode', 'type', 'header', 'policy', 'method'];
+const KEY_WORDS = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'credential',
+  'authorization',
+  'cookie',
+  'clientsecret',
+];
+const SOURCE_SUFFIXES = [
+  'helper',
+  'file',
+  'path',
+  'command',
+  'url',
+  'env',
+  'var',
+  'name',
+  'ref',
+  'mode',
+  'type',
+  'header',
+  'policy',
+  'method',
+];
 
 const SHAPES: Array<[RegExp, string]> = [
   [/^\s*(bearer|basic|token)\s+(?!\$\{?[A-Za-z_])\S{8,}/i, 'an Authorization value with a literal credential'],
@@ -52,7 +79,11 @@ export function isCredentialKey(key: string): boolean {
 
 /** True when a value points somewhere instead of holding the secret. */
 export function isReference(value: string): boolean {
-  return /^secret:[a-z0-9][a-z0-9._-]{0,99}$/.test(value) || /^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(value) || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+  return (
+    /^secret:[a-z0-9][a-z0-9._-]{0,99}$/.test(value) ||
+    /^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(value) ||
+    /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value)
+  );
 }
 
 function literal(value: string): boolean {
@@ -65,7 +96,8 @@ function shapeOf(value: string): string | null {
   return null;
 }
 
-const keyPath = (base: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (base ? `${base}.${key}` : key) : `${base}[${JSON.stringify(key)}]`);
+const keyPath = (base: string, key: string): string =>
+  /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (base ? `${base}.${key}` : key) : `${base}[${JSON.stringify(key)}]`;
 
 /** Every inline credential in `doc` (any JSON value), by path; empty when there is none. */
 export function findInlineCredentials(doc: unknown): InlineCredential[] {
@@ -75,7 +107,11 @@ export function findInlineCredentials(doc: unknown): InlineCredential[] {
     if (typeof v === 'string') {
       const shape = shapeOf(v);
       if (shape) out.push({ path, reason: `looks like ${shape}` });
-      else if (key !== null && isCredentialKey(key) && literal(v)) out.push({ path, reason: `"${key}" names a credential and holds a literal value (use a reference such as secret:<name> or \${ENV_VAR})` });
+      else if (key !== null && isCredentialKey(key) && literal(v))
+        out.push({
+          path,
+          reason: `"${key}" names a credential and holds a literal value (use a reference such as secret:<name> or \${ENV_VAR})`,
+        });
       return;
     }
     if (Array.isArray(v)) {
@@ -88,7 +124,14 @@ export function findInlineCredentials(doc: unknown): InlineCredential[] {
             out.push({ path: p, reason: `the flag --${eq[1]} carries a literal credential` });
             return;
           }
-          if (typeof prev === 'string' && /^--?[A-Za-z]/.test(prev) && !prev.includes('=') && isCredentialKey(prev.replace(/^--?/, '')) && literal(item) && !shapeOf(item)) {
+          if (
+            typeof prev === 'string' &&
+            /^--?[A-Za-z]/.test(prev) &&
+            !prev.includes('=') &&
+            isCredentialKey(prev.replace(/^--?/, '')) &&
+            literal(item) &&
+            !shapeOf(item)
+          ) {
             out.push({ path: p, reason: `the value of ${prev} is a literal credential` });
             return;
           }

@@ -83,7 +83,8 @@ export async function loadSealer(dataDir: string, env: NodeJS.ProcessEnv = proce
   const st = await stat(file).catch(() => {
     throw new SealError(`secrets key file ${file} does not exist (SERVICE_SECRETS_KEY_FILE)`);
   });
-  if ((st.mode & 0o077) !== 0) throw new SealError(`secrets key file ${file} is readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+  if ((st.mode & 0o077) !== 0)
+    throw new SealError(`secrets key file ${file} is readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
   const raw = await readFile(file);
   const text = raw.toString('utf8').trim();
   const key = raw.length === 32 ? raw : /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : undefined;

@@ -13,15 +13,28 @@ import type { LedgerService } from '../ledger/ledger-service.js';
 export function auditScopeAround(ledger: LedgerService, log: Logger): (ctx: RequestContext, handler: () => unknown) => unknown {
   return (ctx, handler) => {
     const p = ctx.principal;
-    const scope = newIntentScope({ requestId: ctx.requestId, route: `${ctx.method} ${ctx.route}`, actor: p?.actor ?? 'anonymous', actorKind: p?.actorKind ?? 'anonymous' });
+    const scope = newIntentScope({
+      requestId: ctx.requestId,
+      route: `${ctx.method} ${ctx.route}`,
+      actor: p?.actor ?? 'anonymous',
+      actorKind: p?.actorKind ?? 'anonymous',
+    });
     const settle = (): void => {
       if (scope.open === 0) return;
       ledger.recoverScope(scope).then(
         (n) => {
-          if (n > 0) log.warn({ request_id: ctx.requestId, route: scope.route }, 'a committed change had no audit record: recorded as audit.recovered_after_failure');
+          if (n > 0)
+            log.warn(
+              { request_id: ctx.requestId, route: scope.route },
+              'a committed change had no audit record: recorded as audit.recovered_after_failure',
+            );
         },
         // The markers stay in the database; the periodic recovery records them later.
-        (err: unknown) => log.error({ err, request_id: ctx.requestId, route: scope.route }, 'recording a change without its audit record failed; it will be retried'),
+        (err: unknown) =>
+          log.error(
+            { err, request_id: ctx.requestId, route: scope.route },
+            'recording a change without its audit record failed; it will be retried',
+          ),
       );
     };
     let result: unknown;

@@ -49,11 +49,20 @@ export interface ServeConfig {
   drainMs: number;
   /** Ed25519 engine setting (`SERVICE_CRYPTO_ENGINE`; ledger/ed25519-engine.ts reads the same variable) */
   cryptoEngine: CryptoEngineSetting;
-  /** rows the accessmap recent level collects before a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`; modules/accessmap/recent-edges.ts reads the same variable) */
+  /**
+   * rows the accessmap recent level collects before a merge (`SERVICE_ACCESSMAP_MERGE_ROWS`; modules/accessmap/recent-edges.ts reads the
+   * same variable)
+   */
   accessmapMergeRows: number;
-  /** linking resource ids SQLite path searches keep in memory, 0 = off (`SERVICE_ACCESSMAP_LINKING_IDS`; modules/accessmap/linking-set.ts reads the same variable) */
+  /**
+   * linking resource ids SQLite path searches keep in memory, 0 = off (`SERVICE_ACCESSMAP_LINKING_IDS`; modules/accessmap/linking-set.ts
+   * reads the same variable)
+   */
   accessmapLinkingIds: number;
-  /** nodes SQLite ingest keeps resolved in memory, 0 = off (`SERVICE_ACCESSMAP_NODE_CACHE`; modules/accessmap/node-cache.ts reads the same variable) */
+  /**
+   * nodes SQLite ingest keeps resolved in memory, 0 = off (`SERVICE_ACCESSMAP_NODE_CACHE`; modules/accessmap/node-cache.ts reads the same
+   * variable)
+   */
   accessmapNodeCache: number;
   /** SQLite page cache in MiB (`SERVICE_SQLITE_CACHE_MIB`); undefined = the store's default (2048) */
   sqliteCacheMib?: number;
@@ -92,7 +101,8 @@ export class ConfigError extends Error {
  */
 function bodyTimeoutOf(raw: string | undefined): number {
   const v = parsePositiveInt(raw, 'SERVICE_BODY_TIMEOUT_MS') ?? DEFAULT_BODY_TIMEOUT_MS;
-  if (v > 9000) throw new ConfigError(`SERVICE_BODY_TIMEOUT_MS must be at most 9000 (the HTTP engine closes a socket idle for 10 s), got ${v}`);
+  if (v > 9000)
+    throw new ConfigError(`SERVICE_BODY_TIMEOUT_MS must be at most 9000 (the HTTP engine closes a socket idle for 10 s), got ${v}`);
   return v;
 }
 
@@ -118,9 +128,11 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
   const insecure = flags.insecure ?? parseBool(env.SERVICE_INSECURE, 'SERVICE_INSECURE') ?? false;
   const seedDemo = flags.seedDemo ?? parseBool(env.SERVICE_SEED_DEMO, 'SERVICE_SEED_DEMO') ?? false;
   const store = pick(flags.store, 'STORE') ?? 'sqlite';
-  if (store !== 'sqlite' && store !== 'postgres') throw new ConfigError(`--store must be "sqlite" or "postgres", got ${JSON.stringify(store)}`);
+  if (store !== 'sqlite' && store !== 'postgres')
+    throw new ConfigError(`--store must be "sqlite" or "postgres", got ${JSON.stringify(store)}`);
   const dsn = pick(flags.dsn, 'DSN');
-  if (store === 'postgres' && !dsn) throw new ConfigError('--store postgres needs --dsn (or SERVICE_DSN), e.g. postgres://svc@127.0.0.1:5432/svc');
+  if (store === 'postgres' && !dsn)
+    throw new ConfigError('--store postgres needs --dsn (or SERVICE_DSN), e.g. postgres://svc@127.0.0.1:5432/svc');
   if (store === 'sqlite' && dsn) throw new ConfigError('--dsn is only used with --store postgres');
   const tlsCert = pick(flags.tlsCert, 'TLS_CERT');
   const tlsKey = pick(flags.tlsKey, 'TLS_KEY');
@@ -154,7 +166,9 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     flags,
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
-    throw new ConfigError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent; got ${JSON.stringify(config.logLevel)}`);
+    throw new ConfigError(
+      `--log-level must be one of fatal, error, warn, info, debug, trace, silent; got ${JSON.stringify(config.logLevel)}`,
+    );
   }
   checkRefusals(config);
   return config;
@@ -182,17 +196,24 @@ export function checkRefusals(c: ServeConfig): void {
   if (c.seedDemo) {
     for (const { flag, addr } of binds) {
       if (!isLoopback(addr.host)) {
-        throw new ConfigError(`refusing to start: --seed-demo provisions an administrator whose password is public, so it is only allowed on loopback binds, but ${flag} is ${hostPort(addr)}`);
+        throw new ConfigError(
+          `refusing to start: --seed-demo provisions an administrator whose password is public, so it is only allowed on loopback ` +
+            `binds, but ${flag} is ${hostPort(addr)}`,
+        );
       }
     }
   }
   for (const { flag, addr } of binds) {
     if (c.insecure && !isLoopback(addr.host)) {
-      throw new ConfigError(`refusing to start: --insecure serves plaintext and is only allowed on loopback binds, but ${flag} is ${hostPort(addr)}`);
+      throw new ConfigError(
+        `refusing to start: --insecure serves plaintext and is only allowed on loopback binds, but ${flag} is ${hostPort(addr)}`,
+      );
     }
     if (addr.scheme === 'plaintext' && !c.insecure) {
       const what = flag === '--grpc-listen' ? 'the gRPC server refuses to start in plaintext' : 'plain HTTP';
-      throw new ConfigError(`refusing to start: ${flag} asks for plaintext (${hostPort(addr)}) but ${what} needs --insecure (loopback only)`);
+      throw new ConfigError(
+        `refusing to start: ${flag} asks for plaintext (${hostPort(addr)}) but ${what} needs --insecure (loopback only)`,
+      );
     }
     if (addr.scheme === 'tls' && c.insecure) {
       throw new ConfigError(`contradictory flags: ${flag} asks for TLS but --insecure turns TLS off`);
@@ -230,7 +251,8 @@ export function parseListen(value: string, flag: string, schemes: [tls: string, 
     portText = v6[2] as string;
   } else {
     const i = rest.lastIndexOf(':');
-    if (i <= 0 || rest.indexOf(':') !== i) throw new ConfigError(`${flag}: expected host:port (IPv6 as [addr]:port), got ${JSON.stringify(value)}`);
+    if (i <= 0 || rest.indexOf(':') !== i)
+      throw new ConfigError(`${flag}: expected host:port (IPv6 as [addr]:port), got ${JSON.stringify(value)}`);
     host = rest.slice(0, i);
     portText = rest.slice(i + 1);
   }

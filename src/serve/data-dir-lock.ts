@@ -73,7 +73,10 @@ export function holdDataDirShared(dataDir: string, timeoutMs = 10_000): DataDirL
   const db = open(file, 0);
   try {
     // Who holds it, for the rotation's message; skipped while another server holds it too.
-    db.prepare('insert into holder (id, pid, started_at) values (1, ?, ?) on conflict (id) do update set pid = excluded.pid, started_at = excluded.started_at').run(process.pid, new Date().toISOString());
+    db.prepare(
+      'insert into holder (id, pid, started_at) values (1, ?, ?) on conflict (id) do update set pid = excluded.pid, started_at = ' +
+        'excluded.started_at',
+    ).run(process.pid, new Date().toISOString());
   } catch (err) {
     if (!isBusy(err)) {
       db.close();
@@ -87,7 +90,13 @@ export function holdDataDirShared(dataDir: string, timeoutMs = 10_000): DataDirL
     db.prepare('select count(*) from holder').get();
   } catch (err) {
     db.close();
-    if (isBusy(err)) throw new DataDirBusyError(file, null, `the data directory ${dataDir} is held by another process (svc keys rotate running on it?); ${file} stayed locked for ${timeoutMs} ms`);
+    if (isBusy(err))
+      throw new DataDirBusyError(
+        file,
+        null,
+        `the data directory ${dataDir} is held by another process (svc keys rotate running on it?); ${file} stayed locked for ` +
+          `${timeoutMs} ms`,
+      );
     throw err;
   }
   let held = true;
@@ -118,7 +127,11 @@ export function holdDataDirExclusive(dataDir: string): DataDirLock {
     const holder = describeHolder(db);
     db.close();
     if (isBusy(err)) {
-      throw new DataDirBusyError(file, holder, `svc serve is running on the data directory ${dataDir}${holder === null ? '' : ` (${holder})`}: it holds ${file}; stop it first`);
+      throw new DataDirBusyError(
+        file,
+        holder,
+        `svc serve is running on the data directory ${dataDir}${holder === null ? '' : ` (${holder})`}: it holds ${file}; stop it first`,
+      );
     }
     throw err;
   }

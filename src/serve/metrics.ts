@@ -21,8 +21,14 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
   // prom-client names three gauges `*_total`, which Prometheus reserves for counters (promtool
   // lints it). The per-type gauges `svc_nodejs_active_{handles,requests,resources}` carry the same counts.
-  for (const name of ['svc_nodejs_active_handles_total', 'svc_nodejs_active_requests_total', 'svc_nodejs_active_resources_total']) registry.removeSingleMetric(name);
-  const requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['method', 'route', 'status'] as const, registers: [registry] });
+  for (const name of ['svc_nodejs_active_handles_total', 'svc_nodejs_active_requests_total', 'svc_nodejs_active_resources_total'])
+    registry.removeSingleMetric(name);
+  const requests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'svc_http_request_duration_seconds',
     help: 'Time from request to the last byte written, by route template, method and status.',
@@ -31,9 +37,23 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
   const inFlight = new Gauge({ name: 'svc_http_requests_in_flight', help: 'HTTP requests being handled now.', registers: [registry] });
-  const aborted = new Counter({ name: 'svc_http_requests_aborted_total', help: 'HTTP requests whose client went away before the answer was complete.', registers: [registry] });
-  const engineInfo = new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine serving requests (uws-native, or uws-fallback: the slow pure-Node engine).', labelNames: ['engine'] as const, registers: [registry] });
-  const cryptoInfo = new Gauge({ name: 'svc_crypto_engine_info', help: 'The Ed25519 engine of the audit ledger (libsodium, or openssl: node:crypto).', labelNames: ['engine'] as const, registers: [registry] });
+  const aborted = new Counter({
+    name: 'svc_http_requests_aborted_total',
+    help: 'HTTP requests whose client went away before the answer was complete.',
+    registers: [registry],
+  });
+  const engineInfo = new Gauge({
+    name: 'svc_http_engine_info',
+    help: 'The HTTP engine serving requests (uws-native, or uws-fallback: the slow pure-Node engine).',
+    labelNames: ['engine'] as const,
+    registers: [registry],
+  });
+  const cryptoInfo = new Gauge({
+    name: 'svc_crypto_engine_info',
+    help: 'The Ed25519 engine of the audit ledger (libsodium, or openssl: node:crypto).',
+    labelNames: ['engine'] as const,
+    registers: [registry],
+  });
   const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
   return {
     registry,

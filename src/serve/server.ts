@@ -49,8 +49,14 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
   const build = buildInfo();
   const { engine } = loadUws();
   log.info({ version: build.version, commit: build.commit, node: build.node, fips: build.fips }, 'starting svc serve');
-  log.info({ engine }, engine === 'uws-native' ? 'http engine: native uWebSockets.js' : 'http engine: uws-fallback (slow pure-Node engine; the native binary did not load)');
-  if (engine !== 'uws-native') log.warn({ engine }, 'the native uWebSockets.js binary did not load: performance is degraded and TLS is unavailable');
+  log.info(
+    { engine },
+    engine === 'uws-native'
+      ? 'http engine: native uWebSockets.js'
+      : 'http engine: uws-fallback (slow pure-Node engine; the native binary did not load)',
+  );
+  if (engine !== 'uws-native')
+    log.warn({ engine }, 'the native uWebSockets.js binary did not load: performance is degraded and TLS is unavailable');
   // Throws when SERVICE_CRYPTO_ENGINE=libsodium and libsodium does not load (a startup failure, exit 1).
   const crypto = ed25519Engine();
   if (crypto.reason === undefined) log.info({ crypto_engine: crypto.name }, 'ed25519 engine: libsodium');
@@ -61,14 +67,31 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
 
   let tls: TlsMaterial | undefined;
   if (!config.insecure) {
-    tls = await loadOrCreateTls({ dataDir: config.dataDir, certFile: config.tlsCert, keyFile: config.tlsKey, hosts: [config.listen.host, config.grpcListen.host] });
+    tls = await loadOrCreateTls({
+      dataDir: config.dataDir,
+      certFile: config.tlsCert,
+      keyFile: config.tlsKey,
+      hosts: [config.listen.host, config.grpcListen.host],
+    });
     for (const w of tls.warnings) log.warn({ cert: tls.certPath }, w);
     log.info(
-      { cert: tls.certPath, action: tls.action, reason: tls.reason, self_signed: tls.selfSigned, not_after: tls.notAfter, fingerprint_sha256: tls.fingerprintSha256, pin_sha256: tls.pinSha256, san: tls.subjectAltNames },
+      {
+        cert: tls.certPath,
+        action: tls.action,
+        reason: tls.reason,
+        self_signed: tls.selfSigned,
+        not_after: tls.notAfter,
+        fingerprint_sha256: tls.fingerprintSha256,
+        pin_sha256: tls.pinSha256,
+        san: tls.subjectAltNames,
+      },
       'tls certificate',
     );
   } else {
-    log.warn({ listen: config.listen, grpc_listen: config.grpcListen }, 'running with --insecure: plaintext HTTP and gRPC on loopback only; never use this beyond development');
+    log.warn(
+      { listen: config.listen, grpc_listen: config.grpcListen },
+      'running with --insecure: plaintext HTTP and gRPC on loopback only; never use this beyond development',
+    );
   }
 
   const stops: Array<() => Promise<void>> = [];
@@ -80,7 +103,15 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const dirLock = holdDataDirShared(config.dataDir);
     stops.push(async () => dirLock.release());
     log.info({ file: dirLock.file }, 'data directory held (svc keys rotate refuses it while this server runs)');
-    const store: Store = await openStore({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn, ...(config.sqliteCacheMib !== undefined ? { sqliteCacheMib: config.sqliteCacheMib } : {}) }, log);
+    const store: Store = await openStore(
+      {
+        backend: config.store,
+        dataDir: config.dataDir,
+        dsn: config.dsn,
+        ...(config.sqliteCacheMib !== undefined ? { sqliteCacheMib: config.sqliteCacheMib } : {}),
+      },
+      log,
+    );
     stops.push(() => store.close());
     const migrated = await store.migrate();
     log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');
@@ -93,9 +124,15 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       onError: (err) => log.error({ err }, 'audit checkpoint failed'),
     });
     stops.push(() => ledger.close());
-    log.info({ key_id: ledger.keyring.active.keyId, algorithm: ledger.keyring.active.algorithm, threads: ledger.pool?.threads ?? 0 }, 'audit ledger ready');
+    log.info(
+      { key_id: ledger.keyring.active.keyId, algorithm: ledger.keyring.active.algorithm, threads: ledger.pool?.threads ?? 0 },
+      'audit ledger ready',
+    );
 
-    const auditExport = new AuditExporter({ source: exportSourceFor({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn }), version: build.version });
+    const auditExport = new AuditExporter({
+      source: exportSourceFor({ backend: config.store, dataDir: config.dataDir, dsn: config.dsn }),
+      version: build.version,
+    });
     stops.push(() => auditExport.close());
     const metrics = createMetrics();
     metrics.setEngine(engine);
@@ -105,11 +142,20 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const routes = allRoutes();
     const events = new EventBus({ catalog: eventCatalog(), log: log.child({ log: 'bus' }), registry: metrics.registry });
     if (config.bus.kind === 'nats') {
-      const nats = await (await import('../events/nats-binding.js')).NatsBinding.start(events, config.bus.servers, log.child({ log: 'bus' }));
+      const nats = await (
+        await import('../events/nats-binding.js')
+      ).NatsBinding.start(events, config.bus.servers, log.child({ log: 'bus' }));
       stops.push(() => nats.close());
     }
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
-    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs });
+    const identity = new IdentityRuntime({
+      store,
+      dataDir: config.dataDir,
+      routes,
+      pdp: await selectPdp(pdpConfigFromEnv(), log),
+      rateLimit: rateLimitFromEnv(process.env),
+      tokenDefaultTtlMs: config.tokenDefaultTtlMs,
+    });
     // Replicas on one Postgres database empty each other's credential caches (docs/scale-out.md).
     const unlink = await shareInvalidations(identity, store, config.dsn, log);
     if (unlink) stops.push(unlink);
@@ -139,11 +185,32 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       openapi: openapiOf(routes),
       accessEdges: { listEdges: (tenant, filter) => listEdges(store, tenant, filter) },
       config,
-      ...(tls ? { tlsMaterial: { certPath: tls.certPath, keyPath: tls.keyPath, certPem: tls.certPem, fingerprintSha256: tls.fingerprintSha256, pinSha256: tls.pinSha256, selfSigned: tls.selfSigned, notAfter: tls.notAfter, action: tls.action } } : {}),
+      ...(tls
+        ? {
+            tlsMaterial: {
+              certPath: tls.certPath,
+              keyPath: tls.keyPath,
+              certPem: tls.certPem,
+              fingerprintSha256: tls.fingerprintSha256,
+              pinSha256: tls.pinSha256,
+              selfSigned: tls.selfSigned,
+              notAfter: tls.notAfter,
+              action: tls.action,
+            },
+          }
+        : {}),
     };
     // Webhook deliveries: lanes per subscription, fed by the durable event log (docs/eventing.md).
     registerBus(store, events);
-    const eventing = new EventingRuntime({ store, sealer: services.sealer, bus: events, log: log.child({ log: 'eventing' }), version: build.version, rules: () => identity.catalog, hooks: services.hooks });
+    const eventing = new EventingRuntime({
+      store,
+      sealer: services.sealer,
+      bus: events,
+      log: log.child({ log: 'eventing' }),
+      version: build.version,
+      rules: () => identity.catalog,
+      hooks: services.hooks,
+    });
     services.eventing = eventing;
     await eventing.start();
     stops.push(() => eventing.close());
@@ -155,7 +222,18 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     // Modules' background work (bus subscribers, sweeps); stopped before the store closes.
     for (const m of allManifests()) if (m.start) stops.push(m.start(services));
     const authenticate = createAuthenticator();
-    const app = new App({ routes, services, log, tls: Boolean(tls), bodyLimit: config.bodyLimit, timeoutMs: config.requestTimeoutMs, setupRequired: services.setupRequired, setupStillRequired: () => identity.loadSetupState(), authenticate, aroundMutation: publishedAround(auditScopeAround(ledger, log), identity) });
+    const app = new App({
+      routes,
+      services,
+      log,
+      tls: Boolean(tls),
+      bodyLimit: config.bodyLimit,
+      timeoutMs: config.requestTimeoutMs,
+      setupRequired: services.setupRequired,
+      setupStillRequired: () => identity.loadSetupState(),
+      authenticate,
+      aroundMutation: publishedAround(auditScopeAround(ledger, log), identity),
+    });
     const observer = config.accessLog ? withAccessLog(metrics.http, log) : metrics.http;
 
     const http: RunningHttp = await listenHttp(app, {
@@ -171,11 +249,29 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
 
     // ControlPlane runs through the same App (and so the same rules) as REST; Ingest through the same authenticator.
     const clientCaPem = config.grpcClientCa ? await readFile(config.grpcClientCa, 'utf8') : null;
-    const grpc: RunningGrpc = await startGrpc({ host: config.grpcListen.host, port: config.grpcListen.port, tls: tls ? { certPem: tls.certPem, keyPem: tls.keyPem } : null, clientCaPem, log, app, services, authenticate });
+    const grpc: RunningGrpc = await startGrpc({
+      host: config.grpcListen.host,
+      port: config.grpcListen.port,
+      tls: tls ? { certPem: tls.certPem, keyPem: tls.keyPem } : null,
+      clientCaPem,
+      log,
+      app,
+      services,
+      authenticate,
+    });
     stops.push(() => grpc.close());
     grpcState.listening = true;
     grpcState.port = grpc.port;
-    log.info({ address: formatHostPort(config.grpcListen.host, grpc.port), port: grpc.port, tls: Boolean(tls), mtls: Boolean(clientCaPem), services: grpc.services }, 'grpc listening');
+    log.info(
+      {
+        address: formatHostPort(config.grpcListen.host, grpc.port),
+        port: grpc.port,
+        tls: Boolean(tls),
+        mtls: Boolean(clientCaPem),
+        services: grpc.services,
+      },
+      'grpc listening',
+    );
 
     let stopping: Promise<void> | undefined;
     return {
@@ -218,7 +314,19 @@ function withAccessLog(inner: Services['metrics']['http'], log: Logger): Service
     started: () => inner.started(),
     finished: (e) => {
       inner.finished(e);
-      access.info({ method: e.method, route: e.route, status: e.status, duration_ms: Math.round(e.durationMs * 100) / 100, bytes: e.bytes, request_id: e.requestId, remote: e.remoteAddress, aborted: e.aborted || undefined }, 'request');
+      access.info(
+        {
+          method: e.method,
+          route: e.route,
+          status: e.status,
+          duration_ms: Math.round(e.durationMs * 100) / 100,
+          bytes: e.bytes,
+          request_id: e.requestId,
+          remote: e.remoteAddress,
+          aborted: e.aborted || undefined,
+        },
+        'request',
+      );
     },
   };
 }

@@ -62,5 +62,8 @@ export interface Services {
   /** the resolved configuration (console: effective config, support bundle) */
   config?: ServeConfig;
   /** the served certificate (console: key custody, setup status, health summary); absent with --insecure */
-  tlsMaterial?: Pick<TlsMaterial, 'certPath' | 'keyPath' | 'certPem' | 'fingerprintSha256' | 'pinSha256' | 'selfSigned' | 'notAfter' | 'action'>;
+  tlsMaterial?: Pick<
+    TlsMaterial,
+    'certPath' | 'keyPath' | 'certPem' | 'fingerprintSha256' | 'pinSha256' | 'selfSigned' | 'notAfter' | 'action'
+  >;
 }

@@ -65,7 +65,8 @@ export async function loadOrCreateTls(opts: LoadTlsOptions): Promise<TlsMaterial
   if (hasCert !== hasKey) {
     throw new TlsError(
       'tls_pair_incomplete',
-      `a TLS certificate and its private key must be supplied together (--tls-cert and --tls-key); got only the ${hasCert ? 'certificate' : 'key'}`,
+      `a TLS certificate and its private key must be supplied together (--tls-cert and --tls-key); got only the ` +
+        `${hasCert ? 'certificate' : 'key'}`,
       hasCert ? opts.certFile : opts.keyFile,
     );
   }
@@ -106,7 +107,11 @@ async function loadSupplied(certPath: string, keyPath: string, hosts: readonly s
     throw new TlsError('tls_cert_expired', `TLS certificate ${certPath} expired on ${new Date(validTo).toISOString()}`, certPath);
   }
   if (now < validFrom) {
-    throw new TlsError('tls_cert_expired', `TLS certificate ${certPath} is not valid before ${new Date(validFrom).toISOString()}`, certPath);
+    throw new TlsError(
+      'tls_cert_expired',
+      `TLS certificate ${certPath} is not valid before ${new Date(validFrom).toISOString()}`,
+      certPath,
+    );
   }
   const warnings: string[] = [];
   // Only the concrete bind hosts: an operator's certificate need not name localhost, and a
@@ -114,7 +119,10 @@ async function loadSupplied(certPath: string, keyPath: string, hosts: readonly s
   const concrete = hosts.filter((h) => !isWildcardHost(h)).map(normaliseHost);
   const uncovered = missingSans(leaf, splitHosts(concrete));
   if (uncovered.length > 0) {
-    warnings.push(`TLS certificate ${certPath} does not cover bind host(s) ${uncovered.join(', ')}; clients connecting by that name will fail verification`);
+    warnings.push(
+      `TLS certificate ${certPath} does not cover bind host(s) ${uncovered.join(', ')}; clients connecting by that name will fail ` +
+        `verification`,
+    );
   }
   if (validTo - now < EXPIRY_WARNING_DAYS * DAY_MS) {
     warnings.push(`TLS certificate ${certPath} expires on ${new Date(validTo).toISOString()}`);
@@ -158,7 +166,8 @@ async function loadOrCreateSelfSigned(dataDir: string, hosts: readonly string[])
     if (key !== undefined && !leaf.checkPrivateKey(key)) problems.push('cert.pem does not match key.pem');
     const now = Date.now();
     if (now >= Date.parse(leaf.validTo)) problems.push(`the certificate expired on ${new Date(leaf.validTo).toISOString()}`);
-    else if (now < Date.parse(leaf.validFrom)) problems.push(`the certificate is not valid before ${new Date(leaf.validFrom).toISOString()}`);
+    else if (now < Date.parse(leaf.validFrom))
+      problems.push(`the certificate is not valid before ${new Date(leaf.validFrom).toISOString()}`);
     const uncovered = missingSans(leaf, want);
     if (uncovered.length > 0) problems.push(`the certificate does not cover ${uncovered.join(', ')}, needed for the bind hosts`);
   }
@@ -166,7 +175,10 @@ async function loadOrCreateSelfSigned(dataDir: string, hosts: readonly string[])
   if (problems.length === 0 && leaf !== undefined && certPem !== undefined && keyPem !== undefined) {
     if ((await looseBits(keyPath)) !== 0) {
       await chmod(keyPath, 0o600);
-      warnings.push(`${keyPath} was accessible by group/other users; its mode was reset to 0600 (treat the key as exposed and delete ${dir} to rotate it)`);
+      warnings.push(
+        `${keyPath} was accessible by group/other users; its mode was reset to 0600 (treat the key as exposed and delete ${dir} to ` +
+          `rotate it)`,
+      );
     }
     return material({ certPem, keyPem, certPath, keyPath, leaf, generated: false, action: 'reused', warnings });
   }
@@ -267,7 +279,11 @@ function parseCertificates(pem: string, path: string): X509Certificate[] {
     try {
       return new X509Certificate(block);
     } catch (err) {
-      throw new TlsError('tls_cert_invalid', `TLS certificate file ${path}: certificate #${i + 1} cannot be parsed (${(err as Error).message})`, path);
+      throw new TlsError(
+        'tls_cert_invalid',
+        `TLS certificate file ${path}: certificate #${i + 1} cannot be parsed (${(err as Error).message})`,
+        path,
+      );
     }
   });
 }
@@ -280,7 +296,8 @@ function parsePrivateKey(pem: string, path: string): KeyObject {
     if (e.code === 'ERR_MISSING_PASSPHRASE') {
       throw new TlsError(
         'tls_key_invalid',
-        `TLS private key ${path} is encrypted; svc needs an unencrypted key (decrypt it with: openssl pkey -in ${path} -out <new file>, then chmod 600 it)`,
+        `TLS private key ${path} is encrypted; svc needs an unencrypted key (decrypt it with: openssl pkey -in ${path} -out <new ` +
+          `file>, then chmod 600 it)`,
         path,
       );
     }

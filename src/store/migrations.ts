@@ -67,7 +67,8 @@ export async function runMigrations(
   // Versions are reserved per area ahead of time (parallel branches take 19, 20, 21…), so the list
   // may have holes until they all land; each version is still unique and applied at most once.
   ordered.forEach((m, i) => {
-    if (m.version < 1 || (i > 0 && m.version === ordered[i - 1]?.version)) throw new Error(`migration list has a duplicate or invalid version ${m.version}`);
+    if (m.version < 1 || (i > 0 && m.version === ordered[i - 1]?.version))
+      throw new Error(`migration list has a duplicate or invalid version ${m.version}`);
   });
   const expected = latestVersion(ordered);
   const applied: number[] = [];

@@ -95,9 +95,14 @@ export const ACCESSMAP_GLOBAL_TABLES = [] as const;
 // Migration 5 adds `labels` to the `agents` table of migration 1; declared here so the area owns it.
 declare module './schema.js' {
   interface AgentsTable {
-    /** JSON object of string labels (default `{}`); PATCH merges it key by key (RFC 7396). Optional so rows of migration 1 still type-check. */
+    /**
+     * JSON object of string labels (default `{}`); PATCH merges it key by key (RFC 7396). Optional so rows of migration 1 still type-check.
+     */
     labels?: string;
-    /** node number (migration 10), from the space access_nodes.no shares (a string on Postgres); optional so rows of migration 1 still type-check; never updated (a trigger refuses) */
+    /**
+     * node number (migration 10), from the space access_nodes.no shares (a string on Postgres); optional so rows of migration 1 still
+     * type-check; never updated (a trigger refuses)
+     */
     no?: number | string;
   }
 }

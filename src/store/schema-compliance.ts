@@ -1,4 +1,6 @@
-/** Kysely table types of the compliance module (migration 25): legal holds, erasure requests, custody; merged into `Database` in schema.ts. */
+/**
+ * Kysely table types of the compliance module (migration 25): legal holds, erasure requests, custody; merged into `Database` in schema.ts.
+ */
 
 /** `cmp_holds`: a legal hold; `active` from placement until a dual-control release makes it `released`. */
 export interface CmpHoldsTable {

@@ -83,7 +83,13 @@ export interface GovernanceTables {
 }
 
 /** governance tables with a `tenant_id` column (RLS on Postgres). */
-export const GOVERNANCE_TENANT_TABLES = ['gov_approvals', 'gov_approval_decisions', 'gov_policy_revisions', 'gov_policy_active', 'gov_kill_switches'] as const;
+export const GOVERNANCE_TENANT_TABLES = [
+  'gov_approvals',
+  'gov_approval_decisions',
+  'gov_policy_revisions',
+  'gov_policy_active',
+  'gov_kill_switches',
+] as const;
 
 /** governance tables shared by all tenants. */
 export const GOVERNANCE_GLOBAL_TABLES = [] as const;

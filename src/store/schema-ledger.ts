@@ -13,7 +13,7 @@ type SeqColumn = ColumnType<number | string, number, never>;
 /**
  * `audit_records` as on Postgres: one row per chained, signed record; append-only (triggers + grants).
  * `prev_hash` is not a column: it is the previous row's hash. On SQLite the table is keyed by
- * `pos = chain << 40 | seq` instead of (tenant_id, seq) and only ledger-store.ts touches it, in SQL.
+ * `pos = chain << 40 | seq` instead of (tenant_id, seq) and only src/ledger (ledger-store.ts and its siblings) touches it, in SQL.
  */
 export interface AuditRecordsTable {
   tenant_id: string;

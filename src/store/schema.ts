@@ -44,16 +44,59 @@ export interface AgentsTable {
 }
 
 /** Every table the application code may touch; `schema_migrations` is deliberately absent. */
-export interface Database extends IdentityTables, LedgerTables, AccessmapTables, WebauthnTables, IngestTables, GovernanceTables, SecurityTables, EventingTables, ConsoleTables, ComplianceTables, ClaudePolicyTables, ReplicaTables, ConnectorTables {
+export interface Database
+  extends
+    IdentityTables,
+    LedgerTables,
+    AccessmapTables,
+    WebauthnTables,
+    IngestTables,
+    GovernanceTables,
+    SecurityTables,
+    EventingTables,
+    ConsoleTables,
+    ComplianceTables,
+    ClaudePolicyTables,
+    ReplicaTables,
+    ConnectorTables {
   tenants: TenantsTable;
   agents: AgentsTable;
 }
 
 /** Tables that carry a `tenant_id` column and must be isolated per tenant (RLS on Postgres). */
-export const TENANT_TABLES = ['agents', ...IDENTITY_TENANT_TABLES, ...LEDGER_TENANT_TABLES, ...ACCESSMAP_TENANT_TABLES, ...WEBAUTHN_TENANT_TABLES, ...INGEST_TENANT_TABLES, ...GOVERNANCE_TENANT_TABLES, ...SECURITY_TENANT_TABLES, ...EVENTING_TENANT_TABLES, ...CONSOLE_TENANT_TABLES, ...COMPLIANCE_TENANT_TABLES, ...CLAUDE_POLICY_TENANT_TABLES, ...CONNECTOR_TENANT_TABLES] as const satisfies readonly (keyof Database)[];
+export const TENANT_TABLES = [
+  'agents',
+  ...IDENTITY_TENANT_TABLES,
+  ...LEDGER_TENANT_TABLES,
+  ...ACCESSMAP_TENANT_TABLES,
+  ...WEBAUTHN_TENANT_TABLES,
+  ...INGEST_TENANT_TABLES,
+  ...GOVERNANCE_TENANT_TABLES,
+  ...SECURITY_TENANT_TABLES,
+  ...EVENTING_TENANT_TABLES,
+  ...CONSOLE_TENANT_TABLES,
+  ...COMPLIANCE_TENANT_TABLES,
+  ...CLAUDE_POLICY_TENANT_TABLES,
+  ...CONNECTOR_TENANT_TABLES,
+] as const satisfies readonly (keyof Database)[];
 
 /** Tables shared by all tenants, reachable from an unbound `transaction()`. */
-export const GLOBAL_TABLES = ['tenants', ...IDENTITY_GLOBAL_TABLES, ...LEDGER_GLOBAL_TABLES, ...ACCESSMAP_GLOBAL_TABLES, ...WEBAUTHN_GLOBAL_TABLES, ...INGEST_GLOBAL_TABLES, ...GOVERNANCE_GLOBAL_TABLES, ...SECURITY_GLOBAL_TABLES, ...EVENTING_GLOBAL_TABLES, ...CONSOLE_GLOBAL_TABLES, ...COMPLIANCE_GLOBAL_TABLES, ...CLAUDE_POLICY_GLOBAL_TABLES, ...REPLICA_GLOBAL_TABLES, ...CONNECTOR_GLOBAL_TABLES] as const satisfies readonly (keyof Database)[];
+export const GLOBAL_TABLES = [
+  'tenants',
+  ...IDENTITY_GLOBAL_TABLES,
+  ...LEDGER_GLOBAL_TABLES,
+  ...ACCESSMAP_GLOBAL_TABLES,
+  ...WEBAUTHN_GLOBAL_TABLES,
+  ...INGEST_GLOBAL_TABLES,
+  ...GOVERNANCE_GLOBAL_TABLES,
+  ...SECURITY_GLOBAL_TABLES,
+  ...EVENTING_GLOBAL_TABLES,
+  ...CONSOLE_GLOBAL_TABLES,
+  ...COMPLIANCE_GLOBAL_TABLES,
+  ...CLAUDE_POLICY_GLOBAL_TABLES,
+  ...REPLICA_GLOBAL_TABLES,
+  ...CONNECTOR_GLOBAL_TABLES,
+] as const satisfies readonly (keyof Database)[];
 
 /** Bookkeeping of applied migrations; only the migration runner reads it, as the connecting user. */
 export interface SchemaMigrationsTable {

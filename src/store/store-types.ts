@@ -35,7 +35,10 @@ export interface Store {
   readiness(): Promise<StoreReadiness>;
   /** a transaction over global (non-tenant) tables only; tenant tables fail closed on Postgres */
   transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
-  /** a transaction bound to one tenant: on Postgres sets app.tenant_id (transaction-local) and the non-owner app role, so RLS confines every statement */
+  /**
+   * a transaction bound to one tenant: on Postgres sets app.tenant_id (transaction-local) and the non-owner app role, so RLS confines every
+   * statement
+   */
   withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** releases the database; idempotent; later calls reject with `store_closed` */
   close(): Promise<void>;
@@ -79,7 +82,9 @@ export interface Store {
   onClose?(fn: () => Promise<void>): void;
 }
 
-/** What the access map's merge worker opens: the edge file, svc.db beside it (attached to read the recent level), and the store's settings. */
+/**
+ * What the access map's merge worker opens: the edge file, svc.db beside it (attached to read the recent level), and the store's settings.
+ */
 export interface EdgeWriterConfig {
   edgeFile: string;
   dbFile: string;
@@ -124,7 +129,10 @@ export interface StoreConfig {
   pgAppRole?: string;
   /** SQLite `synchronous` pragma (default `full`: an acknowledged commit survives power loss) */
   sqliteSynchronous?: 'full' | 'normal';
-  /** SQLite page cache cap in MiB (default 2048; 16..65536; the serve config reads `SERVICE_SQLITE_CACHE_MIB`); filled only as pages are read */
+  /**
+   * SQLite page cache cap in MiB (default 2048; 16..65536; the serve config reads `SERVICE_SQLITE_CACHE_MIB`); filled only as pages are
+   * read
+   */
   sqliteCacheMib?: number;
   /** how long a writer waits on a locked SQLite file or a Postgres connection (default 5000 ms) */
   busyTimeoutMs?: number;

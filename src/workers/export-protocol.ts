@@ -15,7 +15,7 @@ export type ExportSource =
   /** a one-connection store as the non-owner app role, so RLS confines the reads (postgres-store.ts) */
   | { kind: 'postgres'; dsn: string; appRole?: string };
 
-/** The list filters of `GET /v1/audit`, applied inside each seq range (see ledger-store.ts `RecordFilter`). */
+/** The list filters of `GET /v1/audit`, applied inside each seq range (see record-filter.ts `RecordFilter`). */
 export interface ExportFilter {
   /** action prefix, e.g. `agent.` */
   action?: string;

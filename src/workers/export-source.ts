@@ -1,13 +1,14 @@
 /**
  * Read-only ledger readers for the export worker: each worker opens its own connection per source
  * (never the server's writer connection), reads one seq range and returns decoded records. The SQL
- * itself is ledger-store.ts's (the one place that knows how records are stored).
+ * itself is src/ledger's (ledger-store.ts, export-iterator.ts: the one place that knows how records are stored).
  * SQLite: a `readonly` better-sqlite3 handle on `svc.db` (WAL: readers never block the writer).
  * Postgres: a one-connection `Store`, so the role and `app.tenant_id` are set by the very code path
  * the server uses (postgres-store.ts `withTenant`) and RLS confines every read.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { readRecords, sqliteRecordIterator, sqliteStoredRowIterator } from '../ledger/ledger-store.js';
+import { sqliteRecordIterator, sqliteStoredRowIterator } from '../ledger/export-iterator.js';
+import { readRecords } from '../ledger/ledger-store.js';
 import type { AuditRecord } from '../ledger/record.js';
 import { openStore, type Store } from '../store/store.js';
 import type { ExportFilter, ExportSource } from './export-protocol.js';
@@ -20,11 +21,17 @@ export interface LedgerReader {
    * The same records handed to `visit` one at a time; returns how many. On SQLite they are decoded
    * row by row as `visit` consumes them, so a page is never held in memory: an export thread's live
    * heap stays at one record and its small nursery collects almost nothing but garbage.
-   * On SQLite `text` holds the record's free-text fields as stored (ledger-store.ts
+   * On SQLite `text` holds the record's free-text fields as stored (export-iterator.ts
    * `sqliteStoredRowIterator`): one scan of it tells an encoder whether any field but `tenant` and
    * `sig` needs escaping. Undefined when unknown.
    */
-  each(tenant: string, fromSeq: number, toSeq: number, filter: ExportFilter, visit: (record: AuditRecord, text: string | undefined) => void): Promise<number>;
+  each(
+    tenant: string,
+    fromSeq: number,
+    toSeq: number,
+    filter: ExportFilter,
+    visit: (record: AuditRecord, text: string | undefined) => void,
+  ): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -57,7 +64,14 @@ function sqliteReader(file: string): LedgerReader {
 
 function postgresReader(dsn: string, appRole: string | undefined): LedgerReader {
   let opened: Promise<Store> | undefined;
-  const store = () => (opened ??= openStore({ backend: 'postgres', dataDir: '', dsn, poolSize: 1, ...(appRole !== undefined ? { pgAppRole: appRole } : {}) }));
+  const store = () =>
+    (opened ??= openStore({
+      backend: 'postgres',
+      dataDir: '',
+      dsn,
+      poolSize: 1,
+      ...(appRole !== undefined ? { pgAppRole: appRole } : {}),
+    }));
   const read: LedgerReader['read'] = async (tenant, fromSeq, toSeq, filter) =>
     (await store()).withTenant(tenant, (tx) => readRecords(tx, tenant, fromSeq, toSeq - fromSeq + 1, { ...filter, toSeq }));
   return {

@@ -6,12 +6,21 @@ import { createSigner, type Signer } from '../ledger/signers.js';
 import { verifyChunk } from '../ledger/verify-chunk.js';
 import { WorkerErrors } from './errors.js';
 import BetterSqlite3 from 'better-sqlite3';
-import { sqlitePackedRangeReader, type PackedRows } from '../ledger/ledger-store.js';
+import { sqlitePackedRangeReader, type PackedRows } from '../ledger/packed-reader.js';
 import { verifyPackedChunk } from '../ledger/verify-packed.js';
 import { openReader, sourceKey, type LedgerReader } from './export-source.js';
 import type { KeySpec } from '../ledger/keyset.js';
 import type { KeySet } from '../ledger/keyset.js';
-import type { LedgerRequest, LedgerResult, LedgerWorkerData, SignBatchRequest, VerifyChunkRequest, VerifyRangeRequest, SignBatchResult, VerifyChunkResult } from './protocol.js';
+import type {
+  LedgerRequest,
+  LedgerResult,
+  LedgerWorkerData,
+  SignBatchRequest,
+  VerifyChunkRequest,
+  VerifyRangeRequest,
+  SignBatchResult,
+  VerifyChunkResult,
+} from './protocol.js';
 
 // Key material arrives once per worker (workerData), and KeyObjects are built once, not per task.
 const signers = new Map<string, Signer>();
@@ -86,7 +95,10 @@ async function verifyRange(req: VerifyRangeRequest): Promise<VerifyChunkResult> 
   const rows = await reader.read(req.tenant, lo, req.toSeq, {});
   const first = rows[0];
   const anchorRow = req.fromSeq > 1 && first !== undefined && first.seq === lo ? first : undefined;
-  const report = verifyChunk(anchorRow === undefined ? rows : rows.slice(1), { ...ctx, anchor: anchorRow === undefined ? null : { seq: anchorRow.seq, hash: anchorRow.hash } });
+  const report = verifyChunk(anchorRow === undefined ? rows : rows.slice(1), {
+    ...ctx,
+    anchor: anchorRow === undefined ? null : { seq: anchorRow.seq, hash: anchorRow.hash },
+  });
   return { kind: 'verify-chunk', report };
 }
 

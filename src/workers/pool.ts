@@ -46,7 +46,9 @@ export interface TaskPool<Req, Res> {
  * v8::Module::IsGraphAsync", seen in CI). With it off, require throws ERR_REQUIRE_ESM and Piscina
  * imports the module instead. Every Piscina pool passes these options.
  */
-export const WORKER_EXEC_ARGV: { execArgv?: string[] } = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? { execArgv: [...process.execArgv, '--no-experimental-require-module'] } : {};
+export const WORKER_EXEC_ARGV: { execArgv?: string[] } = process.allowedNodeEnvironmentFlags.has('--experimental-require-module')
+  ? { execArgv: [...process.execArgv, '--no-experimental-require-module'] }
+  : {};
 
 /** A typed pool over any worker module. */
 export function createTaskPool<Req, Res>(opts: TaskPoolOptions): TaskPool<Req, Res> {

@@ -45,7 +45,10 @@ describe('authorizer seams', () => {
     asked.length = 0;
     assert.equal((await h.call('GET', '/v1/members', { token: admin.session })).status, 200);
     const input = asked.at(-1)!;
-    assert.deepEqual([input.action, input.resource.kind, input.resource.tenant, input.principal.role, input.principal.id], ['membership:read', 'membership', admin.tenant, 'owner', `user:${admin.userId}`]);
+    assert.deepEqual(
+      [input.action, input.resource.kind, input.resource.tenant, input.principal.role, input.principal.id],
+      ['membership:read', 'membership', admin.tenant, 'owner', `user:${admin.userId}`],
+    );
     verdict = 'deny';
     const denied = await h.call('GET', '/v1/members', { token: admin.session });
     assert.equal(denied.status, 403);
@@ -67,11 +70,17 @@ describe('authorizer seams', () => {
     const before = h.audit.appended.length;
     assert.equal((await h.call('GET', '/v1/things/t1/graph', { token: editor.session })).status, 200);
     const recs = h.audit.appended.slice(before);
-    assert.deepEqual(recs.map((r) => [r.tenant, r.draft.action, r.draft.actor, r.draft.target_id]), [[admin.tenant, 'thing.graph.read', `user:${editor.id}`, 't1']]);
+    assert.deepEqual(
+      recs.map((r) => [r.tenant, r.draft.action, r.draft.actor, r.draft.target_id]),
+      [[admin.tenant, 'thing.graph.read', `user:${editor.id}`, 't1']],
+    );
   });
 
   test('a tenant header on whoami is validated but does not matter', async () => {
-    assert.equal((await h.call('GET', '/v1/auth/whoami', { token: admin.session, tenant: '0190aaaa-0000-7000-8000-000000000000' })).status, 200);
+    assert.equal(
+      (await h.call('GET', '/v1/auth/whoami', { token: admin.session, tenant: '0190aaaa-0000-7000-8000-000000000000' })).status,
+      200,
+    );
     assert.equal((await h.call('GET', '/v1/auth/whoami', { token: admin.session, tenant: 'nope' })).status, 400);
   });
 });

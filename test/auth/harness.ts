@@ -32,21 +32,46 @@ export interface Harness {
   /** what startIdentity printed on "stdout" */
   printed: string[];
   /** request with an optional bearer token and tenant */
-  call(method: string, target: string, init?: { body?: unknown; token?: string; tenant?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Record<string, string>; json: () => any; text: string }>;
+  call(
+    method: string,
+    target: string,
+    init?: { body?: unknown; token?: string; tenant?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Record<string, string>; json: () => any; text: string }>;
   dispose(): Promise<void>;
 }
 
 /** Build the app on `store`; setup state is read from it and a setup token minted if needed. */
-export async function createHarness(store: Store, opts: Partial<IdentityOptions> & { routes?: AnyRoute[]; seedDemo?: boolean } = {}): Promise<Harness> {
+export async function createHarness(
+  store: Store,
+  opts: Partial<IdentityOptions> & { routes?: AnyRoute[]; seedDemo?: boolean } = {},
+): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-identity-'));
   const routes = opts.routes ?? [...healthRoutes, ...identityRoutes];
   const runtime = new IdentityRuntime({ store, dataDir, routes, passwordParams: FAST_PASSWORDS, ...opts });
   const audit = new RecordingAuditSink();
   const log = pino({ level: 'silent' });
-  const services = { store, audit, dataDir, log, identity: runtime, hooks: recordHooks(), setupRequired: () => runtime.setupRequired() } as unknown as Services;
+  const services = {
+    store,
+    audit,
+    dataDir,
+    log,
+    identity: runtime,
+    hooks: recordHooks(),
+    setupRequired: () => runtime.setupRequired(),
+  } as unknown as Services;
   const printed: string[] = [];
   await startIdentity(runtime, { audit, seedDemo: opts.seedDemo ?? false, print: (t) => printed.push(t), log });
-  const app = new App({ routes, services, log, tls: true, bodyLimit: 64 * 1024, timeoutMs: 10_000, setupRequired: () => runtime.setupRequired(), authenticate: createAuthenticator(), validateResponses: true });
+  const app = new App({
+    routes,
+    services,
+    log,
+    tls: true,
+    bodyLimit: 64 * 1024,
+    timeoutMs: 10_000,
+    setupRequired: () => runtime.setupRequired(),
+    authenticate: createAuthenticator(),
+    validateResponses: true,
+  });
   return {
     app,
     runtime,
@@ -95,7 +120,13 @@ export async function createOrg(h: Harness, session: string, name: string): Prom
 }
 
 /** Create a user with a role in `tenant` and return its session. */
-export async function userWithRole(h: Harness, session: string, tenant: string, email: string, role: string): Promise<{ id: string; session: string }> {
+export async function userWithRole(
+  h: Harness,
+  session: string,
+  tenant: string,
+  email: string,
+  role: string,
+): Promise<{ id: string; session: string }> {
   const password = 'a long enough password';
   const res = await h.call('POST', '/v1/users', { token: session, tenant, body: { email, password, role } });
   if (res.status !== 201) throw new Error(`user create failed: ${res.status} ${res.text}`);

@@ -28,7 +28,12 @@ test('rate limiter: a burst, then refusal with Retry-After, then refill', () => 
   assert.deepEqual(seen.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1], [true, 0]]);
   const refused = r.take('p');
   assert.equal(refused.allowed, false);
-  assert.deepEqual(rateLimitHeaders(refused), { 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'retry-after': '1' });
+  assert.deepEqual(rateLimitHeaders(refused), {
+    'ratelimit-limit': '3',
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': '1',
+    'retry-after': '1',
+  });
   assert.equal(r.take('q').allowed, true, 'per principal');
   now += 500;
   assert.equal(r.take('p').allowed, true, 'one token back after 1/rate seconds');

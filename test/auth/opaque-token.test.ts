@@ -5,7 +5,15 @@ import { base32Encode } from '../../src/auth/base32.js';
 import { mintToken, parseToken, secretMatches } from '../../src/auth/opaque-token.js';
 
 test('base32: RFC 4648 §10 test vectors, unpadded', () => {
-  const vectors: Array<[string, string]> = [['', ''], ['f', 'MY'], ['fo', 'MZXQ'], ['foo', 'MZXW6'], ['foob', 'MZXW6YQ'], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI']];
+  const vectors: Array<[string, string]> = [
+    ['', ''],
+    ['f', 'MY'],
+    ['fo', 'MZXQ'],
+    ['foo', 'MZXW6'],
+    ['foob', 'MZXW6YQ'],
+    ['fooba', 'MZXW6YTB'],
+    ['foobar', 'MZXW6YTBOI'],
+  ];
   for (const [input, expected] of vectors) assert.equal(base32Encode(Buffer.from(input)), expected);
 });
 
@@ -25,7 +33,20 @@ test('tokens: svcs_/svck_ + 26-char selector + 52-char secret; only SHA-256 of t
 
 test('tokens: malformed, truncated, padded or foreign-prefixed text does not parse', () => {
   const good = mintToken('api_key').token;
-  for (const bad of ['', 'svck_', good.slice(0, -1), good + 'A', good.toLowerCase(), good.replace('_', '-'), good.replace('svck_', 'svcx_'), good.replace('svck_', 'svcst_'), good.slice(0, 31) + '=' + good.slice(32), `${good} `, 'Bearer ' + good, good.replace(/_([A-Z2-7]{52})$/, '$1')]) {
+  for (const bad of [
+    '',
+    'svck_',
+    good.slice(0, -1),
+    good + 'A',
+    good.toLowerCase(),
+    good.replace('_', '-'),
+    good.replace('svck_', 'svcx_'),
+    good.replace('svck_', 'svcst_'),
+    good.slice(0, 31) + '=' + good.slice(32),
+    `${good} `,
+    'Bearer ' + good,
+    good.replace(/_([A-Z2-7]{52})$/, '$1'),
+  ]) {
     assert.equal(parseToken(bad), undefined, JSON.stringify(bad));
   }
 });

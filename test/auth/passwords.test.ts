@@ -11,7 +11,12 @@ test('passwords: production cost is scrypt N=2^16 r=8 p=1 (64 MiB, the argon2id 
   assert.match(stored, /^scrypt\$16\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
   // Recompute with node's synchronous scrypt from the stored salt: the format is what it says.
   const [, , , , salt, key] = stored.split('$');
-  const again = scryptSync('correct horse battery staple', Buffer.from(salt!, 'base64'), 32, { N: 2 ** 16, r: 8, p: 1, maxmem: 256 * 1024 * 1024 });
+  const again = scryptSync('correct horse battery staple', Buffer.from(salt!, 'base64'), 32, {
+    N: 2 ** 16,
+    r: 8,
+    p: 1,
+    maxmem: 256 * 1024 * 1024,
+  });
   assert.equal(again.toString('base64'), key);
 });
 
@@ -26,7 +31,10 @@ test('passwords: verify accepts the password, refuses others and malformed hashe
 });
 
 test('passwords: fewer than 12 characters (code points) is weak_password', () => {
-  assert.throws(() => assertPasswordPolicy('elevenchars'), (e: unknown) => e instanceof ApiError && e.code === 'weak_password' && e.status === 400);
+  assert.throws(
+    () => assertPasswordPolicy('elevenchars'),
+    (e: unknown) => e instanceof ApiError && e.code === 'weak_password' && e.status === 400,
+  );
   assert.throws(() => assertPasswordPolicy('😀'.repeat(11)), (e: unknown) => e instanceof ApiError && e.code === 'weak_password');
   assert.doesNotThrow(() => assertPasswordPolicy('twelve chars'));
 });

@@ -54,13 +54,31 @@ test('cedar: a permit-all policy with targeted forbids restricts only what it na
   assert.equal(await pdp.decide(input({ action: 'agent:read', resource: { kind: 'agent', id: 'a-1', tenant: T2 } })), 'allow');
   // principal type mapping: kind token → Svc::ApiKey
   assert.equal(await pdp.decide(input({ action: 'agent:delete' })), 'allow');
-  assert.equal(await pdp.decide(input({ action: 'agent:delete', principal: { id: 'token:k-1', kind: 'token', userId: 'u-1', superadmin: false, role: 'admin', aal: 1 } })), 'deny');
+  assert.equal(
+    await pdp.decide(
+      input({
+        action: 'agent:delete',
+        principal: { id: 'token:k-1', kind: 'token', userId: 'u-1', superadmin: false, role: 'admin', aal: 1 },
+      }),
+    ),
+    'deny',
+  );
   // context attributes
   assert.equal(await pdp.decide(input({ action: 'audit:write', context: ctx('10.0.0.9') })), 'deny');
   assert.equal(await pdp.decide(input({ action: 'audit:write', context: ctx('127.0.0.1') })), 'allow');
   // principal and resource attributes
-  assert.equal(await pdp.decide(input({ action: 'knowledge:base:read', principal: user('u-2', 'viewer'), resource: { kind: 'knowledge', tenant: T1 } })), 'deny');
-  assert.equal(await pdp.decide(input({ action: 'knowledge:base:read', principal: user('u-2', 'admin'), resource: { kind: 'knowledge', tenant: T1 } })), 'allow');
+  assert.equal(
+    await pdp.decide(
+      input({ action: 'knowledge:base:read', principal: user('u-2', 'viewer'), resource: { kind: 'knowledge', tenant: T1 } }),
+    ),
+    'deny',
+  );
+  assert.equal(
+    await pdp.decide(
+      input({ action: 'knowledge:base:read', principal: user('u-2', 'admin'), resource: { kind: 'knowledge', tenant: T1 } }),
+    ),
+    'allow',
+  );
 });
 
 test('cedar: principal attributes carry aal and superadmin; the principal is named by user or token id', async () => {
@@ -91,7 +109,10 @@ test('cedar: permits scoped to one tenant through principal membership', async (
 
 test('cedar: a policy that errors at evaluation denies instead of being skipped', async () => {
   // `context.missing` does not exist: the forbid errors; Cedar would skip it and allow.
-  const pdp = createCedarPdp(`permit (principal, action, resource);\nforbid (principal, action, resource) when { context.missing == 1 };`, silent);
+  const pdp = createCedarPdp(
+    `permit (principal, action, resource);\nforbid (principal, action, resource) when { context.missing == 1 };`,
+    silent,
+  );
   silent.warnings.length = 0;
   assert.equal(await pdp.decide(input()), 'deny');
   assert.ok(silent.warnings.some((w) => w.includes('policy error')));

@@ -39,7 +39,8 @@ const input: PdpInput = {
 const pdp = (timeoutMs = 2000) => createOpaPdp({ url: `http://127.0.0.1:${port}/v1/data/svc/authz/allow`, timeoutMs }, log);
 
 test('opa: posts {input} to the decision path and honours a boolean result', async () => {
-  handler = (body, _req, res) => res.end(JSON.stringify({ result: body.input.resource.tenant === 't-1' && body.input.action === 'agent:write' }));
+  handler = (body, _req, res) =>
+    res.end(JSON.stringify({ result: body.input.resource.tenant === 't-1' && body.input.action === 'agent:write' }));
   seen.length = 0;
   assert.equal(await pdp().decide(input), 'allow');
   assert.equal(seen[0]?.path, '/v1/data/svc/authz/allow');

@@ -17,7 +17,15 @@ test('pdp config: none is the default, engines are case-insensitive, unknown one
 test('pdp select: none allows (the role check alone decides); opa without a URL refuses', async () => {
   const pdp = await selectPdp({ engine: 'none' }, log);
   assert.equal(pdp, nonePdp);
-  assert.equal(await pdp.decide({ principal: { id: 'user:u', kind: 'user', userId: 'u', superadmin: false, aal: 1 }, action: 'agent:read', resource: { kind: 'agent' }, context: { method: 'GET', route: '/v1/agents', remoteAddress: '127.0.0.1', requestId: 'r' } }), 'allow');
+  assert.equal(
+    await pdp.decide({
+      principal: { id: 'user:u', kind: 'user', userId: 'u', superadmin: false, aal: 1 },
+      action: 'agent:read',
+      resource: { kind: 'agent' },
+      context: { method: 'GET', route: '/v1/agents', remoteAddress: '127.0.0.1', requestId: 'r' },
+    }),
+    'allow',
+  );
   await assert.rejects(selectPdp({ engine: 'opa' }, log), PdpConfigError);
   await assert.rejects(selectPdp({ engine: 'opa', opaUrl: 'http://127.0.0.1:8181/v1/policies/x' }, log), /v1\/data/);
   await assert.rejects(selectPdp({ engine: 'opa', opaUrl: 'ftp://127.0.0.1/v1/data/x' }, log), PdpConfigError);

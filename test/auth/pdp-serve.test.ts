@@ -16,7 +16,11 @@ import { call, startServer, SVC_BIN, tempDir, type TestServer } from '../helpers
 function serveExpectingRefusal(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const dataDir = tempDir('svc-pdp-dd-');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [SVC_BIN, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0'],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
@@ -37,8 +41,15 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 async function bootstrap(server: TestServer): Promise<string> {
   const token = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
-  assert.equal((await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: EMAIL, password: PASSWORD }), headers: JSON_HEADERS })).status, 201);
-  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: EMAIL, password: PASSWORD }), headers: JSON_HEADERS });
+  assert.equal(
+    (await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: EMAIL, password: PASSWORD }), headers: JSON_HEADERS }))
+      .status,
+    201,
+  );
+  const login = await call(server, 'POST', '/v1/auth/login', {
+    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    headers: JSON_HEADERS,
+  });
   assert.equal(login.status, 200, login.text);
   return login.json().token as string;
 }
@@ -46,7 +57,10 @@ async function bootstrap(server: TestServer): Promise<string> {
 test('serve with SERVICE_PDP_ENGINE=cedar: a forbid turns an allowed request into 403', { timeout: 60_000 }, async () => {
   const dir = tempDir('svc-cedar-');
   const policies = join(dir, 'policies.cedar');
-  writeFileSync(policies, 'permit (principal, action, resource);\nforbid (principal is Svc::User, action == Svc::Action::"token:write", resource);\n');
+  writeFileSync(
+    policies,
+    'permit (principal, action, resource);\nforbid (principal is Svc::User, action == Svc::Action::"token:write", resource);\n',
+  );
   const server = await startServer({ env: { SERVICE_PDP_ENGINE: 'cedar', SERVICE_PDP_CEDAR_POLICIES: policies } });
   try {
     const session = await bootstrap(server);
@@ -103,7 +117,12 @@ test('serve refuses to start with a broken decision-layer configuration', { time
   const dir = tempDir('svc-pdp-bad-');
   const bad = join(dir, 'bad.cedar');
   writeFileSync(bad, 'permit (principal, action resource);');
-  const envs: Array<Record<string, string>> = [{ SERVICE_PDP_ENGINE: 'cedar' }, { SERVICE_PDP_ENGINE: 'cedar', SERVICE_PDP_CEDAR_POLICIES: bad }, { SERVICE_PDP_ENGINE: 'opa' }, { SERVICE_PDP_ENGINE: 'xacml' }];
+  const envs: Array<Record<string, string>> = [
+    { SERVICE_PDP_ENGINE: 'cedar' },
+    { SERVICE_PDP_ENGINE: 'cedar', SERVICE_PDP_CEDAR_POLICIES: bad },
+    { SERVICE_PDP_ENGINE: 'opa' },
+    { SERVICE_PDP_ENGINE: 'xacml' },
+  ];
   for (const env of envs) {
     const run = await serveExpectingRefusal(env);
     assert.notEqual(run.code, 0, `${JSON.stringify(env)} must refuse to start`);

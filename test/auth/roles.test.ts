@@ -22,7 +22,18 @@ test('roles: viewer < editor < admin < owner; minimum role per permission', () =
 test('roles: the catalog comes from the route table; viewers never get system:admin or admin permissions', () => {
   const catalog = permissionCatalog(identityRoutes);
   const names = catalog.map((r) => r.permission);
-  for (const p of ['self:read', 'self:write', 'token:read', 'token:write', 'user:read', 'user:admin', 'membership:read', 'membership:admin', 'system:admin']) assert.ok(names.includes(p), p);
+  for (const p of [
+    'self:read',
+    'self:write',
+    'token:read',
+    'token:write',
+    'user:read',
+    'user:admin',
+    'membership:read',
+    'membership:admin',
+    'system:admin',
+  ])
+    assert.ok(names.includes(p), p);
   assert.ok(!names.includes('public'));
   const viewer = permissionsOf('viewer', catalog);
   assert.ok(viewer.includes('token:write') && !viewer.includes('user:admin') && !viewer.includes('system:admin'));

@@ -13,14 +13,29 @@ before(async () => {
   server = await startServer({ args: ['--seed-demo'] });
   const caPath = join(tempDir('svc-am-cli-'), 'ca.pem');
   writeFileSync(caPath, server.certPem as string);
-  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }), headers: { 'content-type': 'application/json' } });
+  const login = await call(server, 'POST', '/v1/auth/login', {
+    body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }),
+    headers: { 'content-type': 'application/json' },
+  });
   base = ['--server', server.url, '--ca-cert', caPath, '--token', login.json().token];
 });
 after(async () => server?.stop());
 
 describe('svc agent and svc accessmap against a seeded server', () => {
   it('agent create → get → update (merge, version guard) → rm', async () => {
-    const created = await runSvc(['agent', 'create', ...base, '--name', 'cli-agent', '--label', 'team=cli', '--label', 'tier=1', '-o', 'json']);
+    const created = await runSvc([
+      'agent',
+      'create',
+      ...base,
+      '--name',
+      'cli-agent',
+      '--label',
+      'team=cli',
+      '--label',
+      'tier=1',
+      '-o',
+      'json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const a = jsonOut(created);
     assert.deepEqual(a.labels, { team: 'cli', tier: '1' });
@@ -54,10 +69,16 @@ describe('svc agent and svc accessmap against a seeded server', () => {
     const summary = jsonOut(await runSvc(['accessmap', 'attack-paths', 'summary', ...base, '-o', 'json']));
     assert.ok(summary.edges.total > 0);
     const unused = jsonOut(await runSvc(['accessmap', 'drift', ...base, '--kind', 'unused', '--limit', '0', '-o', 'json']));
-    assert.ok(unused.items.length > 0 && unused.items.every((d: { drift: string; drift_confidence: string }) => d.drift === 'unused' && d.drift_confidence !== 'high'));
+    assert.ok(
+      unused.items.length > 0 &&
+        unused.items.every((d: { drift: string; drift_confidence: string }) => d.drift === 'unused' && d.drift_confidence !== 'high'),
+    );
     const rw = jsonOut(await runSvc(['accessmap', 'graph', ...base, '--mode', 'rw', '-o', 'json']));
     assert.ok(rw.items.every((e: { mode: string }) => e.mode === 'rw'));
-    const agents = jsonOut(await runSvc(['agent', 'ls', ...base, '--limit', '100', '-o', 'json'])).items as Array<{ id: string; name: string }>;
+    const agents = jsonOut(await runSvc(['agent', 'ls', ...base, '--limit', '100', '-o', 'json'])).items as Array<{
+      id: string;
+      name: string;
+    }>;
     const release = agents.find((x) => x.name === 'release-bot') as { id: string };
     const esc = await runSvc(['accessmap', 'attack-paths', 'escalation', ...base, '--agent-id', release.id]);
     assert.equal(esc.code, 0, esc.stderr);

@@ -43,7 +43,16 @@ describe('svc audit export', () => {
     const authenticate = async (ctx: RequestContext) => {
       (ctx as { tenant?: string }).tenant = ctx.headers['x-service-tenant'];
     };
-    const app = new App({ routes: auditExportRoutes, services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1024, timeoutMs: 5000, setupRequired: () => false, authenticate });
+    const app = new App({
+      routes: auditExportRoutes,
+      services,
+      log: pino({ level: 'silent' }),
+      tls: true,
+      bodyLimit: 1024,
+      timeoutMs: 5000,
+      setupRequired: () => false,
+      authenticate,
+    });
     dir = tempDir();
     tls = await loadOrCreateTls({ dataDir: dir, hosts: ['127.0.0.1'] });
     server = await listenHttp(app, { host: '127.0.0.1', port: 0, tls: { certFile: tls.certPath, keyFile: tls.keyPath } });
@@ -65,7 +74,16 @@ describe('svc audit export', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const flags = (port: number) => ['--server', `https://127.0.0.1:${port}`, '--ca-cert', tls.certPath, '--token', 'svck_test', '--tenant', TENANT];
+  const flags = (port: number) => [
+    '--server',
+    `https://127.0.0.1:${port}`,
+    '--ca-cert',
+    tls.certPath,
+    '--token',
+    'svck_test',
+    '--tenant',
+    TENANT,
+  ];
 
   test('--out writes the export atomically (mode 0600) and -o json prints the summary', async () => {
     const out = join(tempDir(), 'audit.ndjson');
@@ -73,7 +91,14 @@ describe('svc audit export', () => {
     assert.equal(run.code, 0, run.stderr);
     const body = readFileSync(out);
     const summary = jsonOut(run);
-    assert.deepEqual(summary, { path: out, format: 'ocsf', count: N, last_seq: N, bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    assert.deepEqual(summary, {
+      path: out,
+      format: 'ocsf',
+      count: N,
+      last_seq: N,
+      bytes: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
     assert.equal(statSync(out).mode & 0o777, 0o600);
     const lines = body.toString('utf8').trimEnd().split('\n');
     assert.equal(lines.length, N + 1);
@@ -127,7 +152,14 @@ describe('svc audit export: terminator and progress rendering', () => {
   test('parseTerminator reads both families and refuses anything else', () => {
     assert.deepEqual(parseTerminator('# export-complete count=12 last_seq=40'), { count: 12, last_seq: 40 });
     assert.deepEqual(parseTerminator('{"export_complete":true,"count":0,"last_seq":7}'), { count: 0, last_seq: 7 });
-    for (const bad of ['', 'CEF:0|svc|x', '# export-complete count=1', '{"export_complete":false,"count":1,"last_seq":1}', '{"resourceLogs":[]}', '{"export_complete":true,"count":"1","last_seq":1}']) {
+    for (const bad of [
+      '',
+      'CEF:0|svc|x',
+      '# export-complete count=1',
+      '{"export_complete":false,"count":1,"last_seq":1}',
+      '{"resourceLogs":[]}',
+      '{"export_complete":true,"count":"1","last_seq":1}',
+    ]) {
       assert.equal(parseTerminator(bad), null, bad);
     }
   });
@@ -136,7 +168,10 @@ describe('svc audit export: terminator and progress rendering', () => {
     const line = renderProgress({ records: 250_000, bytes: 200 * 1024 * 1024, elapsedMs: 10_000, expected: 1_000_000 }, 20);
     // A quarter done in 10 s → 30 s left at 25,000 records/s; 20 MB/s.
     assert.equal(line, '[#####---------------] 250,000/1,000,000 records  200.0 MB  20.0 MB/s  ETA 0:30');
-    assert.equal(renderProgress({ records: 5, bytes: 0, elapsedMs: 0, expected: 10 }, 4), '[##--] 5/10 records  0.0 MB  0.0 MB/s  ETA --:--');
+    assert.equal(
+      renderProgress({ records: 5, bytes: 0, elapsedMs: 0, expected: 10 }, 4),
+      '[##--] 5/10 records  0.0 MB  0.0 MB/s  ETA --:--',
+    );
     assert.equal(renderProgress({ records: 12, bytes: 1024 * 1024, elapsedMs: 2000 }), '12 records  1.0 MB  0.5 MB/s');
     assert.match(renderProgress({ records: 1, bytes: 1, elapsedMs: 1000, expected: 3601 }), /ETA 1:00:00$/);
   });

@@ -22,7 +22,12 @@ test('keys rotate retires the old key at each head and the chains verify across 
     return { store, ledger, close: async () => { await ledger.close(); await store.close(); } };
   };
   const first = await open();
-  await first.store.transaction((tx) => tx.insertInto('tenants').values({ id: TENANT, name: 'acme', region: 'eu', status: 'active', created_at: '2026-11-22T07:00:00.000000000Z', deleted_at: null }).execute());
+  await first.store.transaction((tx) =>
+    tx
+      .insertInto('tenants')
+      .values({ id: TENANT, name: 'acme', region: 'eu', status: 'active', created_at: '2026-11-22T07:00:00.000000000Z', deleted_at: null })
+      .execute(),
+  );
   for (let i = 0; i < 10; i++) await first.ledger.append(TENANT, draft(i));
   for (let i = 0; i < 4; i++) await first.ledger.append(SYSTEM_TENANT, draft(i));
   const oldKey = first.ledger.keyring.active.keyId;
@@ -38,7 +43,10 @@ test('keys rotate retires the old key at each head and the chains verify across 
   assert.equal(out.algorithm, 'ecdsa-p256-sha256');
   assert.deepEqual(
     [...out.chains].sort((a: { tenant: string }, b: { tenant: string }) => a.tenant.localeCompare(b.tenant)),
-    [{ tenant: TENANT, last_seq_old_key: 10, rotate_seq: 11 }, { tenant: SYSTEM_TENANT, last_seq_old_key: 4, rotate_seq: 5 }].sort((a, b) => a.tenant.localeCompare(b.tenant)),
+    [
+      { tenant: TENANT, last_seq_old_key: 10, rotate_seq: 11 },
+      { tenant: SYSTEM_TENANT, last_seq_old_key: 4, rotate_seq: 5 },
+    ].sort((a, b) => a.tenant.localeCompare(b.tenant)),
   );
 
   const second = await open();
@@ -51,7 +59,11 @@ test('keys rotate retires the old key at each head and the chains verify across 
   assert.equal(rotate?.action, 'audit.key.rotate');
   assert.equal(rotate?.key_id, out.new_key_id);
   assert.deepEqual(JSON.parse(rotate?.meta ?? '{}').old_key_last_seq, 10);
-  const keys = (await second.ledger.publishedKeys(TENANT)).keys.map((k) => ({ key_id: k.key_id, first_seq: k.first_seq, last_seq: k.last_seq }));
+  const keys = (await second.ledger.publishedKeys(TENANT)).keys.map((k) => ({
+    key_id: k.key_id,
+    first_seq: k.first_seq,
+    last_seq: k.last_seq,
+  }));
   assert.deepEqual(keys, [
     { key_id: oldKey, first_seq: 1, last_seq: 10 },
     { key_id: out.new_key_id, first_seq: 11, last_seq: undefined },

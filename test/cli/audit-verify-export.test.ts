@@ -31,8 +31,25 @@ function chain(): AuditRecord[] {
     const drafts: AuditDraft[] = [];
     for (let seq = out.length + 1; seq <= Math.min(N, out.length + 500); seq++) {
       if (seq % 1000 === 0) drafts.push(checkpointDraft());
-      else if (seq % 7 === 0) drafts.push({ actor: `user:${HOSTILE}`, actor_kind: 'user', action: `agent.${HOSTILE}`, target_kind: `k${HOSTILE}`, target_id: HOSTILE, meta: { note: HOSTILE, n: seq }, payload_hash: 'e3'.repeat(32) });
-      else drafts.push({ actor: 'user:0190a8e2-0000-7000-8000-000000000007', actor_kind: 'user', action: 'agent.update', target_kind: 'agent', target_id: `a-${seq}`, meta: { n: seq } });
+      else if (seq % 7 === 0)
+        drafts.push({
+          actor: `user:${HOSTILE}`,
+          actor_kind: 'user',
+          action: `agent.${HOSTILE}`,
+          target_kind: `k${HOSTILE}`,
+          target_id: HOSTILE,
+          meta: { note: HOSTILE, n: seq },
+          payload_hash: 'e3'.repeat(32),
+        });
+      else
+        drafts.push({
+          actor: 'user:0190a8e2-0000-7000-8000-000000000007',
+          actor_kind: 'user',
+          action: 'agent.update',
+          target_kind: 'agent',
+          target_id: `a-${seq}`,
+          meta: { n: seq },
+        });
     }
     const recs = sealBatch(tail, TENANT, drafts, signer);
     const last = recs[recs.length - 1] as AuditRecord;
@@ -100,31 +117,46 @@ test('a dropped LEEF line is seq-gap; an OCSF export cut short is tail-truncated
 });
 
 for (const format of acceptedTokens('ledger_export')) {
-  test(`a ${format} export cut before its terminator is not complete: exit 8 (indeterminate) under --strict, complete: false in the report`, async () => {
-    const cut = write(`noterm.${format}`, exportLines(format, records.slice(0, 1200)), null);
-    const strict = await verify(cut, '--strict');
-    assert.equal(strict.code, 8, strict.stderr);
-    assert.equal(strict.report.complete, false);
-    assert.equal(strict.report.chain.checked, 1200, 'what is there is still verified');
-    assert.match(strict.stderr, /no export-complete line; it may be cut short/);
-    const lax = await verify(cut);
-    assert.equal(lax.code, 0, lax.stderr);
-    assert.equal(lax.report.complete, false);
-    // Cut mid-line: the last record's line is partial.
-    const whole = exportLines(format, records.slice(0, 50)).join('\n');
-    const partial = join(dir, `partial.${format}`);
-    writeFileSync(partial, whole.slice(0, whole.length - 40));
-    const p = await runSvc(['audit', 'verify', '--file', partial, '--pubkey', pubkey, '-o', 'json', '--strict'], { timeoutMs: 60_000 });
-    assert.notEqual(p.code, 0, 'a file cut mid-line never verifies clean under --strict');
-    const done = await verify(write(`term.${format}`, exportLines(format, records.slice(0, 1200)), terminatorLine(encoderFor('ledger_export', format).json, 1200, 1200)), '--strict');
-    assert.equal(done.code, 0, done.stderr);
-    assert.equal(done.report.complete, true);
-  });
+  test(
+    `a ${format} export cut before its terminator is not complete: exit ` +
+      `8 (indeterminate) under --strict, complete: false in the report`,
+    async () => {
+      const cut = write(`noterm.${format}`, exportLines(format, records.slice(0, 1200)), null);
+      const strict = await verify(cut, '--strict');
+      assert.equal(strict.code, 8, strict.stderr);
+      assert.equal(strict.report.complete, false);
+      assert.equal(strict.report.chain.checked, 1200, 'what is there is still verified');
+      assert.match(strict.stderr, /no export-complete line; it may be cut short/);
+      const lax = await verify(cut);
+      assert.equal(lax.code, 0, lax.stderr);
+      assert.equal(lax.report.complete, false);
+      // Cut mid-line: the last record's line is partial.
+      const whole = exportLines(format, records.slice(0, 50)).join('\n');
+      const partial = join(dir, `partial.${format}`);
+      writeFileSync(partial, whole.slice(0, whole.length - 40));
+      const p = await runSvc(['audit', 'verify', '--file', partial, '--pubkey', pubkey, '-o', 'json', '--strict'], { timeoutMs: 60_000 });
+      assert.notEqual(p.code, 0, 'a file cut mid-line never verifies clean under --strict');
+      const done = await verify(
+        write(
+          `term.${format}`,
+          exportLines(format, records.slice(0, 1200)),
+          terminatorLine(encoderFor('ledger_export', format).json, 1200, 1200),
+        ),
+        '--strict',
+      );
+      assert.equal(done.code, 0, done.stderr);
+      assert.equal(done.report.complete, true);
+    },
+  );
 }
 
 test('records after an export\'s terminator make it incomplete (the terminator must be its last line)', async () => {
   const enc = encoderFor('ledger_export', 'cef');
-  const lines = [...exportLines('cef', records.slice(0, 100)), terminatorLine(enc.json, 100, 100), ...exportLines('cef', records.slice(100, 110))];
+  const lines = [
+    ...exportLines('cef', records.slice(0, 100)),
+    terminatorLine(enc.json, 100, 100),
+    ...exportLines('cef', records.slice(100, 110)),
+  ];
   const r = await verify(write('after-term.cef', lines, null), '--strict');
   assert.equal(r.report.complete, false);
   assert.equal(r.code, 8);
@@ -134,14 +166,26 @@ test('a replaced signature in an OTLP line is sig-invalid; a file of no known fo
   const lines = exportLines('otlp_log_record', records.slice(0, 100));
   const other = JSON.parse(lines[51] as string) as { attributes: Array<{ key: string; value: { stringValue?: string } }> };
   const sig = other.attributes.find((a) => a.key === 'svc.audit.sig')?.value.stringValue as string;
-  lines[50] = (lines[50] as string).replace(/"svc\.audit\.sig","value":\{"stringValue":"[^"]+"/, `"svc.audit.sig","value":{"stringValue":"${sig}"`);
+  lines[50] = (lines[50] as string).replace(
+    /"svc\.audit\.sig","value":\{"stringValue":"[^"]+"/,
+    `"svc.audit.sig","value":{"stringValue":"${sig}"`,
+  );
   const r = await verify(write('sig.otlp', lines, terminatorLine(true, 100, 100)));
   assert.equal(r.code, 0);
   assert.deepEqual([r.report.signatures.reason, r.report.signatures.first_bad_seq], ['sig-invalid', 51]);
   const junk = await runSvc(['audit', 'verify', '--file', write('junk.txt', ['', 'hello world'], null), '--pubkey', pubkey]);
   assert.equal(junk.code, 1);
   assert.match(junk.stderr, /line 2 is not a record of any ledger export format/);
-  const wrong = await runSvc(['audit', 'verify', '--file', write('wrong.cef', exportLines('cef', records.slice(0, 3)), null), '--format', 'leef', '--pubkey', pubkey]);
+  const wrong = await runSvc([
+    'audit',
+    'verify',
+    '--file',
+    write('wrong.cef', exportLines('cef', records.slice(0, 3)), null),
+    '--format',
+    'leef',
+    '--pubkey',
+    pubkey,
+  ]);
   assert.equal(wrong.code, 1);
   assert.match(wrong.stderr, /line 1 is not a leef ledger record: not a LEEF:2.0 line/);
 });

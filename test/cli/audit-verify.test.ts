@@ -62,7 +62,12 @@ test('a deleted line is seq-gap; a cut tail is tail-truncated against the export
   const gap = await verify(file('gap.ndjson', chain.filter((r) => r.seq !== 30)), '--pubkey', bare(ed), '--strict');
   assert.equal(gap.code, 7);
   assert.deepEqual([gap.report.chain.reason, gap.report.chain.break_at], ['seq-gap', 30]);
-  const cut = await verify(file('cut.ndjson', chain.slice(0, 50), { export_complete: true, count: 60, last_seq: 60 }), '--pubkey', bare(ed), '--strict');
+  const cut = await verify(
+    file('cut.ndjson', chain.slice(0, 50), { export_complete: true, count: 60, last_seq: 60 }),
+    '--pubkey',
+    bare(ed),
+    '--strict',
+  );
   assert.equal(cut.code, 7);
   assert.deepEqual([cut.report.chain.reason, cut.report.chain.break_at], ['tail-truncated', 51]);
 });
@@ -87,7 +92,14 @@ test('several keys in <alg>:<base64> form verify a chain signed across a key cha
   const tail = buildChain(ec, 15, { tail: headOf(chain) });
   const both = [...chain, ...tail];
   const spec = (s: Signer): string => `${s.algorithm}:${publicKeyBytes(s.algorithm, s.publicKey).toString('base64')}`;
-  const r = await verify(file('two-keys.ndjson', both, { export_complete: true, count: 75, last_seq: 75 }), '--pubkey', spec(ed), '--pubkey', spec(ec), '--strict');
+  const r = await verify(
+    file('two-keys.ndjson', both, { export_complete: true, count: 75, last_seq: 75 }),
+    '--pubkey',
+    spec(ed),
+    '--pubkey',
+    spec(ec),
+    '--strict',
+  );
   assert.equal(r.code, 0, JSON.stringify(r.report));
   assert.equal(r.report.signatures.checked, 75);
   const onlyEd = await verify(file('two-keys-b.ndjson', both), '--pubkey', spec(ed));
@@ -113,11 +125,32 @@ test('from the server: the head it serves (head_seq and head_hash) is checked ag
   const server = await startFakeServer();
   try {
     const serve = (headHash: string, headSeq = 60, items: readonly AuditRecord[] = chain) => {
-      server.routes.set('GET /v1/audit?from=1&limit=1000', { status: 200, body: { items, has_more: false, head_seq: headSeq, head_hash: headHash } });
-      for (const r of chain) server.routes.set(`GET /v1/audit?from=${r.seq}&limit=1`, { status: 200, body: { items: [r], has_more: r.seq < 60, head_seq: headSeq, head_hash: headHash } });
+      server.routes.set('GET /v1/audit?from=1&limit=1000', {
+        status: 200,
+        body: { items, has_more: false, head_seq: headSeq, head_hash: headHash },
+      });
+      for (const r of chain)
+        server.routes.set(`GET /v1/audit?from=${r.seq}&limit=1`, {
+          status: 200,
+          body: { items: [r], has_more: r.seq < 60, head_seq: headSeq, head_hash: headHash },
+        });
     };
     const live = async () => {
-      const run = await runSvc(['audit', 'verify', '--server', server.url, '--token', 'svc_test', '--tenant', TENANT, '--pubkey', bare(ed), '--strict', '-o', 'json']);
+      const run = await runSvc([
+        'audit',
+        'verify',
+        '--server',
+        server.url,
+        '--token',
+        'svc_test',
+        '--tenant',
+        TENANT,
+        '--pubkey',
+        bare(ed),
+        '--strict',
+        '-o',
+        'json',
+      ]);
       return { code: run.code, report: jsonOut(run), stderr: run.stderr };
     };
     serve((chain[59] as AuditRecord).hash);

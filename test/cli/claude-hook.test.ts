@@ -12,12 +12,22 @@ import { after, before, describe, it } from 'node:test';
 import { makeCert, runSvc, startFakeServer, type FakeServer, type TestCert } from './harness.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
 
-const HOOK = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's-1', tool_name: 'Bash', tool_input: { command: 'git status' }, transcript_path: '/tmp/t.jsonl', cwd: '/work', future_field: 1 });
+const HOOK = JSON.stringify({
+  hook_event_name: 'PreToolUse',
+  session_id: 's-1',
+  tool_name: 'Bash',
+  tool_input: { command: 'git status' },
+  transcript_path: '/tmp/t.jsonl',
+  cwd: '/work',
+  future_field: 1,
+});
 const PATH = '/v1/m/governance/pep/decisions';
 
 function denied(run: { code: number | null; stdout: string; stderr: string }, why: RegExp): void {
   assert.equal(run.code, 2, `exit code: ${run.stdout} ${run.stderr}`);
-  const out = JSON.parse(run.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
+  const out = JSON.parse(run.stdout) as {
+    hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string };
+  };
   assert.equal(out.hookSpecificOutput.hookEventName, 'PreToolUse');
   assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
   assert.match(out.hookSpecificOutput.permissionDecisionReason, why);
@@ -76,9 +86,14 @@ describe('svc claude-hook against broken control planes: always deny', () => {
   });
 
   it('a wrong pin (TLS failure): deny, and nothing is sent', async () => {
-    fake.routes.set(`POST ${PATH}`, { status: 200, body: { decision: 'allow', reason: 'x', revision: 1, decision_id: 'd', policies: [], kill_switch: null } });
+    fake.routes.set(`POST ${PATH}`, {
+      status: 200,
+      body: { decision: 'allow', reason: 'x', revision: 1, decision_id: 'd', policies: [], kill_switch: null },
+    });
     const before = fake.seen.length;
-    const run = await runSvc(['claude-hook', '--server', fake.url, '--pin-sha256', 'A'.repeat(43) + '=', '--token', 'svck_test'], { stdin: HOOK });
+    const run = await runSvc(['claude-hook', '--server', fake.url, '--pin-sha256', 'A'.repeat(43) + '=', '--token', 'svck_test'], {
+      stdin: HOOK,
+    });
     denied(run, /tls|pin|certificate/i);
     assert.equal(fake.seen.length, before);
   });
@@ -97,7 +112,17 @@ describe('svc claude-hook against broken control planes: always deny', () => {
   });
 
   it('an allow from the server is printed as the agent expects, and only the hook fields are sent', async () => {
-    fake.routes.set(`POST ${PATH}`, { status: 200, body: { decision: 'allow', reason: 'permitted by policy git-only', revision: 3, decision_id: 'd-1', policies: ['git-only'], kill_switch: null } });
+    fake.routes.set(`POST ${PATH}`, {
+      status: 200,
+      body: {
+        decision: 'allow',
+        reason: 'permitted by policy git-only',
+        revision: 3,
+        decision_id: 'd-1',
+        policies: ['git-only'],
+        kill_switch: null,
+      },
+    });
     const run = await hook(fake.url);
     assert.equal(run.code, 0, run.stderr);
     const out = JSON.parse(run.stdout);
@@ -106,7 +131,9 @@ describe('svc claude-hook against broken control planes: always deny', () => {
   });
 
   it('malformed hook input on stdin: deny', async () => {
-    const run = await runSvc(['claude-hook', '--server', fake.url, '--ca-cert', cert.certPath, '--token', 'svck_test'], { stdin: '{"tool_name":' });
+    const run = await runSvc(['claude-hook', '--server', fake.url, '--ca-cert', cert.certPath, '--token', 'svck_test'], {
+      stdin: '{"tool_name":',
+    });
     denied(run, /not JSON/);
   });
 });
@@ -116,24 +143,47 @@ describe('svc claude-hook against the real server', () => {
   let owner: string;
   let key: string;
   let tenant: string;
-  const send = (method: string, p: string, body: unknown) => call(server, method, p, { headers: { authorization: `Bearer ${owner}`, 'x-service-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const send = (method: string, p: string, body: unknown) =>
+    call(server, method, p, {
+      headers: { authorization: `Bearer ${owner}`, 'x-service-tenant': tenant, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     server = await startServer({ env: { SERVICE_RATE_LIMIT_RPS: '0' } });
     const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
     const json = { 'content-type': 'application/json' };
-    const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+    const setup = await call(server, 'POST', '/v1/setup', {
+      body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }),
+      headers: json,
+    });
     tenant = setup.json().organization.id;
-    owner = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }), headers: json })).json().token;
+    owner = (
+      await call(server, 'POST', '/v1/auth/login', {
+        body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }),
+        headers: json,
+      })
+    ).json().token;
     key = (await send('POST', '/v1/tokens', { name: 'hook', role: 'editor', tenant })).json().token;
-    assert.equal((await send('POST', '/v1/m/governance/pdp/publish', { content: 'permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Bash");' })).status, 201);
+    assert.equal(
+      (
+        await send('POST', '/v1/m/governance/pdp/publish', {
+          content: 'permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Bash");',
+        })
+      ).status,
+      201,
+    );
   });
   let stopped = false;
   after(async () => {
     if (!stopped) await server?.stop();
   });
 
-  const hook = (extra: string[] = []) => runSvc(['claude-hook', '--server', server.url, '--pin-sha256', server.pinSha256 as string, ...extra], { stdin: HOOK, env: { SERVICE_TOKEN: key } });
+  const hook = (extra: string[] = []) =>
+    runSvc(['claude-hook', '--server', server.url, '--pin-sha256', server.pinSha256 as string, ...extra], {
+      stdin: HOOK,
+      env: { SERVICE_TOKEN: key },
+    });
 
   it('the server decides (exit 0); a kill switch makes it deny; a wrong pin to the real server denies', async () => {
     const ok = await hook();
@@ -145,7 +195,10 @@ describe('svc claude-hook against the real server', () => {
     const out = JSON.parse(killed.stdout).hookSpecificOutput;
     assert.equal(out.permissionDecision, 'deny');
     assert.match(out.permissionDecisionReason, /kill switch tenant is engaged: incident/);
-    const wrongPin = await runSvc(['claude-hook', '--server', server.url, '--pin-sha256', 'B'.repeat(43) + '='], { stdin: HOOK, env: { SERVICE_TOKEN: key } });
+    const wrongPin = await runSvc(['claude-hook', '--server', server.url, '--pin-sha256', 'B'.repeat(43) + '='], {
+      stdin: HOOK,
+      env: { SERVICE_TOKEN: key },
+    });
     denied(wrongPin, /tls|pin|certificate/i);
   });
 
@@ -154,6 +207,9 @@ describe('svc claude-hook against the real server', () => {
     const pin = server.pinSha256 as string;
     stopped = true;
     await server.stop();
-    denied(await runSvc(['claude-hook', '--server', url, '--pin-sha256', pin], { stdin: HOOK, env: { SERVICE_TOKEN: key } }), /unreachable|ECONNREFUSED/);
+    denied(
+      await runSvc(['claude-hook', '--server', url, '--pin-sha256', pin], { stdin: HOOK, env: { SERVICE_TOKEN: key } }),
+      /unreachable|ECONNREFUSED/,
+    );
   });
 });

@@ -13,51 +13,127 @@ describe('svc compliance', () => {
   let owner: string;
   let tenant: string;
   const editors: string[] = [];
-  const send = (token: string, method: string, p: string, body: unknown) => call(server, method, p, { headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const svc = (token: string, args: string[]) => runSvc([...args, '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--tenant', tenant], { env: { SERVICE_TOKEN: token } });
+  const send = (token: string, method: string, p: string, body: unknown) =>
+    call(server, method, p, {
+      headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const svc = (token: string, args: string[]) =>
+    runSvc([...args, '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--tenant', tenant], {
+      env: { SERVICE_TOKEN: token },
+    });
   const approveAll = async (approvalId: string) => {
-    for (const e of editors) assert.equal((await svc(e, ['governance', 'approvals', 'approve', approvalId, '--reason', 'checked'])).code, 0);
+    for (const e of editors)
+      assert.equal((await svc(e, ['governance', 'approvals', 'approve', approvalId, '--reason', 'checked'])).code, 0);
   };
 
   before(async () => {
     server = await startServer({ env: { SERVICE_RATE_LIMIT_RPS: '0' } });
     const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
     const json = { 'content-type': 'application/json' };
-    const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+    const setup = await call(server, 'POST', '/v1/setup', {
+      body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }),
+      headers: json,
+    });
     tenant = setup.json().organization.id;
-    owner = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }), headers: json })).json().token;
+    owner = (
+      await call(server, 'POST', '/v1/auth/login', {
+        body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }),
+        headers: json,
+      })
+    ).json().token;
     for (const email of ['e1@example.test', 'e2@example.test']) {
       assert.equal((await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role: 'editor' })).status, 201);
-      editors.push((await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password: 'a long enough password' }), headers: json })).json().token);
+      editors.push(
+        (
+          await call(server, 'POST', '/v1/auth/login', {
+            body: JSON.stringify({ email, password: 'a long enough password' }),
+            headers: json,
+          })
+        ).json().token,
+      );
     }
   });
   after(async () => server?.stop());
 
   it('holds: place, ls --status, get, check, release (-y, pending, then released), events', async () => {
-    const placed = await svc(owner, ['compliance', 'holds', 'place', '--subject-kind', 'agent', '--subject-ref', 'a-1', '--matter', 'M', '--reason', 'R', '-o', 'json']);
+    const placed = await svc(owner, [
+      'compliance',
+      'holds',
+      'place',
+      '--subject-kind',
+      'agent',
+      '--subject-ref',
+      'a-1',
+      '--matter',
+      'M',
+      '--reason',
+      'R',
+      '-o',
+      'json',
+    ]);
     assert.equal(placed.code, 0, placed.stderr);
     const h = jsonOut(placed);
     assert.equal(h.status, 'active');
-    assert.ok(jsonOut(await svc(owner, ['compliance', 'holds', 'ls', '--status', 'active', '-o', 'json'])).items.some((i: { id: string }) => i.id === h.id));
+    assert.ok(
+      jsonOut(await svc(owner, ['compliance', 'holds', 'ls', '--status', 'active', '-o', 'json'])).items.some(
+        (i: { id: string }) => i.id === h.id,
+      ),
+    );
     assert.equal(jsonOut(await svc(owner, ['compliance', 'holds', 'get', h.id, '-o', 'json'])).matter, 'M');
-    assert.equal(jsonOut(await svc(owner, ['compliance', 'holds', 'check', '--subject-kind', 'agent', '--subject-ref', 'a-1', '-o', 'json'])).held, true);
+    assert.equal(
+      jsonOut(await svc(owner, ['compliance', 'holds', 'check', '--subject-kind', 'agent', '--subject-ref', 'a-1', '-o', 'json'])).held,
+      true,
+    );
     assert.equal((await svc(owner, ['compliance', 'holds', 'release', h.id])).code, 2, 'release needs -y when not interactive');
     const pending = jsonOut(await svc(owner, ['compliance', 'holds', 'release', h.id, '-y', '-o', 'json']));
     assert.equal(pending.status, 'pending_approval');
     await approveAll(pending.approval_id);
     const released = await svc(owner, ['compliance', 'holds', 'release', h.id, '--approval', pending.approval_id, '-y', '-o', 'json']);
     assert.equal(jsonOut(released).status, 'released', released.stderr);
-    const events = jsonOut(await svc(owner, ['compliance', 'holds', 'events', h.id, '-o', 'json'])).items.map((e: { event: string }) => e.event);
+    const events = jsonOut(await svc(owner, ['compliance', 'holds', 'events', h.id, '-o', 'json'])).items.map(
+      (e: { event: string }) => e.event,
+    );
     assert.deepEqual(events, ['placed', 'release_requested', 'approved', 'released']);
   });
 
   it('erasure: register, ls, get, execute refused under a hold, then pending and completed; receipt; events', async () => {
-    const e = jsonOut(await svc(owner, ['compliance', 'erasure', 'register', '--case', 'DSR-1', '--subject-ref', 'u-1', '--alias', 'u-1-old', '-o', 'json']));
+    const e = jsonOut(
+      await svc(owner, [
+        'compliance',
+        'erasure',
+        'register',
+        '--case',
+        'DSR-1',
+        '--subject-ref',
+        'u-1',
+        '--alias',
+        'u-1-old',
+        '-o',
+        'json',
+      ]),
+    );
     assert.equal(e.status, 'received');
     assert.equal(e.subject_kind, 'user');
     assert.ok(jsonOut(await svc(owner, ['compliance', 'erasure', 'ls', '-o', 'json'])).items.some((i: { id: string }) => i.id === e.id));
     assert.deepEqual(jsonOut(await svc(owner, ['compliance', 'erasure', 'get', e.id, '-o', 'json'])).aliases, ['u-1-old']);
-    const hold = jsonOut(await svc(owner, ['compliance', 'holds', 'place', '--subject-kind', 'user', '--subject-ref', 'u-1-old', '--matter', 'M', '--reason', 'R', '-o', 'json']));
+    const hold = jsonOut(
+      await svc(owner, [
+        'compliance',
+        'holds',
+        'place',
+        '--subject-kind',
+        'user',
+        '--subject-ref',
+        'u-1-old',
+        '--matter',
+        'M',
+        '--reason',
+        'R',
+        '-o',
+        'json',
+      ]),
+    );
     assert.equal((await svc(owner, ['compliance', 'erasure', 'execute', e.id])).code, 2, 'execute needs -y when not interactive');
     const refused = await svc(owner, ['compliance', 'erasure', 'execute', e.id, '-y']);
     assert.notEqual(refused.code, 0);

@@ -41,11 +41,43 @@ async function health(name: string, pred: (h: any) => boolean): Promise<{ code: 
 }
 
 test('set → ls → health (caught up, the file holds the ledger) → rm refused without -y → rm -y', { timeout: 120_000 }, async () => {
-  const bad = await runSvc(['connector', 'set', 'file-cli', ...base, '--kind', 'filelog', '--tenant', tenant, '--format', 'xml', '--config', '{"path":"out/cli.cef"}', '-o', 'json']);
+  const bad = await runSvc([
+    'connector',
+    'set',
+    'file-cli',
+    ...base,
+    '--kind',
+    'filelog',
+    '--tenant',
+    tenant,
+    '--format',
+    'xml',
+    '--config',
+    '{"path":"out/cli.cef"}',
+    '-o',
+    'json',
+  ]);
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr + bad.stdout, /accepted: json, cef, leef, syslog, otlp, otlp_envelope, ocsf, asim/);
 
-  const set = await runSvc(['connector', 'set', 'file-cli', ...base, '--kind', 'filelog', '--tenant', tenant, '--format', 'cef', '--config', '{"path":"out/cli.cef"}', '--initial-interval', '1', '-o', 'json']);
+  const set = await runSvc([
+    'connector',
+    'set',
+    'file-cli',
+    ...base,
+    '--kind',
+    'filelog',
+    '--tenant',
+    tenant,
+    '--format',
+    'cef',
+    '--config',
+    '{"path":"out/cli.cef"}',
+    '--initial-interval',
+    '1',
+    '-o',
+    'json',
+  ]);
   assert.equal(set.code, 0, set.stderr);
   const c = jsonOut(set);
   assert.equal(c.name, 'file-cli');
@@ -84,11 +116,25 @@ test('a deleted secret fails the connector closed and `connector health` exits 7
   writeFileSync(keyFile, '-----BEGIN PRIVATE KEY-----\nnot-a-real-key\n-----END PRIVATE KEY-----\n');
   const sec = await runSvc(['secrets', 'set', 'cli-key', ...base, '--value-file', keyFile]);
   assert.equal(sec.code, 0, sec.stderr);
-  const set = await runSvc(['connector', 'set', 'sys-cli', ...base, '--kind', 'syslog', '--tenant', tenant, '--config', JSON.stringify({ host: '127.0.0.1', port: 1, client_cert_file: keyFile, client_key: 'secret:cli-key' }), '-o', 'json']);
+  const set = await runSvc([
+    'connector',
+    'set',
+    'sys-cli',
+    ...base,
+    '--kind',
+    'syslog',
+    '--tenant',
+    tenant,
+    '--config',
+    JSON.stringify({ host: '127.0.0.1', port: 1, client_cert_file: keyFile, client_key: 'secret:cli-key' }),
+    '-o',
+    'json',
+  ]);
   assert.equal(set.code, 0, set.stderr);
   // Give the connector's lane a moment to open its sink with the client key, then check the server lives.
   await new Promise((r) => setTimeout(r, 2000));
-  const died = () => `server exit ${server.child.exitCode} ${server.child.signalCode}; last logs: ${JSON.stringify(server.logs().slice(-4))}`;
+  const died = () =>
+    `server exit ${server.child.exitCode} ${server.child.signalCode}; last logs: ${JSON.stringify(server.logs().slice(-4))}`;
   assert.equal(server.child.exitCode, null, died());
   const rmSecret = await runSvc(['secrets', 'rm', 'cli-key', ...base, '-y']);
   assert.equal(rmSecret.code, 0, rmSecret.stderr + died());

@@ -21,7 +21,10 @@ let dir: string;
 let session: string;
 let tenant: string;
 const svc = (args: string[], opts: { stdin?: string; token?: string } = {}) =>
-  runSvc([...args, '--server', server.url, '--pin-sha256', String(server.pinSha256)], { env: { SERVICE_TOKEN: opts.token ?? session }, stdin: opts.stdin });
+  runSvc([...args, '--server', server.url, '--pin-sha256', String(server.pinSha256)], {
+    env: { SERVICE_TOKEN: opts.token ?? session },
+    stdin: opts.stdin,
+  });
 
 before(async () => {
   server = await startServer();
@@ -69,7 +72,11 @@ test('svc support update-check exits 8 without a manifest URL; support status an
   assert.equal(lic.code, 0);
   assert.match(lic.stdout, /no license installed/);
   writeFileSync(join(dir, 'bad.license'), JSON.stringify({ license: { license_id: 'x' }, signature: 'AAAA' }));
-  assert.equal((await svc(['support', 'license', '--install', join(dir, 'bad.license')])).code, 1, 'a license that does not verify is refused (400)');
+  assert.equal(
+    (await svc(['support', 'license', '--install', join(dir, 'bad.license')])).code,
+    1,
+    'a license that does not verify is refused (400)',
+  );
 });
 
 test('svc support bundle: exit 3 without AAL3; with it a 0600 .tar.gz that tar lists', async () => {
@@ -77,17 +84,23 @@ test('svc support bundle: exit 3 without AAL3; with it a 0600 .tar.gz that tar l
   const denied = await svc(['support', 'bundle', '--out', out]);
   assert.equal(denied.code, 3, denied.stderr);
   assert.throws(() => statSync(out), 'nothing written when refused');
-  const login = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } })).json();
+  const login = (
+    await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } })
+  ).json();
   const db = new Database(join(server.dataDir, 'svc.db'));
   db.pragma('busy_timeout = 5000');
-  db.prepare("update sessions set aal = 3, aal_expires_at = ?, amr = 'pwd,hwk' where id = ?").run(formatTimestamp(nowEpochNs() + 600n * 1_000_000_000n), login.session_id);
+  db.prepare("update sessions set aal = 3, aal_expires_at = ?, amr = 'pwd,hwk' where id = ?").run(
+    formatTimestamp(nowEpochNs() + 600n * 1_000_000_000n),
+    login.session_id,
+  );
   db.close();
   const run = await svc(['support', 'bundle', '--out', out, '-o', 'json'], { token: login.token });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(statSync(out).mode & 0o777, 0o600);
   assert.equal(jsonOut(run).bytes, statSync(out).size);
   const listing = execFileSync('tar', ['-tzf', out], { encoding: 'utf8' });
-  for (const f of ['svc-support/version.json', 'svc-support/config-effective.json', 'svc-support/ledger.json', 'svc-support/manifest.json']) assert.ok(listing.includes(f), f);
+  for (const f of ['svc-support/version.json', 'svc-support/config-effective.json', 'svc-support/ledger.json', 'svc-support/manifest.json'])
+    assert.ok(listing.includes(f), f);
 });
 
 test('svc sso set (flags, then a YAML file) / get / test (exit 7 once the provider is gone) / rm -y', async () => {
@@ -97,15 +110,32 @@ test('svc sso set (flags, then a YAML file) / get / test (exit 7 once the provid
     assert.equal((await svc(['secrets', 'set', 'idp-client'], { stdin: `${idp.clientSecret}\n` })).code, 0);
     const flags = ['--issuer', idp.issuer, '--client-id', idp.clientId, '--client-secret-ref', 'secret:idp-client'];
     assert.equal((await svc(['sso', 'set', ...flags])).code, 2, 'replacing needs -y when not interactive');
-    const missing = await svc(['sso', 'set', '--issuer', idp.issuer, '--client-id', idp.clientId, '--client-secret-ref', 'secret:nope', '-y']);
+    const missing = await svc([
+      'sso',
+      'set',
+      '--issuer',
+      idp.issuer,
+      '--client-id',
+      idp.clientId,
+      '--client-secret-ref',
+      'secret:nope',
+      '-y',
+    ]);
     assert.equal(missing.code, 1, 'a reference to a secret that does not exist is refused');
     assert.match(missing.stderr, /no secret named nope/);
     assert.equal((await svc(['sso', 'set', ...flags, '--allowed-domain', 'example.test', '-y'])).code, 0);
-    writeFileSync(join(dir, 'sso.yaml'), `issuer: ${idp.issuer}\nclient_id: ${idp.clientId}\nclient_secret_ref: secret:idp-client\nrole_mapping:\n  - { claim: groups, value: sec-team, tenant: ${tenant}, role: viewer }\n`);
+    writeFileSync(
+      join(dir, 'sso.yaml'),
+      `issuer: ${idp.issuer}\nclient_id: ${idp.clientId}\nclient_secret_ref: secret:idp-client\nrole_mapping:\n  - { claim: groups, ` +
+        `value: sec-team, tenant: ${tenant}, role: viewer }\n`,
+    );
     const fromFile = await svc(['sso', 'set', '--file', join(dir, 'sso.yaml'), '--allowed-domain', 'example.test', '-y', '-o', 'json']);
     assert.equal(fromFile.code, 0, fromFile.stderr);
     const got = jsonOut(await svc(['sso', 'get', '-o', 'json']));
-    assert.deepEqual([got.settings.role_mapping.length, got.settings.allowed_domains, got.settings.client_secret_ref], [1, ['example.test'], 'secret:idp-client']);
+    assert.deepEqual(
+      [got.settings.role_mapping.length, got.settings.allowed_domains, got.settings.client_secret_ref],
+      [1, ['example.test'], 'secret:idp-client'],
+    );
     assert.match((await svc(['sso', 'get'])).stdout, /groups\s+sec-team/);
     const ok = await svc(['sso', 'test', '-o', 'json']);
     assert.equal(ok.code, 0, ok.stdout);

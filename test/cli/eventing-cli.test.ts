@@ -1,4 +1,6 @@
-/** `svc eventing …` the way users run them: the built binary against `svc serve --seed-demo` over HTTPS, deliveries to a loopback receiver. */
+/**
+ * `svc eventing …` the way users run them: the built binary against `svc serve --seed-demo` over HTTPS, deliveries to a loopback receiver.
+ */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +18,10 @@ before(async () => {
   rx = await startReceiver((p, n) => (p === '/dead' ? 500 : n > 0 ? 200 : 200));
   const caPath = join(tempDir('svc-ev-cli-'), 'ca.pem');
   writeFileSync(caPath, server.certPem as string);
-  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }), headers: { 'content-type': 'application/json' } });
+  const login = await call(server, 'POST', '/v1/auth/login', {
+    body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }),
+    headers: { 'content-type': 'application/json' },
+  });
   base = ['--server', server.url, '--ca-cert', caPath, '--token', login.json().token];
 });
 after(async () => {
@@ -26,7 +31,22 @@ after(async () => {
 
 describe('svc eventing against a real server', () => {
   it('subscriptions create (secret printed once) → get → ls → update → test → replay → rotate-secret → rm, by id or name', async () => {
-    const created = await runSvc(['eventing', 'subscriptions', 'create', ...base, '--name', 'cli-hook', '--endpoint', rx.url('/cli'), '--event-type', 'agent.created', '--sink-format', 'json', '-o', 'json']);
+    const created = await runSvc([
+      'eventing',
+      'subscriptions',
+      'create',
+      ...base,
+      '--name',
+      'cli-hook',
+      '--endpoint',
+      rx.url('/cli'),
+      '--event-type',
+      'agent.created',
+      '--sink-format',
+      'json',
+      '-o',
+      'json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const sub = jsonOut(created);
     assert.match(sub.secret, /^whsec_/);
@@ -53,7 +73,19 @@ describe('svc eventing against a real server', () => {
     assert.match(deliveries.stdout, /delivered/);
     const event = events.items.find((e: { data: { id: string } }) => e.data.id === agent.id) as { id: string; sequence: string };
     assert.equal((await runSvc(['eventing', 'subscriptions', 'replay', 'cli-hook', ...base, '--from-seq', 'x'])).code, 2);
-    const replayed = await runSvc(['eventing', 'subscriptions', 'replay', 'cli-hook', ...base, '--from-seq', String(event.sequence), '--to-seq', String(event.sequence), '-o', 'json']);
+    const replayed = await runSvc([
+      'eventing',
+      'subscriptions',
+      'replay',
+      'cli-hook',
+      ...base,
+      '--from-seq',
+      String(event.sequence),
+      '--to-seq',
+      String(event.sequence),
+      '-o',
+      'json',
+    ]);
     assert.equal(replayed.code, 0, replayed.stderr);
     assert.equal(jsonOut(replayed).queued, 1);
     await waitFor(() => rx.delivered('/cli').length === 3, 10_000, 'the replayed event');
@@ -67,14 +99,52 @@ describe('svc eventing against a real server', () => {
   });
 
   it('dead-letters ls and redeliver', async () => {
-    const sub = jsonOut(await runSvc(['eventing', 'subscriptions', 'create', ...base, '--name', 'cli-dead', '--endpoint', rx.url('/dead'), '--event-type', 'agent.created', '--max-attempts', '1', '-o', 'json']));
+    const sub = jsonOut(
+      await runSvc([
+        'eventing',
+        'subscriptions',
+        'create',
+        ...base,
+        '--name',
+        'cli-dead',
+        '--endpoint',
+        rx.url('/dead'),
+        '--event-type',
+        'agent.created',
+        '--max-attempts',
+        '1',
+        '-o',
+        'json',
+      ]),
+    );
     await runSvc(['agent', 'create', ...base, '--name', 'cli-dead-agent', '-o', 'json']);
     let dead: Array<{ id: string }> = [];
-    await waitFor(async () => (dead = jsonOut(await runSvc(['eventing', 'dead-letters', 'ls', ...base, '--subscription', sub.id, '-o', 'json'])).items).length === 1, 20_000, 'a dead letter');
+    await waitFor(
+      async () =>
+        (dead = jsonOut(await runSvc(['eventing', 'dead-letters', 'ls', ...base, '--subscription', sub.id, '-o', 'json'])).items).length ===
+        1,
+      20_000,
+      'a dead letter',
+    );
     const again = await runSvc(['eventing', 'dead-letters', 'redeliver', dead[0]!.id, ...base, '-o', 'json']);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(jsonOut(again).status, 'queued');
-    const bad = await runSvc(['eventing', 'subscriptions', 'create', ...base, '--name', 'x', '--endpoint', rx.url('/x'), '--event-type', 'agent.created', '--sink-format', 'xml', '-o', 'json']);
+    const bad = await runSvc([
+      'eventing',
+      'subscriptions',
+      'create',
+      ...base,
+      '--name',
+      'x',
+      '--endpoint',
+      rx.url('/x'),
+      '--event-type',
+      'agent.created',
+      '--sink-format',
+      'xml',
+      '-o',
+      'json',
+    ]);
     assert.notEqual(bad.code, 0);
     assert.match(jsonOut(bad).error.message, /accepted: ocsf, cef, leef, syslog, otlp, otlp_envelope, json/);
   });

@@ -18,7 +18,10 @@ before(async () => {
   server = await startServer({ args: ['--seed-demo'], env: { SERVICE_FINDINGS_EVALUATE_INTERVAL_S: '0' } });
   const caPath = join(tempDir('svc-fnd-cli-'), 'ca.pem');
   writeFileSync(caPath, server.certPem as string);
-  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }), headers: { 'content-type': 'application/json' } });
+  const login = await call(server, 'POST', '/v1/auth/login', {
+    body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }),
+    headers: { 'content-type': 'application/json' },
+  });
   token = login.json().token;
   base = ['--server', server.url, '--ca-cert', caPath, '--token', token];
 });
@@ -49,7 +52,20 @@ describe('svc findings, security and observability against a seeded server', () 
 
   it('findings triage sets the status (a stale version is exit 5); a bad status is a usage error', async () => {
     const version = String(jsonOut(await runSvc(['findings', 'get', id, ...base, '-o', 'json'])).version);
-    const t = await runSvc(['findings', 'triage', id, ...base, '--status', 'acknowledged', '--note', 'ticket SEC-1', '--version', version, '-o', 'json']);
+    const t = await runSvc([
+      'findings',
+      'triage',
+      id,
+      ...base,
+      '--status',
+      'acknowledged',
+      '--note',
+      'ticket SEC-1',
+      '--version',
+      version,
+      '-o',
+      'json',
+    ]);
     assert.equal(t.code, 0, t.stderr);
     assert.deepEqual([jsonOut(t).status, jsonOut(t).status_note], ['acknowledged', 'ticket SEC-1']);
     assert.equal((await runSvc(['findings', 'triage', id, ...base, '--status', 'resolved', '--version', version, '-o', 'json'])).code, 5);
@@ -71,23 +87,34 @@ describe('svc findings, security and observability against a seeded server', () 
     assert.equal((await runSvc(['findings', 'export', ...base, '--format', 'csv', '--out', out])).code, 2);
   });
 
-  it('observability: ingestion-health verifies the pinned versions; attestation says a dev build is not proof; traces find a traced request', async () => {
-    const health = jsonOut(await runSvc(['observability', 'ingestion-health', ...base, '-o', 'json']));
-    const byName = Object.fromEntries(health.standards.map((s: { standard: string }) => [s.standard, s]));
-    for (const s of ['ocsf', 'asim', 'siem-formats', 'prometheus-text', 'w3c-trace-context']) assert.equal(byName[s].status, 'ok', `${s}: ${JSON.stringify(byName[s].check)}`);
-    assert.equal(byName['ledger-push'].status, 'not_implemented');
-    const att = jsonOut(await runSvc(['observability', 'attestation', ...base, '-o', 'json']));
-    assert.deepEqual([att.version, att.release], ['dev', false]);
-    assert.match(att.provenance, /not proof of provenance/);
-    assert.match(att.lockfile.sha256, /^[0-9a-f]{64}$/);
-    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const traced = await call(server, 'PATCH', `/v1/m/security/findings/${id}`, { body: JSON.stringify({ status: 'open', note: 'traced' }), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
-    assert.equal(traced.status, 200, traced.text);
-    const traces = jsonOut(await runSvc(['observability', 'traces', ...base, '-o', 'json']));
-    assert.ok(traces.items.some((t: { trace_id: string }) => t.trace_id === traceId));
-    const trace = jsonOut(await runSvc(['observability', 'trace', traceId, ...base, '-o', 'json']));
-    assert.deepEqual(trace.records.map((r: { action: string }) => r.action), ['security.finding.triage']);
-    assert.match(trace.records[0].hash, /^[0-9a-f]{64}$/);
-    assert.equal((await runSvc(['observability', 'trace', 'ffffffffffffffffffffffffffffffff', ...base, '-o', 'json'])).code, 4);
-  });
+  it(
+    'observability: ingestion-health verifies the pinned versions; attestation says a dev build is not proof; traces find a traced ' +
+      'request',
+    async () => {
+      const health = jsonOut(await runSvc(['observability', 'ingestion-health', ...base, '-o', 'json']));
+      const byName = Object.fromEntries(health.standards.map((s: { standard: string }) => [s.standard, s]));
+      for (const s of ['ocsf', 'asim', 'siem-formats', 'prometheus-text', 'w3c-trace-context'])
+        assert.equal(byName[s].status, 'ok', `${s}: ${JSON.stringify(byName[s].check)}`);
+      assert.equal(byName['ledger-push'].status, 'not_implemented');
+      const att = jsonOut(await runSvc(['observability', 'attestation', ...base, '-o', 'json']));
+      assert.deepEqual([att.version, att.release], ['dev', false]);
+      assert.match(att.provenance, /not proof of provenance/);
+      assert.match(att.lockfile.sha256, /^[0-9a-f]{64}$/);
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const traced = await call(server, 'PATCH', `/v1/m/security/findings/${id}`, {
+        body: JSON.stringify({ status: 'open', note: 'traced' }),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      });
+      assert.equal(traced.status, 200, traced.text);
+      const traces = jsonOut(await runSvc(['observability', 'traces', ...base, '-o', 'json']));
+      assert.ok(traces.items.some((t: { trace_id: string }) => t.trace_id === traceId));
+      const trace = jsonOut(await runSvc(['observability', 'trace', traceId, ...base, '-o', 'json']));
+      assert.deepEqual(
+        trace.records.map((r: { action: string }) => r.action),
+        ['security.finding.triage'],
+      );
+      assert.match(trace.records[0].hash, /^[0-9a-f]{64}$/);
+      assert.equal((await runSvc(['observability', 'trace', 'ffffffffffffffffffffffffffffffff', ...base, '-o', 'json'])).code, 4);
+    },
+  );
 });

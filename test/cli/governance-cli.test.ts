@@ -18,18 +18,41 @@ describe('svc governance / hookpep / agent managed-settings', () => {
   let tenant: string;
   let editor: string;
   const dir = tempDir('svc-gov-cli-');
-  const send = (token: string, method: string, p: string, body: unknown) => call(server, method, p, { headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const svc = (token: string, args: string[]) => runSvc([...args, '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--tenant', tenant], { env: { SERVICE_TOKEN: token } });
+  const send = (token: string, method: string, p: string, body: unknown) =>
+    call(server, method, p, {
+      headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const svc = (token: string, args: string[]) =>
+    runSvc([...args, '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--tenant', tenant], {
+      env: { SERVICE_TOKEN: token },
+    });
 
   before(async () => {
     server = await startServer({ env: { SERVICE_RATE_LIMIT_RPS: '0' } });
     const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
     const json = { 'content-type': 'application/json' };
-    const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+    const setup = await call(server, 'POST', '/v1/setup', {
+      body: JSON.stringify({ token, email: 'o@example.test', password: 'owner password 123', organization: 'Acme' }),
+      headers: json,
+    });
     tenant = setup.json().organization.id;
-    owner = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }), headers: json })).json().token;
-    assert.equal((await send(owner, 'POST', '/v1/users', { email: 'e@example.test', password: 'a long enough password', role: 'editor' })).status, 201);
-    editor = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'e@example.test', password: 'a long enough password' }), headers: json })).json().token;
+    owner = (
+      await call(server, 'POST', '/v1/auth/login', {
+        body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }),
+        headers: json,
+      })
+    ).json().token;
+    assert.equal(
+      (await send(owner, 'POST', '/v1/users', { email: 'e@example.test', password: 'a long enough password', role: 'editor' })).status,
+      201,
+    );
+    editor = (
+      await call(server, 'POST', '/v1/auth/login', {
+        body: JSON.stringify({ email: 'e@example.test', password: 'a long enough password' }),
+        headers: json,
+      })
+    ).json().token;
   });
   after(async () => server?.stop());
 
@@ -44,16 +67,43 @@ describe('svc governance / hookpep / agent managed-settings', () => {
     assert.equal(jsonOut(ok).status, 'approved');
     assert.equal(jsonOut(await svc(owner, ['governance', 'approvals', 'get', a.id, '-o', 'json'])).approvals, 1);
     const b = (await send(owner, 'POST', '/v1/m/governance/approvals', { action: 'x.run', subject: 's/2' })).json();
-    assert.equal(jsonOut(await svc(editor, ['governance', 'approvals', 'reject', b.id, '--reason', 'no', '-o', 'json'])).status, 'rejected');
+    assert.equal(
+      jsonOut(await svc(editor, ['governance', 'approvals', 'reject', b.id, '--reason', 'no', '-o', 'json'])).status,
+      'rejected',
+    );
     const c = (await send(owner, 'POST', '/v1/m/governance/approvals', { action: 'x.run', subject: 's/3' })).json();
     assert.equal((await svc(owner, ['governance', 'approvals', 'cancel', c.id])).code, 2, 'cancel without -y in a non-interactive session');
     assert.equal(jsonOut(await svc(owner, ['governance', 'approvals', 'cancel', c.id, '-y', '-o', 'json'])).status, 'cancelled');
   });
 
   it('kill-switches: engage (-y) denies that agent at once, ls shows it, release (-y) lifts it; a second release exits 4', async () => {
-    const decide = async (agent: string) => (await send(owner, 'POST', '/v1/m/governance/pep/decisions', { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: 'x' }, session_id: 's-1', agent_id: agent })).json();
-    assert.equal((await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'agent-7'])).code, 2, 'engage needs -y when not interactive');
-    const eng = await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'agent-7', '--reason', 'incident 12', '-y', '-o', 'json']);
+    const decide = async (agent: string) =>
+      (
+        await send(owner, 'POST', '/v1/m/governance/pep/decisions', {
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Read',
+          tool_input: { file_path: 'x' },
+          session_id: 's-1',
+          agent_id: agent,
+        })
+      ).json();
+    assert.equal(
+      (await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'agent-7'])).code,
+      2,
+      'engage needs -y ' + 'when not interactive',
+    );
+    const eng = await svc(owner, [
+      'governance',
+      'kill-switches',
+      'engage',
+      '--agent',
+      'agent-7',
+      '--reason',
+      'incident 12',
+      '-y',
+      '-o',
+      'json',
+    ]);
     assert.equal(eng.code, 0, eng.stderr);
     assert.deepEqual([jsonOut(eng).scope, jsonOut(eng).reason], ['agent:agent-7', 'incident 12']);
     assert.deepEqual([(await decide('agent-7')).kill_switch, (await decide('agent-8')).kill_switch], ['agent:agent-7', null]);
@@ -88,7 +138,9 @@ describe('svc governance / hookpep / agent managed-settings', () => {
   });
 
   it('agent managed-settings: hook for PreToolUse and PostToolUse, timeout 5 s, no credential unless --no-redact', async () => {
-    const run = await runSvc(['agent', 'managed-settings', '--server', 'https://svc.example:8443', '--token-file', '/etc/svc/hook-token'], { env: { SERVICE_TOKEN: 'svck_DONOTLEAK' } });
+    const run = await runSvc(['agent', 'managed-settings', '--server', 'https://svc.example:8443', '--token-file', '/etc/svc/hook-token'], {
+      env: { SERVICE_TOKEN: 'svck_DONOTLEAK' },
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.ok(!run.stdout.includes('svck_DONOTLEAK'));
     const s = JSON.parse(run.stdout);

@@ -24,7 +24,10 @@ export type SvcRun = { code: number | null; stdout: string; stderr: string; elap
  * Runs `node bin/svc.js ...args` with a scrubbed environment: no inherited `SERVICE_*` variables
  * and `SERVICE_CONFIG` pointing into an empty temp dir unless the test passes its own.
  */
-export function runSvc(args: string[], options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {}): Promise<SvcRun> {
+export function runSvc(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {},
+): Promise<SvcRun> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('SERVICE_') && value !== undefined) env[key] = value;
   env.SERVICE_CONFIG = join(tempDir('svc-cli-noconf-'), 'config.yaml');
@@ -62,7 +65,15 @@ export function tempDir(prefix = 'svc-cli-'): string {
 }
 
 /** A self-signed P-256 certificate made by the openssl CLI, with its pin computed by openssl too. */
-export type TestCert = { dir: string; certPath: string; keyPath: string; certPem: string; keyPem: string; pinBase64: string; pinHex: string };
+export type TestCert = {
+  dir: string;
+  certPath: string;
+  keyPath: string;
+  certPem: string;
+  keyPem: string;
+  pinBase64: string;
+  pinHex: string;
+};
 
 /** Generates the certificate (SANs localhost and 127.0.0.1) and its SPKI SHA-256 pin, independently of our code. */
 export function makeCert(): TestCert {
@@ -112,7 +123,10 @@ export async function startFakeServer(cert?: TestCert): Promise<FakeServer> {
   const seen: SeenRequest[] = [];
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
-    const answer = routes.get(`${req.method} ${req.url}`) ?? { status: 404, body: { error: { code: 'not_found', message: 'no such route' } } };
+    const answer = routes.get(`${req.method} ${req.url}`) ?? {
+      status: 404,
+      body: { error: { code: 'not_found', message: 'no such route' } },
+    };
     const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
     setTimeout(() => {
       if (res.destroyed) return;

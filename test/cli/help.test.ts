@@ -20,7 +20,8 @@ describe('svc help', () => {
     assert.ok(!agent.stdout.includes('svc status'), 'only the group');
     const accessmap = await runSvc(['accessmap', '--help']);
     assert.equal(accessmap.code, 0, accessmap.stderr);
-    for (const c of ['graph', 'drift', 'neighbors', 'attack-paths reachability']) assert.ok(accessmap.stdout.includes(`svc accessmap ${c}`), c);
+    for (const c of ['graph', 'drift', 'neighbors', 'attack-paths reachability'])
+      assert.ok(accessmap.stdout.includes(`svc accessmap ${c}`), c);
     const paths = await runSvc(['accessmap', 'attack-paths', '-h']);
     assert.equal(paths.code, 0);
     assert.ok(paths.stdout.includes('svc accessmap attack-paths summary'));
@@ -30,7 +31,11 @@ describe('svc help', () => {
   });
 
   it('a mistyped command suggests the nearest one (exit 2)', async () => {
-    for (const [typed, meant] of [[['agnet', 'ls'], 'svc agent ls'], [['stauts'], 'svc status'], [['accessmap', 'neighbours', '--id', 'x'], 'svc accessmap neighbors']] as const) {
+    for (const [typed, meant] of [
+      [['agnet', 'ls'], 'svc agent ls'],
+      [['stauts'], 'svc status'],
+      [['accessmap', 'neighbours', '--id', 'x'], 'svc accessmap neighbors'],
+    ] as const) {
       const run = await runSvc([...typed]);
       assert.equal(run.code, 2);
       assert.ok(run.stderr.includes(`did you mean "${meant}"?`), run.stderr);
@@ -50,8 +55,10 @@ describe('svc help', () => {
     assert.match(top.stdout, /^Client flags/m);
     // Flags only the client commands take appear once; --server and a few others may also be a
     // non-client command's own flag (svc collector, svc agent managed-settings), so they are bounded.
-    for (const flag of ['--tenant <', '--context <', '--allow-cleartext']) assert.equal(top.stdout.split(flag).length - 1, 1, `${flag} printed once in svc --help`);
-    for (const flag of ['--server <', '--pin-sha256 <', '--timeout <']) assert.ok(top.stdout.split(flag).length - 1 <= 3, `${flag} not repeated per command`);
+    for (const flag of ['--tenant <', '--context <', '--allow-cleartext'])
+      assert.equal(top.stdout.split(flag).length - 1, 1, `${flag} printed once in svc --help`);
+    for (const flag of ['--server <', '--pin-sha256 <', '--timeout <'])
+      assert.ok(top.stdout.split(flag).length - 1 <= 3, `${flag} not repeated per command`);
     assert.match(command.stdout, /--server <server>/, 'a command\'s own help still lists every flag it takes');
     assert.match(top.stdout, /svc agent create <--name <name>>/);
   });
@@ -62,7 +69,9 @@ describe('svc help', () => {
     const file = join(tempDir('svc-completion-'), 'svc.bash');
     writeFileSync(file, run.stdout);
     const complete = (...words: string[]) => {
-      const script = `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const script =
+        `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' ` +
+        `"\${COMPREPLY[@]}"`;
       const out = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
       assert.equal(out.status, 0, out.stderr);
       return out.stdout.split('\n').filter(Boolean);

@@ -32,7 +32,8 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const svc = (args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) => runSvc(args, { env: { ...env, ...opts.env }, stdin: opts.stdin });
+const svc = (args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) =>
+  runSvc(args, { env: { ...env, ...opts.env }, stdin: opts.stdin });
 
 test('newcomer: bootstrap → login → whoami → issue → use → rotate → revoke', { timeout: 120_000 }, async () => {
   const setupToken = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
@@ -40,10 +41,31 @@ test('newcomer: bootstrap → login → whoami → issue → use → rotate → 
   assert.ok(!JSON.stringify(server.logs()).includes(setupToken), 'the setup token never reaches the log');
 
   // A wrong token is refused (exit 3) and creates nothing.
-  const wrong = await svc(['auth', 'bootstrap', ...trust, '--setup-token-file', '-', '--email', EMAIL, '--password-file', join(home, 'pw.txt'), '-o', 'json'], { stdin: 'svcst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n' });
+  const wrong = await svc(
+    ['auth', 'bootstrap', ...trust, '--setup-token-file', '-', '--email', EMAIL, '--password-file', join(home, 'pw.txt'), '-o', 'json'],
+    { stdin: 'svcst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n' },
+  );
   assert.equal(wrong.code, 3, wrong.stderr);
 
-  const boot = await svc(['auth', 'bootstrap', ...trust, '--setup-token-file', '-', '--email', EMAIL, '--password-file', join(home, 'pw.txt'), '--organization', 'Acme', '--save-context=boot', '-o', 'json'], { stdin: `${setupToken}\n` });
+  const boot = await svc(
+    [
+      'auth',
+      'bootstrap',
+      ...trust,
+      '--setup-token-file',
+      '-',
+      '--email',
+      EMAIL,
+      '--password-file',
+      join(home, 'pw.txt'),
+      '--organization',
+      'Acme',
+      '--save-context=boot',
+      '-o',
+      'json',
+    ],
+    { stdin: `${setupToken}\n` },
+  );
   assert.equal(boot.code, 0, boot.stderr);
   const booted = jsonOut(boot);
   assert.equal(booted.user.email, EMAIL);
@@ -56,10 +78,32 @@ test('newcomer: bootstrap → login → whoami → issue → use → rotate → 
   assert.equal(jsonOut(viaBoot).user_id, booted.user.id);
 
   // Single use: a second redemption is a conflict (exit 5).
-  const again = await svc(['auth', 'bootstrap', ...trust, '--setup-token', setupToken, '--email', 'x@example.test', '--password', PASSWORD]);
+  const again = await svc([
+    'auth',
+    'bootstrap',
+    ...trust,
+    '--setup-token',
+    setupToken,
+    '--email',
+    'x@example.test',
+    '--password',
+    PASSWORD,
+  ]);
   assert.equal(again.code, 5, again.stderr);
 
-  const login = await svc(['auth', 'login', ...trust, '--email', EMAIL, '--password-file', join(home, 'pw.txt'), '--name', 'acme', '-o', 'json']);
+  const login = await svc([
+    'auth',
+    'login',
+    ...trust,
+    '--email',
+    EMAIL,
+    '--password-file',
+    join(home, 'pw.txt'),
+    '--name',
+    'acme',
+    '-o',
+    'json',
+  ]);
   assert.equal(login.code, 0, login.stderr);
   assert.equal(jsonOut(login).context, 'acme');
   assert.equal(statSync(env.SERVICE_CONFIG as string).mode & 0o777, 0o600, 'saved context holds a token: 0600');

@@ -70,8 +70,21 @@ for (const b of await testStores()) {
       const ts = await b.create();
       t.after(() => ts.dispose());
       await ts.store.migrate();
-      await ts.store.transaction((tx) => tx.insertInto('tenants').values({ id: TENANT, name: 'acme', region: 'eu', status: 'active', created_at: nowTimestamp(), deleted_at: null }).execute());
-      const open = () => LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 1, checkpointIntervalMs: 0, env: {}, intentRecovery: { intervalMs: 0 } });
+      await ts.store.transaction((tx) =>
+        tx
+          .insertInto('tenants')
+          .values({ id: TENANT, name: 'acme', region: 'eu', status: 'active', created_at: nowTimestamp(), deleted_at: null })
+          .execute(),
+      );
+      const open = () =>
+        LedgerService.open({
+          store: ts.store,
+          dataDir: ts.config.dataDir,
+          threads: 1,
+          checkpointIntervalMs: 0,
+          env: {},
+          intentRecovery: { intervalMs: 0 },
+        });
       // The running server: its keyring and workers hold the key in memory.
       const stale = await open();
       t.after(() => stale.close());
@@ -97,7 +110,10 @@ for (const b of await testStores()) {
       const fresh = await open();
       t.after(() => fresh.close());
       const newKey = fresh.keyring.active;
-      const expect = (r: { ok: boolean; signatures: { reason: string | null; first_bad_seq: number | null; checked: number } }, what: string) => {
+      const expect = (
+        r: { ok: boolean; signatures: { reason: string | null; first_bad_seq: number | null; checked: number } },
+        what: string,
+      ) => {
         assert.equal(r.ok, false, what);
         assert.deepEqual([r.signatures.reason, r.signatures.first_bad_seq, r.signatures.checked], ['key-out-of-range', 12, 11], what);
       };
@@ -115,7 +131,15 @@ for (const b of await testStores()) {
       const dir = tempDir('svc-key-range-');
       t.after(() => rmSync(dir, { recursive: true, force: true }));
       const OPTS = { device: { vendor: 'svc', product: 'control-plane', version: '1.0.0' }, hostname: 'svc-test', procid: '1' };
-      const files: Array<[string, string]> = [['records', records.map((r) => JSON.stringify(r)).join('\n') + '\n' + JSON.stringify({ export_complete: true, count: 15, last_seq: 15 }) + '\n']];
+      const files: Array<[string, string]> = [
+        [
+          'records',
+          records.map((r) => JSON.stringify(r)).join('\n') +
+            '\n' +
+            JSON.stringify({ export_complete: true, count: 15, last_seq: 15 }) +
+            '\n',
+        ],
+      ];
       for (const format of acceptedTokens('ledger_export')) {
         const enc = encoderFor('ledger_export', format);
         files.push([format, records.map((r) => enc.encodeRecord(r, OPTS)).join('\n') + '\n' + terminatorLine(enc.json, 15, 15)]);

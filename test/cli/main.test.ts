@@ -38,7 +38,12 @@ describe('svc root (spawned binary)', () => {
   it('describes every command and every option in its clipanion definitions (source of docs/cli.md)', async () => {
     const run = await runSvc(['--clipanion=definitions']);
     assert.equal(run.code, 0);
-    const definitions = JSON.parse(run.stdout) as Array<{ path: string; category?: string; description?: string; options: Array<{ definition: string; description?: string }> }>;
+    const definitions = JSON.parse(run.stdout) as Array<{
+      path: string;
+      category?: string;
+      description?: string;
+      options: Array<{ definition: string; description?: string }>;
+    }>;
     const paths = definitions.map((d) => d.path);
     for (const path of ['svc health', 'svc openapi', 'svc status', 'svc version']) assert.ok(paths.includes(path), path);
     for (const def of definitions) {

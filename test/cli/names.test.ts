@@ -18,7 +18,21 @@ describe('names where ids are taken', () => {
   before(async () => {
     server = await startServer({ args: ['--seed-demo'], timeoutMs: 60_000 });
     env = { SERVICE_CONFIG: join(tempDir('svc-names-'), 'config.yaml') };
-    const login = await runSvc(['auth', 'login', '--server', server.url, '--pin-sha256', String(server.pinSha256), '--email', 'admin@demo.local', '--password', 'demo-password-1234'], { env });
+    const login = await runSvc(
+      [
+        'auth',
+        'login',
+        '--server',
+        server.url,
+        '--pin-sha256',
+        String(server.pinSha256),
+        '--email',
+        'admin@demo.local',
+        '--password',
+        'demo-password-1234',
+      ],
+      { env },
+    );
     assert.equal(login.code, 0, login.stderr);
   });
   after(async () => {
@@ -82,7 +96,18 @@ describe('names where ids are taken', () => {
   });
 
   it('svc workspace create, get and update by name, ls', async () => {
-    const created = await svc(['workspace', 'create', '--root-path', '/srv/repos/ledger', '--display-name', 'ledger-repo', '--restricted-subpath', 'secrets', '-o', 'json']);
+    const created = await svc([
+      'workspace',
+      'create',
+      '--root-path',
+      '/srv/repos/ledger',
+      '--display-name',
+      'ledger-repo',
+      '--restricted-subpath',
+      'secrets',
+      '-o',
+      'json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const ws = jsonOut(created);
     assert.equal(ws.mount_mode, 'rw');

@@ -13,7 +13,11 @@ function piped(args: string): { status: number; stderr: string } {
   const dir = tempDir('svc-pipe-');
   const err = join(dir, 'stderr');
   const script = `node bin/svc.js ${args} 2>"${err}" | head -c 1 >/dev/null; status=\${PIPESTATUS[0]}; cat "${err}" >&2; exit $status`;
-  const run = spawnSync('bash', ['-c', script], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, SERVICE_CONFIG: join(dir, 'config.yaml'), NO_COLOR: '1' } });
+  const run = spawnSync('bash', ['-c', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, SERVICE_CONFIG: join(dir, 'config.yaml'), NO_COLOR: '1' },
+  });
   return { status: run.status ?? -1, stderr: run.stderr };
 }
 

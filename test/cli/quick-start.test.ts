@@ -34,8 +34,15 @@ describe('quick start', () => {
     try {
       const work = tempDir('svc-qs-cwd-');
       // The one change: this test's server listens on an ephemeral port, not 8443; npx svc is this checkout's bin.
-      const script = `set -euo pipefail\n${block.replace(/localhost:8443/g, `localhost:${server.port}`).replace(/npx svc /g, `node ${SVC} `)}`;
-      const run = spawnSync('bash', ['-c', script], { cwd: work, env: userEnv(home), input: `${setupToken(server.stdout())}\n`, encoding: 'utf8', timeout: 60_000 });
+      const script =
+        `set -euo pipefail\n${block.replace(/localhost:8443/g, `localhost:${server.port}`).replace(/npx svc /g, `node ${SVC} `)}`;
+      const run = spawnSync('bash', ['-c', script], {
+        cwd: work,
+        env: userEnv(home),
+        input: `${setupToken(server.stdout())}\n`,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(run.status, 0, `stdout: ${run.stdout}\nstderr: ${run.stderr}`);
       assert.match(run.stdout, /superadmin you@example\.com/);
       assert.match(run.stdout, /svck_[A-Z2-7]+_/, 'the API key is issued with the saved context');
@@ -52,13 +59,16 @@ describe('quick start', () => {
       const home = tempDir('svc-tty-');
       writeFileSync(join(home, 'pw.txt'), 'a long enough passphrase\n', { mode: 0o600 });
       const token = setupToken(server.stdout());
-      const command = `node ${SVC} auth bootstrap --server ${server.url} --pin-sha256 ${server.pinSha256} --setup-token-file - --email tty@example.test --password-file ${join(home, 'pw.txt')}`;
+      const command =
+        `node ${SVC} auth bootstrap --server ${server.url} --pin-sha256 ${server.pinSha256} --setup-token-file - --email ` +
+        `tty@example.test --password-file ${join(home, 'pw.txt')}`;
       const child = spawn('script', ['-qfec', command, '/dev/null'], { env: userEnv(home), stdio: ['pipe', 'pipe', 'pipe'] });
       let screen = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
       const exited = new Promise<number | null>((done) => child.on('close', done));
       const deadline = Date.now() + 20_000;
-      while (!screen.includes('Paste the setup token:') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+      while (!screen.includes('Paste the setup token:') && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 50));
       assert.ok(screen.includes('Paste the setup token:'), `prompted: ${JSON.stringify(screen)}`);
       child.stdin.write(`${token}\r`);
       const code = await exited;
@@ -75,15 +85,38 @@ describe('quick start', () => {
     try {
       const dir = tempDir('svc-col-');
       writeFileSync(join(dir, 'ca.pem'), server.certPem as string);
-      writeFileSync(join(dir, 'token'), 'svck_AAAAAAAAAAAAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'token'), 'svck_AAAAAAAAAAAAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n', {
+        mode: 0o600,
+      });
       writeFileSync(join(dir, 'in.jsonl'), '');
       writeFileSync(join(dir, 'sources.yaml'), `sources:\n  - { type: jsonl, path: ${join(dir, 'in.jsonl')} }\n`);
-      const child = spawn(process.execPath, [SVC, 'collector', '--core-addr', `127.0.0.1:${server.grpcPort}`, '--ca', join(dir, 'ca.pem'), '--token-file', join(dir, 'token'), '--config', join(dir, 'sources.yaml'), '--spool-dir', join(dir, 'spool')], { env: userEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [
+          SVC,
+          'collector',
+          '--core-addr',
+          `127.0.0.1:${server.grpcPort}`,
+          '--ca',
+          join(dir, 'ca.pem'),
+          '--token-file',
+          join(dir, 'token'),
+          '--config',
+          join(dir, 'sources.yaml'),
+          '--spool-dir',
+          join(dir, 'spool'),
+        ],
+        { env: userEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const exited = new Promise<number | null>((done) => child.on('close', done));
       // Push one observation so the TLS handshake with the core surely happens.
-      writeFileSync(join(dir, 'in.jsonl'), '{"kind":"edge","origin_kind":"agent","origin_ref":"a","resource_ref":"s3://b","mode":"r","confidence":"high","signal_source":"t","observed_at":"2026-06-02T10:00:00.000000000Z"}\n');
+      writeFileSync(
+        join(dir, 'in.jsonl'),
+        '{"kind":"edge","origin_kind":"agent","origin_ref":"a","resource_ref":"s3://b","mode":"r","confidence":"high",' +
+          '"signal_source":"t","observed_at":"2026-06-02T10:00:00.000000000Z"}\n',
+      );
       const deadline = Date.now() + 15_000;
       while (!/ingest stream ended|rejected/.test(stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       await new Promise((r) => setTimeout(r, 500));

@@ -22,7 +22,23 @@ describe('svc on step_up_required', () => {
     const env = { SERVICE_CONFIG: join(tempDir('svc-stepup-'), 'config.yaml') };
     const trust = ['--server', server.url, '--pin-sha256', String(server.pinSha256)];
     const token = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0] as string;
-    const boot = await runSvc(['auth', 'bootstrap', ...trust, '--setup-token', token, '--email', 'a@example.test', '--password', 'a long enough passphrase', '--save-context', '-o', 'json'], { env });
+    const boot = await runSvc(
+      [
+        'auth',
+        'bootstrap',
+        ...trust,
+        '--setup-token',
+        token,
+        '--email',
+        'a@example.test',
+        '--password',
+        'a long enough passphrase',
+        '--save-context',
+        '-o',
+        'json',
+      ],
+      { env },
+    );
     assert.equal(boot.code, 0, boot.stderr);
     const tenant = jsonOut(boot).organization.id as string;
 

@@ -52,11 +52,36 @@ describe('collectors → core with mutual TLS and tokens for two tenants', () =>
     const fileC = path.join(work, 'c.jsonl');
     for (const f of [fileA, fileB, fileC]) writeFileSync(f, '');
     const common = { grpcPort: core.server.grpcPort, caFile: serverCa };
-    collectors.push(startCollector({ ...common, dir: path.join(work, 'c1'), name: 'c1', token: tokenA, tenant: core.tenant, files: [fileA], client: pki.clients['c1'] }));
-    collectors.push(startCollector({ ...common, dir: path.join(work, 'c2'), name: 'c2', token: tokenB, files: [fileB], client: pki.clients['c2'] }));
+    collectors.push(
+      startCollector({
+        ...common,
+        dir: path.join(work, 'c1'),
+        name: 'c1',
+        token: tokenA,
+        tenant: core.tenant,
+        files: [fileA],
+        client: pki.clients['c1'],
+      }),
+    );
+    collectors.push(
+      startCollector({ ...common, dir: path.join(work, 'c2'), name: 'c2', token: tokenB, files: [fileB], client: pki.clients['c2'] }),
+    );
     // Means to write to tenant A, holds tenant B's token.
-    collectors.push(startCollector({ ...common, dir: path.join(work, 'c3'), name: 'c3', token: tokenB, tenant: core.tenant, files: [fileC], client: pki.clients['c3'] }));
-    assert.ok(await waitFor(async () => collectors.every((c) => c.logs().includes('collector running')), 30_000), 'collectors did not start');
+    collectors.push(
+      startCollector({
+        ...common,
+        dir: path.join(work, 'c3'),
+        name: 'c3',
+        token: tokenB,
+        tenant: core.tenant,
+        files: [fileC],
+        client: pki.clients['c3'],
+      }),
+    );
+    assert.ok(
+      await waitFor(async () => collectors.every((c) => c.logs().includes('collector running')), 30_000),
+      'collectors did not start',
+    );
     const N = 300;
     for (let i = 0; i < N; i++) {
       appendFileSync(fileA, line('c1', i));
@@ -72,8 +97,15 @@ describe('collectors → core with mutual TLS and tokens for two tenants', () =>
       }
       if (i % 50 === 0) await new Promise((r) => setTimeout(r, 30));
     }
-    const done = await waitFor(async () => (await observed(core, core.tenant, 'c1')) >= N + 1 && (await observed(core, orgB, 'c2')) >= N, 60_000);
-    assert.ok(done, `not all observations arrived: A=${await observed(core, core.tenant, 'c1')} B=${await observed(core, orgB, 'c2')}\n${collectors[0]?.logs().slice(-3000)}\n${collectors[1]?.logs().slice(-2000)}`);
+    const done = await waitFor(
+      async () => (await observed(core, core.tenant, 'c1')) >= N + 1 && (await observed(core, orgB, 'c2')) >= N,
+      60_000,
+    );
+    assert.ok(
+      done,
+      `not all observations arrived: A=${await observed(core, core.tenant, 'c1')} ` +
+        `B=${await observed(core, orgB, 'c2')}\n${collectors[0]?.logs().slice(-3000)}\n${collectors[1]?.logs().slice(-2000)}`,
+    );
     assert.equal(await observed(core, core.tenant, 'c1'), N + 1);
     assert.equal(await observed(core, orgB, 'c2'), N);
     const a = await edgesOf(core, core.tenant, 'c1');

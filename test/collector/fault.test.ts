@@ -73,7 +73,10 @@ describe('faults: core and collector killed mid-stream', () => {
     const done = await waitFor(async () => (await observed(c, c.tenant, 'f1')) >= N, 90_000, 500);
     assert.ok(done, `only ${await observed(c, c.tenant, 'f1')} of ${N} arrived\n${collector.logs().slice(-3000)}`);
     // Every spooled batch acked (segments deleted) before asserting "exactly": a late duplicate would have landed.
-    assert.ok(await waitFor(async () => !readdirSync(path.join(spec.dir, 'spool')).some((n) => n.startsWith('seg-')), 30_000), 'spool drained');
+    assert.ok(
+      await waitFor(async () => !readdirSync(path.join(spec.dir, 'spool')).some((n) => n.startsWith('seg-')), 30_000),
+      'spool drained',
+    );
     assert.match(firstCollector.logs(), /ingest stream ended; reconnecting/, 'the collector saw the core go away and reconnected');
     assert.equal(await observed(c, c.tenant, 'f1'), N, 'exactly once');
     const edges = await edgesOf(c, c.tenant, 'f1');

@@ -33,11 +33,33 @@ export interface CollectorSpec {
 export function startCollector(spec: CollectorSpec): RunningCollector {
   mkdirSync(spec.dir, { recursive: true });
   const config = path.join(spec.dir, 'sources.json');
-  writeFileSync(config, JSON.stringify({ name: spec.name, ...(spec.tenant ? { tenant: spec.tenant } : {}), sources: spec.files.map((f) => ({ type: 'jsonl', path: f })), poll_ms: 25, batch: { max_items: 40 } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      name: spec.name,
+      ...(spec.tenant ? { tenant: spec.tenant } : {}),
+      sources: spec.files.map((f) => ({ type: 'jsonl', path: f })),
+      poll_ms: 25,
+      batch: { max_items: 40 },
+    }),
+  );
   const tokenFile = path.join(spec.dir, 'token');
   writeFileSync(tokenFile, spec.token, { mode: 0o600 });
   const spoolDir = path.join(spec.dir, 'spool');
-  const args = [SVC_BIN, 'collector', '--core-addr', `127.0.0.1:${spec.grpcPort}`, '--ca', spec.caFile, '--token-file', tokenFile, '--config', config, '--spool-dir', spoolDir];
+  const args = [
+    SVC_BIN,
+    'collector',
+    '--core-addr',
+    `127.0.0.1:${spec.grpcPort}`,
+    '--ca',
+    spec.caFile,
+    '--token-file',
+    tokenFile,
+    '--config',
+    config,
+    '--spool-dir',
+    spoolDir,
+  ];
   if (spec.client) args.push('--client-cert', spec.client.cert, '--client-key', spec.client.key);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SERVICE_LOG_LEVEL: 'info' } });
   let err = '';
@@ -63,7 +85,23 @@ export function makeClientPki(dir: string, names: string[]): { caFile: string; c
   const caKey = path.join(dir, 'ca.key');
   const caFile = path.join(dir, 'ca.pem');
   const ossl = (args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', caKey, '-out', caFile, '-days', '2', '-subj', '/CN=svc test client CA']);
+  ossl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    caKey,
+    '-out',
+    caFile,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=svc test client CA',
+  ]);
   const clients: Record<string, { cert: string; key: string }> = {};
   for (const n of names) {
     const key = path.join(dir, `${n}.key`);
@@ -77,11 +115,19 @@ export function makeClientPki(dir: string, names: string[]): { caFile: string; c
 }
 
 /** Every access edge of `tenant` seen from `signal` (all pages). */
-export async function edgesOf(core: Core, tenant: string, signal: string): Promise<Array<{ resource_name: string; observed_count: number }>> {
+export async function edgesOf(
+  core: Core,
+  tenant: string,
+  signal: string,
+): Promise<Array<{ resource_name: string; observed_count: number }>> {
   const out: Array<{ resource_name: string; observed_count: number }> = [];
   let cursor: string | undefined;
   do {
-    const res = await core.rest('GET', `/v1/access-edges?limit=1000&signal_source=${encodeURIComponent(signal)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: core.session, tenant });
+    const res = await core.rest(
+      'GET',
+      `/v1/access-edges?limit=1000&signal_source=${encodeURIComponent(signal)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { token: core.session, tenant },
+    );
     assert.equal(res.status, 200, res.text);
     out.push(...res.json().items);
     cursor = res.json().has_more ? res.json().cursor : undefined;
@@ -95,7 +141,11 @@ export async function observed(core: Core, tenant: string, signal: string): Prom
 }
 
 /** `ingest.batch` ledger records of a tenant from one collector: how many, and the items they account for. */
-export async function ledgerBatches(core: Core, tenant: string, collector: string): Promise<{ records: number; accepted: number; ids: string[] }> {
+export async function ledgerBatches(
+  core: Core,
+  tenant: string,
+  collector: string,
+): Promise<{ records: number; accepted: number; ids: string[] }> {
   let from = 1;
   const out = { records: 0, accepted: 0, ids: [] as string[] };
   for (;;) {
@@ -125,5 +175,15 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 
 /** A JSON line for the tailers: one observation of `res-<i mod mod>` by `signal`. */
 export function line(signal: string, i: number, mod = 25): string {
-  return JSON.stringify({ origin_kind: 'identity', origin_ref: `sa-${signal}`, resource_ref: `res-${signal}-${i % mod}`, mode: i % 2 ? 'r' : 'rw', confidence: 'high', signal_source: signal, observed_at: '2026-02-01T00:00:00.000000000Z' }) + '\n';
+  return (
+    JSON.stringify({
+      origin_kind: 'identity',
+      origin_ref: `sa-${signal}`,
+      resource_ref: `res-${signal}-${i % mod}`,
+      mode: i % 2 ? 'r' : 'rw',
+      confidence: 'high',
+      signal_source: signal,
+      observed_at: '2026-02-01T00:00:00.000000000Z',
+    }) + '\n'
+  );
 }

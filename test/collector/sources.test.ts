@@ -40,14 +40,21 @@ test('items: kind picks the list, only proto fields are kept, unknown enum strin
   assert.match(parseItem({ kind: 'weird' }).error as string, /unknown kind/);
   assert.match(parseItem([1]).error as string, /not a JSON object/);
   assert.match(parseItem({ kind: 'cost', input_tokens: -1 }).error as string, /non-negative/);
-  const lists = toBatchLists([e.item!, parseItem({ kind: 'finding', rule: 'r' }).item!, parseItem({ kind: 'cost', agent: 'a', input_tokens: '12' }).item!]);
+  const lists = toBatchLists([
+    e.item!,
+    parseItem({ kind: 'finding', rule: 'r' }).item!,
+    parseItem({ kind: 'cost', agent: 'a', input_tokens: '12' }).item!,
+  ]);
   assert.equal(lists.edges.length, 1);
   assert.deepEqual(lists.findings, [{ rule: 'r' }]);
   assert.deepEqual(lists.costs, [{ agent: 'a', input_tokens: 12 }]);
 });
 
 test('config: sources resolved against the file, defaults, refusals', () => {
-  const c = parseCollectorConfig('name: edge-1\nsources:\n  - { type: jsonl, path: logs/a.jsonl }\n  - { type: dir, path: /abs/dir }\n', '/etc/svc');
+  const c = parseCollectorConfig(
+    'name: edge-1\nsources:\n  - { type: jsonl, path: logs/a.jsonl }\n  - { type: dir, path: /abs/dir }\n',
+    '/etc/svc',
+  );
   assert.equal(c.name, 'edge-1');
   assert.deepEqual(c.sources.map((s) => s.path), ['/etc/svc/logs/a.jsonl', '/abs/dir']);
   assert.equal(c.sources[0]?.name, 'jsonl:/etc/svc/logs/a.jsonl');
@@ -81,7 +88,10 @@ test('flags: the token never goes over plaintext without --insecure; required fl
     assert.equal(ok.token, 'svck_x_y');
     assert.deepEqual(ok.tls, {});
     assert.equal(ok.coreAddr, '127.0.0.1:8444');
-    assert.throws(() => resolveCollectorOptions({ ...base, coreAddr: 'grpc://127.0.0.1:8444' }, {}), /refusing to send the bearer token over plaintext/);
+    assert.throws(
+      () => resolveCollectorOptions({ ...base, coreAddr: 'grpc://127.0.0.1:8444' }, {}),
+      /refusing to send the bearer token over plaintext/,
+    );
     assert.equal(resolveCollectorOptions({ ...base, coreAddr: 'grpc://127.0.0.1:8444', insecure: true }, {}).tls, null);
     assert.throws(() => resolveCollectorOptions({ ...base, coreAddr: undefined }, {}), /--core-addr is required/);
     assert.throws(() => resolveCollectorOptions({ ...base, tokenFile: undefined }, {}), /SERVICE_INGEST_TOKEN/);

@@ -21,7 +21,14 @@ describe('canonical UUIDs at the edge', () => {
     const f = uuidCanonicalizer(schema);
     assert.ok(f);
     const value = { id: A, maybe: A, nullable: null, list: [{ origin: { id: A } }, { origin: { ref: A } }], byName: { x: A }, ref: A };
-    assert.deepEqual(f(value), { id: a, maybe: a, nullable: null, list: [{ origin: { id: a } }, { origin: { ref: A } }], byName: { x: a }, ref: A });
+    assert.deepEqual(f(value), {
+      id: a,
+      maybe: a,
+      nullable: null,
+      list: [{ origin: { id: a } }, { origin: { ref: A } }],
+      byName: { x: a },
+      ref: A,
+    });
     assert.equal((f({ id: A, nullable: A, list: [], byName: {}, ref: 'x' }) as { nullable: string }).nullable, a);
   });
 

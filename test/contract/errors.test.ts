@@ -20,14 +20,34 @@ test('errors: every catalog code is documented with its status, and the docs lis
 
 test('errors: the DECISIONS.md codes keep their statuses (never renamed)', () => {
   const decided: Record<string, number> = {
-    bad_request: 400, weak_password: 400, unauthenticated: 401, forbidden: 403, role_ceiling: 403, step_up_required: 403, workspace_confined: 403,
-    not_found: 404, conflict: 409, setup_required: 409, setup_complete: 409, last_superadmin: 409, request_body_too_large: 413, tenant_suspended: 423,
-    rate_limited: 429, locked_out: 429, internal: 500, not_configured: 501, unavailable: 503, audit_spool_full: 503,
+    bad_request: 400,
+    weak_password: 400,
+    unauthenticated: 401,
+    forbidden: 403,
+    role_ceiling: 403,
+    step_up_required: 403,
+    workspace_confined: 403,
+    not_found: 404,
+    conflict: 409,
+    setup_required: 409,
+    setup_complete: 409,
+    last_superadmin: 409,
+    request_body_too_large: 413,
+    tenant_suspended: 423,
+    rate_limited: 429,
+    locked_out: 429,
+    internal: 500,
+    not_configured: 501,
+    unavailable: 503,
+    audit_spool_full: 503,
   };
-  for (const [code, status] of Object.entries(decided)) assert.equal((ERROR_CATALOG as Record<string, { status: number }>)[code]?.status, status, code);
+  for (const [code, status] of Object.entries(decided))
+    assert.equal((ERROR_CATALOG as Record<string, { status: number }>)[code]?.status, status, code);
 });
 
 test('errors: a 500 envelope never carries the detail', () => {
-  assert.deepEqual(new ApiError('internal', 'db password=hunter2 failed').toEnvelope(), { error: { code: 'internal', message: 'internal error' } });
+  assert.deepEqual(new ApiError('internal', 'db password=hunter2 failed').toEnvelope(), {
+    error: { code: 'internal', message: 'internal error' },
+  });
   assert.deepEqual(new ApiError('not_found', 'agent not found').toEnvelope(), { error: { code: 'not_found', message: 'agent not found' } });
 });

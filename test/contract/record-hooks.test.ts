@@ -24,7 +24,13 @@ for (const b of await testStores()) {
         ran.push(`guard ${c.id}`);
         if (c.record['name'] === 'held') throw errors.conflict('held by a test hold');
       } };
-      const cascade: RecordHookDecl = { action: 'delete', kind: 'agent', phase: 'cascade', name: 'test.cascade', run: async (c) => void ran.push(`cascade ${c.id}`) };
+      const cascade: RecordHookDecl = {
+        action: 'delete',
+        kind: 'agent',
+        phase: 'cascade',
+        name: 'test.cascade',
+        run: async (c) => void ran.push(`cascade ${c.id}`),
+      };
       const hooks = new RecordHooks([cascade, guard]);
       await assert.rejects(deleteAgent(h.store, hooks, tenant, agent.id), /held by a test hold/);
       assert.equal((await getAgent(h.store, tenant, agent.id)).id, agent.id);
@@ -38,7 +44,17 @@ for (const b of await testStores()) {
     it('a cascade that fails rolls the delete back with it', async () => {
       const tenant = await addTenant(h.store);
       const agent = await createAgent(h.store, tenant, { name: 'a' });
-      const hooks = new RecordHooks([{ action: 'delete', kind: 'agent', phase: 'cascade', name: 'test.fail', run: async () => { throw new Error('cascade broke'); } }]);
+      const hooks = new RecordHooks([
+        {
+          action: 'delete',
+          kind: 'agent',
+          phase: 'cascade',
+          name: 'test.fail',
+          run: async () => {
+            throw new Error('cascade broke');
+          },
+        },
+      ]);
       await assert.rejects(deleteAgent(h.store, hooks, tenant, agent.id), /cascade broke/);
       assert.equal((await getAgent(h.store, tenant, agent.id)).name, 'a');
     });

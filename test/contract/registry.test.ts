@@ -11,13 +11,54 @@ test('route table: an unservable route stops startup naming its method and path'
   const bad: Array<[AnyRoute, RegExp]> = [
     [route({ ...base, method: 'GET', path: '/v1/x', operationId: 'a', permission: '' }), /route GET \/v1\/x: permission "" is not/],
     [route({ ...base, method: 'GET', path: '/v1/x', operationId: 'b', permission: 'Agent Read' }), /route GET \/v1\/x: permission/],
-    [route({ ...base, method: 'POST', path: '/v1/y', operationId: 'c', permission: 'agent:write', body: Type.Object({ a: Type.String() }) }), /route POST \/v1\/y: body schema must set additionalProperties: false/],
-    [route({ ...base, method: 'GET', path: '/v1/z', operationId: 'd', permission: 'agent:read', query: Type.Object({ q: Type.String() }) }), /route GET \/v1\/z: query schema must set additionalProperties: false/],
-    [route({ ...base, method: 'GET', path: '/v1/access', operationId: 'e', permission: 'agent:read', privileged: true }), /privileged read must name its audit action/],
-    [route({ ...base, stability: 'beta', method: 'GET', path: '/v1/beta', operationId: 'f', permission: 'x:y:read' }), /beta routes live under \/v1\/m\//],
-    [{ ...base, method: 'GET', path: '/v1/s', operationId: 'g', permission: PUBLIC, response: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } } as unknown as AnyRoute, /route GET \/v1\/s: response schema does not compile/],
+    [
+      route({
+        ...base,
+        method: 'POST',
+        path: '/v1/y',
+        operationId: 'c',
+        permission: 'agent:write',
+        body: Type.Object({ a: Type.String() }),
+      }),
+      /route POST \/v1\/y: body schema must set additionalProperties: false/,
+    ],
+    [
+      route({
+        ...base,
+        method: 'GET',
+        path: '/v1/z',
+        operationId: 'd',
+        permission: 'agent:read',
+        query: Type.Object({ q: Type.String() }),
+      }),
+      /route GET \/v1\/z: query schema must set additionalProperties: false/,
+    ],
+    [
+      route({ ...base, method: 'GET', path: '/v1/access', operationId: 'e', permission: 'agent:read', privileged: true }),
+      /privileged read must name its audit action/,
+    ],
+    [
+      route({ ...base, stability: 'beta', method: 'GET', path: '/v1/beta', operationId: 'f', permission: 'x:y:read' }),
+      /beta routes live under \/v1\/m\//,
+    ],
+    [
+      {
+        ...base,
+        method: 'GET',
+        path: '/v1/s',
+        operationId: 'g',
+        permission: PUBLIC,
+        response: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } },
+      } as unknown as AnyRoute,
+      /route GET \/v1\/s: response schema does not compile/,
+    ],
   ];
-  for (const [r, pattern] of bad) assert.throws(() => compileRoutes([r]), (err: Error) => err instanceof RouteTableError && pattern.test(err.message), pattern.source);
+  for (const [r, pattern] of bad)
+    assert.throws(
+      () => compileRoutes([r]),
+      (err: Error) => err instanceof RouteTableError && pattern.test(err.message),
+      pattern.source,
+    );
   const dup = route({ ...base, method: 'GET', path: '/v1/d', operationId: 'same', permission: PUBLIC });
   assert.throws(() => compileRoutes([dup, { ...dup, path: '/v1/e' }]), /duplicate operationId same/);
 });

@@ -59,7 +59,10 @@ const CANDIDATES = ['fuzz-value-12345678', 'x@example.test', 'agent', 'eu', 'AAA
 
 function stringValue(s: Schema): string {
   if (s.format === 'uuid') return randomUUID();
-  const fits = (v: string) => (s.pattern === undefined || new RegExp(s.pattern, 'u').test(v)) && v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);
+  const fits = (v: string) =>
+    (s.pattern === undefined || new RegExp(s.pattern, 'u').test(v)) &&
+    v.length >= (s.minLength ?? 0) &&
+    v.length <= (s.maxLength ?? Infinity);
   return CANDIDATES.find(fits) ?? 'a'.repeat(Math.max(1, s.minLength ?? 1));
 }
 
@@ -91,7 +94,8 @@ function valid(s: Schema): unknown {
 /** Paths (property names, 0 for array items) to every free string of a schema, optional ones included. */
 function stringPaths(s: Schema, at: string[] = []): string[][] {
   if (s.const !== undefined || s.enum !== undefined) return [];
-  if (s.anyOf) return s.anyOf.flatMap((x) => stringPaths(x, at)).filter((p, i, all) => all.findIndex((q) => q.join('/') === p.join('/')) === i);
+  if (s.anyOf)
+    return s.anyOf.flatMap((x) => stringPaths(x, at)).filter((p, i, all) => all.findIndex((q) => q.join('/') === p.join('/')) === i);
   if (s.type === 'string') return [at];
   if (s.type === 'array' && s.items) return stringPaths(s.items, [...at, '0']);
   const out: string[][] = [];
@@ -110,7 +114,10 @@ function withValue(schema: Schema, base: unknown, path: string[], value: string)
     arr[0] = withValue(sub.items as Schema, arr[0], rest, value);
     return arr;
   }
-  const child = sub.properties?.[head] ?? Object.values(sub.patternProperties ?? {})[0] ?? (typeof sub.additionalProperties === 'object' ? sub.additionalProperties : {});
+  const child =
+    sub.properties?.[head] ??
+    Object.values(sub.patternProperties ?? {})[0] ??
+    (typeof sub.additionalProperties === 'object' ? sub.additionalProperties : {});
   const obj = { ...((base as Record<string, unknown>) ?? {}) };
   obj[head] = withValue(child, obj[head] ?? valid(child), rest, value);
   return obj;
@@ -128,7 +135,10 @@ for (const b of await serveBackends()) {
       server = await b.start({ env: { SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0', SERVICE_RATE_LIMIT_RPS: '0' } });
       const setupToken = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0] as string;
       const json = { 'content-type': 'application/json' };
-      const setup = await call(server, 'POST', '/v1/setup', { headers: json, body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }) });
+      const setup = await call(server, 'POST', '/v1/setup', {
+        headers: json,
+        body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }),
+      });
       assert.equal(setup.status, 201, setup.text);
       const login = await call(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify(ADMIN) });
       send = client(server, login.json().token as string, setup.json().organization.id as string);
@@ -159,7 +169,13 @@ for (const b of await serveBackends()) {
             if (bodySchema) {
               const base = valid(bodySchema);
               for (const sp of stringPaths(bodySchema)) {
-                targets.push({ what: `body /${sp.join('/')}`, make: (v) => ({ p: requiredQuery.length ? `${path}?${requiredQuery.join('&')}` : path, body: JSON.stringify(withValue(bodySchema, base, sp, `a${v}b`)) }) });
+                targets.push({
+                  what: `body /${sp.join('/')}`,
+                  make: (v) => ({
+                    p: requiredQuery.length ? `${path}?${requiredQuery.join('&')}` : path,
+                    body: JSON.stringify(withValue(bodySchema, base, sp, `a${v}b`)),
+                  }),
+                });
               }
             }
             for (const t of targets) {
@@ -175,7 +191,8 @@ for (const b of await serveBackends()) {
                 }
                 // A query string cannot carry a lone surrogate: percent-decoding makes it U+FFFD, which is text.
                 const mustRefuse = !(name === 'lone surrogate' && t.what.startsWith('query'));
-                if (res.status >= 500 || (mustRefuse && (res.status < 400 || !envelope))) bad.push(`${method.toUpperCase()} ${template} ${t.what} ${name}: ${res.status} ${res.text.slice(0, 160)}`);
+                if (res.status >= 500 || (mustRefuse && (res.status < 400 || !envelope)))
+                  bad.push(`${method.toUpperCase()} ${template} ${t.what} ${name}: ${res.status} ${res.text.slice(0, 160)}`);
               }
             }
           }

@@ -29,7 +29,17 @@ interface Schema {
 export const BAD_TEXT = ['\u0000', '\u0001', '\t', '\n', '\u001b', '\u007f', '\u0085', '\u009b', '\u202a', '\u202e', '\u2066', '\u2069'];
 
 /** Values some field accepts: plain text, an e-mail, a region, a UUID, a timestamp, base64url, a cursor. */
-const VALID_SAMPLES = ['a', 'abc', 'x@example.test', 'eu', '0190aaaa-0000-7000-8000-000000000001', '2026-01-01T00:00:00.000000000Z', 'AAAA', '1', 'a.b'];
+const VALID_SAMPLES = [
+  'a',
+  'abc',
+  'x@example.test',
+  'eu',
+  '0190aaaa-0000-7000-8000-000000000001',
+  '2026-01-01T00:00:00.000000000Z',
+  'AAAA',
+  '1',
+  'a.b',
+];
 
 function stringsOf(s: Schema, at: string, out: Array<[string, Schema]>): void {
   if (s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'))) out.push([at, s]);
@@ -66,7 +76,10 @@ test('every string of every request schema refuses control, C1 and bidi characte
         // The bad character inside values the field's own pattern accepts (an e-mail needs its @).
         const bases = VALID_SAMPLES.filter((v) => check.Check(v));
         const multiline = (s as { 'x-multiline'?: boolean })['x-multiline'] === true;
-        const let_through = BAD_TEXT.filter((c) => !(multiline && (c === '\t' || c === '\n'))).filter((c) => check.Check(c) || bases.some((v) => check.Check(v + c) || check.Check(c + v) || check.Check(v.slice(0, 1) + c + v.slice(1))));
+        const let_through = BAD_TEXT.filter((c) => !(multiline && (c === '\t' || c === '\n'))).filter(
+          (c) =>
+            check.Check(c) || bases.some((v) => check.Check(v + c) || check.Check(c + v) || check.Check(v.slice(0, 1) + c + v.slice(1))),
+        );
         if (let_through.length > 0) missing.push(`${at}: lets ${let_through.map((c) => JSON.stringify(c)).join(' ')} through`);
       }
     }

@@ -5,7 +5,18 @@ import { CEF_HEADER_MAX, cefEncoder, cefLine } from '../../src/encoders/cef.js';
 import { pctC0Decode, pctC0Encode } from '../../src/encoders/pct-c0.js';
 import { SEVERITY } from '../../src/encoders/severity.js';
 import { assertGolden } from './fixtures/golden.js';
-import { CEF_KEYS, DEVICE, baseRecord, carriedValues, eventArb, hostileEvent, hostileRecord, hostileString, recordArb, timelessEvent } from './fixtures/records.js';
+import {
+  CEF_KEYS,
+  DEVICE,
+  baseRecord,
+  carriedValues,
+  eventArb,
+  hostileEvent,
+  hostileRecord,
+  hostileString,
+  recordArb,
+  timelessEvent,
+} from './fixtures/records.js';
 import { parseCef } from './fixtures/text-parse.js';
 import { CEF_RULEBASE, LOGNORMALIZER, forLognormCef, lognormalize, missing } from './fixtures/tools.js';
 import type { AuditRecord } from '../../src/ledger/record.js';
@@ -41,7 +52,10 @@ describe('cef encoder', () => {
     const ext = new Map(p.ext);
     assert.equal(ext.get('rt'), String(Date.parse('2026-06-02T10:00:00.123Z')));
     assert.equal(ext.get('olvWireEnc'), 'pct-c0-v1');
-    assert.deepEqual([p.vendor, p.product, p.deviceVersion, p.signatureId, p.severity], ['svc', 'control-plane', '0.1.0', 'agent.create', '1']);
+    assert.deepEqual(
+      [p.vendor, p.product, p.deviceVersion, p.signatureId, p.severity],
+      ['svc', 'control-plane', '0.1.0', 'agent.create', '1'],
+    );
     assertRoundTrip(r, p.ext);
   });
 
@@ -74,7 +88,11 @@ describe('cef encoder', () => {
   });
 
   it('property: header maxima hold in characters and UTF-8 octets for random Unicode, cutting whole units only', () => {
-    const long = fc.oneof(hostileString(400), fc.string({ unit: 'binary', maxLength: 1500 }), fc.string({ unit: 'grapheme', maxLength: 1200 }));
+    const long = fc.oneof(
+      hostileString(400),
+      fc.string({ unit: 'binary', maxLength: 1500 }),
+      fc.string({ unit: 'grapheme', maxLength: 1200 }),
+    );
     fc.assert(
       fc.property(long, long, long, long, long, (vendor, product, version, signatureId, name) => {
         const line = cefLine({ vendor, product, version, signatureId, name, severity: 5 }, [['k', 'v']]);
@@ -126,21 +144,39 @@ describe('cef encoder', () => {
     );
   });
 
-  it('is parsed back by liblognorm (lognormalizer 2.0.6) with every value recovered', { skip: missing(LOGNORMALIZER, 'liblognorm-utils') }, () => {
-    const records = [baseRecord(), hostileRecord(), ...fc.sample(recordArb, { numRuns: 150, seed: 5 })];
-    const parsed = lognormalize(CEF_RULEBASE, records.map((r) => forLognormCef(cefEncoder.encodeRecord(r, DEVICE))));
-    assert.equal(parsed.length, records.length);
-    parsed.forEach((obj, i) => {
-      const r = records[i] as AuditRecord;
-      const cef = obj.cef as { DeviceVendor: string; DeviceProduct: string; SignatureID: string; Name: string; Severity: string; Extensions: Record<string, string> } | undefined;
-      assert.ok(cef, `line ${i} not parsed: ${JSON.stringify(obj)}`);
-      assert.deepEqual([cef.DeviceVendor, cef.DeviceProduct], ['svc', 'control-plane']);
-      assert.ok(pctC0Encode(r.action).startsWith(cef.Name), 'header name is a prefix of the action');
-      assert.ok(octets(cef.Name) <= CEF_HEADER_MAX.name);
-      assertRoundTrip(r, Object.entries(cef.Extensions));
-    });
-    const ev = lognormalize(CEF_RULEBASE, [forLognormCef(encodeEvent(hostileEvent(), DEVICE))])[0]?.cef as { Extensions: Record<string, string> };
-    assert.equal(pctC0Decode(ev.Extensions.msg ?? ''), hostileEvent().title);
-    assert.equal(ev.Extensions.olvRt, 'not-a-time');
-  });
+  it(
+    'is parsed back by liblognorm (lognormalizer 2.0.6) with every value recovered',
+    { skip: missing(LOGNORMALIZER, 'liblognorm-utils') },
+    () => {
+      const records = [baseRecord(), hostileRecord(), ...fc.sample(recordArb, { numRuns: 150, seed: 5 })];
+      const parsed = lognormalize(
+        CEF_RULEBASE,
+        records.map((r) => forLognormCef(cefEncoder.encodeRecord(r, DEVICE))),
+      );
+      assert.equal(parsed.length, records.length);
+      parsed.forEach((obj, i) => {
+        const r = records[i] as AuditRecord;
+        const cef = obj.cef as
+          | {
+              DeviceVendor: string;
+              DeviceProduct: string;
+              SignatureID: string;
+              Name: string;
+              Severity: string;
+              Extensions: Record<string, string>;
+            }
+          | undefined;
+        assert.ok(cef, `line ${i} not parsed: ${JSON.stringify(obj)}`);
+        assert.deepEqual([cef.DeviceVendor, cef.DeviceProduct], ['svc', 'control-plane']);
+        assert.ok(pctC0Encode(r.action).startsWith(cef.Name), 'header name is a prefix of the action');
+        assert.ok(octets(cef.Name) <= CEF_HEADER_MAX.name);
+        assertRoundTrip(r, Object.entries(cef.Extensions));
+      });
+      const ev = lognormalize(CEF_RULEBASE, [forLognormCef(encodeEvent(hostileEvent(), DEVICE))])[0]?.cef as {
+        Extensions: Record<string, string>;
+      };
+      assert.equal(pctC0Decode(ev.Extensions.msg ?? ''), hostileEvent().title);
+      assert.equal(ev.Extensions.olvRt, 'not-a-time');
+    },
+  );
 });

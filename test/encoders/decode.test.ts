@@ -75,6 +75,10 @@ test('a line that lost a field, its wire encoding or its shape is refused with t
     ['otlp_log_record', '{not json', /not JSON/],
   ];
   for (const [format, line, reason] of cases) {
-    assert.throws(() => decodeLine(format, line), (err: Error) => err instanceof ExportDecodeError && reason.test(err.message), `${format}: ${line.slice(0, 60)}`);
+    assert.throws(
+      () => decodeLine(format, line),
+      (err: Error) => err instanceof ExportDecodeError && reason.test(err.message),
+      `${format}: ${line.slice(0, 60)}`,
+    );
   }
 });

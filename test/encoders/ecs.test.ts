@@ -67,11 +67,24 @@ describe('ecs encoder (ECS 9.4.0)', () => {
   });
 
   it('uses only ECS fields and allowed categorisation values, for every kind of action', () => {
-    for (const action of ['agent.create', 'token.delete', 'user.update', 'tool.exec', 'process.kill', 'datastore.query', 'audit.export', 'x.y']) {
+    for (const action of [
+      'agent.create',
+      'token.delete',
+      'user.update',
+      'tool.exec',
+      'process.kill',
+      'datastore.query',
+      'audit.export',
+      'x.y',
+    ]) {
       assertEcsShape(encode(record({ action })));
     }
     assert.deepEqual(encode(record({ action: 'tool.exec' }))['event']['category'], ['process']);
-    assert.deepEqual(encode(record({ action: 'token.delete' }))['event'], { ...encode(record({ action: 'token.delete' }))['event'], category: ['iam'], type: ['deletion'] });
+    assert.deepEqual(encode(record({ action: 'token.delete' }))['event'], {
+      ...encode(record({ action: 'token.delete' }))['event'],
+      category: ['iam'],
+      type: ['deletion'],
+    });
   });
 
   it('keeps hostile values verbatim and trace context in ECS tracing fields', () => {
@@ -85,9 +98,13 @@ describe('ecs encoder (ECS 9.4.0)', () => {
   });
 
   it('maps severities per the table and never invents @timestamp', () => {
-    const sev = DETERMINED_SEVERITIES.map((severity) => (JSON.parse(ecsEncoder.encodeEvent!(event({ severity }), OPTS)) as Obj)['event']['severity']);
+    const sev = DETERMINED_SEVERITIES.map(
+      (severity) => (JSON.parse(ecsEncoder.encodeEvent!(event({ severity }), OPTS)) as Obj)['event']['severity'],
+    );
     assert.deepEqual(sev, [1, 3, 5, 7, 10]);
-    const und = JSON.parse(ecsEncoder.encodeEvent!(event({ severity: 'undetermined', time: undefined, fields: { x: HOSTILE_ALL } }), OPTS)) as Obj;
+    const und = JSON.parse(
+      ecsEncoder.encodeEvent!(event({ severity: 'undetermined', time: undefined, fields: { x: HOSTILE_ALL } }), OPTS),
+    ) as Obj;
     assert.equal(und['event']['severity'], 0);
     assert.equal('@timestamp' in und, false);
     assertEcsShape(und);

@@ -15,7 +15,16 @@ import { OPTS, event, hostileRecord, record } from './json-family.fixtures.js';
 const RECORD_ENCODERS: Encoder[] = [
   otlpEncoder, otlpEnvelopeEncoder, otlpLogRecordEncoder, ocsfEncoder, jsonProjectionEncoder, asimEncoder, ecsEncoder, udmEncoder,
 ];
-const EVENT_ENCODERS: Encoder[] = [otlpEncoder, otlpEnvelopeEncoder, ocsfEncoder, jsonEncoder, jsonProjectionEncoder, asimEncoder, ecsEncoder, udmEncoder];
+const EVENT_ENCODERS: Encoder[] = [
+  otlpEncoder,
+  otlpEnvelopeEncoder,
+  ocsfEncoder,
+  jsonEncoder,
+  jsonProjectionEncoder,
+  asimEncoder,
+  ecsEncoder,
+  udmEncoder,
+];
 
 /** One NDJSON line: one JSON object, no line terminator of any splitter, well-formed UTF-8. */
 function assertOneObjectLine(line: string, label: string): Record<string, unknown> {

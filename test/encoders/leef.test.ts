@@ -6,7 +6,17 @@ import { pctC0Decode } from '../../src/encoders/pct-c0.js';
 import { SEVERITY } from '../../src/encoders/severity.js';
 import type { AuditRecord } from '../../src/ledger/record.js';
 import { assertGolden } from './fixtures/golden.js';
-import { DEVICE, LEEF_KEYS, baseRecord, carriedValues, eventArb, hostileEvent, hostileRecord, recordArb, timelessEvent } from './fixtures/records.js';
+import {
+  DEVICE,
+  LEEF_KEYS,
+  baseRecord,
+  carriedValues,
+  eventArb,
+  hostileEvent,
+  hostileRecord,
+  recordArb,
+  timelessEvent,
+} from './fixtures/records.js';
 import { parseLeef } from './fixtures/text-parse.js';
 import { LEEF_RULEBASE, LOGNORMALIZER, lognormalize, missing } from './fixtures/tools.js';
 
@@ -44,7 +54,8 @@ describe('leef encoder', () => {
     assert.equal(leefDevTime('2026-06-02T10:00:00.123456789Z'), String(Date.parse('2026-06-02T10:00:00.123Z')));
     assert.equal(leefDevTime('1999-01-01T00:00:00Z'), '0' + String(Date.parse('1999-01-01T00:00:00Z')));
     assert.equal(leefDevTime('1970-01-01T00:00:00Z'), '0000000000000');
-    for (const t of [undefined, 'garbage', '1969-12-31T23:59:59Z', '2300-01-01T00:00:00Z', '2026-02-30T00:00:00Z']) assert.equal(leefDevTime(t), null, String(t));
+    for (const t of [undefined, 'garbage', '1969-12-31T23:59:59Z', '2300-01-01T00:00:00Z', '2026-02-30T00:00:00Z'])
+      assert.equal(leefDevTime(t), null, String(t));
     const p = parseLeef(encodeEvent(timelessEvent(), DEVICE));
     assert.ok(!p.attrs.some(([k]) => k.toLowerCase() === 'devtime' || k.toLowerCase() === 'devtimeformat'));
   });
@@ -76,7 +87,10 @@ describe('leef encoder', () => {
         const line = leefEncoder.encodeRecord(r, DEVICE);
         assert.ok(!/[\r\n]/.test(line));
         const p = parseLeef(line);
-        assert.equal(p.eventId, r.action.replace(/[\x00-\x1F\x7F%]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')));
+        assert.equal(
+          p.eventId,
+          r.action.replace(/[\x00-\x1F\x7F%]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')),
+        );
         assertRoundTrip(r, p.attrs);
       }),
       { numRuns: 400 },
@@ -95,20 +109,30 @@ describe('leef encoder', () => {
     );
   });
 
-  it('is parsed back by liblognorm (lognormalizer 2.0.6, repeat rule over 0x09) with every value recovered', { skip: missing(LOGNORMALIZER, 'liblognorm-utils') }, () => {
-    // The rule reads header fields with `char-to "|"` (one or more characters), so this sample keeps
-    // `|` and `\` out of the action and never leaves it empty (a ledger action never is).
-    const plainAction = (r: AuditRecord): AuditRecord => ({ ...r, action: 'a' + r.action.replace(/[|\\]/g, '_') });
-    const records = [baseRecord(), plainAction(hostileRecord()), ...fc.sample(recordArb, { numRuns: 150, seed: 7 }).map(plainAction)];
-    const parsed = lognormalize(LEEF_RULEBASE, records.map((r) => leefEncoder.encodeRecord(r, DEVICE)));
-    assert.equal(parsed.length, records.length);
-    parsed.forEach((obj, i) => {
-      const r = records[i] as AuditRecord;
-      const fields = obj.fields as Array<{ key: string; value: string }> | undefined;
-      assert.ok(fields, `line ${i} not parsed: ${JSON.stringify(obj)}`);
-      assert.deepEqual([obj.vendor, obj.product, obj.version], ['svc', 'control-plane', '0.1.0']);
-      assert.equal(pctC0Decode(obj.eventid as string), r.action);
-      assertRoundTrip(r, fields.map((f) => [f.key, f.value]));
-    });
-  });
+  it(
+    'is parsed back by liblognorm (lognormalizer 2.0.6, repeat rule over 0x09) with every value recovered',
+    { skip: missing(LOGNORMALIZER, 'liblognorm-utils') },
+    () => {
+      // The rule reads header fields with `char-to "|"` (one or more characters), so this sample keeps
+      // `|` and `\` out of the action and never leaves it empty (a ledger action never is).
+      const plainAction = (r: AuditRecord): AuditRecord => ({ ...r, action: 'a' + r.action.replace(/[|\\]/g, '_') });
+      const records = [baseRecord(), plainAction(hostileRecord()), ...fc.sample(recordArb, { numRuns: 150, seed: 7 }).map(plainAction)];
+      const parsed = lognormalize(
+        LEEF_RULEBASE,
+        records.map((r) => leefEncoder.encodeRecord(r, DEVICE)),
+      );
+      assert.equal(parsed.length, records.length);
+      parsed.forEach((obj, i) => {
+        const r = records[i] as AuditRecord;
+        const fields = obj.fields as Array<{ key: string; value: string }> | undefined;
+        assert.ok(fields, `line ${i} not parsed: ${JSON.stringify(obj)}`);
+        assert.deepEqual([obj.vendor, obj.product, obj.version], ['svc', 'control-plane', '0.1.0']);
+        assert.equal(pctC0Decode(obj.eventid as string), r.action);
+        assertRoundTrip(
+          r,
+          fields.map((f) => [f.key, f.value]),
+        );
+      });
+    },
+  );
 });

@@ -78,14 +78,22 @@ describe('ocsf encoder (OCSF 1.8.0, validated against the official definitions)'
   });
 
   it('validates every class with hostile values in every free-text field', () => {
-    for (const [action, target_kind] of [['agent.create', 'agent'], ['tool.exec', 'tool'], ['datastore.read', 'datastore'], [`x.${HOSTILE_ALL}`, HOSTILE_ALL]] as const) {
+    for (const [action, target_kind] of [
+      ['agent.create', 'agent'],
+      ['tool.exec', 'tool'],
+      ['datastore.read', 'datastore'],
+      [`x.${HOSTILE_ALL}`, HOSTILE_ALL],
+    ] as const) {
       const ev = encode(hostileRecord({ action, target_kind, actor_kind: HOSTILE.quote }));
       assertValid(ev, action.slice(0, 40));
     }
   });
 
   it('carries metadata, ai_operation profile, ai_model, and integrity fields verbatim under unmapped', () => {
-    const r = record({ payload_hash: '77'.repeat(32), meta: '{"model":"gpt-4o","model_provider":"openai","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","session_id":"s-1"}' });
+    const r = record({
+      payload_hash: '77'.repeat(32),
+      meta: '{"model":"gpt-4o","model_provider":"openai","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","session_id":"s-1"}',
+    });
     const ev = encode(r);
     assertValid(ev, 'ai_model');
     assert.deepEqual(ev['metadata']['profiles'], ['ai_operation']);
@@ -121,12 +129,21 @@ describe('ocsf encoder (OCSF 1.8.0, validated against the official definitions)'
   it('property: arbitrary records stay valid OCSF on one line', () => {
     const s = fc.string({ unit: 'binary', maxLength: 40 });
     fc.assert(
-      fc.property(fc.constantFrom('create', 'read', 'exec', 'query', 'kill', 'x'), fc.constantFrom('agent', 'process', 'table', 'bucket', 'vector_store', ''), s, s, s,
+      fc.property(
+        fc.constantFrom('create', 'read', 'exec', 'query', 'kill', 'x'),
+        fc.constantFrom('agent', 'process', 'table', 'bucket', 'vector_store', ''),
+        s,
+        s,
+        s,
         (verb, noun, actor, kind, target) => {
-          const line = ocsfEncoder.encodeRecord(record({ action: `${noun}.${verb}`, target_kind: noun, actor, actor_kind: kind, target_id: target, meta: target }), OPTS);
+          const line = ocsfEncoder.encodeRecord(
+            record({ action: `${noun}.${verb}`, target_kind: noun, actor, actor_kind: kind, target_id: target, meta: target }),
+            OPTS,
+          );
           assert.doesNotMatch(line, /[\r\n]/);
           assertValid(JSON.parse(line) as Obj, `${noun}.${verb}`);
-        }),
+        },
+      ),
       { numRuns: 200 },
     );
   });

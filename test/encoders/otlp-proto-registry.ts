@@ -45,7 +45,8 @@ export function hexIdsToBase64(logRecord: Record<string, unknown>): Record<strin
   for (const [k, len] of [['traceId', 32], ['spanId', 16]] as const) {
     const v = out[k];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || !new RegExp(`^[0-9a-f]{${len}}$`).test(v)) throw new Error(`${k} is not ${len} lowercase hex: ${String(v)}`);
+    if (typeof v !== 'string' || !new RegExp(`^[0-9a-f]{${len}}$`).test(v))
+      throw new Error(`${k} is not ${len} lowercase hex: ${String(v)}`);
     out[k] = Buffer.from(v, 'hex').toString('base64');
   }
   return out;

@@ -12,7 +12,14 @@ import { INTEGRITY_FIELD_NAMES } from '../../src/encoders/ledger-fields.js';
 import { SEVERITY } from '../../src/encoders/severity.js';
 import type { AuditRecord } from '../../src/ledger/record.js';
 import { OPTS, HOSTILE, event, hostileRecord, record } from './json-family.fixtures.js';
-import { DESCRIPTOR_FILE, ExportLogsServiceRequest, SEVERITY_NUMBERS, REPO_ROOT, nonCamelKeys, requestForFromJson } from './otlp-proto-registry.js';
+import {
+  DESCRIPTOR_FILE,
+  ExportLogsServiceRequest,
+  SEVERITY_NUMBERS,
+  REPO_ROOT,
+  nonCamelKeys,
+  requestForFromJson,
+} from './otlp-proto-registry.js';
 
 type Obj = Record<string, any>;
 

@@ -33,31 +33,54 @@ describe('format token registry (spec: Accepted tokens per surface, rules 1–3)
 
   it('rejects a token outside the surface with a bad_request naming that surface\'s tokens', () => {
     // Rule 1: no raw JSON passthrough on the ledger export.
-    for (const [s, t] of [['ledger_export', 'json'], ['syslog_connector', 'ocsf'], ['ledger_export', 'CEF'], ['notification', ' json'], ['eventing_sink', 'asim'], ['notification', 'otlp_log_record'], ['ledger_export', '']] as Array<[Surface, string]>) {
-      assert.throws(() => parseFormatToken(s, t), (e: unknown) => {
-        assert.ok(e instanceof FormatTokenError);
-        assert.equal(e.code, 'bad_request');
-        assert.equal(e.status, 400);
-        assert.ok(e.message.includes(JSON.stringify(t)));
-        for (const ok of TABLE[s].tokens) assert.ok(e.message.includes(ok), `${e.message} names ${ok}`);
-        return true;
-      });
+    for (const [s, t] of [
+      ['ledger_export', 'json'],
+      ['syslog_connector', 'ocsf'],
+      ['ledger_export', 'CEF'],
+      ['notification', ' json'],
+      ['eventing_sink', 'asim'],
+      ['notification', 'otlp_log_record'],
+      ['ledger_export', ''],
+    ] as Array<[Surface, string]>) {
+      assert.throws(
+        () => parseFormatToken(s, t),
+        (e: unknown) => {
+          assert.ok(e instanceof FormatTokenError);
+          assert.equal(e.code, 'bad_request');
+          assert.equal(e.status, 400);
+          assert.ok(e.message.includes(JSON.stringify(t)));
+          for (const ok of TABLE[s].tokens) assert.ok(e.message.includes(ok), `${e.message} names ${ok}`);
+          return true;
+        },
+      );
     }
   });
 
   it('property: any string is either an accepted token or rejected — never mapped to another format', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...SURFACE_NAMES), fc.oneof(fc.constantFrom(...ALL, '__proto__', 'constructor', 'toString'), fc.string()), (s, t) => {
-        if (TABLE[s].tokens.includes(t)) assert.equal(parseFormatToken(s, t), t);
-        else assert.throws(() => parseFormatToken(s, t), FormatTokenError);
-      }),
+      fc.property(
+        fc.constantFrom(...SURFACE_NAMES),
+        fc.oneof(fc.constantFrom(...ALL, '__proto__', 'constructor', 'toString'), fc.string()),
+        (s, t) => {
+          if (TABLE[s].tokens.includes(t)) assert.equal(parseFormatToken(s, t), t);
+          else assert.throws(() => parseFormatToken(s, t), FormatTokenError);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('a corrupt stored value fails at encode time naming the corrupt spelling, never falling back to JSON', () => {
-    for (const [s, t] of [['notification', 'jsn'], ['eventing_sink', 'OCSF'], ['ledger_export', 'json'], ['syslog_connector', 'hasOwnProperty']] as Array<[Surface, string]>) {
-      assert.throws(() => encoderFor(s, t), (e: unknown) => e instanceof CorruptFormatTokenError && e.message.includes(JSON.stringify(t)) && e.token === t);
+    for (const [s, t] of [
+      ['notification', 'jsn'],
+      ['eventing_sink', 'OCSF'],
+      ['ledger_export', 'json'],
+      ['syslog_connector', 'hasOwnProperty'],
+    ] as Array<[Surface, string]>) {
+      assert.throws(
+        () => encoderFor(s, t),
+        (e: unknown) => e instanceof CorruptFormatTokenError && e.message.includes(JSON.stringify(t)) && e.token === t,
+      );
     }
   });
 
@@ -74,7 +97,10 @@ describe('format token registry (spec: Accepted tokens per surface, rules 1–3)
     assert.equal(encoderFor('ledger_export', 'syslog'), syslogEncoder);
     assert.notEqual(encoderFor('eventing_sink', 'json'), encoderFor('notification', 'json'), 'rule 2: raw envelope vs projection');
     const rec = baseRecord();
-    assert.equal(encoderFor('ledger_export', 'otlp_envelope').encodeRecord(rec, SYSLOG_OPTS), encoderFor('ledger_export', 'otlp').encodeRecord(rec, SYSLOG_OPTS));
+    assert.equal(
+      encoderFor('ledger_export', 'otlp_envelope').encodeRecord(rec, SYSLOG_OPTS),
+      encoderFor('ledger_export', 'otlp').encodeRecord(rec, SYSLOG_OPTS),
+    );
   });
 
   it('on the syslog connector, cef and leef ride inside an RFC 5424 frame', () => {

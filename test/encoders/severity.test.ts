@@ -27,9 +27,14 @@ describe('severity map (spec: Events → Severity mapping)', () => {
 
   it('property: the five determined severities never share a value in any column (rule 1)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...COLUMNS), fc.constantFrom(...DETERMINED_SEVERITIES), fc.constantFrom(...DETERMINED_SEVERITIES), (col, a, b) => {
-        if (a !== b) assert.notEqual(SEVERITY[a][col], SEVERITY[b][col], `${col}: ${a} vs ${b}`);
-      }),
+      fc.property(
+        fc.constantFrom(...COLUMNS),
+        fc.constantFrom(...DETERMINED_SEVERITIES),
+        fc.constantFrom(...DETERMINED_SEVERITIES),
+        (col, a, b) => {
+          if (a !== b) assert.notEqual(SEVERITY[a][col], SEVERITY[b][col], `${col}: ${a} vs ${b}`);
+        },
+      ),
       { numRuns: 500 },
     );
     for (const col of COLUMNS) assert.equal(new Set(DETERMINED_SEVERITIES.map((s) => SEVERITY[s][col])).size, 5, col);
@@ -43,7 +48,13 @@ describe('severity map (spec: Events → Severity mapping)', () => {
   });
 
   it('keeps numeric columns in their ranges and ordered with the product severity', () => {
-    const ranges: Array<[keyof SeverityRow, number, number]> = [['cef', 0, 10], ['syslog', 0, 7], ['ecs', 0, 10], ['leef', 1, 10], ['otlpNumber', 0, 24]];
+    const ranges: Array<[keyof SeverityRow, number, number]> = [
+      ['cef', 0, 10],
+      ['syslog', 0, 7],
+      ['ecs', 0, 10],
+      ['leef', 1, 10],
+      ['otlpNumber', 0, 24],
+    ];
     for (const [col, lo, hi] of ranges) {
       const vals = DETERMINED_SEVERITIES.map((s) => SEVERITY[s][col] as number);
       for (const v of vals) assert.ok(Number.isInteger(v) && v >= lo && v <= hi, `${col}=${v}`);

@@ -1,7 +1,7 @@
 /**
  * The fast paths of the audit export (`encodeStoredRecord`, CEF, LEEF and syslog): for every record,
  * hostile or not, they must return exactly the bytes of the reference encoder. `text` is built as the export reader
- * builds it (ledger-store.ts `sqliteStoredRowIterator`): the free-text fields joined by U+0001,
+ * builds it (export-iterator.ts `sqliteStoredRowIterator`): the free-text fields joined by U+0001,
  * undefined when a field holds U+0001 itself (the reader then reads the row per column).
  */
 import assert from 'node:assert/strict';
@@ -16,13 +16,26 @@ import { DEVICE, HOSTILE, SYSLOG_OPTS, baseRecord, hostileRecord, hostileString,
 
 /** The reader's `text` of a record. */
 function storedText(r: AuditRecord): string | undefined {
-  const texts = [String(r.seq), r.meta === null ? '1' : '0', r.occurred_at, r.actor, r.actor_kind, r.action, r.target_kind, r.target_id, r.meta ?? ''];
+  const texts = [
+    String(r.seq),
+    r.meta === null ? '1' : '0',
+    r.occurred_at,
+    r.actor,
+    r.actor_kind,
+    r.action,
+    r.target_kind,
+    r.target_id,
+    r.meta ?? '',
+  ];
   return texts.some((t) => t.includes('\u0001')) ? undefined : texts.join('\u0001');
 }
 
 
 /** Texts the fast path takes (no `%`, `\`, `=`, controls), mixed with everything a value layer touches. */
-const cleanString = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '.', ':', '-', '_', '|', ' ', '"', '{', '}', ']', '[', ',', 'é', '😀', '\u2028', '\uFEFF'), maxLength: 16 });
+const cleanString = fc.string({
+  unit: fc.constantFrom('a', 'Z', '0', '.', ':', '-', '_', '|', ' ', '"', '{', '}', ']', '[', ',', 'é', '😀', '\u2028', '\uFEFF'),
+  maxLength: 16,
+});
 const anyString = fc.oneof(
   { arbitrary: cleanString, weight: 16 },
   { arbitrary: hostileString(), weight: 2 },
@@ -30,13 +43,46 @@ const anyString = fc.oneof(
 );
 const base64 = fc.uint8Array({ maxLength: 96 }).map((b) => Buffer.from(b).toString('base64'));
 const storedArb: fc.Arbitrary<AuditRecord> = fc
-  .tuple(recordArb, anyString, anyString, anyString, anyString, anyString, fc.option(anyString, { nil: null }), base64, fc.oneof({ arbitrary: fc.uuid(), weight: 4 }, { arbitrary: anyString, weight: 1 }))
+  .tuple(
+    recordArb,
+    anyString,
+    anyString,
+    anyString,
+    anyString,
+    anyString,
+    fc.option(anyString, { nil: null }),
+    base64,
+    fc.oneof({ arbitrary: fc.uuid(), weight: 4 }, { arbitrary: anyString, weight: 1 }),
+  )
   // The fields the reader makes from hex stay hex (key_id: 16 bytes), as the reader serves them.
-  .map(([r, actor, actorKind, action, targetKind, targetId, meta, sig, tenant]) => ({ ...r, actor, actor_kind: actorKind, action, target_kind: targetKind, target_id: targetId, meta, sig, tenant, key_id: r.hash.slice(0, 32) }));
+  .map(([r, actor, actorKind, action, targetKind, targetId, meta, sig, tenant]) => ({
+    ...r,
+    actor,
+    actor_kind: actorKind,
+    action,
+    target_kind: targetKind,
+    target_id: targetId,
+    meta,
+    sig,
+    tenant,
+    key_id: r.hash.slice(0, 32),
+  }));
 
 const PATHS = [
-  { name: 'cef', encoder: cefEncoder, fast: encodeCefStoredRecord, reference: encodeCefRecord, work: /[\x00\x02-\x1F\x7F%\\=\uD800-\uDFFF]/ },
-  { name: 'leef', encoder: leefEncoder, fast: encodeLeefStoredRecord, reference: encodeLeefRecord, work: /[\x00\x02-\x1F\x7F%\uD800-\uDFFF]/ },
+  {
+    name: 'cef',
+    encoder: cefEncoder,
+    fast: encodeCefStoredRecord,
+    reference: encodeCefRecord,
+    work: /[\x00\x02-\x1F\x7F%\\=\uD800-\uDFFF]/,
+  },
+  {
+    name: 'leef',
+    encoder: leefEncoder,
+    fast: encodeLeefStoredRecord,
+    reference: encodeLeefRecord,
+    work: /[\x00\x02-\x1F\x7F%\uD800-\uDFFF]/,
+  },
   // syslog: no row scan (meta always has quotes to escape); the path skips the parameter arrays.
   { name: 'syslog', encoder: syslogEncoder, fast: encodeSyslogStoredRecord, reference: encodeSyslogRecord, work: /[^\s\S]/ },
 ] as const;
@@ -45,7 +91,8 @@ describe('syslog fast path: hostname, procid and payload budget as the reference
   it('uses the configured HOSTNAME and PROCID, the defaults, and refuses a record over the budget', () => {
     const r = baseRecord();
     const text = storedText(r);
-    for (const opts of [SYSLOG_OPTS, DEVICE, { ...SYSLOG_OPTS, hostname: '-', procid: '' }]) assert.equal(encodeSyslogStoredRecord(r, opts, text), encodeSyslogRecord(r, opts));
+    for (const opts of [SYSLOG_OPTS, DEVICE, { ...SYSLOG_OPTS, hostname: '-', procid: '' }])
+      assert.equal(encodeSyslogStoredRecord(r, opts, text), encodeSyslogRecord(r, opts));
     const tight = { ...SYSLOG_OPTS, maxPayloadBytes: 200 };
     assert.throws(() => encodeSyslogRecord(r, tight), /max_payload_bytes/);
     assert.throws(() => encodeSyslogStoredRecord(r, tight, text), /max_payload_bytes/);

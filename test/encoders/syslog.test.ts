@@ -12,11 +12,21 @@ import {
 } from '../../src/encoders/syslog.js';
 import type { AuditRecord } from '../../src/ledger/record.js';
 import { assertGolden } from './fixtures/golden.js';
-import { SYSLOG_OPTS, baseRecord, carriedValues, eventArb, hostileEvent, hostileRecord, recordArb, timelessEvent } from './fixtures/records.js';
+import {
+  SYSLOG_OPTS,
+  baseRecord,
+  carriedValues,
+  eventArb,
+  hostileEvent,
+  hostileRecord,
+  recordArb,
+  timelessEvent,
+} from './fixtures/records.js';
 import { parseSyslog } from './fixtures/text-parse.js';
 import { OPENSSL, RSYSLOGD, missing, startRsyslog, type RsyslogReceiver } from './fixtures/tools.js';
 
-// nsyslog-parser 0.10.1 is CommonJS: function(line) → {prival, facility, level, version, ts, host, appName, pid, messageid, structuredData, message}.
+// nsyslog-parser 0.10.1 is CommonJS: function(line) → {prival, facility, level, version, ts, host, appName, pid, messageid, structuredData,
+// message}.
 const nsyslog = createRequire(import.meta.url)('nsyslog-parser') as (line: string) => Record<string, unknown>;
 const ev = syslogEncoder.encodeEvent;
 
@@ -39,7 +49,10 @@ describe('syslog encoder (RFC 5424)', () => {
 
   it('writes PRI from local0 + severity, 6-digit time, APP-NAME svc, MSGID audit, SD-ID svc@32473', () => {
     const p = parseSyslog(syslogEncoder.encodeRecord(baseRecord(), SYSLOG_OPTS));
-    assert.deepEqual([p.pri, p.version, p.timestamp, p.hostname, p.appName, p.procid, p.msgid], [134, '1', '2026-06-02T10:00:00.123456Z', 'siem-test.example', 'svc', '4242', 'audit']);
+    assert.deepEqual(
+      [p.pri, p.version, p.timestamp, p.hostname, p.appName, p.procid, p.msgid],
+      [134, '1', '2026-06-02T10:00:00.123456Z', 'siem-test.example', 'svc', '4242', 'audit'],
+    );
     assert.equal(p.sd[0]?.id, 'svc@32473');
     assert.deepEqual(p.sd[0]?.params[0], ['wire_enc', 'pct-c0-v1']);
     assert.equal(parseSyslog(syslogEncoder.encodeRecord(baseRecord({ action: 'auth.login_failed' }), SYSLOG_OPTS)).pri, 132);
@@ -74,11 +87,20 @@ describe('syslog encoder (RFC 5424)', () => {
     assert.equal(syslogEncoder.encodeRecord(r, { ...SYSLOG_OPTS, maxPayloadBytes: size }), line);
     assert.equal(syslogEncoder.encodeRecord(r, { ...SYSLOG_OPTS, maxPayloadBytes: 0 }), line);
     // Between the UTF-16 length and the octet length: a character count would wrongly accept it.
-    for (const opts of [{ ...SYSLOG_OPTS, maxPayloadBytes: size - 1 }, { ...SYSLOG_OPTS, maxPayloadBytes: line.length + 1 }] as SyslogEncodeOptions[]) {
-      assert.throws(() => syslogEncoder.encodeRecord(r, opts), (e: unknown) => e instanceof SyslogPayloadTooLargeError && e.size === size && e.limit === opts.maxPayloadBytes);
+    for (const opts of [
+      { ...SYSLOG_OPTS, maxPayloadBytes: size - 1 },
+      { ...SYSLOG_OPTS, maxPayloadBytes: line.length + 1 },
+    ] as SyslogEncodeOptions[]) {
+      assert.throws(
+        () => syslogEncoder.encodeRecord(r, opts),
+        (e: unknown) => e instanceof SyslogPayloadTooLargeError && e.size === size && e.limit === opts.maxPayloadBytes,
+      );
     }
     const framed = syslogCefEncoder.encodeRecord(r, SYSLOG_OPTS);
-    assert.throws(() => syslogCefEncoder.encodeRecord(r, { ...SYSLOG_OPTS, maxPayloadBytes: Buffer.byteLength(framed) - 1 }), SyslogPayloadTooLargeError);
+    assert.throws(
+      () => syslogCefEncoder.encodeRecord(r, { ...SYSLOG_OPTS, maxPayloadBytes: Buffer.byteLength(framed) - 1 }),
+      SyslogPayloadTooLargeError,
+    );
   });
 
   it('octet-counting frame: MSG-LEN is the UTF-8 octet count (RFC 6587 §3.4.1)', () => {
@@ -102,7 +124,10 @@ describe('syslog encoder (RFC 5424)', () => {
   it('nsyslog-parser 0.10.1 reads the header fields and plain structured data', () => {
     const r = baseRecord({ meta: null });
     const n = nsyslog(syslogEncoder.encodeRecord(r, SYSLOG_OPTS));
-    assert.deepEqual([n.type, n.prival, n.facility, n.level, n.version, n.host, n.appName, n.pid, n.messageid, n.message], ['RFC5424', 134, 'local0', 'info', 1, 'siem-test.example', 'svc', '4242', 'audit', 'agent.create']);
+    assert.deepEqual(
+      [n.type, n.prival, n.facility, n.level, n.version, n.host, n.appName, n.pid, n.messageid, n.message],
+      ['RFC5424', 134, 'local0', 'info', 1, 'siem-test.example', 'svc', '4242', 'audit', 'agent.create'],
+    );
     assert.equal((n.ts as Date).toISOString(), '2026-06-02T10:00:00.123Z');
     const sd = (n.structuredData as Array<Record<string, string>>)[0] ?? {};
     assert.equal(sd.$id, 'svc@32473');
@@ -110,7 +135,11 @@ describe('syslog encoder (RFC 5424)', () => {
     assert.equal(wireEnc, 'pct-c0-v1');
     assert.deepEqual(rest, carriedValues(r));
     // Its structured-data reader does not implement §6.3.3 escapes, so hostile records are checked on headers only.
-    for (const line of [syslogEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS), syslogCefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS), ev(hostileEvent(), SYSLOG_OPTS)]) {
+    for (const line of [
+      syslogEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS),
+      syslogCefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS),
+      ev(hostileEvent(), SYSLOG_OPTS),
+    ]) {
       const h = nsyslog(line);
       // It labels a frame whose MSG is CEF as type CEF; the RFC 5424 header is read either way.
       assert.ok(h.type === 'RFC5424' || (h.type === 'CEF' && line.includes(' - CEF:0|')));
@@ -146,42 +175,69 @@ describe('syslog encoder (RFC 5424)', () => {
   });
 });
 
-describe('syslog over TLS into a real rsyslog (8.2302, gtls, octet counting, mmpstrucdata)', { skip: missing(RSYSLOGD, 'rsyslog rsyslog-gnutls') || missing(OPENSSL, 'openssl') }, () => {
-  let rs: RsyslogReceiver;
-  before(async () => {
-    rs = await startRsyslog();
-  });
-  after(async () => {
-    await rs?.stop();
-  });
-
-  it('accepts native, event and CEF/LEEF-carrying records and recovers every value', { timeout: 30_000 }, async () => {
-    const records: AuditRecord[] = [baseRecord(), hostileRecord(), ...fc.sample(recordArb, { numRuns: 40, seed: 11 })];
-    const lines = [
-      ...records.map((r) => syslogEncoder.encodeRecord(r, SYSLOG_OPTS)),
-      ev(hostileEvent(), SYSLOG_OPTS),
-      syslogCefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS),
-      syslogLeefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS),
-    ];
-    await rs.send(lines.map(octetCountingFrame));
-    const got = await rs.received(lines.length);
-    assert.equal(got.length, lines.length, 'every frame became one record');
-    assert.ok(lines.some((l) => parseSyslog(l).timestamp === '-'), 'the sample includes NILVALUE timestamps');
-    records.forEach((r, i) => {
-      const g = got[i] as { rawmsg: string; pri: string; app: string; msgid: string; hostname: string; procid: string; version: string; ts: string; msg: string; all: Record<string, Record<string, Record<string, string>>> };
-      assert.equal(g.rawmsg, lines[i], `record ${i} arrived byte-exact`);
-      assert.deepEqual([g.pri, g.version, g.app, g.msgid, g.hostname, g.procid], ['134', '1', 'svc', 'audit', 'siem-test.example', '4242'].map((v, k) => (k === 0 ? String(parseSyslog(lines[i] as string).pri) : v)));
-      const ts = parseSyslog(lines[i] as string).timestamp;
-      if (ts !== '-') assert.equal(g.ts, ts);
-      const sd = g.all['rfc5424-sd']?.['svc@32473'] ?? {};
-      assert.equal(sd.wire_enc, 'pct-c0-v1');
-      assert.deepEqual(sdValues(Object.entries(sd)), carriedValues(r));
-      assert.equal(pctC0Decode(g.msg), r.action);
+describe(
+  'syslog over TLS into a real rsyslog (8.2302, gtls, octet counting, mmpstrucdata)',
+  { skip: missing(RSYSLOGD, 'rsyslog rsyslog-gnutls') || missing(OPENSSL, 'openssl') },
+  () => {
+    let rs: RsyslogReceiver;
+    before(async () => {
+      rs = await startRsyslog();
     });
-    const [evRec, cefRec, leefRec] = got.slice(records.length) as Array<{ msg: string; msgid: string; all: Record<string, Record<string, Record<string, string>>> }>;
-    assert.equal(pctC0Decode(evRec?.msg ?? ''), hostileEvent().title);
-    assert.equal(evRec?.all['rfc5424-sd']?.['svc@32473']?.olvId, undefined);
-    assert.equal(cefRec?.msg, cefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS));
-    assert.equal(leefRec?.msg, leefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS));
-  });
-});
+    after(async () => {
+      await rs?.stop();
+    });
+
+    it('accepts native, event and CEF/LEEF-carrying records and recovers every value', { timeout: 30_000 }, async () => {
+      const records: AuditRecord[] = [baseRecord(), hostileRecord(), ...fc.sample(recordArb, { numRuns: 40, seed: 11 })];
+      const lines = [
+        ...records.map((r) => syslogEncoder.encodeRecord(r, SYSLOG_OPTS)),
+        ev(hostileEvent(), SYSLOG_OPTS),
+        syslogCefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS),
+        syslogLeefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS),
+      ];
+      await rs.send(lines.map(octetCountingFrame));
+      const got = await rs.received(lines.length);
+      assert.equal(got.length, lines.length, 'every frame became one record');
+      assert.ok(
+        lines.some((l) => parseSyslog(l).timestamp === '-'),
+        'the sample includes NILVALUE timestamps',
+      );
+      records.forEach((r, i) => {
+        const g = got[i] as {
+          rawmsg: string;
+          pri: string;
+          app: string;
+          msgid: string;
+          hostname: string;
+          procid: string;
+          version: string;
+          ts: string;
+          msg: string;
+          all: Record<string, Record<string, Record<string, string>>>;
+        };
+        assert.equal(g.rawmsg, lines[i], `record ${i} arrived byte-exact`);
+        assert.deepEqual(
+          [g.pri, g.version, g.app, g.msgid, g.hostname, g.procid],
+          ['134', '1', 'svc', 'audit', 'siem-test.example', '4242'].map((v, k) =>
+            k === 0 ? String(parseSyslog(lines[i] as string).pri) : v,
+          ),
+        );
+        const ts = parseSyslog(lines[i] as string).timestamp;
+        if (ts !== '-') assert.equal(g.ts, ts);
+        const sd = g.all['rfc5424-sd']?.['svc@32473'] ?? {};
+        assert.equal(sd.wire_enc, 'pct-c0-v1');
+        assert.deepEqual(sdValues(Object.entries(sd)), carriedValues(r));
+        assert.equal(pctC0Decode(g.msg), r.action);
+      });
+      const [evRec, cefRec, leefRec] = got.slice(records.length) as Array<{
+        msg: string;
+        msgid: string;
+        all: Record<string, Record<string, Record<string, string>>>;
+      }>;
+      assert.equal(pctC0Decode(evRec?.msg ?? ''), hostileEvent().title);
+      assert.equal(evRec?.all['rfc5424-sd']?.['svc@32473']?.olvId, undefined);
+      assert.equal(cefRec?.msg, cefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS));
+      assert.equal(leefRec?.msg, leefEncoder.encodeRecord(hostileRecord(), SYSLOG_OPTS));
+    });
+  },
+);

@@ -46,7 +46,9 @@ describe('udm encoder (Chronicle UDM)', () => {
   });
 
   it('maps severities per the table and omits security_result when undetermined', () => {
-    const sev = DETERMINED_SEVERITIES.map((severity) => (JSON.parse(udmEncoder.encodeEvent!(event({ severity }), OPTS)) as Obj)['security_result'][0]['severity']);
+    const sev = DETERMINED_SEVERITIES.map(
+      (severity) => (JSON.parse(udmEncoder.encodeEvent!(event({ severity }), OPTS)) as Obj)['security_result'][0]['severity'],
+    );
     assert.deepEqual(sev, ['INFORMATIONAL', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
     const und = JSON.parse(udmEncoder.encodeEvent!(event({ severity: 'undetermined', time: undefined }), OPTS)) as Obj;
     assert.equal('security_result' in und, false);

@@ -10,7 +10,14 @@ import { addTenant, agentRow } from '../store/store-fixtures.js';
 
 const catalog = () =>
   new EventCatalog([
-    { type: 'agent.created', source: '/svc/agents', permission: 'agent:read', description: 'x', stability: 'beta', schema: Type.Object({}) },
+    {
+      type: 'agent.created',
+      source: '/svc/agents',
+      permission: 'agent:read',
+      description: 'x',
+      stability: 'beta',
+      schema: Type.Object({}),
+    },
     { type: 'thing.happened', source: '/svc/test', permission: 'agent:read', description: 'x', stability: 'beta', schema: Type.Object({}) },
   ]);
 

@@ -32,11 +32,19 @@ async function send(method: string, p: string, body?: unknown): Promise<{ status
 
 before(async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-events-'));
-  const config = resolveServeConfig({ dataDir, listen: '127.0.0.1:0', grpcListen: '127.0.0.1:0', seedDemo: true }, { ...process.env, SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0' });
+  const config = resolveServeConfig(
+    { dataDir, listen: '127.0.0.1:0', grpcListen: '127.0.0.1:0', seedDemo: true },
+    { ...process.env, SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0' },
+  );
   server = await startServer(config, pino({ level: 'silent' }));
   dispatcher = new Agent({ connect: { ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'), servername: 'localhost' } });
   server.services.events.subscribe({ name: 'test', types: '*' }, (e) => void seen.push(e));
-  const login = await request(`${server.url}/v1/auth/login`, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }) });
+  const login = await request(`${server.url}/v1/auth/login`, {
+    method: 'POST',
+    dispatcher,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }),
+  });
   token = ((await login.body.json()) as { token: string }).token;
 });
 after(async () => {
@@ -57,7 +65,10 @@ describe('core areas publish on the bus', () => {
     assert.equal((await send('PATCH', `/v1/workspaces/${w.json.id}`, { version: 1, display_name: 'bus 2' })).status, 200);
     await server.services.events.idle();
     const mine = seen.filter((e) => e.subject === `agent/${a.json.id}` || e.subject === `workspace/${w.json.id}`);
-    assert.deepEqual(mine.map((e) => e.type), ['agent.created', 'agent.updated', 'agent.deleted', 'workspace.created', 'workspace.updated']);
+    assert.deepEqual(
+      mine.map((e) => e.type),
+      ['agent.created', 'agent.updated', 'agent.deleted', 'workspace.created', 'workspace.updated'],
+    );
     assert.equal(mine[0]?.tenant, a.json.tenant_id);
     assert.deepEqual(mine[1]?.data['changed'], ['name']);
     const ids = mine.map((e) => e.id);
@@ -67,7 +78,18 @@ describe('core areas publish on the bus', () => {
   it('REST ingest announces edge.observed once per accepted batch', async () => {
     const before = seen.filter((e) => e.type === 'edge.observed').length;
     const agent = await send('POST', '/v1/agents', { name: 'observer' });
-    const obs = await send('POST', '/v1/m/accessmap/observations', { observations: [{ origin: { kind: 'agent', id: agent.json.id }, resource: { ref: 's3://bus-bucket', class: 'data' }, mode: 'r', signal_source: 'test', confidence: 'high', observed_at: '2026-11-27T10:00:00.000000000Z' }] });
+    const obs = await send('POST', '/v1/m/accessmap/observations', {
+      observations: [
+        {
+          origin: { kind: 'agent', id: agent.json.id },
+          resource: { ref: 's3://bus-bucket', class: 'data' },
+          mode: 'r',
+          signal_source: 'test',
+          confidence: 'high',
+          observed_at: '2026-11-27T10:00:00.000000000Z',
+        },
+      ],
+    });
     assert.equal(obs.status, 200, JSON.stringify(obs.json));
     await server.services.events.idle();
     const observed = seen.filter((e) => e.type === 'edge.observed');

@@ -110,17 +110,49 @@ describe('ControlPlane over gRPC', () => {
     const url = `https://127.0.0.1:${core.server.grpcPort}`;
     const list = await run(buf, ['curl', '--protocol', 'grpc', '--list-methods', '--cacert', ca, url], { timeout: 60_000 });
     const methods = list.stdout.trim().split('\n');
-    for (const m of ['grpc.health.v1.Health/Check', 'grpc.health.v1.Health/List', 'olivares.api.v1.ControlPlane/GetServerInfo', 'olivares.api.v1.ControlPlane/VerifyAudit', 'olivares.api.v1.Ingest/Push', 'olivares.api.v1.ControlPlane/CreateAgent']) assert.ok(methods.includes(m), list.stdout);
-    const services = (await run(buf, ['curl', '--protocol', 'grpc', '--list-services', '--cacert', ca, url], { timeout: 60_000 })).stdout.trim().split('\n');
-    for (const name of ['grpc.health.v1.Health', 'olivares.api.v1.ControlPlane', 'olivares.api.v1.Ingest']) assert.ok(services.includes(name), services.join('\n'));
+    for (const m of [
+      'grpc.health.v1.Health/Check',
+      'grpc.health.v1.Health/List',
+      'olivares.api.v1.ControlPlane/GetServerInfo',
+      'olivares.api.v1.ControlPlane/VerifyAudit',
+      'olivares.api.v1.Ingest/Push',
+      'olivares.api.v1.ControlPlane/CreateAgent',
+    ])
+      assert.ok(methods.includes(m), list.stdout);
+    const services = (await run(buf, ['curl', '--protocol', 'grpc', '--list-services', '--cacert', ca, url], { timeout: 60_000 })).stdout
+      .trim()
+      .split('\n');
+    for (const name of ['grpc.health.v1.Health', 'olivares.api.v1.ControlPlane', 'olivares.api.v1.Ingest'])
+      assert.ok(services.includes(name), services.join('\n'));
     // Health's descriptor resolves too: buf curl can build the call from reflection alone.
-    const health = await run(buf, ['curl', '--protocol', 'grpc', '--cacert', ca, '-d', '{"service":"olivares.api.v1.Ingest"}', `${url}/grpc.health.v1.Health/Check`], { timeout: 60_000 });
+    const health = await run(
+      buf,
+      ['curl', '--protocol', 'grpc', '--cacert', ca, '-d', '{"service":"olivares.api.v1.Ingest"}', `${url}/grpc.health.v1.Health/Check`],
+      { timeout: 60_000 },
+    );
     assert.equal(JSON.parse(health.stdout).status, 'SERVING');
-    const info = await run(buf, ['curl', '--protocol', 'grpc', '--cacert', ca, `${url}/olivares.api.v1.ControlPlane/GetServerInfo`], { timeout: 60_000 });
+    const info = await run(buf, ['curl', '--protocol', 'grpc', '--cacert', ca, `${url}/olivares.api.v1.ControlPlane/GetServerInfo`], {
+      timeout: 60_000,
+    });
     const body = JSON.parse(info.stdout);
     assert.equal(body.engine, (await core.rest('GET', '/v1/server-info')).json().engine.http);
     assert.equal(typeof body.version, 'string');
-    const agents = await run(buf, ['curl', '--protocol', 'grpc', '--cacert', ca, '-H', `authorization: Bearer ${core.session}`, '-d', JSON.stringify({ tenant: core.tenant }), `${url}/olivares.api.v1.ControlPlane/ListAgents`], { timeout: 60_000 });
+    const agents = await run(
+      buf,
+      [
+        'curl',
+        '--protocol',
+        'grpc',
+        '--cacert',
+        ca,
+        '-H',
+        `authorization: Bearer ${core.session}`,
+        '-d',
+        JSON.stringify({ tenant: core.tenant }),
+        `${url}/olivares.api.v1.ControlPlane/ListAgents`,
+      ],
+      { timeout: 60_000 },
+    );
     assert.ok(Array.isArray(JSON.parse(agents.stdout).agents));
   });
 });

@@ -17,7 +17,11 @@ export interface Core {
   tenant: string;
   /** per tenant created by createOrg: a session of that tenant's owner (API keys need a membership) */
   owners: Record<string, string>;
-  rest(method: string, path: string, init?: { body?: unknown; token?: string; tenant?: string }): Promise<{ status: number; text: string; json: () => any }>;
+  rest(
+    method: string,
+    path: string,
+    init?: { body?: unknown; token?: string; tenant?: string },
+  ): Promise<{ status: number; text: string; json: () => any }>;
 }
 
 /** Start `svc serve`, redeem setup and log in. */
@@ -61,7 +65,11 @@ export async function createOrg(core: Core, name: string): Promise<string> {
 
 /** An API key bound to `tenant` with `role` (admin holds ingest:write). */
 export async function issueToken(core: Core, tenant: string, role = 'admin', expiresAt?: string): Promise<string> {
-  const res = await core.rest('POST', '/v1/tokens', { token: core.owners[tenant] ?? core.session, tenant, body: { name: `t-${role}-${Date.now()}`, role, tenant, ...(expiresAt ? { expires_at: expiresAt } : {}) } });
+  const res = await core.rest('POST', '/v1/tokens', {
+    token: core.owners[tenant] ?? core.session,
+    tenant,
+    body: { name: `t-${role}-${Date.now()}`, role, tenant, ...(expiresAt ? { expires_at: expiresAt } : {}) },
+  });
   assert.equal(res.status, 201, res.text);
   return res.json().token;
 }
@@ -102,9 +110,16 @@ export function ingestClient(core: Core, creds = tlsCreds(core), options: Record
 }
 
 /** One unary call: resolves `{ok, value}` or `{ok: false, error}`; never rejects; 20 s deadline. */
-export function unary(client: Record<string, Unary>, method: string, req: unknown, md = new Metadata()): Promise<{ ok: true; value: any } | { ok: false; error: ServiceError }> {
+export function unary(
+  client: Record<string, Unary>,
+  method: string,
+  req: unknown,
+  md = new Metadata(),
+): Promise<{ ok: true; value: any } | { ok: false; error: ServiceError }> {
   return new Promise((resolve) => {
-    (client[method] as Unary).call(client, req, md, { deadline: Date.now() + 20_000 }, (err, value) => resolve(err ? { ok: false, error: err } : { ok: true, value }));
+    (client[method] as Unary).call(client, req, md, { deadline: Date.now() + 20_000 }, (err, value) =>
+      resolve(err ? { ok: false, error: err } : { ok: true, value }),
+    );
   });
 }
 
@@ -128,5 +143,13 @@ export function push(client: Record<string, any>, md: Metadata, batches: unknown
 
 /** An edge observation message with sensible defaults. */
 export function edge(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return { origin_kind: 'identity', origin_ref: 'svc-account-1', resource_ref: 's3://bucket/a', mode: 'r', confidence: 'high', signal_source: 'test', ...over };
+  return {
+    origin_kind: 'identity',
+    origin_ref: 'svc-account-1',
+    resource_ref: 's3://bucket/a',
+    mode: 'r',
+    confidence: 'high',
+    signal_source: 'test',
+    ...over,
+  };
 }

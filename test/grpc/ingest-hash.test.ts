@@ -13,7 +13,20 @@ import { validateBatch, type BatchMessage, type EdgeMessage } from '../../src/gr
 const NOW = '2026-11-22T09:00:00.123456789Z';
 
 function edge(over: Partial<EdgeMessage>): EdgeMessage {
-  return { origin_kind: 'identity', origin_id: '', origin_ref: 'sa', resource_id: '', resource_ref: 'r', mode: 'r', confidence: 'high', signal_source: 's', observed_at: '', attribution: '', count: 0, ...over };
+  return {
+    origin_kind: 'identity',
+    origin_id: '',
+    origin_ref: 'sa',
+    resource_id: '',
+    resource_ref: 'r',
+    mode: 'r',
+    confidence: 'high',
+    signal_source: 's',
+    observed_at: '',
+    attribution: '',
+    count: 0,
+    ...over,
+  };
 }
 
 /** The definition: canonicalMeta of the whole object, indexes dropped. */
@@ -30,15 +43,47 @@ function direct(batch: BatchMessage): string {
   return payloadHash(batch.batch_id, v.edges, v.findings, v.costs);
 }
 
-const awkward = ['', 'plain', 'quote " and \\ backslash', 'ctl \u0000\u0001\u001f\u007f', 'tab\tnl\n', 'é ü ß 日本 \u2028\u2029', 'emoji 🦀 pair', '</script>', 'x'.repeat(512)];
+const awkward = [
+  '',
+  'plain',
+  'quote " and \\ backslash',
+  'ctl \u0000\u0001\u001f\u007f',
+  'tab\tnl\n',
+  'é ü ß 日本 \u2028\u2029',
+  'emoji 🦀 pair',
+  '</script>',
+  'x'.repeat(512),
+];
 
 describe('ingest payload hash', () => {
   test('edges of every shape: same bytes as the generic canonical JSON', () => {
     const edges: EdgeMessage[] = [];
     for (const s of awkward.filter((a) => a !== '')) {
       edges.push(edge({ origin_ref: s, resource_ref: s, signal_source: s.slice(0, 128) }));
-      edges.push(edge({ origin_kind: 'agent', origin_ref: s, resource_ref: '', resource_id: randomUUID().toUpperCase(), mode: 'rw', confidence: 'low', attribution: 'shared_identity', count: 1_000_000 }));
-      edges.push(edge({ origin_kind: 'session', origin_ref: '', origin_id: randomUUID(), resource_ref: s, confidence: 'medium', attribution: 'inferred', observed_at: '2026-01-02T03:04:05.000000001Z', count: 7 }));
+      edges.push(
+        edge({
+          origin_kind: 'agent',
+          origin_ref: s,
+          resource_ref: '',
+          resource_id: randomUUID().toUpperCase(),
+          mode: 'rw',
+          confidence: 'low',
+          attribution: 'shared_identity',
+          count: 1_000_000,
+        }),
+      );
+      edges.push(
+        edge({
+          origin_kind: 'session',
+          origin_ref: '',
+          origin_id: randomUUID(),
+          resource_ref: s,
+          confidence: 'medium',
+          attribution: 'inferred',
+          observed_at: '2026-01-02T03:04:05.000000001Z',
+          count: 7,
+        }),
+      );
     }
     const batch: BatchMessage = { batch_id: randomUUID(), collector: 'c', edges, findings: [], costs: [] };
     assert.equal(validateBatch(batch, NOW).edges.length, edges.length);

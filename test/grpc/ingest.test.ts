@@ -20,7 +20,15 @@ describe('Ingest over gRPC', () => {
   const edges = async (tenant: string, query = '') => {
     const res = await core.rest('GET', `/v1/access-edges?limit=1000${query}`, { token: core.session, tenant });
     assert.equal(res.status, 200, res.text);
-    return res.json().items as Array<{ origin_kind: string; origin_id: string; resource_name: string | null; mode: string; observed_count: number; confidence: string; signal_source: string }>;
+    return res.json().items as Array<{
+      origin_kind: string;
+      origin_id: string;
+      resource_name: string | null;
+      mode: string;
+      observed_count: number;
+      confidence: string;
+      signal_source: string;
+    }>;
   };
 
   before(async () => {
@@ -40,7 +48,10 @@ describe('Ingest over gRPC', () => {
     const batch = {
       batch_id: randomUUID(),
       collector: 'test-1',
-      edges: [edge({ resource_ref: 'file:///etc/app.conf', count: 3 }), edge({ origin_kind: 'agent', origin_ref: 'agent-ext-1', resource_ref: 'file:///etc/app.conf', mode: 'rw', confidence: 'medium' })],
+      edges: [
+        edge({ resource_ref: 'file:///etc/app.conf', count: 3 }),
+        edge({ origin_kind: 'agent', origin_ref: 'agent-ext-1', resource_ref: 'file:///etc/app.conf', mode: 'rw', confidence: 'medium' }),
+      ],
       findings: [{ rule: 'secret-in-file', severity: 'high', subject: 'file:///etc/app.conf', message: 'token found' }],
       costs: [{ agent: 'agent-ext-1', model: 'm', input_tokens: 10, output_tokens: 5, cost_micros: 1200, currency: 'USD' }],
     };
@@ -97,7 +108,9 @@ describe('Ingest over gRPC', () => {
     const ack = r.acks[0];
     assert.equal(ack.status, 'ACCEPTED');
     assert.equal(ack.accepted, 1);
-    const reasons = new Map((ack.rejected as Array<{ kind: string; index: number; reason: string }>).map((x) => [`${x.kind}:${x.index}`, x.reason]));
+    const reasons = new Map(
+      (ack.rejected as Array<{ kind: string; index: number; reason: string }>).map((x) => [`${x.kind}:${x.index}`, x.reason]),
+    );
     assert.equal(reasons.size, 10, JSON.stringify(ack.rejected));
     assert.match(reasons.get('edge:0') as string, /unknown mode "rwx"/);
     assert.match(reasons.get('edge:1') as string, /unknown origin_kind "robot"/);
@@ -128,7 +141,9 @@ describe('Ingest over gRPC', () => {
     const none = await push(client, bearer(undefined), [{ batch_id: randomUUID(), edges: [edge()] }]);
     assert.equal(none.error?.code, status.UNAUTHENTICATED);
     // Token of tenant B naming tenant A: refused before anything is read.
-    const wrongTenant = await push(client, bearer(tokenB, core.tenant), [{ batch_id: randomUUID(), edges: [edge({ resource_ref: 'wrong-tenant' })] }]);
+    const wrongTenant = await push(client, bearer(tokenB, core.tenant), [
+      { batch_id: randomUUID(), edges: [edge({ resource_ref: 'wrong-tenant' })] },
+    ]);
     assert.equal(wrongTenant.error?.code, status.PERMISSION_DENIED);
     assert.equal(wrongTenant.acks.length, 0);
     const editor = await issueToken(core, core.tenant, 'editor');
@@ -157,7 +172,10 @@ describe('Ingest over gRPC', () => {
   });
 
   test('an oversize message ends only its own stream (RESOURCE_EXHAUSTED); others keep being served', async () => {
-    const big = { batch_id: randomUUID(), edges: Array.from({ length: 9000 }, (_, i) => edge({ resource_ref: `r-${i}-${'x'.repeat(500)}` })) };
+    const big = {
+      batch_id: randomUUID(),
+      edges: Array.from({ length: 9000 }, (_, i) => edge({ resource_ref: `r-${i}-${'x'.repeat(500)}` })),
+    };
     const big2 = ingestClient(core, undefined, { 'grpc.max_send_message_length': 64 * 1024 * 1024 });
     try {
       const r = await push(big2, bearer(tokenA), [big]);
@@ -170,7 +188,12 @@ describe('Ingest over gRPC', () => {
   });
 
   test('many batches on one stream: every one acked, counts add up, the chain verifies', async () => {
-    const batches = Array.from({ length: 40 }, (_, i) => ({ batch_id: randomUUID(), edges: Array.from({ length: 25 }, (_, j) => edge({ resource_ref: `bulk-${j}`, observed_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000000000Z` })) }));
+    const batches = Array.from({ length: 40 }, (_, i) => ({
+      batch_id: randomUUID(),
+      edges: Array.from({ length: 25 }, (_, j) =>
+        edge({ resource_ref: `bulk-${j}`, observed_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000000000Z` }),
+      ),
+    }));
     const r = await push(client, bearer(tokenA), batches);
     assert.equal(r.error, undefined, r.error?.details);
     assert.equal(r.acks.length, 40);

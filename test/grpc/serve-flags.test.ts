@@ -10,5 +10,8 @@ test('the flag wins over the environment; either sets grpcClientCa', () => {
 });
 
 test('mutual TLS cannot be combined with --insecure (plaintext)', () => {
-  assert.throws(() => resolveServeConfig({ grpcClientCa: '/a.pem', insecure: true }, {}), (err: unknown) => err instanceof ConfigError && /--grpc-client-ca/.test(err.message));
+  assert.throws(
+    () => resolveServeConfig({ grpcClientCa: '/a.pem', insecure: true }, {}),
+    (err: unknown) => err instanceof ConfigError && /--grpc-client-ca/.test(err.message),
+  );
 });

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 
-const which = (bin: string): string | null => ['/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p)) ?? null;
+const which = (bin: string): string | null =>
+  ['/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p)) ?? null;
 export const RSYSLOGD = which('rsyslogd');
 export const OPENSSL = which('openssl');
 
@@ -84,13 +85,36 @@ export async function startRsyslog(): Promise<Rsyslog> {
   openssl(['req', '-x509', ...ec, '-keyout', 'wrong.key', '-out', 'wrong-ca.pem', '-days', '2', '-subj', '/CN=svc-other-ca'], dir);
   openssl(['req', ...ec, '-keyout', 'key.pem', '-out', 'srv.csr', '-subj', '/CN=localhost'], dir);
   writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'cert.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'srv.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'cert.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'ext.cnf',
+    ],
+    dir,
+  );
   openssl(['req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=svc-client'], dir);
-  openssl(['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2'], dir);
+  openssl(
+    ['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2'],
+    dir,
+  );
   const [tlsPort, tcpPort, lfPort, udpPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const rawFile = join(dir, 'raw.log');
   const jsonFile = join(dir, 'parsed.jsonl');
-  const prop = (name: string, key: string, first = false): string => `constant(value="${first ? '{' : ','}\\"${key}\\":\\"") property(name="${name}" format="json") constant(value="\\"")`;
+  const prop = (name: string, key: string, first = false): string =>
+    `constant(value="${first ? '{' : ','}\\"${key}\\":\\"") property(name="${name}" format="json") constant(value="\\"")`;
   const conf = `
 global(workDirectory="${dir}" defaultNetstreamDriverCAFile="${dir}/ca.pem"
   defaultNetstreamDriverCertFile="${dir}/cert.pem" defaultNetstreamDriverKeyFile="${dir}/key.pem"
@@ -107,7 +131,8 @@ ruleset(name="svc") {
   action(type="omfile" file="${rawFile}" template="raw")
   action(type="omfile" file="${jsonFile}" template="parsed")
 }
-input(type="imtcp" address="127.0.0.1" port="${tlsPort}" ruleset="svc" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon")
+input(type="imtcp" address="127.0.0.1" port="${tlsPort}" ruleset="svc" streamDriver.name="gtls" streamDriver.mode="1" ` +
+  `streamDriver.authMode="anon")
 input(type="imtcp" address="127.0.0.1" port="${tcpPort}" ruleset="svc")
 input(type="imtcp" address="127.0.0.1" port="${lfPort}" ruleset="svc")
 input(type="imudp" address="127.0.0.1" port="${udpPort}" ruleset="svc")
@@ -119,7 +144,9 @@ input(type="imudp" address="127.0.0.1" port="${udpPort}" ruleset="svc")
 
   const start = async (): Promise<void> => {
     stderr = '';
-    const c = spawn(RSYSLOGD as string, ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', join(dir, 'rsyslogd.pid')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = spawn(RSYSLOGD as string, ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', join(dir, 'rsyslogd.pid')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     c.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child = c;
     // No readiness signal in the foreground: probe the TLS listener (bounded).

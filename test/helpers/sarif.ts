@@ -45,6 +45,10 @@ export function multitoolErrors(file: string): Array<{ ruleId: string; text: str
   const out = path.join(tempDir('svc-sarif-'), 'validation.sarif');
   const run = spawnSync(MULTITOOL, ['validate', file, '-o', out, '--log', 'ForceOverwrite'], { encoding: 'utf8', timeout: 120_000 });
   if (!existsSync(out)) throw new Error(`sarif-multitool wrote no output (exit ${run.status}): ${run.stdout}\n${run.stderr}`);
-  const log = JSON.parse(readFileSync(out, 'utf8')) as { runs: Array<{ results?: Array<{ ruleId: string; level?: string; message: { text?: string; arguments?: string[] } }> }> };
-  return (log.runs[0]?.results ?? []).filter((r) => r.level === 'error').map((r) => ({ ruleId: r.ruleId, text: r.message.text ?? (r.message.arguments ?? []).join(' ') }));
+  const log = JSON.parse(readFileSync(out, 'utf8')) as {
+    runs: Array<{ results?: Array<{ ruleId: string; level?: string; message: { text?: string; arguments?: string[] } }> }>;
+  };
+  return (log.runs[0]?.results ?? [])
+    .filter((r) => r.level === 'error')
+    .map((r) => ({ ruleId: r.ruleId, text: r.message.text ?? (r.message.arguments ?? []).join(' ') }));
 }

@@ -54,7 +54,12 @@ export async function serveBackends(): Promise<ServeBackend[]> {
 export function client(server: TestServer, token: string, tenant?: string) {
   return (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) =>
     call(server, method, p, {
-      headers: { authorization: `Bearer ${token}`, ...(tenant ? { 'x-service-tenant': tenant } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(tenant ? { 'x-service-tenant': tenant } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
 }

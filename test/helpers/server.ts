@@ -47,8 +47,22 @@ export interface StartOptions {
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const ownDir = opts.dataDir === undefined;
-  const args = [SVC_BIN, 'serve', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', ...(opts.insecure ? ['--insecure'] : []), ...(opts.args ?? [])];
-  const child = spawn(process.execPath, args, { env: { ...process.env, SERVICE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    SVC_BIN,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--listen',
+    '127.0.0.1:0',
+    '--grpc-listen',
+    '127.0.0.1:0',
+    ...(opts.insecure ? ['--insecure'] : []),
+    ...(opts.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, SERVICE_LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const lines: LogLine[] = [];
@@ -103,9 +117,16 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
 }
 
 /** Run `svc serve` expecting it to refuse: resolves with exit code and output. */
-export function runServeExpectingExit(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runServeExpectingExit(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, 'serve', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -123,8 +144,18 @@ export function runServeExpectingExit(args: string[], env: Record<string, string
 }
 
 /** One HTTPS request against a test server; returns status, headers and text. */
-export async function call(server: TestServer, method: string, pathAndQuery: string, init: { body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: () => any }> {
-  const res = await request(`${server.url}${pathAndQuery}`, { method: method as 'GET', body: init.body, headers: init.headers, dispatcher: server.dispatcher });
+export async function call(
+  server: TestServer,
+  method: string,
+  pathAndQuery: string,
+  init: { body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: () => any }> {
+  const res = await request(`${server.url}${pathAndQuery}`, {
+    method: method as 'GET',
+    body: init.body,
+    headers: init.headers,
+    dispatcher: server.dispatcher,
+  });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
 }
@@ -134,11 +165,18 @@ export function tempDir(prefix = 'svc-test-'): string {
 }
 
 /** Redeem the setup token the server printed on stdout, then log in: the bootstrap every e2e test needs. */
-export async function setupAndLogin(server: TestServer, admin: { email: string; password: string }, organization = 'Acme'): Promise<{ tenant: string; token: string }> {
+export async function setupAndLogin(
+  server: TestServer,
+  admin: { email: string; password: string },
+  organization = 'Acme',
+): Promise<{ tenant: string; token: string }> {
   const setupToken = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
   if (!setupToken) throw new Error(`no setup token on stdout: ${server.stdout()}`);
   const json = { 'content-type': 'application/json' };
-  const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token: setupToken, ...admin, organization }), headers: json });
+  const setup = await call(server, 'POST', '/v1/setup', {
+    body: JSON.stringify({ token: setupToken, ...admin, organization }),
+    headers: json,
+  });
   if (setup.status !== 201) throw new Error(`setup answered ${setup.status}: ${setup.text}`);
   const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(admin), headers: json });
   if (login.status !== 200) throw new Error(`login answered ${login.status}: ${login.text}`);

@@ -21,12 +21,41 @@ function memoryLog() {
   return { log: pino({ level: 'debug' }, stream), lines };
 }
 
-const Item = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }), size: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+const Item = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 64 }), size: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
 
 const routes: AnyRoute[] = [
-  route({ method: 'GET', path: '/open', stability: 'stable', operationId: 'open', summary: 'open', permission: PUBLIC, setupExempt: true, handler: () => ({ ok: true }) }),
-  route({ method: 'GET', path: '/gated', stability: 'stable', operationId: 'gated', summary: 'gated', permission: PUBLIC, handler: () => ({ ok: true }) }),
-  route({ method: 'GET', path: '/private', stability: 'stable', operationId: 'private', summary: 'private', permission: 'agent:read', setupExempt: true, handler: () => ({ secret: 1 }) }),
+  route({
+    method: 'GET',
+    path: '/open',
+    stability: 'stable',
+    operationId: 'open',
+    summary: 'open',
+    permission: PUBLIC,
+    setupExempt: true,
+    handler: () => ({ ok: true }),
+  }),
+  route({
+    method: 'GET',
+    path: '/gated',
+    stability: 'stable',
+    operationId: 'gated',
+    summary: 'gated',
+    permission: PUBLIC,
+    handler: () => ({ ok: true }),
+  }),
+  route({
+    method: 'GET',
+    path: '/private',
+    stability: 'stable',
+    operationId: 'private',
+    summary: 'private',
+    permission: 'agent:read',
+    setupExempt: true,
+    handler: () => ({ secret: 1 }),
+  }),
   route({
     method: 'POST',
     path: '/items/{id}',
@@ -42,16 +71,87 @@ const routes: AnyRoute[] = [
     response: Type.Object({ id: Type.Integer(), name: Type.String(), dry: Type.Boolean() }, { additionalProperties: false }),
     handler: (ctx) => ({ id: ctx.params.id, name: ctx.body.name, dry: ctx.query.dry ?? false }),
   }),
-  route({ method: 'GET', path: '/boom', stability: 'stable', operationId: 'boom', summary: 'boom', permission: PUBLIC, setupExempt: true, handler: () => { throw new Error('secret database detail'); } }),
-  route({ method: 'GET', path: '/conflict', stability: 'stable', operationId: 'conflict', summary: 'c', permission: PUBLIC, setupExempt: true, handler: () => { throw new ApiError('rate_limited', 'slow down', { 'retry-after': '7' }); } }),
-  route({ method: 'GET', path: '/slow', stability: 'stable', operationId: 'slow', summary: 's', permission: PUBLIC, setupExempt: true, timeoutMs: 50, handler: (ctx) => new Promise((resolve) => { const t = setTimeout(() => resolve({ late: true }), 5_000); ctx.signal.addEventListener('abort', () => clearTimeout(t)); }) }),
-  route({ method: 'GET', path: '/bad-response', stability: 'stable', operationId: 'badResponse', summary: 'b', permission: PUBLIC, setupExempt: true, response: Type.Object({ n: Type.Integer() }), handler: () => JSON.parse('{"n":"not a number"}') }),
-  route({ method: 'GET', path: '/stream', stability: 'stable', operationId: 'stream', summary: 's', permission: PUBLIC, setupExempt: true, handler: () => reply.stream((async function* () { yield 'a\n'; yield Buffer.from('b\n'); })(), 'application/x-ndjson') }),
+  route({
+    method: 'GET',
+    path: '/boom',
+    stability: 'stable',
+    operationId: 'boom',
+    summary: 'boom',
+    permission: PUBLIC,
+    setupExempt: true,
+    handler: () => {
+      throw new Error('secret database detail');
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/conflict',
+    stability: 'stable',
+    operationId: 'conflict',
+    summary: 'c',
+    permission: PUBLIC,
+    setupExempt: true,
+    handler: () => {
+      throw new ApiError('rate_limited', 'slow down', { 'retry-after': '7' });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/slow',
+    stability: 'stable',
+    operationId: 'slow',
+    summary: 's',
+    permission: PUBLIC,
+    setupExempt: true,
+    timeoutMs: 50,
+    handler: (ctx) =>
+      new Promise((resolve) => {
+        const t = setTimeout(() => resolve({ late: true }), 5_000);
+        ctx.signal.addEventListener('abort', () => clearTimeout(t));
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/bad-response',
+    stability: 'stable',
+    operationId: 'badResponse',
+    summary: 'b',
+    permission: PUBLIC,
+    setupExempt: true,
+    response: Type.Object({ n: Type.Integer() }),
+    handler: () => JSON.parse('{"n":"not a number"}'),
+  }),
+  route({
+    method: 'GET',
+    path: '/stream',
+    stability: 'stable',
+    operationId: 'stream',
+    summary: 's',
+    permission: PUBLIC,
+    setupExempt: true,
+    handler: () =>
+      reply.stream(
+        (async function* () {
+          yield 'a\n';
+          yield Buffer.from('b\n');
+        })(),
+        'application/x-ndjson',
+      ),
+  }),
 ];
 
 function makeApp(opts: { setupRequired?: boolean; tls?: boolean } = {}) {
   const { log, lines } = memoryLog();
-  const app = new App({ routes, services: {} as Services, log, tls: opts.tls ?? true, bodyLimit: 1024, timeoutMs: 1000, setupRequired: () => opts.setupRequired ?? false, validateResponses: true });
+  const app = new App({
+    routes,
+    services: {} as Services,
+    log,
+    tls: opts.tls ?? true,
+    bodyLimit: 1024,
+    timeoutMs: 1000,
+    setupRequired: () => opts.setupRequired ?? false,
+    validateResponses: true,
+  });
   return { app, lines };
 }
 
@@ -116,8 +216,15 @@ test('app: invalid UTF-8 and non-JSON media types are refused, not replaced', as
   const { app } = makeApp();
   const invalid = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","size":1}')]);
   assert.match(assertEnvelope(await app.request('POST', '/items/1', { body: invalid }), 400, 'bad_request'), /UTF-8/);
-  assertEnvelope(await app.request('POST', '/items/1', { body: '{"name":"x","size":1}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
-  const ok = await app.request('POST', '/items/1', { body: '{"name":"x","size":1}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+  assertEnvelope(
+    await app.request('POST', '/items/1', { body: '{"name":"x","size":1}', headers: { 'content-type': 'text/plain' } }),
+    415,
+    'unsupported_media_type',
+  );
+  const ok = await app.request('POST', '/items/1', {
+    body: '{"name":"x","size":1}',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
   assert.equal(ok.status, 201);
 });
 

@@ -34,7 +34,10 @@ function stallBody(path: string, declared: number, sent: string, waitMs: number)
       clearTimeout(timer);
       resolve({ text, ms: Date.now() - started });
     });
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\nx-request-id: slow-body-1\r\n\r\n${sent}`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\nx-request-id: ` +
+        `slow-body-1\r\n\r\n${sent}`,
+    );
   });
 }
 
@@ -63,7 +66,10 @@ test('a body that keeps arriving is not cut by the idle timer', async () => {
     socket.on('error', reject);
     socket.on('end', () => resolve(text));
     const body = '{"email":"nobody@example.test","password":"not the password at all"}';
-    socket.write(`POST /v1/auth/login HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`);
+    socket.write(
+      `POST /v1/auth/login HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ` +
+        `${body.length}\r\nconnection: close\r\n\r\n`,
+    );
     // 3 pieces 600 ms apart: 1.8 s in all, longer than the 1 s idle limit, never silent that long.
     const pieces = [body.slice(0, 20), body.slice(20, 40), body.slice(40)];
     pieces.forEach((p, i) => setTimeout(() => socket.write(p), 600 * (i + 1)));

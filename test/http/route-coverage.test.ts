@@ -16,7 +16,14 @@ import type { Services } from '../../src/serve/services.js';
 const CLASSES = new Set(['protocol', 'ui-asset']);
 
 test('every route the router answers is in an OpenAPI document or classified', () => {
-  const app = new App({ routes: allRoutes(), services: {} as Services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1024, timeoutMs: 1000 });
+  const app = new App({
+    routes: allRoutes(),
+    services: {} as Services,
+    log: pino({ level: 'silent' }),
+    tls: true,
+    bodyLimit: 1024,
+    timeoutMs: 1000,
+  });
   const documented = new Set<string>();
   for (const which of ['stable', 'beta'] as const) {
     const doc = buildOpenApiDocument(which, allRoutes()) as { paths: Record<string, Record<string, unknown>> };

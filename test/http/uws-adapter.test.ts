@@ -21,7 +21,16 @@ let streamClosed: () => void = () => {};
 let streamClosedP: Promise<void> = Promise.resolve();
 
 const routes: AnyRoute[] = [
-  route({ method: 'GET', path: '/healthz', stability: 'stable', operationId: 'h', summary: 'h', permission: PUBLIC, setupExempt: true, handler: () => ({ status: 'ok' }) }),
+  route({
+    method: 'GET',
+    path: '/healthz',
+    stability: 'stable',
+    operationId: 'h',
+    summary: 'h',
+    permission: PUBLIC,
+    setupExempt: true,
+    handler: () => ({ status: 'ok' }),
+  }),
   route({
     method: 'POST',
     path: '/echo',
@@ -78,7 +87,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function send(method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}, chunked = false): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+function send(
+  method: string,
+  path: string,
+  body?: Buffer | string,
+  headers: Record<string, string> = {},
+  chunked = false,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port: server.port, method, path, ca: tls.certPem, headers, agent: false }, (res) => {
       let text = '';
@@ -106,7 +121,9 @@ test('uws: a declared oversized body is refused with 413 before it is read', asy
 
 test('uws: a chunked body that grows past the limit is cut off with 413', async () => {
   const body = JSON.stringify({ text: 'y'.repeat(20_000) });
-  const res = await send('POST', '/echo', body, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, true).catch((err: Error) => ({ status: -1, headers: {}, text: err.message }));
+  const res = await send('POST', '/echo', body, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, true).catch(
+    (err: Error) => ({ status: -1, headers: {}, text: err.message }),
+  );
   // The server answers 413 and closes; depending on timing the client sees the answer or a reset.
   if (res.status !== -1) {
     assert.equal(res.status, 413);
@@ -124,7 +141,13 @@ test('uws: JSON bodies over the wire: valid, malformed, unicode', async () => {
   assert.equal(JSON.parse(bad.text).error.code, 'bad_request');
   const unknown = await send('POST', '/echo', '{"text":"a","extra":1}', { 'content-type': 'application/json' });
   assert.equal(unknown.status, 400);
-  const chunkedOk = await send('POST', '/echo', JSON.stringify({ text: 'z'.repeat(3000) }), { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, true);
+  const chunkedOk = await send(
+    'POST',
+    '/echo',
+    JSON.stringify({ text: 'z'.repeat(3000) }),
+    { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    true,
+  );
   assert.equal(chunkedOk.status, 200);
   assert.equal(JSON.parse(chunkedOk.text).length, 3000);
   assert.equal((await send('GET', '/healthz')).status, 200);
@@ -173,7 +196,10 @@ test('uws: a client that disconnects mid-stream stops the producer at once', asy
 });
 
 test('uws: large streamed chunks arrive intact under backpressure, and uWS prints nothing into our log stream', () => {
-  const child = spawnSync(process.execPath, [fileURLToPath(new URL('./fixtures/stream-child.js', import.meta.url)), dir], { encoding: 'utf8', timeout: 60_000 });
+  const child = spawnSync(process.execPath, [fileURLToPath(new URL('./fixtures/stream-child.js', import.meta.url)), dir], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.match(child.stdout, /^bytes (\d+) expected \1$/m, `child said: ${child.stdout}${child.stderr}`);
   // uWS warns natively on stderr when a write is not corked; that would break the JSON log lines.
   assert.doesNotMatch(child.stderr, /corked callback/);

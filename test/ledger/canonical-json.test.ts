@@ -9,7 +9,10 @@ test('RFC 8785 sorting, number and string forms', () => {
     '{"\\r":3,"1":4,"a":{"c":null,"d":true},"b":1,"€":1,"😀":2}',
   );
   // RFC 8785 §3.2.2.3 / Appendix B: ECMAScript number serialisation.
-  assert.equal(canonicalMeta({ n: [1e21, 1e-7, -0, 0.1, 333333333.3333333, 4.5, 2 ** 53] }), '{"n":[1e+21,1e-7,0,0.1,333333333.3333333,4.5,9007199254740992]}');
+  assert.equal(
+    canonicalMeta({ n: [1e21, 1e-7, -0, 0.1, 333333333.3333333, 4.5, 2 ** 53] }),
+    '{"n":[1e+21,1e-7,0,0.1,333333333.3333333,4.5,9007199254740992]}',
+  );
   assert.equal(canonicalMeta({ s: 'a\u0000\u001f"\\/é\u2028' }), '{"s":"a\\u0000\\u001f\\"\\\\/é\u2028"}');
   assert.equal(canonicalMeta({}), '{}');
   assert.deepEqual(canonicalMetaBytes({ k: 'é' }), Buffer.from('{"k":"é"}', 'utf8'));

@@ -16,7 +16,12 @@ process.stdout.write('ready\n');
 let i = 0;
 const appender = async (): Promise<never> => {
   for (;;) {
-    const r = await ledger.append(TENANT, i % 50 === 49 ? { actor: 'system', actor_kind: 'system', action: 'audit.checkpoint', target_kind: 'audit.chain', target_id: '' } : draft(i));
+    const r = await ledger.append(
+      TENANT,
+      i % 50 === 49
+        ? { actor: 'system', actor_kind: 'system', action: 'audit.checkpoint', target_kind: 'audit.chain', target_id: '' }
+        : draft(i),
+    );
     i++;
     process.stdout.write(`${r.seq} ${r.hash}\n`);
   }

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import * as noble from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { ed25519Engine, parseCryptoEngine } from '../../src/ledger/ed25519-engine.js';
-// Keys from generateKey (CSPRNG seed, createPrivateKey): generateKeyPairSync keys can deadlock Node 20 in sodiumSign's JWK export (signers.ts).
+// Keys from generateKey (CSPRNG seed, createPrivateKey): generateKeyPairSync keys can deadlock Node 20 in sodiumSign's JWK export
+// (signers.ts).
 import { createSigner, createVerifier, generateKey, publicKeyBytes } from '../../src/ledger/signers.js';
 
 noble.hashes.sha512 = sha512;
@@ -96,7 +97,10 @@ test('SERVICE_CRYPTO_ENGINE=openssl signs with node:crypto, and the signatures a
     const { ed25519Engine } = await import(${JSON.stringify(engineMod)});
     const sig = createSigner('ed25519', ${JSON.stringify(pem)}).sign(Buffer.from(${JSON.stringify(msg.toString('base64'))}, 'base64'));
     process.stdout.write(JSON.stringify({ engine: ed25519Engine(), sig: sig.toString('base64') }));`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, SERVICE_CRYPTO_ENGINE: 'openssl' }, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, SERVICE_CRYPTO_ENGINE: 'openssl' },
+    encoding: 'utf8',
+  });
   assert.equal(child.status, 0, child.stderr);
   const out = JSON.parse(child.stdout) as { engine: { name: string; reason: string }; sig: string };
   assert.deepEqual(out.engine, { name: 'openssl', reason: 'SERVICE_CRYPTO_ENGINE=openssl' });

@@ -36,7 +36,14 @@ for (const b of (await testStores()).filter((s) => s.backend === 'sqlite')) {
         const drafts: AuditDraft[] = [];
         for (let s = seq; s < seq + 1000; s++) {
           if (s % 97 === 5) subject++;
-          drafts.push({ actor: 'user:u1', actor_kind: 'user', action: 'ticket.update', target_kind: 'ticket', target_id: `t-${s}`, meta: s % 97 === 5 ? { requester: EMAIL, s } : { s } });
+          drafts.push({
+            actor: 'user:u1',
+            actor_kind: 'user',
+            action: 'ticket.update',
+            target_kind: 'ticket',
+            target_id: `t-${s}`,
+            meta: s % 97 === 5 ? { requester: EMAIL, s } : { s },
+          });
         }
         const recs = sealBatch(tail, TENANT, drafts, signer);
         const prev: ChainTail | null = tail;
@@ -50,37 +57,45 @@ for (const b of (await testStores()).filter((s) => s.backend === 'sqlite')) {
       await ts?.dispose();
     });
 
-    it('erases exactly the matched records across windows, the chain verifies, and after the checkpoint the WAL is empty and the string is in no file', async () => {
-      const file = ts.store.edgeWriter?.dbFile;
-      assert.ok(file !== undefined, 'the SQLite store names its file');
-      const scans: number[] = [];
-      const offload: ErasureOffload = {
-        file,
-        run: async (task) => {
-          if (task.kind === 'erasure-scan') scans.push(task.hi - task.lo + 1);
-          return runErasureTask(task);
-        },
-      };
-      const r = await eraseLedgerMeta(ts.store, TENANT, { actors: [], targets: [], strings: [EMAIL] }, undefined, offload);
-      assert.equal(r.erased, subject);
-      assert.equal(r.scanned, N);
-      assert.ok(scans.length >= 3, `several windows scanned off the writer (${scans.length})`);
-      const rec = await ts.store.withTenant(TENANT, async (tx) => (await readRecords(tx, TENANT, 5, 1))[0] as AuditRecord);
-      assert.equal(rec.meta, null);
-      assert.equal(rec.meta_blind, null);
-      assert.equal(rec.meta_commitment, sealed[4]!.meta_commitment, 'the commitment computed on the scan connection is the sealed one');
-      const report = await verifyStoredChain(ts.store, TENANT, { keys: trust(signer), pool: null });
-      assert.equal(report.ok, true, JSON.stringify(report));
-      assert.equal((await eraseLedgerMeta(ts.store, TENANT, { actors: [], targets: [], strings: [EMAIL] }, undefined, offload)).erased, 0, 'idempotent');
+    it(
+      'erases exactly the matched records across windows, the chain verifies, and after the checkpoint the WAL is empty and the string ' +
+        'is in no file',
+      async () => {
+        const file = ts.store.edgeWriter?.dbFile;
+        assert.ok(file !== undefined, 'the SQLite store names its file');
+        const scans: number[] = [];
+        const offload: ErasureOffload = {
+          file,
+          run: async (task) => {
+            if (task.kind === 'erasure-scan') scans.push(task.hi - task.lo + 1);
+            return runErasureTask(task);
+          },
+        };
+        const r = await eraseLedgerMeta(ts.store, TENANT, { actors: [], targets: [], strings: [EMAIL] }, undefined, offload);
+        assert.equal(r.erased, subject);
+        assert.equal(r.scanned, N);
+        assert.ok(scans.length >= 3, `several windows scanned off the writer (${scans.length})`);
+        const rec = await ts.store.withTenant(TENANT, async (tx) => (await readRecords(tx, TENANT, 5, 1))[0] as AuditRecord);
+        assert.equal(rec.meta, null);
+        assert.equal(rec.meta_blind, null);
+        assert.equal(rec.meta_commitment, sealed[4]!.meta_commitment, 'the commitment computed on the scan connection is the sealed one');
+        const report = await verifyStoredChain(ts.store, TENANT, { keys: trust(signer), pool: null });
+        assert.equal(report.ok, true, JSON.stringify(report));
+        assert.equal(
+          (await eraseLedgerMeta(ts.store, TENANT, { actors: [], targets: [], strings: [EMAIL] }, undefined, offload)).erased,
+          0,
+          'idempotent',
+        );
 
-      const cp = await runErasureTask({ kind: 'erasure-checkpoint', file });
-      assert.deepEqual(cp, { kind: 'erasure-checkpoint', busy: false, wal_frames: 0 });
-      assert.equal(statSync(`${file}-wal`).size, 0, 'the WAL is truncated');
-      const needle = Buffer.from(EMAIL);
-      for (const name of readdirSync(dirname(file))) {
-        const p = join(dirname(file), name);
-        if (statSync(p).isFile()) assert.equal(readFileSync(p).indexOf(needle), -1, `${name} holds the erased string`);
-      }
-    });
+        const cp = await runErasureTask({ kind: 'erasure-checkpoint', file });
+        assert.deepEqual(cp, { kind: 'erasure-checkpoint', busy: false, wal_frames: 0 });
+        assert.equal(statSync(`${file}-wal`).size, 0, 'the WAL is truncated');
+        const needle = Buffer.from(EMAIL);
+        for (const name of readdirSync(dirname(file))) {
+          const p = join(dirname(file), name);
+          if (statSync(p).isFile()) assert.equal(readFileSync(p).indexOf(needle), -1, `${name} holds the erased string`);
+        }
+      },
+    );
   });
 }

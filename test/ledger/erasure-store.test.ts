@@ -37,8 +37,23 @@ for (const b of await testStores()) {
           if (s % 1000 === 0) drafts.push(checkpointDraft());
           else if (s % 50 === 3) {
             subjectSeqs.push(s);
-            drafts.push({ actor: 'user:u1', actor_kind: 'user', action: 'ticket.update', target_kind: 'ticket', target_id: `t-${s}`, meta: { requester: EMAIL, s } });
-          } else drafts.push({ actor: 'user:u1', actor_kind: 'user', action: 'agent.update', target_kind: 'agent', target_id: s === 10 ? 'subject-target' : `a-${s}`, meta: { s } });
+            drafts.push({
+              actor: 'user:u1',
+              actor_kind: 'user',
+              action: 'ticket.update',
+              target_kind: 'ticket',
+              target_id: `t-${s}`,
+              meta: { requester: EMAIL, s },
+            });
+          } else
+            drafts.push({
+              actor: 'user:u1',
+              actor_kind: 'user',
+              action: 'agent.update',
+              target_kind: 'agent',
+              target_id: s === 10 ? 'subject-target' : `a-${s}`,
+              meta: { s },
+            });
         }
         const recs = sealBatch(tail, TENANT, drafts, signer);
         const prev: ChainTail | null = tail;
@@ -90,17 +105,28 @@ for (const b of await testStores()) {
       } else {
         await assert.rejects(admin.query(`update audit_records set actor = 'x' where seq = 5`), /append-only/);
         // The erasure shape with a commitment that is not the record's: refused even for the owner.
-        await assert.rejects(admin.query(`update audit_records set meta = null, meta_blind = null, meta_commitment = '\\x${'00'.repeat(32)}'::bytea where seq = 5`), /append-only/);
+        await assert.rejects(
+          admin.query(
+            `update audit_records set meta = null, meta_blind = null, meta_commitment = '\\x${'00'.repeat(32)}'::bytea where seq = 5`,
+          ),
+          /append-only/,
+        );
         await assert.rejects(admin.query(`delete from audit_records where seq = 5`), /append-only/);
         // The app role has no UPDATE: only the definer function erases.
-        await assert.rejects(ts.store.withTenant(TENANT, (tx) => tx.updateTable('audit_records').set({ meta: null }).where('seq', '=', 5).execute()), /permission denied/);
+        await assert.rejects(
+          ts.store.withTenant(TENANT, (tx) => tx.updateTable('audit_records').set({ meta: null }).where('seq', '=', 5).execute()),
+          /permission denied/,
+        );
       }
       assert.equal((await verify()).ok, true);
     });
 
     it('verification catches another commitment, and meta put back into an erased row', async () => {
       const where = b.backend === 'sqlite' ? '(pos & 1099511627775) = 53' : 'seq = 53';
-      const off = b.backend === 'sqlite' ? 'drop trigger audit_records_no_update' : 'alter table audit_records disable trigger audit_records_no_update';
+      const off =
+        b.backend === 'sqlite'
+          ? 'drop trigger audit_records_no_update'
+          : 'alter table audit_records disable trigger audit_records_no_update';
       const on = b.backend === 'sqlite' ? null : 'alter table audit_records enable trigger audit_records_no_update';
       const zero = b.backend === 'sqlite' ? `x'${'00'.repeat(32)}'` : `'\\x${'00'.repeat(32)}'::bytea`;
       const orig = b.backend === 'sqlite' ? `x'${sealed[52]!.meta_commitment}'` : `'\\x${sealed[52]!.meta_commitment}'::bytea`;

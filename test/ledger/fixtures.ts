@@ -32,7 +32,11 @@ export function draft(i: number, extra: Partial<AuditDraft> = {}): AuditDraft {
 }
 
 /** Seal `count` records in batches of `batch`, with a checkpoint after every `checkpointEvery` records (0: none). */
-export function buildChain(signer: Signer, count: number, opts: { batch?: number; checkpointEvery?: number; tenant?: string; tail?: ChainTail | null } = {}): AuditRecord[] {
+export function buildChain(
+  signer: Signer,
+  count: number,
+  opts: { batch?: number; checkpointEvery?: number; tenant?: string; tail?: ChainTail | null } = {},
+): AuditRecord[] {
   const tenant = opts.tenant ?? TENANT;
   const batch = opts.batch ?? 50;
   const out: AuditRecord[] = [];

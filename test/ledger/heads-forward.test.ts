@@ -42,20 +42,56 @@ for (const b of await testStores()) {
       const ts = await b.create();
       t.after(() => ts.dispose());
       await ts.store.migrate();
-      const ledger = await LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 0, checkpointIntervalMs: 0, env: {}, intentRecovery: { intervalMs: 0 } });
+      const ledger = await LedgerService.open({
+        store: ts.store,
+        dataDir: ts.config.dataDir,
+        threads: 0,
+        checkpointIntervalMs: 0,
+        env: {},
+        intentRecovery: { intervalMs: 0 },
+      });
       t.after(() => ledger.close());
       const recs = await Promise.all([1, 2, 3, 4, 5].map((i) => ledger.append(TENANT, draft(i))));
       const hash = (i: number) => Buffer.from(recs[i - 1]?.hash as string, 'hex');
       const refused = async (what: string, fn: (tx: Parameters<Parameters<typeof ts.store.withTenant>[1]>[0]) => Promise<unknown>) => {
-        await assert.rejects(ts.store.withTenant(TENANT, fn), (err: Error) => /audit.?head|never deleted|permission denied/i.test(err.message), what);
+        await assert.rejects(
+          ts.store.withTenant(TENANT, fn),
+          (err: Error) => /audit.?head|never deleted|permission denied/i.test(err.message),
+          what,
+        );
       };
-      await refused('one seq back, with that record’s hash', (tx) => tx.updateTable('audit_heads').set({ seq: 4, hash: hash(4) }).where('tenant_id', '=', TENANT).execute());
-      await refused('same seq, another hash', (tx) => tx.updateTable('audit_heads').set({ hash: hash(4) }).where('tenant_id', '=', TENANT).execute());
-      await refused('forward past records that do not exist', (tx) => tx.updateTable('audit_heads').set({ seq: 9, hash: hash(5) }).where('tenant_id', '=', TENANT).execute());
+      await refused('one seq back, with that record’s hash', (tx) =>
+        tx
+          .updateTable('audit_heads')
+          .set({ seq: 4, hash: hash(4) })
+          .where('tenant_id', '=', TENANT)
+          .execute(),
+      );
+      await refused('same seq, another hash', (tx) =>
+        tx
+          .updateTable('audit_heads')
+          .set({ hash: hash(4) })
+          .where('tenant_id', '=', TENANT)
+          .execute(),
+      );
+      await refused('forward past records that do not exist', (tx) =>
+        tx
+          .updateTable('audit_heads')
+          .set({ seq: 9, hash: hash(5) })
+          .where('tenant_id', '=', TENANT)
+          .execute(),
+      );
       await refused('deleted', (tx) => tx.deleteFrom('audit_heads').where('tenant_id', '=', TENANT).execute());
       const other = '01970c2e-4b1a-7c3d-8e4f-00000000abcd';
       await assert.rejects(
-        ts.store.withTenant(other, (tx): Promise<unknown> => (ts.backend === 'sqlite' ? sql`insert into audit_heads (tenant_id, chain, seq, hash) values (${other}, 99, 3, ${hash(3)})`.execute(tx) : tx.insertInto('audit_heads').values({ tenant_id: other, seq: 3, hash: hash(3) }).execute())),
+        ts.store.withTenant(other, (tx): Promise<unknown> =>
+          ts.backend === 'sqlite'
+            ? sql`insert into audit_heads (tenant_id, chain, seq, hash) values (${other}, 99, 3, ${hash(3)})`.execute(tx)
+            : tx
+                .insertInto('audit_heads')
+                .values({ tenant_id: other, seq: 3, hash: hash(3) })
+                .execute(),
+        ),
         /audit.?head/i,
         'a head for a chain without records',
       );
@@ -67,50 +103,109 @@ for (const b of await testStores()) {
       assert.equal(v.chain.ok, true, JSON.stringify(v));
     });
 
-    test('a head moved back (or renamed) behind the ledger: appends fail without sealing on it, and a request changes nothing', async (t) => {
-      const ts = await b.create();
-      t.after(() => ts.dispose());
-      await ts.store.migrate();
-      await ts.store.transaction((tx) => tx.insertInto('tenants').values({ id: TENANT, name: 't', region: 'eu', status: 'active', created_at: nowTimestamp(), deleted_at: null }).execute());
-      const ledger = await LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 0, checkpointIntervalMs: 0, env: {}, intentRecovery: { intervalMs: 0 } });
-      t.after(() => ledger.close());
-      const recs = await Promise.all([1, 2, 3, 4, 5].map((i) => ledger.append(TENANT, draft(i))));
-      const routes: AnyRoute[] = [
-        route({ stability: 'stable', summary: 's', permission: PUBLIC, setupExempt: true, audit: 'agent.create', method: 'POST', path: '/agents', operationId: 'create', handler: async () => {
-          const id = uuid7();
-          const now = nowTimestamp();
-          await ts.store.withTenant(TENANT, (tx) => tx.insertInto('agents').values({ id, tenant_id: TENANT, name: 'a', kind: 'agent', external_id: '', status: 'active', version: 1, created_at: now, updated_at: now }).execute());
-          await ledger.sink.append(TENANT, { actor: 'anonymous', actor_kind: 'anonymous', action: 'agent.create', target_kind: 'agent', target_id: id });
-          return { id };
-        } }),
-      ];
-      const app = new App({ routes, services: {} as Services, log, tls: true, bodyLimit: 1024, timeoutMs: 5000, aroundMutation: auditScopeAround(ledger, log) });
-      const agents = async () => (await ts.store.withTenant(TENANT, (tx) => tx.selectFrom('agents').select('id').execute())).length;
-      const intents = async () => Number((await ts.store.transaction((tx) => sql<{ n: number }>`select count(*) as n from audit_intents`.execute(tx))).rows[0]?.n);
-      assert.equal((await app.request('POST', '/agents')).status, 200);
-      assert.equal(await agents(), 1);
+    test(
+      'a head moved back (or renamed) behind the ledger: appends fail without sealing on it, and a request changes nothing',
+      async (t) => {
+        const ts = await b.create();
+        t.after(() => ts.dispose());
+        await ts.store.migrate();
+        await ts.store.transaction((tx) =>
+          tx
+            .insertInto('tenants')
+            .values({ id: TENANT, name: 't', region: 'eu', status: 'active', created_at: nowTimestamp(), deleted_at: null })
+            .execute(),
+        );
+        const ledger = await LedgerService.open({
+          store: ts.store,
+          dataDir: ts.config.dataDir,
+          threads: 0,
+          checkpointIntervalMs: 0,
+          env: {},
+          intentRecovery: { intervalMs: 0 },
+        });
+        t.after(() => ledger.close());
+        const recs = await Promise.all([1, 2, 3, 4, 5].map((i) => ledger.append(TENANT, draft(i))));
+        const routes: AnyRoute[] = [
+          route({
+            stability: 'stable',
+            summary: 's',
+            permission: PUBLIC,
+            setupExempt: true,
+            audit: 'agent.create',
+            method: 'POST',
+            path: '/agents',
+            operationId: 'create',
+            handler: async () => {
+              const id = uuid7();
+              const now = nowTimestamp();
+              await ts.store.withTenant(TENANT, (tx) =>
+                tx
+                  .insertInto('agents')
+                  .values({
+                    id,
+                    tenant_id: TENANT,
+                    name: 'a',
+                    kind: 'agent',
+                    external_id: '',
+                    status: 'active',
+                    version: 1,
+                    created_at: now,
+                    updated_at: now,
+                  })
+                  .execute(),
+              );
+              await ledger.sink.append(TENANT, {
+                actor: 'anonymous',
+                actor_kind: 'anonymous',
+                action: 'agent.create',
+                target_kind: 'agent',
+                target_id: id,
+              });
+              return { id };
+            },
+          }),
+        ];
+        const app = new App({
+          routes,
+          services: {} as Services,
+          log,
+          tls: true,
+          bodyLimit: 1024,
+          timeoutMs: 5000,
+          aroundMutation: auditScopeAround(ledger, log),
+        });
+        const agents = async () => (await ts.store.withTenant(TENANT, (tx) => tx.selectFrom('agents').select('id').execute())).length;
+        const intents = async () =>
+          Number((await ts.store.transaction((tx) => sql<{ n: number }>`select count(*) as n from audit_intents`.execute(tx))).rows[0]?.n);
+        assert.equal((await app.request('POST', '/agents')).status, 200);
+        assert.equal(await agents(), 1);
 
-      for (const [what, seq, hash] of [
-        ['moved back one seq', 5, Buffer.from(recs[4]?.hash as string, 'hex')],
-        ['renamed to another hash at its seq', 6, Buffer.alloc(32, 7)],
-      ] as const) {
-        await ownerSetsHead(ts, TENANT, seq, hash);
-        await ledger.pipeline.flush();
-        const before = await ts.store.withTenant(TENANT, (tx) => readRange(tx, TENANT, 1, 100));
-        await assert.rejects(ledger.append(TENANT, draft(99)), /cannot be appended to/, `${what}: the append fails`);
-        assert.equal((await ts.store.withTenant(TENANT, (tx) => readRange(tx, TENANT, 1, 100))).length, before.length, `${what}: nothing sealed on the bad head`);
-        const res = await app.request('POST', '/agents');
-        assert.ok(res.status >= 500, `${what}: ${res.status}`);
-        assert.equal(await agents(), 1, `${what}: the change of a request whose record cannot be appended does not commit`);
-        assert.equal(await intents(), 0, `${what}: no marker left, nothing to recover`);
-        // Put the head back where it belongs; the chain goes on.
-        await ownerSetsHead(ts, TENANT, 6, Buffer.from(before[5]?.hash as string, 'hex'));
-      }
-      assert.equal((await app.request('POST', '/agents')).status, 200);
-      assert.equal(await agents(), 2);
-      const v = await ledger.verify(TENANT);
-      assert.equal(v.ok || v.checkpoints.status === 'pending', true, JSON.stringify(v));
-      assert.equal(v.chain.ok, true, JSON.stringify(v));
-    });
+        for (const [what, seq, hash] of [
+          ['moved back one seq', 5, Buffer.from(recs[4]?.hash as string, 'hex')],
+          ['renamed to another hash at its seq', 6, Buffer.alloc(32, 7)],
+        ] as const) {
+          await ownerSetsHead(ts, TENANT, seq, hash);
+          await ledger.pipeline.flush();
+          const before = await ts.store.withTenant(TENANT, (tx) => readRange(tx, TENANT, 1, 100));
+          await assert.rejects(ledger.append(TENANT, draft(99)), /cannot be appended to/, `${what}: the append fails`);
+          assert.equal(
+            (await ts.store.withTenant(TENANT, (tx) => readRange(tx, TENANT, 1, 100))).length,
+            before.length,
+            `${what}: nothing sealed on the bad head`,
+          );
+          const res = await app.request('POST', '/agents');
+          assert.ok(res.status >= 500, `${what}: ${res.status}`);
+          assert.equal(await agents(), 1, `${what}: the change of a request whose record cannot be appended does not commit`);
+          assert.equal(await intents(), 0, `${what}: no marker left, nothing to recover`);
+          // Put the head back where it belongs; the chain goes on.
+          await ownerSetsHead(ts, TENANT, 6, Buffer.from(before[5]?.hash as string, 'hex'));
+        }
+        assert.equal((await app.request('POST', '/agents')).status, 200);
+        assert.equal(await agents(), 2);
+        const v = await ledger.verify(TENANT);
+        assert.equal(v.ok || v.checkpoints.status === 'pending', true, JSON.stringify(v));
+        assert.equal(v.chain.ok, true, JSON.stringify(v));
+      },
+    );
   });
 }

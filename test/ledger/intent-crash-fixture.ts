@@ -14,7 +14,14 @@ import { TENANT } from './fixtures.js';
 const [backend, dataDir, dsn] = process.argv.slice(2) as [StoreBackend, string, string | undefined];
 const store = await openStore({ backend, dataDir, ...(dsn ? { dsn, poolSize: 4 } : {}) });
 await store.migrate();
-const ledger = await LedgerService.open({ store, dataDir, threads: 2, checkpointIntervalMs: 0, env: {}, intentRecovery: { intervalMs: 0 } });
+const ledger = await LedgerService.open({
+  store,
+  dataDir,
+  threads: 2,
+  checkpointIntervalMs: 0,
+  env: {},
+  intentRecovery: { intervalMs: 0 },
+});
 process.stdout.write('ready\n');
 const client = async (): Promise<never> => {
   for (;;) {
@@ -23,8 +30,30 @@ const client = async (): Promise<never> => {
     await runInIntentScope(scope, async () => {
       const id = uuid7();
       const now = nowTimestamp();
-      await store.withTenant(TENANT, (tx) => tx.insertInto('agents').values({ id, tenant_id: TENANT, name: requestId, kind: 'agent', external_id: '', status: 'active', version: 1, created_at: now, updated_at: now }).execute());
-      await ledger.sink.append(TENANT, { actor: 'user:crash-test', actor_kind: 'user', action: 'agent.create', target_kind: 'agent', target_id: id, meta: { request_id: requestId } });
+      await store.withTenant(TENANT, (tx) =>
+        tx
+          .insertInto('agents')
+          .values({
+            id,
+            tenant_id: TENANT,
+            name: requestId,
+            kind: 'agent',
+            external_id: '',
+            status: 'active',
+            version: 1,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute(),
+      );
+      await ledger.sink.append(TENANT, {
+        actor: 'user:crash-test',
+        actor_kind: 'user',
+        action: 'agent.create',
+        target_kind: 'agent',
+        target_id: id,
+        meta: { request_id: requestId },
+      });
       process.stdout.write(`${id}\n`);
     });
   }

@@ -55,23 +55,41 @@ for (const b of await testStores()) {
       t.after(() => ts.dispose());
       await ts.store.migrate();
       const now = nowTimestamp();
-      await ts.store.transaction((tx) => tx.insertInto('tenants').values({ id: TENANT, name: 'crash', region: 'eu', status: 'active', created_at: now, deleted_at: null }).execute());
+      await ts.store.transaction((tx) =>
+        tx
+          .insertInto('tenants')
+          .values({ id: TENANT, name: 'crash', region: 'eu', status: 'active', created_at: now, deleted_at: null })
+          .execute(),
+      );
       const args = [ts.backend, ts.config.dataDir, ...(ts.config.dsn ? [ts.config.dsn] : [])];
       let recovered = 0;
       for (let round = 0; round < ROUNDS; round++) {
         await runAndKill(args, 200 + round * 50);
         // The restart: the killed process has no request in flight, so every marker is stale.
-        const ledger = await LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 0, checkpointIntervalMs: 0, env: {}, intentRecovery: { intervalMs: 0, staleMs: 0 } });
+        const ledger = await LedgerService.open({
+          store: ts.store,
+          dataDir: ts.config.dataDir,
+          threads: 0,
+          checkpointIntervalMs: 0,
+          env: {},
+          intentRecovery: { intervalMs: 0, staleMs: 0 },
+        });
         await ledger.close();
         const left = await ts.store.transaction((tx) => sql<{ n: number }>`select count(*) as n from audit_intents`.execute(tx));
         assert.equal(Number(left.rows[0]?.n), 0, `round ${round}: no marker outlives recovery`);
       }
       const records = await ts.store.withTenant(TENANT, (tx) => readRange(tx, TENANT, 1, 10_000_000));
-      const agents = await ts.store.withTenant(TENANT, (tx) => tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', TENANT).execute());
+      const agents = await ts.store.withTenant(TENANT, (tx) =>
+        tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', TENANT).execute(),
+      );
       const created = new Set(records.filter((r) => r.action === 'agent.create').map((r) => r.target_id));
       const recoveredRequests = new Set(records.filter((r) => r.action === RECOVERED_ACTION).map((r) => r.target_id));
       recovered = recoveredRequests.size;
-      for (const a of agents) assert.ok(created.has(a.id) || recoveredRequests.has(a.name), `agent ${a.id} (request ${a.name}) has its record or a recovery record`);
+      for (const a of agents)
+        assert.ok(
+          created.has(a.id) || recoveredRequests.has(a.name),
+          `agent ${a.id} (request ${a.name}) has its record or a recovery record`,
+        );
       for (const r of records.filter((x) => x.action === RECOVERED_ACTION)) {
         const meta = JSON.parse(r.meta as string) as { route: string; request_id: string; tenants: string[] };
         assert.equal(meta.route, 'POST /v1/agents');

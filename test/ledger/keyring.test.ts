@@ -110,7 +110,10 @@ test('rotation: old key retired at each chain head, new key from head + 1, both 
   assert.equal(reopened.active.keyId, next.keyId);
   assert.deepEqual(reopened.publishedKeys(TENANT), published);
   assert.equal((await stat(join(dataDir, 'audit-keys', `${next.keyId}.pem`))).mode & 0o777, 0o600);
-  const json = JSON.parse(await readFile(join(dataDir, 'audit-keys', 'keyring.json'), 'utf8')) as { active: string; keys: { retired_at?: string }[] };
+  const json = JSON.parse(await readFile(join(dataDir, 'audit-keys', 'keyring.json'), 'utf8')) as {
+    active: string;
+    keys: { retired_at?: string }[];
+  };
   assert.equal(json.active, next.keyId);
   assert.ok(json.keys[0]!.retired_at);
   assert.equal(JSON.stringify(json).includes('PRIVATE'), false, 'keyring.json holds no private key');

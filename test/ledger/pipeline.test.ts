@@ -75,7 +75,12 @@ for (const b of await testStores()) {
       await ts.store.migrate();
       const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
       const sizes: number[] = [];
-      const pipeline = new LedgerPipeline({ store: ts.store, signer: () => keyring.active, pool: null, onCommit: (_t, _tail, records) => sizes.push(records.length) });
+      const pipeline = new LedgerPipeline({
+        store: ts.store,
+        signer: () => keyring.active,
+        pool: null,
+        onCommit: (_t, _tail, records) => sizes.push(records.length),
+      });
       t.after(() => pipeline.close());
       await pipeline.append(TENANT, draft(0)); // the tail is loaded; the chain is idle again
       await Promise.all(Array.from({ length: 64 }, (_, i) => pipeline.append(TENANT, draft(1 + i))));
@@ -94,14 +99,21 @@ for (const b of await testStores()) {
       const l = await setup(ts);
       t.after(() => l.close());
       const bad = { ...draft(1), payload_hash: 'NOT-HEX' };
-      const settled = await Promise.allSettled([l.pipeline.append(TENANT, draft(0)), l.pipeline.append(TENANT, bad), l.pipeline.append(TENANT, draft(2))]);
+      const settled = await Promise.allSettled([
+        l.pipeline.append(TENANT, draft(0)),
+        l.pipeline.append(TENANT, bad),
+        l.pipeline.append(TENANT, draft(2)),
+      ]);
       assert.equal(settled[0].status, 'fulfilled');
       assert.equal(settled[1].status, 'rejected');
       assert.equal(settled[2].status, 'fulfilled');
       const rows = await stored(ts, TENANT);
       assert.deepEqual(rows.map((r) => r.target_id), ['agent-0', 'agent-2']);
       // A checkpoint first in an empty chain has nothing to attest: refused alone, the rest commits.
-      const fresh = await Promise.allSettled([l.pipeline.append(OTHER_TENANT, checkpointDraft()), l.pipeline.append(OTHER_TENANT, draft(5))]);
+      const fresh = await Promise.allSettled([
+        l.pipeline.append(OTHER_TENANT, checkpointDraft()),
+        l.pipeline.append(OTHER_TENANT, draft(5)),
+      ]);
       assert.deepEqual(fresh.map((s) => s.status), ['rejected', 'fulfilled']);
       assert.equal((await stored(ts, OTHER_TENANT)).length, 1);
       assert.equal(verifyRecords(rows, { keys: l.keyring.keySet(TENANT) }).ok, true);
@@ -115,9 +127,12 @@ for (const b of await testStores()) {
       await l.pipeline.append(TENANT, draft(0));
       // Occupy seq 2 behind the ledger's back (as the owner): the next batch collides on (tenant, seq).
       const [first] = await stored(ts, TENANT);
-      const row = ts.backend === 'sqlite'
-        ? `insert into audit_records select pos + 1, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, hash, sig, key_id from audit_records where (pos & 1099511627775) = 1`
-        : `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, meta_blind, meta_commitment, payload_hash, hash, sig, key_id from audit_records where seq = 1`;
+      const row =
+        ts.backend === 'sqlite'
+          ? `insert into audit_records select pos + 1, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, ` +
+            `meta_blind, meta_commitment, payload_hash, hash, sig, key_id from audit_records where (pos & 1099511627775) = 1`
+          : `insert into audit_records select tenant_id, 2, id, occurred_at, actor, actor_kind, action, target_kind, target_id, meta, ` +
+            `meta_blind, meta_commitment, payload_hash, hash, sig, key_id from audit_records where seq = 1`;
       if (ts.backend === 'postgres') {
         await ts.admin.query(`begin; set local app.tenant_id = '${TENANT}'; ${row}; commit;`);
       } else {
@@ -152,7 +167,13 @@ for (const b of await testStores()) {
       const ts = await b.create();
       t.after(() => ts.dispose());
       await ts.store.migrate();
-      const ledger = await LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 0, checkpointIntervalMs: 100, env: {} });
+      const ledger = await LedgerService.open({
+        store: ts.store,
+        dataDir: ts.config.dataDir,
+        threads: 0,
+        checkpointIntervalMs: 100,
+        env: {},
+      });
       t.after(() => ledger.close());
       await ledger.append(TENANT, draft(0));
       await ledger.append(TENANT, draft(1));

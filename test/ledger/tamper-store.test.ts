@@ -63,11 +63,29 @@ for (const b of await testStores()) {
         await ts.admin.query('alter table audit_records disable trigger user');
       }
       try {
-        for (const [text, params] of statements) await ts.admin.query(sqlite ? sqliteKeys(text) : text.replace(/\?/g, (() => { let n = 0; return () => `$${++n}`; })()), params);
+        for (const [text, params] of statements)
+          await ts.admin.query(
+            sqlite
+              ? sqliteKeys(text)
+              : text.replace(
+                  /\?/g,
+                  (() => {
+                    let n = 0;
+                    return () => `$${++n}`;
+                  })(),
+                ),
+            params,
+          );
       } finally {
         if (sqlite) {
-          await ts.admin.query(`create trigger audit_records_no_update before update on audit_records begin select raise(abort, 'audit_records is append-only'); end`);
-          await ts.admin.query(`create trigger audit_records_no_delete before delete on audit_records begin select raise(abort, 'audit_records is append-only'); end`);
+          await ts.admin.query(
+            `create trigger audit_records_no_update before update on audit_records begin select raise(abort, 'audit_records is ` +
+              `append-only'); end`,
+          );
+          await ts.admin.query(
+            `create trigger audit_records_no_delete before delete on audit_records begin select raise(abort, 'audit_records is ` +
+              `append-only'); end`,
+          );
         } else {
           await ts.admin.query('alter table audit_records enable trigger user');
         }
@@ -85,7 +103,11 @@ for (const b of await testStores()) {
         ...(i % 5 === 0 ? { actor: `user:zoë-${i}-🙂`, target_id: `agent-${i}-ü` } : {}),
       });
       // Issued in one tick: the pipeline keeps call order, so record i lands at seq i.
-      const records = await Promise.all(Array.from({ length: N }, (_, k) => ledger.append(tenant, k + 1 === 20 || k + 1 === 35 ? checkpointDraft() : draft(k + 1, extra(k + 1)))));
+      const records = await Promise.all(
+        Array.from({ length: N }, (_, k) =>
+          ledger.append(tenant, k + 1 === 20 || k + 1 === 35 ? checkpointDraft() : draft(k + 1, extra(k + 1))),
+        ),
+      );
       records.forEach((r, k) => assert.equal(r.seq, k + 1));
       return { tenant, records };
     }
@@ -98,7 +120,10 @@ for (const b of await testStores()) {
      */
     async function verifyBoth(tenant: string, from = 1): Promise<VerifyReport> {
       const keys = ledger.keyring.keySet(tenant);
-      const source: ExportSource = ts.backend === 'sqlite' ? { kind: 'sqlite', file: join(ts.config.dataDir, SQLITE_FILE_NAME) } : { kind: 'postgres', dsn: ts.config.dsn as string };
+      const source: ExportSource =
+        ts.backend === 'sqlite'
+          ? { kind: 'sqlite', file: join(ts.config.dataDir, SQLITE_FILE_NAME) }
+          : { kind: 'postgres', dsn: ts.config.dsn as string };
       const here = await verifyStoredChain(ts.store, tenant, { from, keys, pool: null, chunkSize: 16 });
       const workers = await verifyStoredChain(ts.store, tenant, { from, keys, pool: ledger.pool, source, chunkSize: 8 });
       assert.deepEqual(workers, here, 'worker ranges and main-thread reads give the same report');
@@ -164,7 +189,12 @@ for (const b of await testStores()) {
     test('a checkpoint whose meta is edited is hash-mismatch at the checkpoint', async () => {
       const { tenant, records } = await chain();
       const meta = (records[34] as AuditRecord).meta as string;
-      await tamper([['update audit_records set meta = ? where tenant_id = ? and seq = ?', [meta.replace('"attested_seq":34', '"attested_seq":33'), tenant, 35]]]);
+      await tamper([
+        [
+          'update audit_records set meta = ? where tenant_id = ? and seq = ?',
+          [meta.replace('"attested_seq":34', '"attested_seq":33'), tenant, 35],
+        ],
+      ]);
       const r = await verifyBoth(tenant);
       assert.deepEqual([r.chain.reason, r.chain.break_at, r.checkpoints.count], ['hash-mismatch', 35, 1]);
     });
@@ -185,7 +215,9 @@ for (const b of await testStores()) {
 
     test('a stored commitment beside a live blind, or a blind without meta, is refused by the schema', async () => {
       const { tenant } = await chain();
-      await assert.rejects(tamper([['update audit_records set meta_commitment = ? where tenant_id = ? and seq = ?', [Buffer.alloc(32, 1), tenant, 5]]]));
+      await assert.rejects(
+        tamper([['update audit_records set meta_commitment = ? where tenant_id = ? and seq = ?', [Buffer.alloc(32, 1), tenant, 5]]]),
+      );
     });
 
     test('a deleted middle row is seq-gap at its seq', async () => {
@@ -239,7 +271,12 @@ for (const b of await testStores()) {
 
     test('a signature replaced by another record’s is sig-invalid at that seq; the chain itself is intact', async () => {
       const { tenant, records } = await chain();
-      await tamper([['update audit_records set sig = ? where tenant_id = ? and seq = ?', [Buffer.from((records[12] as AuditRecord).sig, 'base64'), tenant, 12]]]);
+      await tamper([
+        [
+          'update audit_records set sig = ? where tenant_id = ? and seq = ?',
+          [Buffer.from((records[12] as AuditRecord).sig, 'base64'), tenant, 12],
+        ],
+      ]);
       const r = await verifyBoth(tenant);
       assert.equal(r.ok, false);
       assert.equal(r.chain.ok, true);
@@ -251,7 +288,9 @@ for (const b of await testStores()) {
       const mallory = newSigner();
       const rec = records[24] as AuditRecord;
       const sig = mallory.sign(eventSigPreimage(tenant, rec.seq, rec.hash));
-      await tamper([['update audit_records set sig = ?, key_id = ? where tenant_id = ? and seq = ?', [sig, blob(mallory.keyId), tenant, 25]]]);
+      await tamper([
+        ['update audit_records set sig = ?, key_id = ? where tenant_id = ? and seq = ?', [sig, blob(mallory.keyId), tenant, 25]],
+      ]);
       const r = await verifyBoth(tenant);
       assert.equal(r.ok, false);
       assert.deepEqual([r.signatures.reason, r.signatures.first_bad_seq], ['unknown-key', 25]);

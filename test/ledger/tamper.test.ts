@@ -16,7 +16,13 @@ const keys = trust(signer);
 const drafts: AuditDraft[] = [];
 for (let i = 1; i <= 40; i++) {
   if (i % 10 === 0) drafts.push(checkpointDraft());
-  else drafts.push(draft(i, i % 2 === 0 ? { payload_hash: (i % 16).toString(16).repeat(64) } : { meta: { i, note: `n${i}`, nested: { x: [i, true, null] } } }));
+  else
+    drafts.push(
+      draft(
+        i,
+        i % 2 === 0 ? { payload_hash: (i % 16).toString(16).repeat(64) } : { meta: { i, note: `n${i}`, nested: { x: [i, true, null] } } },
+      ),
+    );
 }
 const chain = sealBatch(null, TENANT, drafts, signer);
 const head = headOf(chain);
@@ -30,7 +36,20 @@ test('the untouched fixture chain verifies', () => {
 
 type StrField = Exclude<keyof AuditRecord, 'seq' | 'id'>;
 // `id` is outside the hash preimage fixed by DECISIONS.md, so it is not tamper-evident (see docs).
-const CHAIN_FIELDS: StrField[] = ['tenant', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta', 'meta_blind', 'meta_commitment', 'payload_hash', 'hash'];
+const CHAIN_FIELDS: StrField[] = [
+  'tenant',
+  'occurred_at',
+  'actor',
+  'actor_kind',
+  'action',
+  'target_kind',
+  'target_id',
+  'meta',
+  'meta_blind',
+  'meta_commitment',
+  'payload_hash',
+  'hash',
+];
 
 /** Change one character of `s` by xor-ing its code unit with `mask` (never a no-op), or invent a value for null/empty. */
 function flip(s: string | null, at: number, mask: number): string {
@@ -142,7 +161,10 @@ test('swapping in a record signed by another key', () => {
   assert.deepEqual(rep.chain, { ok: false, checked: 30, break_at: 31, reason: 'prev-mismatch' }, 'the next record no longer links');
   assert.deepEqual(rep.signatures, { ok: false, checked: 29, first_bad_seq: 30, reason: 'unknown-key' });
   // When the other key is known too (e.g. retired), a seq range catches it.
-  const ranged = keySet([createVerifier('ed25519', signer.publicKey), { verifier: createVerifier('ed25519', mallory.publicKey), first_seq: 1, last_seq: 10 }]);
+  const ranged = keySet([
+    createVerifier('ed25519', signer.publicKey),
+    { verifier: createVerifier('ed25519', mallory.publicKey), first_seq: 1, last_seq: 10 },
+  ]);
   rep = verify(swapped, ranged);
   assert.deepEqual(rep.signatures, { ok: false, checked: 29, first_bad_seq: 30, reason: 'key-out-of-range' });
   // Replacing the last record: only the head notices on the chain side.
@@ -162,7 +184,12 @@ test('rewriting history without the signing key: the chain recomputes, the signa
     if (i > 4) r.prev_hash = recs[i - 1]!.hash;
     const commitment = metaCommitment(Buffer.from(r.meta_blind!, 'hex'), r.meta!);
     r.meta_commitment = commitment.toString('hex');
-    r.hash = recordHash(r, commitment, r.payload_hash === null ? null : Buffer.from(r.payload_hash, 'hex'), Buffer.from(r.prev_hash, 'hex')).toString('hex');
+    r.hash = recordHash(
+      r,
+      commitment,
+      r.payload_hash === null ? null : Buffer.from(r.payload_hash, 'hex'),
+      Buffer.from(r.prev_hash, 'hex'),
+    ).toString('hex');
   }
   const rep = verifyRecords(recs, { keys, tenant: TENANT, head: headOf(recs) });
   assert.equal(rep.chain.ok, true);

@@ -1,5 +1,5 @@
 /**
- * The SQLite verification worker's path (ledger-store.ts `sqlitePackedRangeReader` + verify-packed.ts)
+ * The SQLite verification worker's path (packed-reader.ts `sqlitePackedRangeReader` + verify-packed.ts)
  * against the record-level verifier (verify-chunk.ts) on the same stored chain: every range split
  * and every anchor case must give the same chunk report. Tampered rows are covered end to end by
  * tamper-store.test.ts, which runs both paths on every case.
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sealBatch, type ChainTail } from '../../src/ledger/chain.js';
 import { checkpointDraft } from '../../src/ledger/checkpoint.js';
-import { sqliteInsertRecords, sqlitePackedRangeReader, type PackedRows, type SqlitePackedHandle } from '../../src/ledger/ledger-store.js';
+import { sqlitePackedRangeReader, type PackedRows, type SqlitePackedHandle } from '../../src/ledger/packed-reader.js';
+import { sqliteInsertRecords } from '../../src/ledger/sqlite-append.js';
 import type { AuditDraft, AuditRecord } from '../../src/ledger/record.js';
 import { verifyChunk } from '../../src/ledger/verify-chunk.js';
 import { verifyPackedChunk } from '../../src/ledger/verify-packed.js';
@@ -83,7 +84,15 @@ test('packed ranges verify exactly as the records do, for every split, anchor an
 
 test('without its anchor a range checks from its second record, and another tenant’s range is empty', () => {
   const read = sqlitePackedRangeReader(db, 'chain');
-  const got = verifyPackedChunk(read(TENANT, 40, 60), { tenant: TENANT, firstSeq: 40, withAnchor: false, keys, signatures: false, columns: 'chain', head: null });
+  const got = verifyPackedChunk(read(TENANT, 40, 60), {
+    tenant: TENANT,
+    firstSeq: 40,
+    withAnchor: false,
+    keys,
+    signatures: false,
+    columns: 'chain',
+    head: null,
+  });
   const want = verifyChunk(records.slice(39, 60), { tenant: TENANT, firstSeq: 40, anchor: null, keys, signatures: false, head: null });
   assert.deepEqual(got, want);
   const none = read('01970c2e-4b1a-7c3d-8e4f-00000000dead', 1, N);
@@ -101,7 +110,8 @@ test('a range too big for one SQLite value is read in halves, in order', () => {
         raw: () => ({
           get: (...params: unknown[]) => {
             calls++;
-            if ((params[2] as number) - (params[1] as number) >= 8) throw Object.assign(new Error('string or blob too big'), { code: 'SQLITE_TOOBIG' });
+            if ((params[2] as number) - (params[1] as number) >= 8)
+              throw Object.assign(new Error('string or blob too big'), { code: 'SQLITE_TOOBIG' });
             return stmt.get(...params);
           },
         }),

@@ -25,7 +25,12 @@ const tampers: Array<[string, Tamper]> = [
   ['prev broken', (rs) => rs.map((r, i) => (i === 177 ? { ...r, prev_hash: 'ab'.repeat(32) } : r))],
 ];
 
-async function streamed(records: readonly AuditRecord[], chunkSize: number, pool: ReturnType<typeof createWorkerPool> | null, head: ReturnType<typeof headOf>) {
+async function streamed(
+  records: readonly AuditRecord[],
+  chunkSize: number,
+  pool: ReturnType<typeof createWorkerPool> | null,
+  head: ReturnType<typeof headOf>,
+) {
   const v = new StreamVerifier({ keys, chunkSize, pool });
   for (const r of records) await v.add(r);
   return v.finish(head);
@@ -47,10 +52,24 @@ test('streamed verification in chunks, in-thread or over the pool, gives the ver
 
 /** A checkpoint record attesting `attested` (any earlier record), sealed and signed by hand after `tail`. */
 function farCheckpoint(tail: AuditRecord, attested: AuditRecord, headHash = attested.hash): AuditRecord {
-  const meta = canonicalMeta({ attested_seq: attested.seq, head_hash: headHash, checkpoint_sig: signer.sign(checkpointSigPreimage(TENANT, attested.seq, headHash)).toString('base64'), key_id: signer.keyId });
+  const meta = canonicalMeta({
+    attested_seq: attested.seq,
+    head_hash: headHash,
+    checkpoint_sig: signer.sign(checkpointSigPreimage(TENANT, attested.seq, headHash)).toString('base64'),
+    key_id: signer.keyId,
+  });
   const blind = randomBytes(32);
   const commitment = metaCommitment(blind, meta);
-  const fields = { tenant: TENANT, seq: tail.seq + 1, occurred_at: tail.occurred_at, actor: 'system', actor_kind: 'system', action: CHECKPOINT_ACTION, target_kind: 'audit.chain', target_id: '' };
+  const fields = {
+    tenant: TENANT,
+    seq: tail.seq + 1,
+    occurred_at: tail.occurred_at,
+    actor: 'system',
+    actor_kind: 'system',
+    action: CHECKPOINT_ACTION,
+    target_kind: 'audit.chain',
+    target_id: '',
+  };
   const hash = recordHash(fields, commitment, null, Buffer.from(tail.hash, 'hex'));
   return {
     id: tail.id,

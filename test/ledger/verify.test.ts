@@ -31,7 +31,14 @@ test('no records: no-events, and not ok', () => {
   const r = verifyRecords([], { keys, tenant: TENANT });
   assert.equal(r.ok, false);
   assert.deepEqual(r.chain, { ok: true, checked: 0, break_at: null, reason: 'no-events' });
-  assert.deepEqual(r.checkpoints, { ok: true, status: 'pending', count: 0, latest_attested_seq: null, first_bad_seq: null, reason: 'no-checkpoints' });
+  assert.deepEqual(r.checkpoints, {
+    ok: true,
+    status: 'pending',
+    count: 0,
+    latest_attested_seq: null,
+    first_bad_seq: null,
+    reason: 'no-checkpoints',
+  });
 });
 
 test('a chain without checkpoints is pending, which does not fail verification', () => {
@@ -127,10 +134,22 @@ test('a retired key only vouches for records inside its seq range', () => {
   assert.deepEqual(r.signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' });
   // Without any range (both keys pinned bare), a key that signs again after another took over is out of range too.
   const bare = keySet([createVerifier('ed25519', signer.publicKey), createVerifier('ecdsa-p256-sha256', next.publicKey)]);
-  assert.deepEqual(verifyRecords(forged, { keys: bare }).signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' });
-  assert.deepEqual(verifyRecords(forged, { keys: bare, chunkSize: 7 }).signatures, { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' }, 'across chunks');
+  assert.deepEqual(verifyRecords(forged, { keys: bare }).signatures, {
+    ok: false,
+    checked: 79,
+    first_bad_seq: 80,
+    reason: 'key-out-of-range',
+  });
+  assert.deepEqual(
+    verifyRecords(forged, { keys: bare, chunkSize: 7 }).signatures,
+    { ok: false, checked: 79, first_bad_seq: 80, reason: 'key-out-of-range' },
+    'across chunks',
+  );
   assert.equal(verifyRecords(all, { keys: bare, chunkSize: 7 }).ok, true);
-  const early = keySet([{ verifier: createVerifier('ed25519', signer.publicKey), first_seq: 10 }, createVerifier('ecdsa-p256-sha256', next.publicKey)]);
+  const early = keySet([
+    { verifier: createVerifier('ed25519', signer.publicKey), first_seq: 10 },
+    createVerifier('ecdsa-p256-sha256', next.publicKey),
+  ]);
   assert.equal(verifyRecords(all, { keys: early }).signatures.first_bad_seq, 1);
 });
 
@@ -161,7 +180,14 @@ test('checkpoint failures: bad signature, wrong link, reported at the checkpoint
   }));
   let r = verifyRecords(wrongSig, { keys: both });
   assert.equal(r.chain.ok, true);
-  assert.deepEqual(r.checkpoints, { ok: false, status: 'failed', count: 2, latest_attested_seq: 24, first_bad_seq: 31, reason: 'checkpoint-sig-invalid' });
+  assert.deepEqual(r.checkpoints, {
+    ok: false,
+    status: 'failed',
+    count: 2,
+    latest_attested_seq: 24,
+    first_bad_seq: 31,
+    reason: 'checkpoint-sig-invalid',
+  });
   assert.equal(r.ok, false);
 
   const wrongHead = buildWithMeta(base, (head) => ({
@@ -174,7 +200,12 @@ test('checkpoint failures: bad signature, wrong link, reported at the checkpoint
   assert.equal(r.checkpoints.reason, 'checkpoint-link-mismatch');
   assert.equal(r.checkpoints.first_bad_seq, 31);
 
-  const future = buildWithMeta(base, (head) => ({ attested_seq: head.seq + 5, head_hash: head.hash, checkpoint_sig: '', key_id: signer.keyId }));
+  const future = buildWithMeta(base, (head) => ({
+    attested_seq: head.seq + 5,
+    head_hash: head.hash,
+    checkpoint_sig: '',
+    key_id: signer.keyId,
+  }));
   assert.equal(verifyRecords(future, { keys }).checkpoints.reason, 'checkpoint-link-mismatch');
   const garbage = buildWithMeta(base, () => ({ attested_seq: 'x' }));
   assert.equal(verifyRecords(garbage, { keys }).checkpoints.reason, 'checkpoint-link-mismatch');
@@ -190,7 +221,16 @@ function resealed(head: { seq: number; hash: string }, meta: Record<string, unkn
   const text = canonicalMeta(meta);
   const blind = Buffer.alloc(32, 9);
   const commitment = metaCommitment(blind, text);
-  const fields = { tenant: TENANT, seq: head.seq + 1, occurred_at: '2026-06-02T10:00:00.000000000Z', actor: 'system', actor_kind: 'system', action: 'audit.checkpoint', target_kind: 'audit.chain', target_id: '' };
+  const fields = {
+    tenant: TENANT,
+    seq: head.seq + 1,
+    occurred_at: '2026-06-02T10:00:00.000000000Z',
+    actor: 'system',
+    actor_kind: 'system',
+    action: 'audit.checkpoint',
+    target_kind: 'audit.chain',
+    target_id: '',
+  };
   const hash = recordHash(fields, commitment, null, Buffer.from(head.hash, 'hex'));
   return {
     id: '01970c2e-4b1a-7000-8000-000000000000',
@@ -222,7 +262,15 @@ test('records of another chain do not verify as this chain', () => {
 
 test('records of the wrong shape (e.g. from a hand-edited export file) fail verification without throwing', () => {
   const cases: Array<[string, unknown]> = [
-    ['seq', '5'], ['seq', -1], ['actor', 42], ['meta', { a: 1 }], ['payload_hash', 7], ['hash', null], ['sig', null], ['key_id', 1], ['tenant', undefined],
+    ['seq', '5'],
+    ['seq', -1],
+    ['actor', 42],
+    ['meta', { a: 1 }],
+    ['payload_hash', 7],
+    ['hash', null],
+    ['sig', null],
+    ['key_id', 1],
+    ['tenant', undefined],
   ];
   for (const [field, value] of cases) {
     const recs = chain.slice(0, 10).map((r) => ({ ...r }));

@@ -93,11 +93,17 @@ export function rest(server: TestServer, method: string, p: string, init: { body
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.token) headers['authorization'] = `Bearer ${init.token}`;
   if (init.tenant) headers['x-service-tenant'] = init.tenant;
-  return call(server, method, p, { headers, ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }) });
+  return call(server, method, p, {
+    headers,
+    ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
+  });
 }
 
 /** Redeem the setup token one of the replicas printed (through `via`), log in; the session and tenant. */
-export async function setup(dep: Deployment, via: TestServer = dep.replicas[0] as TestServer): Promise<{ session: string; tenant: string }> {
+export async function setup(
+  dep: Deployment,
+  via: TestServer = dep.replicas[0] as TestServer,
+): Promise<{ session: string; tenant: string }> {
   const token = dep.replicas.map((r) => /svcst_[A-Z2-7]{52}/.exec(r.stdout())?.[0]).find((t) => t !== undefined);
   assert.ok(token, `no setup token printed by any replica: ${dep.replicas.map((r) => r.stdout()).join('\n---\n')}`);
   const s = await rest(via, 'POST', '/v1/setup', { body: { token, ...ADMIN, organization: 'Acme' } });
@@ -108,7 +114,11 @@ export async function setup(dep: Deployment, via: TestServer = dep.replicas[0] a
 }
 
 /** Every record of one chain through `server`'s API (seq order). */
-export async function chain(server: TestServer, token: string, tenant: string): Promise<Array<{ seq: number; action: string; key_id: string; target_id: string }>> {
+export async function chain(
+  server: TestServer,
+  token: string,
+  tenant: string,
+): Promise<Array<{ seq: number; action: string; key_id: string; target_id: string }>> {
   const out: Array<{ seq: number; action: string; key_id: string; target_id: string }> = [];
   let from = 1;
   for (;;) {

@@ -25,7 +25,12 @@ describe('audit intent recovery with replicas', { skip }, () => {
   test('two replicas starting together record each stale change once', async () => {
     const requests = Array.from({ length: 6 }, () => `req-${randomUUID()}`);
     for (const [i, r] of requests.entries()) {
-      await pgQuery(dep.dsn, `insert into audit_intents (id, scope, chain, actor, actor_kind, route, request_id, created_at) values ($1, $2, $3, 'user:x', 'user', 'POST /v1/agents', $4, $5)`, [randomUUID(), randomUUID(), tenant, r, `2020-01-01T00:00:0${i}.000000000Z`]);
+      await pgQuery(
+        dep.dsn,
+        `insert into audit_intents (id, scope, chain, actor, actor_kind, route, request_id, created_at) values ($1, $2, $3, ` +
+          `'user:x', 'user', 'POST /v1/agents', $4, $5)`,
+        [randomUUID(), randomUUID(), tenant, r, `2020-01-01T00:00:0${i}.000000000Z`],
+      );
     }
     await Promise.all([dep.start(), dep.start()]);
     // Both opened (each ran its recovery at open); the markers are gone.

@@ -54,7 +54,11 @@ describe('security state shared by replicas', { skip }, () => {
 
   test('failed logins count for the deployment: the sixth guess is locked out on every replica, the right password too', async () => {
     const email = 'victim@example.test';
-    const user = await rest(a, 'POST', '/v1/users', { token: session, tenant, body: { email, password: 'the right password 123', role: 'viewer' } });
+    const user = await rest(a, 'POST', '/v1/users', {
+      token: session,
+      tenant,
+      body: { email, password: 'the right password 123', role: 'viewer' },
+    });
     assert.equal(user.status, 201, user.text);
     for (let i = 0; i < 5; i++) {
       const r = await rest(i % 2 === 0 ? a : b, 'POST', '/v1/auth/login', { body: { email, password: `guess ${i} wrong wrong` } });

@@ -26,7 +26,9 @@ describe('one setup token for the deployment', { skip }, () => {
     const token = tokens[printer] as string;
     const done = await rest(other, 'POST', '/v1/setup', { body: { token, ...ADMIN, organization: 'Acme' } });
     assert.equal(done.status, 201, done.text);
-    const again = await rest(dep.replicas[printer] as TestServer, 'POST', '/v1/setup', { body: { token, email: 'x@example.test', password: 'another password 123', organization: 'B' } });
+    const again = await rest(dep.replicas[printer] as TestServer, 'POST', '/v1/setup', {
+      body: { token, email: 'x@example.test', password: 'another password 123', organization: 'B' },
+    });
     assert.equal(again.status, 409, again.text);
     const login = await rest(dep.replicas[printer] as TestServer, 'POST', '/v1/auth/login', { body: ADMIN });
     assert.equal(login.status, 200, login.text);

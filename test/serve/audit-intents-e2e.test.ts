@@ -17,7 +17,10 @@ describe('audit intents through svc serve', () => {
   let token: string;
   let tenant: string;
   const send = (method: string, p: string, body?: unknown) =>
-    call(server, method, p, { headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    call(server, method, p, {
+      headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   before(async () => {
     server = await startServer({ env: { SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0' } });
@@ -41,9 +44,23 @@ describe('audit intents through svc serve', () => {
     assert.equal(tok.status, 201, tok.text);
     const tokId = tok.json().id as string;
     assert.equal((await send('POST', `/v1/tokens/${tokId}/rotate`)).status, 201);
-    assert.equal((await send('POST', '/v1/m/accessmap/nodes', { nodes: [{ kind: 'resource', ref: 'git://acme/app', class: 'code' }] })).status, 200);
-    assert.equal((await send('POST', '/v1/m/accessmap/grants', { grants: [{ origin: { kind: 'agent', id }, resource: { ref: 'git://acme/app' }, mode: 'r', source: 'iam' }] })).status, 200);
-    const obs = await send('POST', '/v1/m/accessmap/observations', { observations: [{ origin: { kind: 'agent', id }, resource: { ref: 'git://acme/app' }, mode: 'rw', confidence: 'high', signal_source: 'test' }] });
+    assert.equal(
+      (await send('POST', '/v1/m/accessmap/nodes', { nodes: [{ kind: 'resource', ref: 'git://acme/app', class: 'code' }] })).status,
+      200,
+    );
+    assert.equal(
+      (
+        await send('POST', '/v1/m/accessmap/grants', {
+          grants: [{ origin: { kind: 'agent', id }, resource: { ref: 'git://acme/app' }, mode: 'r', source: 'iam' }],
+        })
+      ).status,
+      200,
+    );
+    const obs = await send('POST', '/v1/m/accessmap/observations', {
+      observations: [
+        { origin: { kind: 'agent', id }, resource: { ref: 'git://acme/app' }, mode: 'rw', confidence: 'high', signal_source: 'test' },
+      ],
+    });
     assert.equal(obs.status, 200, obs.text);
     assert.equal((await send('DELETE', `/v1/agents/${id}?version=2`)).status, 204);
 

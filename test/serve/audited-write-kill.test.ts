@@ -66,7 +66,9 @@ async function loadAndKill(server: TestServer, token: string, tenant: string): P
     }
   };
   await Promise.all(Array.from({ length: CLIENTS }, (_, w) => worker(w)));
-  await new Promise<void>((resolve) => (server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once('exit', () => resolve())));
+  await new Promise<void>((resolve) =>
+    server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once('exit', () => resolve()),
+  );
   assert.equal(server.child.signalCode, 'SIGKILL');
   return out;
 }
@@ -102,7 +104,10 @@ async function check(server: TestServer, token: string, tenant: string, out: Out
     assert.equal(r.status, 200, r.text);
     const j = r.json();
     // meta is served as the canonical JSON text the record signs
-    const items = (j.items as Array<Omit<Rec, 'meta'> & { meta: string | Record<string, unknown> }>).map((r) => ({ ...r, meta: typeof r.meta === 'string' ? (JSON.parse(r.meta) as Record<string, unknown>) : r.meta }));
+    const items = (j.items as Array<Omit<Rec, 'meta'> & { meta: string | Record<string, unknown> }>).map((r) => ({
+      ...r,
+      meta: typeof r.meta === 'string' ? (JSON.parse(r.meta) as Record<string, unknown>) : r.meta,
+    }));
     return { items, next: j.has_more ? String((items[items.length - 1] as Rec).seq + 1) : undefined };
   });
   const byId = new Map(agents.map((a) => [a.id, a.name]));
@@ -116,7 +121,8 @@ async function check(server: TestServer, token: string, tenant: string, out: Out
   for (const id of created.keys()) assert.ok(byId.has(id), `agent.create record for ${id} names a stored agent`);
   const names = new Set(agents.map((a) => a.name));
   for (const name of out.refused) assert.ok(!names.has(name), `refused duplicate ${name} is not stored`);
-  for (const r of created.values()) assert.ok(!String(r.meta['name']).startsWith('dup-'), `no record of a refused duplicate (${String(r.meta['name'])})`);
+  for (const r of created.values())
+    assert.ok(!String(r.meta['name']).startsWith('dup-'), `no record of a refused duplicate (${String(r.meta['name'])})`);
   // A change that committed without its record (killed in between) is covered by a recovery record.
   const withoutRecord = agents.filter((a) => !created.has(a.id));
   const recovered = records.filter((r) => r.action === RECOVERED_ACTION && r.meta['route'] === 'POST /v1/agents');
@@ -127,7 +133,8 @@ async function check(server: TestServer, token: string, tenant: string, out: Out
   const recoveries = JSON.stringify(records.filter((r) => r.action === RECOVERED_ACTION).map((r) => r.meta));
   assert.ok(
     withoutRecord.length <= recovered.length + pending,
-    `${withoutRecord.length} stored agents without agent.create (${withoutRecord.map((a) => a.name).join(', ')}), ${recovered.length} recovery records, ${pending} markers pending; actions: ${actions}; recoveries: ${recoveries}`,
+    `${withoutRecord.length} stored agents without agent.create (${withoutRecord.map((a) => a.name).join(', ')}), ` +
+      `${recovered.length} recovery records, ${pending} markers pending; actions: ${actions}; recoveries: ${recoveries}`,
   );
   for (const a of withoutRecord) assert.ok(out.unanswered.includes(a.name), `${a.name} committed without a record was never acknowledged`);
   const verify = await call(server, 'GET', '/v1/audit/verify', { headers });
@@ -139,7 +146,8 @@ const backends = selectedBackends();
 const pg = await pgTestDsn();
 const cases: Array<{ backend: string; skip: string | undefined; args: (db: TempDatabase | undefined) => string[] }> = [];
 if (backends.has('sqlite')) cases.push({ backend: 'sqlite', skip: undefined, args: () => [] });
-if (backends.has('postgres')) cases.push({ backend: 'postgres', skip: pg.skip, args: (db) => ['--store', 'postgres', '--dsn', (db as TempDatabase).dsn] });
+if (backends.has('postgres'))
+  cases.push({ backend: 'postgres', skip: pg.skip, args: (db) => ['--store', 'postgres', '--dsn', (db as TempDatabase).dsn] });
 
 for (const c of cases) {
   describe(`${c.backend}: kill -9 under an audited-write load`, { skip: c.skip }, () => {

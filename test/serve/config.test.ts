@@ -15,12 +15,21 @@ test('config: secure defaults — TLS on, both listeners on 127.0.0.1, SQLite', 
 });
 
 test('config: flag > SERVICE_* env > default', () => {
-  const e = { ...env, SERVICE_LISTEN: '127.0.0.2:9000', SERVICE_DATA_DIR: '/env/dir', SERVICE_STORE: 'postgres', SERVICE_DSN: 'postgres://a@b/c' };
+  const e = {
+    ...env,
+    SERVICE_LISTEN: '127.0.0.2:9000',
+    SERVICE_DATA_DIR: '/env/dir',
+    SERVICE_STORE: 'postgres',
+    SERVICE_DSN: 'postgres://a@b/c',
+  };
   const fromEnv = resolveServeConfig({}, e);
   assert.equal(fromEnv.listen.port, 9000);
   assert.equal(fromEnv.dataDir, '/env/dir');
   assert.equal(fromEnv.store, 'postgres');
-  const fromFlag = resolveServeConfig({ listen: '127.0.0.3:9100', dataDir: '/flag/dir', store: 'sqlite', dsn: undefined }, { ...e, SERVICE_DSN: '' });
+  const fromFlag = resolveServeConfig(
+    { listen: '127.0.0.3:9100', dataDir: '/flag/dir', store: 'sqlite', dsn: undefined },
+    { ...e, SERVICE_DSN: '' },
+  );
   assert.equal(fromFlag.listen.host, '127.0.0.3');
   assert.equal(fromFlag.dataDir, '/flag/dir');
   assert.equal(fromFlag.store, 'sqlite');
@@ -34,10 +43,18 @@ test('config: --seed-demo is refused on any non-loopback bind, HTTP or gRPC', ()
     { seedDemo: true, listen: '[::]:8443' },
     { seedDemo: true, listen: 'example.com:8443' },
   ]) {
-    assert.throws(() => resolveServeConfig(flags, env), (err: Error) => err instanceof ConfigError && /--seed-demo/.test(err.message) && /loopback/.test(err.message), JSON.stringify(flags));
+    assert.throws(
+      () => resolveServeConfig(flags, env),
+      (err: Error) => err instanceof ConfigError && /--seed-demo/.test(err.message) && /loopback/.test(err.message),
+      JSON.stringify(flags),
+    );
   }
   assert.equal(resolveServeConfig({ seedDemo: true, listen: 'localhost:8443', grpcListen: '[::1]:8444' }, env).seedDemo, true);
-  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_SEED_DEMO: 'true', SERVICE_LISTEN: '0.0.0.0:1' }), ConfigError, 'the env var obeys the same rule');
+  assert.throws(
+    () => resolveServeConfig({}, { ...env, SERVICE_SEED_DEMO: 'true', SERVICE_LISTEN: '0.0.0.0:1' }),
+    ConfigError,
+    'the env var obeys the same rule',
+  );
 });
 
 test('config: --insecure is refused on a non-loopback bind; plaintext needs --insecure', () => {
@@ -59,15 +76,27 @@ test('config: malformed values are refused with the flag named', () => {
   assert.throws(() => resolveServeConfig({ tlsCert: 'c.pem' }, env), /go together/);
   assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_INSECURE: 'maybe' }), /SERVICE_INSECURE/);
   assert.throws(() => resolveServeConfig({ logLevel: 'loud' }, env), /--log-level/);
-  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'nacl' }), (err: Error) => err instanceof ConfigError && /SERVICE_CRYPTO_ENGINE must be one of auto, libsodium, openssl/.test(err.message));
+  assert.throws(
+    () => resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'nacl' }),
+    (err: Error) => err instanceof ConfigError && /SERVICE_CRYPTO_ENGINE must be one of auto, libsodium, openssl/.test(err.message),
+  );
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_CRYPTO_ENGINE: 'openssl' }).cryptoEngine, 'openssl');
-  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '10' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000/.test(err.message));
+  assert.throws(
+    () => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '10' }),
+    (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000/.test(err.message),
+  );
   assert.equal(resolveServeConfig({}, env).accessmapMergeRows, 250_000);
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_MERGE_ROWS: '1000000' }).accessmapMergeRows, 1_000_000);
-  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_LINKING_IDS: 'all' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000/.test(err.message));
+  assert.throws(
+    () => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_LINKING_IDS: 'all' }),
+    (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000/.test(err.message),
+  );
   assert.equal(resolveServeConfig({}, env).accessmapLinkingIds, 1_000_000);
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_LINKING_IDS: '0' }).accessmapLinkingIds, 0);
-  assert.throws(() => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_NODE_CACHE: '-1' }), (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_NODE_CACHE must be an integer from 0 to 100000000/.test(err.message));
+  assert.throws(
+    () => resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_NODE_CACHE: '-1' }),
+    (err: Error) => err instanceof ConfigError && /SERVICE_ACCESSMAP_NODE_CACHE must be an integer from 0 to 100000000/.test(err.message),
+  );
   assert.equal(resolveServeConfig({}, env).accessmapNodeCache, 2_000_000);
   assert.equal(resolveServeConfig({}, { ...env, SERVICE_ACCESSMAP_NODE_CACHE: '0' }).accessmapNodeCache, 0);
   // SQLite's page cache: unset = the store's default; whole MiB from 16 to 65536, nothing else.
@@ -77,7 +106,9 @@ test('config: malformed values are refused with the flag named', () => {
   for (const bad of ['15', '65537', '1.5', '-64', '2g', '0x100', '1e3', 'lots']) {
     assert.throws(
       () => resolveServeConfig({}, { ...env, SERVICE_SQLITE_CACHE_MIB: bad }),
-      (err: Error) => err instanceof ConfigError && err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${JSON.stringify(bad)}`,
+      (err: Error) =>
+        err instanceof ConfigError &&
+        err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${JSON.stringify(bad)}`,
       bad,
     );
   }
@@ -85,6 +116,7 @@ test('config: malformed values are refused with the flag named', () => {
 
 test('config: loopback detection', () => {
   for (const h of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '::ffff:127.0.0.1', 'LOCALHOST']) assert.equal(isLoopback(h), true, h);
-  for (const h of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'localhost.example.com', '::ffff:10.0.0.1']) assert.equal(isLoopback(h), false, h);
+  for (const h of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'localhost.example.com', '::ffff:10.0.0.1'])
+    assert.equal(isLoopback(h), false, h);
   assert.deepEqual(parseListen('[::1]:8443', '--listen', ['https', 'http']), { host: '::1', port: 8443, scheme: 'default' });
 });

@@ -38,13 +38,44 @@ for (const b of await serveBackends()) {
         refused.push([what, res.status]);
       };
       // Before setup: a weak password, a wrong token.
-      expect('setup weak password', await call(server, 'POST', '/v1/setup', { headers: json, body: JSON.stringify({ token: setupToken, email: ADMIN.email, password: 'short', organization: 'Acme' }) }), 400);
-      expect('setup wrong token', await call(server, 'POST', '/v1/setup', { headers: json, body: JSON.stringify({ token: 'svcst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ...ADMIN, organization: 'Acme' }) }), [400, 401, 403]);
-      const setup = await call(server, 'POST', '/v1/setup', { headers: json, body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }) });
+      expect(
+        'setup weak password',
+        await call(server, 'POST', '/v1/setup', {
+          headers: json,
+          body: JSON.stringify({ token: setupToken, email: ADMIN.email, password: 'short', organization: 'Acme' }),
+        }),
+        400,
+      );
+      expect(
+        'setup wrong token',
+        await call(server, 'POST', '/v1/setup', {
+          headers: json,
+          body: JSON.stringify({ token: 'svcst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ...ADMIN, organization: 'Acme' }),
+        }),
+        [400, 401, 403],
+      );
+      const setup = await call(server, 'POST', '/v1/setup', {
+        headers: json,
+        body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }),
+      });
       assert.equal(setup.status, 201, setup.text);
       const tenant = setup.json().organization.id as string;
-      expect('setup again', await call(server, 'POST', '/v1/setup', { headers: json, body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }) }), [400, 401, 403, 409]);
-      expect('login wrong password', await call(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email: ADMIN.email, password: 'not the password at all' }) }), 401);
+      expect(
+        'setup again',
+        await call(server, 'POST', '/v1/setup', {
+          headers: json,
+          body: JSON.stringify({ token: setupToken, ...ADMIN, organization: 'Acme' }),
+        }),
+        [400, 401, 403, 409],
+      );
+      expect(
+        'login wrong password',
+        await call(server, 'POST', '/v1/auth/login', {
+          headers: json,
+          body: JSON.stringify({ email: ADMIN.email, password: 'not the password at all' }),
+        }),
+        401,
+      );
       const login = await call(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify(ADMIN) });
       const send = client(server, login.json().token as string, tenant);
 
@@ -68,7 +99,20 @@ for (const b of await serveBackends()) {
       expect('duplicate agent', await send('POST', '/v1/agents', { name: 'a2', external_id: 'e1' }), 409);
       expect('stale agent version', await send('PATCH', `/v1/agents/${agent.json().id as string}`, { version: 7, name: 'x' }), 409);
       expect('delete unknown credential', await send('DELETE', `/v1/m/identity/webauthn/credentials/${unknown}`), 404);
-      expect('step-up unknown challenge', await send('POST', '/v1/m/identity/step-up', { challenge_id: unknown, response: { id: 'AA', rawId: 'AA', type: 'public-key', response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' }, clientExtensionResults: {} } }), [400, 401, 403, 404]);
+      expect(
+        'step-up unknown challenge',
+        await send('POST', '/v1/m/identity/step-up', {
+          challenge_id: unknown,
+          response: {
+            id: 'AA',
+            rawId: 'AA',
+            type: 'public-key',
+            response: { clientDataJSON: 'AA', authenticatorData: 'AA', signature: 'AA' },
+            clientExtensionResults: {},
+          },
+        }),
+        [400, 401, 403, 404],
+      );
       const viewerTok = await send('POST', '/v1/tokens', { role: 'viewer', name: 'ro' });
       assert.equal(viewerTok.status, 201, viewerTok.text);
       const viewer = client(server, viewerTok.json().token as string, tenant);
@@ -77,7 +121,14 @@ for (const b of await serveBackends()) {
       expect('no credentials', await call(server, 'POST', '/v1/agents', { headers: json, body: '{"name":"x"}' }), 401);
 
       // Every audited mutating route once more with unknown ids and an empty object or no body.
-      for (const r of allRoutes().filter((x) => MUTATING.has(x.method) && x.audit !== undefined && x.path !== '/v1/auth/logout' && x.path !== '/v1/m/identity/browser-session' && x.path !== '/v1/auth/refresh')) {
+      for (const r of allRoutes().filter(
+        (x) =>
+          MUTATING.has(x.method) &&
+          x.audit !== undefined &&
+          x.path !== '/v1/auth/logout' &&
+          x.path !== '/v1/m/identity/browser-session' &&
+          x.path !== '/v1/auth/refresh',
+      )) {
         const p = r.path.replace(/\{[a-z_]+\}/g, randomUUID()) + (r.method === 'DELETE' && r.query ? '?version=1' : '');
         const res = await send(r.method, p, r.body ? {} : undefined);
         // A route whose body is all optional (a tenant-wide kill switch) succeeds with {}: not a refusal,
@@ -92,10 +143,23 @@ for (const b of await serveBackends()) {
       for (const p of ['/v1/audit?limit=1000', '/v1/audit/system?limit=1000']) {
         const page = await send('GET', p);
         assert.equal(page.status, 200, page.text);
-        const recovered = (page.json().items as Array<{ action: string; meta: string | null }>).filter((r) => r.action === RECOVERED_ACTION);
-        assert.deepEqual(recovered.map((r) => (JSON.parse(r.meta ?? '{}') as { route?: string }).route), [], `${p}: recovery records for refused requests`);
+        const recovered = (page.json().items as Array<{ action: string; meta: string | null }>).filter(
+          (r) => r.action === RECOVERED_ACTION,
+        );
+        assert.deepEqual(
+          recovered.map((r) => (JSON.parse(r.meta ?? '{}') as { route?: string }).route),
+          [],
+          `${p}: recovery records for refused requests`,
+        );
       }
-      assert.deepEqual(server.logs().filter((l) => /audit\.recovered_after_failure/.test(l.msg)).map((l) => l.route), [], 'recovery warnings in the log');
+      assert.deepEqual(
+        server
+          .logs()
+          .filter((l) => /audit\.recovered_after_failure/.test(l.msg))
+          .map((l) => l.route),
+        [],
+        'recovery warnings in the log',
+      );
     });
   });
 }

@@ -34,7 +34,12 @@ test('serve: curl reaches /healthz trusting the generated certificate (--cacert)
   assert.equal(byCa.out, '{"status":"ok"}');
   const byPin = curl(['-k', '--pinnedpubkey', `sha256//${server.pinSha256}`, `https://127.0.0.1:${server.port}/healthz`]);
   assert.equal(byPin.code, 0, byPin.out);
-  const wrongPin = curl(['-k', '--pinnedpubkey', 'sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', `https://127.0.0.1:${server.port}/healthz`]);
+  const wrongPin = curl([
+    '-k',
+    '--pinnedpubkey',
+    'sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+    `https://127.0.0.1:${server.port}/healthz`,
+  ]);
   assert.notEqual(wrongPin.code, 0, 'a wrong pin is refused');
   const untrusted = curl([`https://127.0.0.1:${server.port}/healthz`]);
   assert.notEqual(untrusted.code, 0, 'an untrusted self-signed certificate is refused');
@@ -42,10 +47,20 @@ test('serve: curl reaches /healthz trusting the generated certificate (--cacert)
 
 test('serve: the logged fingerprint and pin match openssl on the served certificate, and differ', () => {
   // Take the certificate off the wire, not from the file, so we check what clients actually see.
-  const served = execFileSync('sh', ['-c', `openssl s_client -connect 127.0.0.1:${server.port} -servername localhost </dev/null 2>/dev/null | openssl x509`], { encoding: 'utf8' });
-  const fp = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: served, encoding: 'utf8' }).trim().split('=')[1];
+  const served = execFileSync(
+    'sh',
+    ['-c', `openssl s_client -connect 127.0.0.1:${server.port} -servername localhost </dev/null 2>/dev/null | openssl x509`],
+    { encoding: 'utf8' },
+  );
+  const fp = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: served, encoding: 'utf8' })
+    .trim()
+    .split('=')[1];
   assert.equal(server.fingerprintSha256, fp);
-  const pin = execFileSync('sh', ['-c', 'openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64'], { input: served, encoding: 'utf8' }).trim();
+  const pin = execFileSync(
+    'sh',
+    ['-c', 'openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64'],
+    { input: served, encoding: 'utf8' },
+  ).trim();
   assert.equal(server.pinSha256, pin);
   assert.notEqual(Buffer.from(fp!.replace(/:/g, ''), 'hex').toString('base64'), pin, 'fingerprint and pin are different digests');
   const keyType = execFileSync('openssl', ['x509', '-noout', '-text'], { input: served, encoding: 'utf8' });
@@ -55,23 +70,32 @@ test('serve: the logged fingerprint and pin match openssl on the served certific
   assert.match(keyType, /IP Address:0:0:0:0:0:0:0:1/);
 });
 
-test('serve: the SQLite page cache it runs with is logged at startup (2048 MiB unless SERVICE_SQLITE_CACHE_MIB says otherwise)', async () => {
-  assert.equal(server.logs().find((l) => l.msg === 'store opened')?.cache_mib, 2048);
-  const small = await startServer({ env: { SERVICE_SQLITE_CACHE_MIB: '96' } });
-  try {
-    assert.equal(small.logs().find((l) => l.msg === 'store opened')?.cache_mib, 96);
-    assert.equal((await call(small, 'GET', '/healthz')).status, 200);
-  } finally {
-    await small.stop();
-  }
-});
+test(
+  'serve: the SQLite page cache it runs with is logged at startup (2048 MiB unless SERVICE_SQLITE_CACHE_MIB says otherwise)',
+  async () => {
+    assert.equal(server.logs().find((l) => l.msg === 'store opened')?.cache_mib, 2048);
+    const small = await startServer({ env: { SERVICE_SQLITE_CACHE_MIB: '96' } });
+    try {
+      assert.equal(small.logs().find((l) => l.msg === 'store opened')?.cache_mib, 96);
+      assert.equal((await call(small, 'GET', '/healthz')).status, 200);
+    } finally {
+      await small.stop();
+    }
+  },
+);
 
 test('serve: the HTTP engine is reported in the log, /v1/server-info and /metrics', async () => {
   const line = server.logs().find((l) => l.msg === 'http listening');
   assert.equal(line?.engine, 'uws-native');
   const info = await call(server, 'GET', '/v1/server-info');
   assert.equal(info.status, 200);
-  assert.deepEqual(info.json(), { version: 'dev', api_version: 'v1', engine: { http: 'uws-native', store: 'sqlite', crypto: 'libsodium' }, setup_required: true, tls: true });
+  assert.deepEqual(info.json(), {
+    version: 'dev',
+    api_version: 'v1',
+    engine: { http: 'uws-native', store: 'sqlite', crypto: 'libsodium' },
+    setup_required: true,
+    tls: true,
+  });
   const metrics = await call(server, 'GET', '/metrics');
   assert.match(metrics.text, /^svc_http_engine_info\{engine="uws-native"\} 1$/m);
   assert.match(metrics.text, /^svc_crypto_engine_info\{engine="libsodium"\} 1$/m);
@@ -104,12 +128,20 @@ test('serve: health endpoints answer without setup; readiness reports the store'
   for (const p of ['/readyz', '/pod-readyz']) {
     const r = await call(server, 'GET', p);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json(), { status: 'ready', checks: { store: { ok: true, backend: 'sqlite', migrations: r.json().checks.store.migrations } } });
+    assert.deepEqual(r.json(), {
+      status: 'ready',
+      checks: { store: { ok: true, backend: 'sqlite', migrations: r.json().checks.store.migrations } },
+    });
     assert.equal(r.json().checks.store.migrations.current, r.json().checks.store.migrations.expected);
   }
   const status = (await call(server, 'GET', '/status')).json();
   assert.equal(status.status, 'ok');
-  assert.deepEqual(status.components, { http: { status: 'ok', engine: 'uws-native' }, store: { status: 'ok', backend: 'sqlite' }, grpc: { status: 'ok' }, connectors: { status: 'ok', failed: 0 } });
+  assert.deepEqual(status.components, {
+    http: { status: 'ok', engine: 'uws-native' },
+    store: { status: 'ok', backend: 'sqlite' },
+    grpc: { status: 'ok' },
+    connectors: { status: 'ok', failed: 0 },
+  });
 });
 
 test('serve: bad input over the wire gets the envelope, and the server stays healthy', async () => {
@@ -121,7 +153,11 @@ test('serve: bad input over the wire gets the envelope, and the server stays hea
   };
   expectEnvelope(await call(server, 'GET', '/v1/does-not-exist'), 404, 'not_found');
   expectEnvelope(await call(server, 'DELETE', '/healthz'), 405, 'method_not_allowed');
-  expectEnvelope(await call(server, 'POST', '/healthz', { body: Buffer.alloc(2 * 1024 * 1024, 'a'), headers: { 'content-type': 'application/json' } }), 413, 'request_body_too_large');
+  expectEnvelope(
+    await call(server, 'POST', '/healthz', { body: Buffer.alloc(2 * 1024 * 1024, 'a'), headers: { 'content-type': 'application/json' } }),
+    413,
+    'request_body_too_large',
+  );
   expectEnvelope(await call(server, 'GET', '/healthz?verbose=1'), 400, 'bad_request');
   expectEnvelope(await call(server, 'GET', '/v1/%ZZ'), 404, 'not_found');
   expectEnvelope(await call(server, 'GET', `/${'a'.repeat(9000)}`), 400, 'bad_request');
@@ -148,7 +184,12 @@ test('serve: an oversized body gets its 413 envelope, not a broken pipe; past 8 
 
   // No content-length (chunked): counted as it arrives, refused the same way.
   const chunked = Readable.from(Array.from({ length: 4 }, () => Buffer.alloc(512 * 1024, 'b')));
-  const streamed = await request(`${server.url}/healthz`, { method: 'POST', body: chunked, headers: { 'content-type': 'application/json' }, dispatcher: server.dispatcher });
+  const streamed = await request(`${server.url}/healthz`, {
+    method: 'POST',
+    body: chunked,
+    headers: { 'content-type': 'application/json' },
+    dispatcher: server.dispatcher,
+  });
   assert.equal(streamed.statusCode, 413);
   assert.equal(((await streamed.body.json()) as { error: { code: string } }).error.code, 'request_body_too_large');
 
@@ -187,7 +228,10 @@ test('serve: a client that goes away while sending its body is logged (499, abor
   ] as const) {
     await new Promise<void>((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port: server.port, ca: server.certPem, checkServerIdentity: () => undefined }, () => {
-        socket.write(`POST /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\nx-request-id: ${requestId}-${declared}\r\n\r\n${'x'.repeat(sent)}`);
+        socket.write(
+          `POST /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ` +
+            `${declared}\r\nx-request-id: ${requestId}-${declared}\r\n\r\n${'x'.repeat(sent)}`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -232,25 +276,29 @@ test('serve: /openapi.json and /openapi.beta.json pass two third-party OpenAPI 3
   }
 });
 
-test('serve: refusals — --seed-demo on a non-loopback bind, plaintext gRPC without --insecure, --insecure off loopback, a page cache size out of range', async () => {
-  const dir = tempDir();
-  try {
-    const demo = await runServeExpectingExit(['--data-dir', dir, '--listen', '0.0.0.0:8443', '--seed-demo']);
-    assert.equal(demo.code, 2);
-    assert.match(demo.stderr, /refusing to start: --seed-demo .* loopback .* --listen is 0\.0\.0\.0:8443/);
-    const grpcPlain = await runServeExpectingExit(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', 'grpc://127.0.0.1:0']);
-    assert.equal(grpcPlain.code, 2);
-    assert.match(grpcPlain.stderr, /gRPC server refuses to start in plaintext/);
-    const insecure = await runServeExpectingExit(['--data-dir', dir, '--insecure', '--listen', '0.0.0.0:0']);
-    assert.equal(insecure.code, 2);
-    assert.match(insecure.stderr, /--insecure serves plaintext and is only allowed on loopback/);
-    const cache = await runServeExpectingExit(['--data-dir', dir, '--listen', '127.0.0.1:0'], { SERVICE_SQLITE_CACHE_MIB: '2g' });
-    assert.equal(cache.code, 2);
-    assert.match(cache.stderr, /SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 \(MiB\), got "2g"/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'serve: refusals — --seed-demo on a non-loopback bind, plaintext gRPC without --insecure, --insecure off loopback, a page cache size ' +
+    'out of range',
+  async () => {
+    const dir = tempDir();
+    try {
+      const demo = await runServeExpectingExit(['--data-dir', dir, '--listen', '0.0.0.0:8443', '--seed-demo']);
+      assert.equal(demo.code, 2);
+      assert.match(demo.stderr, /refusing to start: --seed-demo .* loopback .* --listen is 0\.0\.0\.0:8443/);
+      const grpcPlain = await runServeExpectingExit(['--data-dir', dir, '--listen', '127.0.0.1:0', '--grpc-listen', 'grpc://127.0.0.1:0']);
+      assert.equal(grpcPlain.code, 2);
+      assert.match(grpcPlain.stderr, /gRPC server refuses to start in plaintext/);
+      const insecure = await runServeExpectingExit(['--data-dir', dir, '--insecure', '--listen', '0.0.0.0:0']);
+      assert.equal(insecure.code, 2);
+      assert.match(insecure.stderr, /--insecure serves plaintext and is only allowed on loopback/);
+      const cache = await runServeExpectingExit(['--data-dir', dir, '--listen', '127.0.0.1:0'], { SERVICE_SQLITE_CACHE_MIB: '2g' });
+      assert.equal(cache.code, 2);
+      assert.match(cache.stderr, /SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 \(MiB\), got "2g"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('serve: a port already in use fails startup with exit 1 and a clear log line', async () => {
   const dir = tempDir();

@@ -38,10 +38,29 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
 }
 
 /** An independent certificate/key pair made by the openssl CLI (self-signed, P-256 unless told). */
-async function opensslPair(dir: string, name: string, keyAlg: string[] = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']): Promise<{ cert: string; key: string }> {
+async function opensslPair(
+  dir: string,
+  name: string,
+  keyAlg: string[] = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+): Promise<{ cert: string; key: string }> {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  const r = await tool('openssl', ['req', '-x509', ...keyAlg, '-nodes', '-subj', `/CN=${name}`, '-days', '30', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert]);
+  const r = await tool('openssl', [
+    'req',
+    '-x509',
+    ...keyAlg,
+    '-nodes',
+    '-subj',
+    `/CN=${name}`,
+    '-days',
+    '30',
+    '-addext',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   await chmod(key, 0o600);
   return { cert, key };
@@ -72,7 +91,13 @@ test('first start generates a self-signed ECDSA P-256 server certificate into <d
   assert.equal(m.notAfter, new Date(cert.validTo).toISOString());
 
   const sans = (cert.subjectAltName ?? '').split(', ');
-  for (const want of ['DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1', 'DNS:svc.example.test', 'IP Address:192.0.2.10']) {
+  for (const want of [
+    'DNS:localhost',
+    'IP Address:127.0.0.1',
+    'IP Address:0:0:0:0:0:0:0:1',
+    'DNS:svc.example.test',
+    'IP Address:192.0.2.10',
+  ]) {
     assert.ok(sans.includes(want), `${want} missing from ${cert.subjectAltName}`);
   }
 
@@ -102,7 +127,11 @@ test('bind hosts map to SANs: brackets and zones stripped, wildcards become the 
     ips: ['127.0.0.1', '::1', 'fe80::1', '10.0.0.5'],
   });
   for (const wildcard of ['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', '']) {
-    assert.deepEqual(requiredSans([wildcard], 'Build-01.example.test'), { dns: ['localhost', 'build-01.example.test'], ips: ['127.0.0.1', '::1'] }, wildcard);
+    assert.deepEqual(
+      requiredSans([wildcard], 'Build-01.example.test'),
+      { dns: ['localhost', 'build-01.example.test'], ips: ['127.0.0.1', '::1'] },
+      wildcard,
+    );
   }
   // A machine name that is not a DNS name cannot be a dNSName SAN (RFC 5280 §4.2.1.6): left out.
   assert.deepEqual(requiredSans(['0.0.0.0'], 'bad_name'), { dns: ['localhost'], ips: ['127.0.0.1', '::1'] });
@@ -201,7 +230,12 @@ test('a generated key left group/world-readable is reset to 0600 with a warning'
 test('an operator certificate and key made by openssl are loaded and checked', async (t) => {
   const dir = await tempDir(t);
   const pair = await opensslPair(dir, 'own');
-  const m = await loadOrCreateTls({ dataDir: join(dir, 'data'), certFile: pair.cert, keyFile: pair.key, hosts: ['127.0.0.1', 'svc.internal.test'] });
+  const m = await loadOrCreateTls({
+    dataDir: join(dir, 'data'),
+    certFile: pair.cert,
+    keyFile: pair.key,
+    hosts: ['127.0.0.1', 'svc.internal.test'],
+  });
   assert.equal(m.action, 'loaded');
   assert.equal(m.generated, false);
   assert.equal(m.selfSigned, true);
@@ -272,7 +306,9 @@ test('fingerprint and SPKI pin equal openssl CLI computations and are different 
   for (const [path, pem] of cases) {
     const fp = await sh(`openssl x509 -in '${path}' -noout -fingerprint -sha256`);
     assert.equal(`sha256 Fingerprint=${certFingerprintSha256(pem)}`, fp);
-    const pin = await sh(`openssl x509 -in '${path}' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`);
+    const pin = await sh(
+      `openssl x509 -in '${path}' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`,
+    );
     assert.equal(spkiPinSha256(pem), pin);
     const pinHex = Buffer.from(pin, 'base64').toString('hex').toUpperCase();
     assert.notEqual(pinHex, certFingerprintSha256(pem).replaceAll(':', ''));
@@ -306,7 +342,13 @@ test('curl completes a TLS handshake trusting the cert file or the pin, and reje
   // curl exit codes: 60 = peer certificate cannot be authenticated, 90 = pinned key mismatch.
   const untrusted = await curl(`https://127.0.0.1:${port}/`);
   assert.equal(untrusted.code, 60, untrusted.stderr);
-  const wrongName = await curl('--cacert', m.certPath, '--resolve', `other.example.test:${port}:127.0.0.1`, `https://other.example.test:${port}/`);
+  const wrongName = await curl(
+    '--cacert',
+    m.certPath,
+    '--resolve',
+    `other.example.test:${port}:127.0.0.1`,
+    `https://other.example.test:${port}/`,
+  );
   assert.equal(wrongName.code, 60, wrongName.stderr);
   const wrongPin = createHash('sha256').update('some other key').digest('base64');
   const bad = await curl('-k', '--pinnedpubkey', `sha256//${wrongPin}`, `https://127.0.0.1:${port}/`);

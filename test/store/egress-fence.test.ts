@@ -20,14 +20,25 @@ for (const b of await testStores()) {
       t.after(() => ts.dispose());
       await ts.store.migrate();
       const tenant = randomUUID();
-      await ts.store.transaction((tx) => tx.insertInto('tenants').values({ id: tenant, name: 'acme', region: 'eu', status: 'active', created_at: NOW, deleted_at: null }).execute());
-      const where = b.backend === 'sqlite' ? ['--data-dir', ts.config.dataDir] : ['--store', 'postgres', '--dsn', ts.config.dsn as string, '--data-dir', ts.config.dataDir];
-      const svc = (...args: string[]) => runSvc(['eventing', ...args, ...where, '-o', 'json'], { env: { SERVICE_STORE: '', SERVICE_DSN: '' } });
+      await ts.store.transaction((tx) =>
+        tx
+          .insertInto('tenants')
+          .values({ id: tenant, name: 'acme', region: 'eu', status: 'active', created_at: NOW, deleted_at: null })
+          .execute(),
+      );
+      const where =
+        b.backend === 'sqlite'
+          ? ['--data-dir', ts.config.dataDir]
+          : ['--store', 'postgres', '--dsn', ts.config.dsn as string, '--data-dir', ts.config.dataDir];
+      const svc = (...args: string[]) =>
+        runSvc(['eventing', ...args, ...where, '-o', 'json'], { env: { SERVICE_STORE: '', SERVICE_DSN: '' } });
       const ph = (i: number) => (b.backend === 'sqlite' ? '?' : `$${i}`);
       const insert = (endpoint: string, enabled: 0 | 1, id = randomUUID()) =>
         ts.admin.query(
-          `insert into event_subscriptions (id, tenant_id, name, enabled, event_types, endpoint, sink_format, secret_sealed, max_attempts, initial_interval_s, timeout_ms, role, created_by, cursor_seq, version, created_at, updated_at)
-           values (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, '[]', ${ph(5)}, 'json', 'x', 1, 1, 1000, 'viewer', 'test', 0, 1, '${NOW}', '${NOW}')`,
+          `insert into event_subscriptions (id, tenant_id, name, enabled, event_types, endpoint, sink_format, secret_sealed, ` +
+            `max_attempts, initial_interval_s, timeout_ms, role, created_by, cursor_seq, version, created_at, updated_at)
+           values (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, '[]', ${ph(5)}, 'json', 'x', 1, 1, 1000, 'viewer', 'test', 0, 1, '${NOW}', ` +
+             `'${NOW}')`,
           [id, tenant, `s-${id}`, enabled, endpoint],
         );
 
@@ -43,7 +54,17 @@ for (const b of await testStores()) {
       assert.equal(noYes.code, 2, 'arm needs --yes when not interactive');
       const bad = await svc('egress', 'actuate', '--mode', 'enforced', '--allow', 'https://x/', '--yes');
       assert.equal(bad.code, 2, 'an allow entry that is not host[:port] is a usage error');
-      const act = await svc('egress', 'actuate', '--mode', 'enforced', '--allow', 'Hooks.Example.com', '--allow', 'soar.example.org:8443', '--yes');
+      const act = await svc(
+        'egress',
+        'actuate',
+        '--mode',
+        'enforced',
+        '--allow',
+        'Hooks.Example.com',
+        '--allow',
+        'soar.example.org:8443',
+        '--yes',
+      );
       assert.equal(act.code, 0, act.stderr);
       assert.deepEqual(jsonOut(act), { mode: 'enforced', fence_armed: false, allow: ['hooks.example.com', 'soar.example.org:8443'] });
       const arm = await svc('fence', 'arm', '--yes');
@@ -62,7 +83,10 @@ for (const b of await testStores()) {
       await assert.rejects(ts.admin.query(`update event_subscriptions set enabled = 1 where id = ${ph(1)}`, [parked]), /egress fence/);
       const good = randomUUID();
       await insert('https://hooks.example.com/y', 1, good);
-      await assert.rejects(ts.admin.query(`update event_subscriptions set endpoint = 'https://evil.example.net/' where id = ${ph(1)}`, [good]), /egress fence/);
+      await assert.rejects(
+        ts.admin.query(`update event_subscriptions set endpoint = 'https://evil.example.net/' where id = ${ph(1)}`, [good]),
+        /egress fence/,
+      );
       // The app's own path (Postgres: the app role under RLS) is refused the same way.
       await assert.rejects(
         ts.store.withTenant(tenant, (tx) =>
@@ -73,7 +97,9 @@ for (const b of await testStores()) {
       const verify1 = await svc('fence', 'verify');
       assert.equal(verify1.code, 0, verify1.stdout + verify1.stderr);
       assert.equal(jsonOut(verify1).enforced, true);
-      const rows = await ts.admin.query<{ n: number | string }>(`select count(*) as n from event_subscriptions where name = 'egress-fence-verify'`);
+      const rows = await ts.admin.query<{ n: number | string }>(
+        `select count(*) as n from event_subscriptions where name = 'egress-fence-verify'`,
+      );
       assert.equal(Number(rows[0]?.n), 0, 'verify leaves nothing behind');
 
       const disarm = await svc('fence', 'arm', '--disarm', '--yes');
@@ -90,9 +116,20 @@ for (const b of await testStores()) {
         await ts.store.migrate();
         const p = await ts.store.transaction((tx) => tx.selectFrom('egress_settings').selectAll().execute());
         assert.equal(p[0]?.mode, 'compatibility');
-        await assert.rejects(ts.store.transaction((tx) => sql`update egress_settings set fence_armed = 0`.execute(tx)), /permission denied/);
-        await assert.rejects(ts.store.transaction((tx) => sql`insert into egress_allowlist (host, created_at) values ('evil.example.net', ${NOW})`.execute(tx)), /permission denied/);
-        await assert.rejects(ts.store.transaction((tx) => sql`drop trigger event_subscriptions_egress_fence on event_subscriptions`.execute(tx)), /must be owner|permission denied/);
+        await assert.rejects(
+          ts.store.transaction((tx) => sql`update egress_settings set fence_armed = 0`.execute(tx)),
+          /permission denied/,
+        );
+        await assert.rejects(
+          ts.store.transaction((tx) =>
+            sql`insert into egress_allowlist (host, created_at) values ('evil.example.net', ${NOW})`.execute(tx),
+          ),
+          /permission denied/,
+        );
+        await assert.rejects(
+          ts.store.transaction((tx) => sql`drop trigger event_subscriptions_egress_fence on event_subscriptions`.execute(tx)),
+          /must be owner|permission denied/,
+        );
       });
     }
   });

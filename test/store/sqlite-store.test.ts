@@ -11,7 +11,8 @@ runStoreCases({
         { reason: NOT_SUPPORTED_RLS, tests: Object.values(TENANT_ISOLATION_CASES) },
         {
           reason:
-            'better-sqlite3 is synchronous: two stores on one file in one thread block each other; migrators in separate processes are covered by test/store/sqlite/sqlite-store.test.ts',
+            'better-sqlite3 is synchronous: two stores on one file in one thread block each other; migrators in separate processes ' +
+            'are covered by test/store/sqlite/sqlite-store.test.ts',
           tests: [STORE_CASES.concurrentMigrators],
         },
       ]

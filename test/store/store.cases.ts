@@ -47,7 +47,10 @@ export function runStoreCases(options: StoreCaseOptions): void {
 
     test('migrate refuses a database migrated by a newer binary', async ({ store, admin }) => {
       const { current } = await store.migrate();
-      await admin.query(`insert into schema_migrations (version, name, applied_at) values (${current + 1}, 'from_the_future', '2099-01-01T00:00:00.000000000Z')`);
+      await admin.query(
+        `insert into schema_migrations (version, name, applied_at) values (${current + 1}, 'from_the_future', ` +
+          `'2099-01-01T00:00:00.000000000Z')`,
+      );
       await assert.rejects(store.migrate(), (err) => err instanceof StoreError && err.code === 'schema_too_new');
       const ready = await store.readiness();
       assert.equal(ready.ok, false);
@@ -64,7 +67,11 @@ export function runStoreCases(options: StoreCaseOptions): void {
       assert.ok(before.migrations.expected >= 1);
       await store.migrate();
       const after = await store.readiness();
-      assert.deepEqual(after, { ok: true, reachable: true, migrations: { current: before.migrations.expected, expected: before.migrations.expected } });
+      assert.deepEqual(after, {
+        ok: true,
+        reachable: true,
+        migrations: { current: before.migrations.expected, expected: before.migrations.expected },
+      });
     });
 
     test('a transaction commits its work and returns the callback value', async ({ store }) => {
@@ -122,13 +129,21 @@ export function runStoreCases(options: StoreCaseOptions): void {
       await store.migrate();
       const tenant = await addTenant(store);
       const row = agentRow(tenant);
-      const back = await store.withTenant(tenant, (tx) => tx.insertInto('agents').values(row).returning(['id', 'version']).executeTakeFirstOrThrow());
+      const back = await store.withTenant(tenant, (tx) =>
+        tx.insertInto('agents').values(row).returning(['id', 'version']).executeTakeFirstOrThrow(),
+      );
       assert.deepEqual(back, { id: row.id, version: 1 });
     });
 
     test('withTenant refuses a tenant id that is not a lowercase UUID, before running anything', async ({ store }) => {
       await store.migrate();
-      const bad = ['', 'acme', "00000000-0000-0000-0000-000000000000' or '1'='1", '0192F1A2-3B4C-7D5E-8F60-718293A4B5C6', ' 0192f1a2-3b4c-7d5e-8f60-718293a4b5c6'];
+      const bad = [
+        '',
+        'acme',
+        "00000000-0000-0000-0000-000000000000' or '1'='1",
+        '0192F1A2-3B4C-7D5E-8F60-718293A4B5C6',
+        ' 0192f1a2-3b4c-7d5e-8f60-718293a4b5c6',
+      ];
       for (const id of bad) {
         let ran = false;
         await assert.rejects(
@@ -151,14 +166,26 @@ export function runStoreCases(options: StoreCaseOptions): void {
         return store.withTenant(tenant, (tx) => tx.insertInto('agents').values(agentRow(tenant, { external_id: `c-${i}` })).execute());
       });
       const bumps = Array.from({ length: 20 }, () =>
-        store.withTenant(a, (tx) => tx.updateTable('agents').set({ version: sql`version + 1` }).where('id', '=', counter as string).execute()),
+        store.withTenant(a, (tx) =>
+          tx
+            .updateTable('agents')
+            .set({ version: sql`version + 1` })
+            .where('id', '=', counter as string)
+            .execute(),
+        ),
       );
       await Promise.all([...inserts, ...bumps]);
       const countA = await store.withTenant(a, (tx) => tx.selectFrom('agents').select('id').where('tenant_id', '=', a).execute());
       const countB = await store.withTenant(b, (tx) => tx.selectFrom('agents').select('id').where('tenant_id', '=', b).execute());
       assert.equal(countA.length, 11);
       assert.equal(countB.length, 10);
-      const version = await store.withTenant(a, (tx) => tx.selectFrom('agents').select('version').where('id', '=', counter as string).executeTakeFirstOrThrow());
+      const version = await store.withTenant(a, (tx) =>
+        tx
+          .selectFrom('agents')
+          .select('version')
+          .where('id', '=', counter as string)
+          .executeTakeFirstOrThrow(),
+      );
       assert.equal(version.version, 21);
     });
 
@@ -194,7 +221,9 @@ export function runStoreCases(options: StoreCaseOptions): void {
       await h.store.close();
       const again = await h.reopen();
       assert.deepEqual((await again.migrate()).applied, []);
-      const read = await again.withTenant(tenant, (tx) => tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).orderBy('id').execute());
+      const read = await again.withTenant(tenant, (tx) =>
+        tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).orderBy('id').execute(),
+      );
       assert.deepEqual(read.map((r) => r.id), [...ids].sort());
     });
 

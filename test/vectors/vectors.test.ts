@@ -75,7 +75,8 @@ function independentPreimage(r: AuditRecord): Uint8Array {
     r.payload_hash === null ? zeros : hexToBytes(r.payload_hash), hexToBytes(r.prev_hash),
   );
 }
-const independentCommitment = (blindHex: string, meta: string): Uint8Array => sha256(cat(lp('svc.audit.meta.v1'), lp(hexToBytes(blindHex)), utf8(meta)));
+const independentCommitment = (blindHex: string, meta: string): Uint8Array =>
+  sha256(cat(lp('svc.audit.meta.v1'), lp(hexToBytes(blindHex)), utf8(meta)));
 const independentEventPreimage = (tenant: string, seq: number, hashHex: string): Uint8Array =>
   cat(lp('svc.audit.event.v1'), lp(tenant), u64(seq), lp(hexToBytes(hashHex)));
 const independentCheckpointPreimage = (tenant: string, seq: number, hashHex: string): Uint8Array =>
@@ -156,7 +157,11 @@ test('the current code reproduces the vectors from their inputs', () => {
 });
 
 test('differential: random records sealed with OpenSSL verify under the independent implementation', () => {
-  const privateKey = createPrivateKey({ key: Buffer.from(cat(hexToBytes('302e020100300506032b657004220420'), sha256(utf8('diff')))), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.from(cat(hexToBytes('302e020100300506032b657004220420'), sha256(utf8('diff')))),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const signer = createSigner('ed25519', privateKey);
   const pk = publicKeyBytes('ed25519', signer.publicKey);
   const text = fc.string({ unit: 'grapheme', maxLength: 20 });

@@ -39,7 +39,10 @@ test('browser sign-in: the session is an HttpOnly, Secure, SameSite=Strict cooki
   const again = await call(server, 'GET', '/v1/m/identity/browser-session', { headers: { cookie } });
   assert.equal(again.status, 200);
   assert.equal(again.json().csrf_token, csrf, 'a reloaded page gets the same CSRF token');
-  const wrong = await call(server, 'POST', '/v1/m/identity/browser-session', { body: JSON.stringify({ ...ADMIN, password: 'not-the-password-1' }), headers: JSON_CT });
+  const wrong = await call(server, 'POST', '/v1/m/identity/browser-session', {
+    body: JSON.stringify({ ...ADMIN, password: 'not-the-password-1' }),
+    headers: JSON_CT,
+  });
   assert.equal(wrong.status, 401);
   assert.equal(wrong.headers['set-cookie'], undefined);
 });
@@ -52,7 +55,10 @@ test('CSRF: a cookie-authenticated mutation without the token (a cross-site POST
   assert.equal(crossSite.status, 403, crossSite.text);
   assert.equal(crossSite.json().error.code, 'forbidden');
   assert.match(crossSite.json().error.message, /x-csrf-token/);
-  const forged = await call(server, 'POST', '/v1/tokens', { body, headers: { ...JSON_CT, cookie, 'x-csrf-token': csrf.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) } });
+  const forged = await call(server, 'POST', '/v1/tokens', {
+    body,
+    headers: { ...JSON_CT, cookie, 'x-csrf-token': csrf.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) },
+  });
   assert.equal(forged.status, 403);
   // A body-less mutation (logout) is guarded the same way.
   const logoutNoToken = await call(server, 'DELETE', '/v1/m/identity/browser-session', { headers: { cookie } });
@@ -66,7 +72,10 @@ test('CSRF: a cookie-authenticated mutation without the token (a cross-site POST
 test('bearer tokens work unchanged beside cookies, and an API key in the cookie is not accepted', async () => {
   const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: JSON_CT });
   const token = login.json().token as string;
-  const issued = await call(server, 'POST', '/v1/tokens', { body: JSON.stringify({ name: 'bearer-ci', role: 'viewer' }), headers: { ...JSON_CT, authorization: `Bearer ${token}` } });
+  const issued = await call(server, 'POST', '/v1/tokens', {
+    body: JSON.stringify({ name: 'bearer-ci', role: 'viewer' }),
+    headers: { ...JSON_CT, authorization: `Bearer ${token}` },
+  });
   assert.equal(issued.status, 201, 'a bearer mutation needs no CSRF token');
   const key = issued.json().token as string;
   const keyInCookie = await call(server, 'GET', '/v1/auth/whoami', { headers: { cookie: `__Host-svc_session=${key}` } });
@@ -87,7 +96,14 @@ test('browser sign-out revokes the session and clears the cookie', async () => {
 });
 
 test('console files: index.html on every page URL, hashed assets immutable, strict CSP, JSON 404 elsewhere', async () => {
-  for (const p of ['/', '/overview', '/access-map?q=groomer&node=x&paths=escalation&path=0', '/agents/0190aaaa-0000-7000-8000-000000000000', '/audit?chain=system&action=auth.', '/admin/api-keys']) {
+  for (const p of [
+    '/',
+    '/overview',
+    '/access-map?q=groomer&node=x&paths=escalation&path=0',
+    '/agents/0190aaaa-0000-7000-8000-000000000000',
+    '/audit?chain=system&action=auth.',
+    '/admin/api-keys',
+  ]) {
     const res = await call(server, 'GET', p);
     assert.equal(res.status, 200, p);
     assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');

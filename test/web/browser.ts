@@ -10,7 +10,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REPO_ROOT, type TestServer } from '../helpers/server.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const skipReason = existsSync(CHROMIUM) ? false : `chromium is not installed at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium fonts-liberation)`;
+export const skipReason = existsSync(CHROMIUM)
+  ? false
+  : `chromium is not installed at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium fonts-liberation)`;
 export const SHOTS = path.join(REPO_ROOT, 'test-results', 'web');
 export const ADMIN = { email: 'admin@demo.local', password: 'demo-password-1234' };
 
@@ -18,7 +20,13 @@ export async function launch(server: TestServer): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${server.pinSha256}`],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      `--ignore-certificate-errors-spki-list=${server.pinSha256}`,
+    ],
   });
 }
 

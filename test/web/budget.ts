@@ -12,6 +12,11 @@ export function bundleSizes(): { entryJs: number; css: number; allJs: number; fi
   const files: Record<string, number> = {};
   for (const f of readdirSync(dir)) files[f] = gzipSync(readFileSync(path.join(dir, f)), { level: 9 }).length;
   const sum = (pred: (f: string) => boolean) => Object.entries(files).filter(([f]) => pred(f)).reduce((a, [, n]) => a + n, 0);
-  return { entryJs: sum((f) => /^index-.*\.js$/.test(f)), css: sum((f) => f.endsWith('.css')), allJs: sum((f) => f.endsWith('.js')), files };
+  return {
+    entryJs: sum((f) => /^index-.*\.js$/.test(f)),
+    css: sum((f) => f.endsWith('.css')),
+    allJs: sum((f) => f.endsWith('.js')),
+    files,
+  };
 }
 

@@ -35,9 +35,16 @@ const PER_IDENTITY = 20;
 before(async () => {
   if (skip) return;
   server = await startServer({ args: ['--seed-demo'], timeoutMs: 60_000 });
-  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify(ADMIN), headers: { 'content-type': 'application/json' } });
+  const login = await call(server, 'POST', '/v1/auth/login', {
+    body: JSON.stringify(ADMIN),
+    headers: { 'content-type': 'application/json' },
+  });
   const bearer = login.json().token as string;
-  const h = (tenant?: string) => ({ authorization: `Bearer ${bearer}`, 'content-type': 'application/json', ...(tenant ? { 'x-service-tenant': tenant } : {}) });
+  const h = (tenant?: string) => ({
+    authorization: `Bearer ${bearer}`,
+    'content-type': 'application/json',
+    ...(tenant ? { 'x-service-tenant': tenant } : {}),
+  });
   const org = await call(server, 'POST', '/v1/system/orgs', { body: JSON.stringify({ name: 'Big Estate' }), headers: h() });
   bigTenant = org.json().id;
   // 1,000 identities each permitted on 20 of 4,000 resources: 5,000 nodes, 20,000 edges.
@@ -55,7 +62,10 @@ before(async () => {
     }
   }
   for (let i = 0; i < grants.length; i += 5000) {
-    const res = await call(server, 'POST', '/v1/m/accessmap/grants', { body: JSON.stringify({ grants: grants.slice(i, i + 5000) }), headers: h(bigTenant) });
+    const res = await call(server, 'POST', '/v1/m/accessmap/grants', {
+      body: JSON.stringify({ grants: grants.slice(i, i + 5000) }),
+      headers: h(bigTenant),
+    });
     assert.equal(res.status, 200, res.text);
   }
   const obs = await call(server, 'POST', '/v1/m/accessmap/observations', { body: JSON.stringify({ observations }), headers: h(bigTenant) });
@@ -99,7 +109,11 @@ async function panFrames(p: Page): Promise<{ frames: number; median_ms: number; 
   const box = await p.locator('#graph').boundingBox();
   assert.ok(box);
   await p.evaluate(() => {
-    const w = globalThis as unknown as { requestAnimationFrame: (f: (t: number) => void) => void; svcFrames: number[]; svcSampling: boolean };
+    const w = globalThis as unknown as {
+      requestAnimationFrame: (f: (t: number) => void) => void;
+      svcFrames: number[];
+      svcSampling: boolean;
+    };
     w.svcFrames = [];
     w.svcSampling = true;
     let last = 0;
@@ -139,7 +153,9 @@ test('overview: time to interactive on loopback (median of 5 loads)', { skip, ti
   assert.ok(median(runs) < 5000, `overview TTI ${median(runs)} ms`);
   const bytes = await page.evaluate(() => {
     const entries = (globalThis as unknown as { performance: Perf }).performance.getEntriesByType('resource');
-    return entries.filter((e) => e.name.includes('/assets/')).map((e) => ({ name: e.name.split('/').pop(), encoded: e.encodedBodySize, decoded: e.decodedBodySize }));
+    return entries
+      .filter((e) => e.name.includes('/assets/'))
+      .map((e) => ({ name: e.name.split('/').pop(), encoded: e.encodedBodySize, decoded: e.decodedBodySize }));
   });
   figures.overview_assets = bytes;
 });
@@ -150,10 +166,18 @@ test('access map, demo estate: first render and panning', { skip, timeout: 120_0
   const m = await marks(page, 'svc:map-rendered', ['svc:map-fetch', 'svc:map-render']);
   const nodes = Number(await page.getAttribute('#graph', 'data-nodes'));
   const edges = Number(await page.getAttribute('#graph', 'data-edges'));
-  figures.map_demo = { nodes, edges, first_render_from_navigation_ms: Math.round(m['svc:map-rendered'] as number), fetch_ms: Math.round(m['svc:map-fetch'] as number), layout_and_draw_ms: Math.round(m['svc:map-render'] as number), pan: await panFrames(page) };
+  figures.map_demo = {
+    nodes,
+    edges,
+    first_render_from_navigation_ms: Math.round(m['svc:map-rendered'] as number),
+    fetch_ms: Math.round(m['svc:map-fetch'] as number),
+    layout_and_draw_ms: Math.round(m['svc:map-render'] as number),
+    pan: await panFrames(page),
+  };
   const shipped = await page.evaluate(() => {
     const entries = (globalThis as unknown as { performance: Perf }).performance.getEntriesByType('resource');
-    const of = (ext: string) => entries.filter((e) => e.name.includes('/assets/') && e.name.endsWith(ext)).reduce((a, e) => a + e.encodedBodySize, 0);
+    const of = (ext: string) =>
+      entries.filter((e) => e.name.includes('/assets/') && e.name.endsWith(ext)).reduce((a, e) => a + e.encodedBodySize, 0);
     return { js: of('.js'), css: of('.css') };
   });
   figures.shipped_gzip_bytes = { ...shipped, budget_kb: BUDGET_KB };
@@ -170,7 +194,15 @@ test('access map, 5,000 nodes / 20,000 edges: first render and panning', { skip,
   assert.equal(nodes, IDENTITIES + RESOURCES);
   assert.equal(edges, IDENTITIES * PER_IDENTITY);
   await shot(page, '18-access-map-5000-nodes');
-  figures.map_big = { nodes, edges, first_render_from_navigation_ms: Math.round(m['svc:map-rendered'] as number), fetch_ms: Math.round(m['svc:map-fetch'] as number), build_ms: Math.round(m['svc:map-build'] as number), layout_and_draw_ms: Math.round(m['svc:map-render'] as number), pan: await panFrames(page) };
+  figures.map_big = {
+    nodes,
+    edges,
+    first_render_from_navigation_ms: Math.round(m['svc:map-rendered'] as number),
+    fetch_ms: Math.round(m['svc:map-fetch'] as number),
+    build_ms: Math.round(m['svc:map-build'] as number),
+    layout_and_draw_ms: Math.round(m['svc:map-render'] as number),
+    pan: await panFrames(page),
+  };
   // Loose: the figure is what docs/web.md reports; the bound only catches a map that never draws.
   assert.ok((m['svc:map-render'] as number) < 120_000, `layout and first draw ${m['svc:map-render']} ms`);
   assertSameOrigin(g);

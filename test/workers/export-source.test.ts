@@ -1,5 +1,5 @@
 /**
- * The export reader (export-source.ts `each`, ledger-store.ts `sqliteStoredRowIterator`): a row read
+ * The export reader (export-source.ts `each`, export-iterator.ts `sqliteStoredRowIterator`): a row read
  * as one string built in SQL must give exactly the record the per-column reader gives (`read`), for
  * hostile values (U+0001, the separator, included), erased meta, payload hashes, gaps and filters;
  * and the CEF line the export writes from it must be the reference encoder's.
@@ -19,11 +19,36 @@ import { newSigner, TENANT } from '../ledger/fixtures.js';
 
 const DEVICE = { device: { vendor: 'svc', product: 'control-plane', version: '0.1.0' } };
 const N = 120;
-const HOSTILE = ['\u0001', 'a\u0001b\u0001c', '\u0002', '\r\n', '\0', '%', '%25', '\\', '|', '=', '"', '😀', '\uD800', 'x\uDFFF', '\x7f', 'é\t'];
+const HOSTILE = [
+  '\u0001',
+  'a\u0001b\u0001c',
+  '\u0002',
+  '\r\n',
+  '\0',
+  '%',
+  '%25',
+  '\\',
+  '|',
+  '=',
+  '"',
+  '😀',
+  '\uD800',
+  'x\uDFFF',
+  '\x7f',
+  'é\t',
+];
 
 function draftAt(seq: number): AuditDraft {
   const h = HOSTILE[seq % HOSTILE.length] as string;
-  if (seq % 4 === 1) return { actor: 'user:u1', actor_kind: 'user', action: 'agent.create', target_kind: 'agent', target_id: `agent-${seq}`, meta: { n: seq, note: 'ok' } };
+  if (seq % 4 === 1)
+    return {
+      actor: 'user:u1',
+      actor_kind: 'user',
+      action: 'agent.create',
+      target_kind: 'agent',
+      target_id: `agent-${seq}`,
+      meta: { n: seq, note: 'ok' },
+    };
   const where = seq % 5;
   return {
     actor: where === 0 ? `user:${h}` : 'user:u2',
@@ -52,7 +77,11 @@ describe('export reader: one string per row', () => {
     const pos = (seq: number) => `((${chain} << 40) | ${seq})`;
     await ts.admin.query('drop trigger audit_records_no_update');
     await ts.admin.query('drop trigger audit_records_no_delete');
-    await ts.admin.query(`update audit_records set meta = null, meta_blind = null, meta_commitment = x'${(sealed[9] as AuditRecord).meta_commitment}' where pos = ${pos(10)}`, [TENANT]);
+    await ts.admin.query(
+      `update audit_records set meta = null, meta_blind = null, meta_commitment = x'${(sealed[9] as AuditRecord).meta_commitment}' ` +
+        `where pos = ${pos(10)}`,
+      [TENANT],
+    );
     await ts.admin.query(`delete from audit_records where pos = ${pos(50)}`, [TENANT]);
     reader = openReader({ kind: 'sqlite', file: join(ts.config.dataDir, SQLITE_FILE_NAME) });
   });
@@ -86,7 +115,9 @@ describe('export reader: one string per row', () => {
     assert.equal(erased?.meta, null);
     assert.equal(erased?.meta_commitment, (sealed[9] as AuditRecord).meta_commitment);
     // Every record with meta and blind: the served commitment is the sealed one (recomputed from the blind).
-    for (const { r } of got) if (r.meta !== null && !/[\uD800-\uDFFF]/.test(JSON.stringify(sealed[r.seq - 1]))) assert.equal(r.meta_commitment, sealed[r.seq - 1]?.meta_commitment);
+    for (const { r } of got)
+      if (r.meta !== null && !/[\uD800-\uDFFF]/.test(JSON.stringify(sealed[r.seq - 1])))
+        assert.equal(r.meta_commitment, sealed[r.seq - 1]?.meta_commitment);
     assert.equal(got.find((g) => g.r.seq === 51)?.r.prev_hash, '0'.repeat(64), 'after the gap: zeros');
     assert.equal(got.find((g) => g.r.seq === 52)?.r.prev_hash, sealed[50]?.hash);
   });

@@ -19,7 +19,16 @@ import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp, timestampFromDate } from '../../ledger/time.js';
 import { uuid7 } from '../../ledger/uuid7.js';
 import type { Store } from '../../store/store-types.js';
-import { consumeChallenge, credentialIdTaken, findCredential, insertCredential, listCredentials, recordUse, saveChallenge, type StoredCredential } from './credential-store.js';
+import {
+  consumeChallenge,
+  credentialIdTaken,
+  findCredential,
+  insertCredential,
+  listCredentials,
+  recordUse,
+  saveChallenge,
+  type StoredCredential,
+} from './credential-store.js';
 import { originAllowed, type WebauthnSettings } from './settings.js';
 
 /** How long a ceremony may take between options and verification. */
@@ -39,7 +48,11 @@ export interface CeremonyStart<O> {
 }
 
 /** Start registering an authenticator for the subject; existing ones are excluded (§5.4.3 excludeCredentials). */
-export async function startRegistration(store: Store, settings: WebauthnSettings, subject: CeremonySubject): Promise<CeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
+export async function startRegistration(
+  store: Store,
+  settings: WebauthnSettings,
+  subject: CeremonySubject,
+): Promise<CeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
   const existing = await store.transaction((tx) => listCredentials(tx, subject.userId));
   const options = await generateRegistrationOptions({
     rpName: settings.rpName,
@@ -58,12 +71,25 @@ export async function startRegistration(store: Store, settings: WebauthnSettings
 }
 
 /** Verify an attestation and store the credential; 403 when it does not verify, 409 when the credential is known. */
-export async function finishRegistration(store: Store, settings: WebauthnSettings, subject: CeremonySubject, challengeId: string, response: RegistrationResponseJSON, name: string): Promise<StoredCredential> {
+export async function finishRegistration(
+  store: Store,
+  settings: WebauthnSettings,
+  subject: CeremonySubject,
+  challengeId: string,
+  response: RegistrationResponseJSON,
+  name: string,
+): Promise<StoredCredential> {
   const challenge = await take(store, subject, challengeId, 'register');
   const origin = ceremonyOrigin(response.response.clientDataJSON, settings);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: settings.rpId, requireUserVerification: true });
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: settings.rpId,
+      requireUserVerification: true,
+    });
   } catch (err) {
     throw errors.forbidden(`WebAuthn registration rejected: ${(err as Error).message}`);
   }
@@ -91,7 +117,11 @@ export async function finishRegistration(store: Store, settings: WebauthnSetting
 }
 
 /** Start a step-up: an assertion request over the subject's credentials; 409 when none is registered. */
-export async function startStepUp(store: Store, settings: WebauthnSettings, subject: CeremonySubject): Promise<CeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
+export async function startStepUp(
+  store: Store,
+  settings: WebauthnSettings,
+  subject: CeremonySubject,
+): Promise<CeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
   const creds = await store.transaction((tx) => listCredentials(tx, subject.userId));
   if (creds.length === 0) throw errors.conflict('no WebAuthn credential is registered for this user; register one first');
   const options = await generateAuthenticationOptions({
@@ -105,7 +135,13 @@ export async function startStepUp(store: Store, settings: WebauthnSettings, subj
 }
 
 /** Verify an assertion with user verification; returns the credential used. 403 on any failure. */
-export async function finishStepUp(store: Store, settings: WebauthnSettings, subject: CeremonySubject, challengeId: string, response: AuthenticationResponseJSON): Promise<StoredCredential> {
+export async function finishStepUp(
+  store: Store,
+  settings: WebauthnSettings,
+  subject: CeremonySubject,
+  challengeId: string,
+  response: AuthenticationResponseJSON,
+): Promise<StoredCredential> {
   const challenge = await take(store, subject, challengeId, 'step_up');
   const origin = ceremonyOrigin(response.response.clientDataJSON, settings);
   const credential = await store.transaction((tx) => findCredential(tx, subject.userId, response.id));
@@ -117,14 +153,20 @@ export async function finishStepUp(store: Store, settings: WebauthnSettings, sub
       expectedChallenge: challenge,
       expectedOrigin: origin,
       expectedRPID: settings.rpId,
-      credential: { id: credential.credentialId, publicKey: new Uint8Array(credential.publicKey), counter: credential.signCount, transports: credential.transports as AuthenticatorTransport[] },
+      credential: {
+        id: credential.credentialId,
+        publicKey: new Uint8Array(credential.publicKey),
+        counter: credential.signCount,
+        transports: credential.transports as AuthenticatorTransport[],
+      },
       requireUserVerification: true,
     });
   } catch (err) {
     // Includes a signature counter that went backwards (§6.1.1: a possibly cloned authenticator).
     throw errors.forbidden(`WebAuthn assertion rejected: ${(err as Error).message}`);
   }
-  if (!result.verified || !result.authenticationInfo.userVerified) throw errors.forbidden('WebAuthn assertion rejected: user verification required');
+  if (!result.verified || !result.authenticationInfo.userVerified)
+    throw errors.forbidden('WebAuthn assertion rejected: user verification required');
   const now = nowTimestamp();
   await store.transaction((tx) => recordUse(tx, credential.id, result.authenticationInfo.newCounter, now));
   return { ...credential, signCount: result.authenticationInfo.newCounter, lastUsedAt: now };
@@ -133,7 +175,9 @@ export async function finishStepUp(store: Store, settings: WebauthnSettings, sub
 async function remember(store: Store, subject: CeremonySubject, purpose: 'register' | 'step_up', challenge: string): Promise<string> {
   const id = uuid7();
   const expiresAt = timestampFromDate(new Date(Date.now() + CHALLENGE_TTL_MS));
-  await store.transaction((tx) => saveChallenge(tx, { id, userId: subject.userId, sessionId: subject.sessionId, purpose, challenge, expiresAt }, nowTimestamp()));
+  await store.transaction((tx) =>
+    saveChallenge(tx, { id, userId: subject.userId, sessionId: subject.sessionId, purpose, challenge, expiresAt }, nowTimestamp()),
+  );
   return id;
 }
 
@@ -152,7 +196,10 @@ function ceremonyOrigin(clientDataJSON: string, settings: WebauthnSettings): str
     throw errors.badRequest('clientDataJSON is not base64url-encoded JSON');
   }
   if (typeof origin !== 'string' || !originAllowed(origin, settings)) {
-    throw new ApiError('forbidden', `WebAuthn ceremony ran on an origin this server does not accept: ${JSON.stringify(String(origin)).slice(0, 200)}`);
+    throw new ApiError(
+      'forbidden',
+      `WebAuthn ceremony ran on an origin this server does not accept: ${JSON.stringify(String(origin)).slice(0, 200)}`,
+    );
   }
   return origin;
 }

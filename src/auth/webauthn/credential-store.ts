@@ -49,18 +49,37 @@ function fromRow(row: Selectable<WebauthnCredentialsTable>): StoredCredential {
 
 /** The public view of a credential. */
 export function credentialView(c: StoredCredential): CredentialView {
-  return { id: c.id, name: c.name, transports: c.transports, device_type: c.deviceType, backed_up: c.backedUp, created_at: c.createdAt, last_used_at: c.lastUsedAt };
+  return {
+    id: c.id,
+    name: c.name,
+    transports: c.transports,
+    device_type: c.deviceType,
+    backed_up: c.backedUp,
+    created_at: c.createdAt,
+    last_used_at: c.lastUsedAt,
+  };
 }
 
 /** Every credential of a user, oldest first. */
 export async function listCredentials(tx: Tx, userId: string): Promise<StoredCredential[]> {
-  const rows = await tx.selectFrom('webauthn_credentials').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  const rows = await tx
+    .selectFrom('webauthn_credentials')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map(fromRow);
 }
 
 /** One credential of a user by its WebAuthn credential id (base64url), or undefined. */
 export async function findCredential(tx: Tx, userId: string, credentialId: string): Promise<StoredCredential | undefined> {
-  const row = await tx.selectFrom('webauthn_credentials').selectAll().where('user_id', '=', userId).where('credential_id', '=', credentialId).executeTakeFirst();
+  const row = await tx
+    .selectFrom('webauthn_credentials')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('credential_id', '=', credentialId)
+    .executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
 
@@ -114,7 +133,18 @@ export interface PendingChallenge {
 /** Remember a challenge; expired ones are swept at the same time so the table stays small. */
 export async function saveChallenge(tx: Tx, c: PendingChallenge, now: string): Promise<void> {
   await tx.deleteFrom('webauthn_challenges').where('expires_at', '<=', now).execute();
-  await tx.insertInto('webauthn_challenges').values({ id: c.id, user_id: c.userId, session_id: c.sessionId, purpose: c.purpose, challenge: c.challenge, created_at: now, expires_at: c.expiresAt }).execute();
+  await tx
+    .insertInto('webauthn_challenges')
+    .values({
+      id: c.id,
+      user_id: c.userId,
+      session_id: c.sessionId,
+      purpose: c.purpose,
+      challenge: c.challenge,
+      created_at: now,
+      expires_at: c.expiresAt,
+    })
+    .execute();
 }
 
 /**
@@ -122,11 +152,24 @@ export async function saveChallenge(tx: Tx, c: PendingChallenge, now: string): P
  * the same transaction, and only the deleter gets it back. Undefined when it is unknown, belongs
  * to another session or purpose, or has expired.
  */
-export async function consumeChallenge(tx: Tx, id: string, sessionId: string, purpose: PendingChallenge['purpose'], now: string): Promise<PendingChallenge | undefined> {
+export async function consumeChallenge(
+  tx: Tx,
+  id: string,
+  sessionId: string,
+  purpose: PendingChallenge['purpose'],
+  now: string,
+): Promise<PendingChallenge | undefined> {
   const row = await tx.selectFrom('webauthn_challenges').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) return undefined;
   const res = await tx.deleteFrom('webauthn_challenges').where('id', '=', id).executeTakeFirst();
   if (Number(res.numDeletedRows) !== 1) return undefined;
   if (row.session_id !== sessionId || row.purpose !== purpose || row.expires_at <= now) return undefined;
-  return { id: row.id, userId: row.user_id, sessionId: row.session_id, purpose: row.purpose, challenge: row.challenge, expiresAt: row.expires_at };
+  return {
+    id: row.id,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    purpose: row.purpose,
+    challenge: row.challenge,
+    expiresAt: row.expires_at,
+  };
 }

@@ -18,7 +18,8 @@ const RP_ID = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0
 export function webauthnSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): WebauthnSettings {
   const rpId = (env['SERVICE_WEBAUTHN_RP_ID'] || 'localhost').trim().toLowerCase();
   // §5.1.3: an RP ID is a valid domain string; IP addresses are not allowed by browsers.
-  if (!RP_ID.test(rpId) || /^[0-9.]+$/.test(rpId)) throw new Error(`SERVICE_WEBAUTHN_RP_ID must be a DNS name (not an IP address); got ${JSON.stringify(rpId)}`);
+  if (!RP_ID.test(rpId) || /^[0-9.]+$/.test(rpId))
+    throw new Error(`SERVICE_WEBAUTHN_RP_ID must be a DNS name (not an IP address); got ${JSON.stringify(rpId)}`);
   const origins = (env['SERVICE_WEBAUTHN_ORIGINS'] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
   for (const o of origins) {
     let u: URL;
@@ -27,7 +28,8 @@ export function webauthnSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): W
     } catch {
       throw new Error(`SERVICE_WEBAUTHN_ORIGINS: ${JSON.stringify(o)} is not a URL`);
     }
-    if (u.protocol !== 'https:' || u.origin !== o) throw new Error(`SERVICE_WEBAUTHN_ORIGINS: ${JSON.stringify(o)} must be an https origin such as https://cp.example.com:8443`);
+    if (u.protocol !== 'https:' || u.origin !== o)
+      throw new Error(`SERVICE_WEBAUTHN_ORIGINS: ${JSON.stringify(o)} must be an https origin such as https://cp.example.com:8443`);
     if (!hostWithinRpId(u.hostname, rpId)) throw new Error(`SERVICE_WEBAUTHN_ORIGINS: ${o} is not within the RP ID ${rpId}`);
   }
   return { rpId, rpName: env['SERVICE_WEBAUTHN_RP_NAME'] || 'svc', origins };

@@ -74,15 +74,21 @@ export function yesOption(): boolean {
  * flags") plus `--context`. Each value resolves flag > `SERVICE_*` env > saved context.
  */
 export abstract class ClientCommand extends BaseCommand {
-  server = Option.String('--server', { description: 'Server URL (default: $SERVICE_SERVER_URL, then the saved context); https:// is assumed' });
-  tenant = Option.String('--tenant', { description: 'Tenant id sent as X-Service-Tenant (default: $SERVICE_TENANT, then the saved context)' });
+  server = Option.String('--server', {
+    description: 'Server URL (default: $SERVICE_SERVER_URL, then the saved context); https:// is assumed',
+  });
+  tenant = Option.String('--tenant', {
+    description: 'Tenant id sent as X-Service-Tenant (default: $SERVICE_TENANT, then the saved context)',
+  });
   token = Option.String('--token', { description: 'Bearer token (default: $SERVICE_TOKEN, then the saved context); prefer --token-file' });
   tokenFile = Option.String('--token-file', { description: 'Read the bearer token from this file, or from stdin with -' });
   caCert = Option.String('--ca-cert', { description: 'Extra trusted root certificate (PEM file), in addition to the system store' });
   pinSha256 = Option.Array('--pin-sha256', {
     description: "Trust a server whose leaf certificate's SPKI SHA-256 matches (base64 or hex; repeatable); replaces chain validation",
   });
-  insecure = Option.Boolean('--insecure', false, { description: 'Do not verify the server certificate at all (development only; prints a warning)' });
+  insecure = Option.Boolean('--insecure', false, {
+    description: 'Do not verify the server certificate at all (development only; prints a warning)',
+  });
   allowCleartext = Option.Boolean('--allow-cleartext', false, {
     description: 'Allow sending the credential over plain http:// to a non-loopback host',
   });

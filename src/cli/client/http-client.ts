@@ -96,7 +96,11 @@ export class HttpClient {
    * downloads). `timeout` bounds the wait for headers and every idle gap in the body, not the
    * total, so a long export is not cut off while data keeps flowing.
    */
-  async download(path: string, sink: Writable, options: Omit<RequestOptions, 'body' | 'acceptStatuses'> & { method?: 'GET' | 'POST' } = {}): Promise<ApiResponse> {
+  async download(
+    path: string,
+    sink: Writable,
+    options: Omit<RequestOptions, 'body' | 'acceptStatuses'> & { method?: 'GET' | 'POST' } = {},
+  ): Promise<ApiResponse> {
     try {
       const response = await this.#agent.request({
         origin: this.#settings.server.origin,
@@ -139,11 +143,13 @@ export class HttpClient {
   #transportError(err: unknown, signal: AbortSignal | undefined): CliError {
     if (err instanceof CliError) return err;
     const host = this.#settings.server.host;
-    if (signal?.aborted) return new TransportError('timeout', `no answer from ${host} within ${this.#settings.timeoutMs} ms`, { cause: err });
+    if (signal?.aborted)
+      return new TransportError('timeout', `no answer from ${host} within ${this.#settings.timeoutMs} ms`, { cause: err });
     const found = findCause(err);
     if (found instanceof CliError) return found;
     const code = found?.code ?? '';
-    if (TIMEOUT_CODES.has(code)) return new TransportError('timeout', `no answer from ${host} within ${this.#settings.timeoutMs} ms`, { cause: err });
+    if (TIMEOUT_CODES.has(code))
+      return new TransportError('timeout', `no answer from ${host} within ${this.#settings.timeoutMs} ms`, { cause: err });
     if (TLS_CODE.test(code) || /certificate|ssl|tls/i.test(found?.message ?? '')) {
       return new TransportError(
         'tls_error',
@@ -177,8 +183,10 @@ export function withStepUpHint(err: ApiError, settings: ClientSettings): ApiErro
   if (isLoopbackHost(url.hostname)) url.hostname = 'localhost';
   const page = `${url.origin}${url.pathname.replace(/\/+$/, '')}/ui/step-up`;
   const next = settings.token?.startsWith('svck_')
-    ? `API keys cannot step up: log in with svc auth login --email <you>, step that session up at ${page}, then run the command again within 15 minutes`
-    : `open ${page} in a browser, paste this session's token (svcs_…, the token of your saved context), press "Step up to AAL3" with your authenticator, then run the command again within 15 minutes`;
+    ? `API keys cannot step up: log in with svc auth login --email <you>, step that session up at ${page}, then run the command again ` +
+      `within 15 minutes`
+    : `open ${page} in a browser, paste this session's token (svcs_…, the token of your saved context), press "Step up to AAL3" with ` +
+      `your authenticator, then run the command again within 15 minutes`;
   return new ApiError(err.status, err.code, `${err.message.replace(/[.\s]+$/, '')}; ${next}`);
 }
 

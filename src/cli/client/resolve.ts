@@ -20,7 +20,12 @@ export function isUuid(text: string): boolean {
 }
 
 /** Resolves an id, name or key of one of `kinds` to `{id, kind}` (kind unknown when a UUID was given). */
-export async function resolveRef(client: HttpClient, ref: string, kinds: readonly RefKind[], flag: string): Promise<{ id: string; kind?: RefKind }> {
+export async function resolveRef(
+  client: HttpClient,
+  ref: string,
+  kinds: readonly RefKind[],
+  flag: string,
+): Promise<{ id: string; kind?: RefKind }> {
   if (isUuid(ref)) return { id: ref.toLowerCase() };
   const what = kinds.join(' or ');
   if (ref.trim() === '' || ref.length > 200 || /[\u0000-\u001f\u007f]/.test(ref)) {
@@ -32,7 +37,11 @@ export async function resolveRef(client: HttpClient, ref: string, kinds: readonl
   if (only !== undefined && matches.length === 1) return { id: only.id, kind: only.kind };
   if (matches.length > 1) {
     const listed = matches.map((h) => `${h.kind} ${h.name}${h.detail ? ` [${h.detail}]` : ''} ${h.id}`).join('; ');
-    throw new CliError(ExitCode.Usage, 'ambiguous', `${flag} ${JSON.stringify(ref)} matches ${matches.length} objects: ${listed}; give one of these ids`);
+    throw new CliError(
+      ExitCode.Usage,
+      'ambiguous',
+      `${flag} ${JSON.stringify(ref)} matches ${matches.length} objects: ${listed}; give one of these ids`,
+    );
   }
   const hidden = kinds.filter((k) => !answer.kinds.includes(k));
   const note = hidden.length > 0 ? ` (this credential may not search ${hidden.join(', ')}: graph nodes need the editor role)` : '';

@@ -75,7 +75,9 @@ export async function resolveClientSettings(
   const pins = pinTexts.map((text) => {
     const pin = parsePin(text);
     if (pin === undefined) {
-      throw new CliUsageError(`invalid --pin-sha256 "${text}": expected the SHA-256 of the leaf SPKI as base64 (44 chars) or hex (64 digits)`);
+      throw new CliUsageError(
+        `invalid --pin-sha256 "${text}": expected the SHA-256 of the leaf SPKI as base64 (44 chars) or hex (64 digits)`,
+      );
     }
     return pin;
   });

@@ -57,7 +57,10 @@ export function buildTrustedConnector(options: TrustOptions): buildConnector.con
       }
       socket.destroy();
       const seen = actual === undefined ? 'no certificate' : `pin_sha256 ${actual.toString('base64')}`;
-      callback(new TransportError('tls_pin_mismatch', `server certificate does not match any --pin-sha256 (server presented ${seen})`), null);
+      callback(
+        new TransportError('tls_pin_mismatch', `server certificate does not match any --pin-sha256 (server presented ${seen})`),
+        null,
+      );
     });
   };
 }

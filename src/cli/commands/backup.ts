@@ -24,12 +24,15 @@ export class BackupCommand extends BaseCommand {
     examples: [['Back up the default data directory', '$0 backup /backups/svc-2026-11-27']],
   });
 
-  dataDir = Option.String('--data-dir', { description: 'data directory of the server (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
+  dataDir = Option.String('--data-dir', {
+    description: 'data directory of the server (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)',
+  });
   dest = Option.String({ name: 'dest' });
 
   async execute(): Promise<number> {
     const env = this.context.env;
-    if ((env.SERVICE_STORE || 'sqlite') !== 'sqlite') throw new CliUsageError('svc backup copies the SQLite store; for PostgreSQL use pg_dump (docs/storage.md "Backups")');
+    if ((env.SERVICE_STORE || 'sqlite') !== 'sqlite')
+      throw new CliUsageError('svc backup copies the SQLite store; for PostgreSQL use pg_dump (docs/storage.md "Backups")');
     const dataDir = this.dataDir ?? (env.SERVICE_DATA_DIR || defaultDataDir(env));
     const { backupSqliteDataDir } = await import('../../store/sqlite/backup.js');
     const { StoreError } = await import('../../store/store-error.js');

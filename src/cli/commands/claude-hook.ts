@@ -20,7 +20,8 @@ export const HOOK_DEFAULT_TIMEOUT_MS = 5000;
 
 /** The agent's hook-output JSON for a decision on one hook event. */
 export function hookOutput(event: string, decision: 'allow' | 'deny' | 'ask', reason: string): Record<string, unknown> {
-  if (event === 'PreToolUse') return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } };
+  if (event === 'PreToolUse')
+    return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } };
   // Other events know no "ask": anything but allow blocks.
   if (decision === 'allow') return {};
   return { decision: 'block', reason };
@@ -33,11 +34,17 @@ export class ClaudeHookCommand extends ClientCommand {
     category: 'Governance',
     description: 'Hook client for Claude Code: ask svc to decide a tool call (reads hook JSON on stdin); denies on any failure',
     details:
-      'Prints the hook-output JSON. Exit 0: the server decided (allow, ask or deny). Exit 2: the client could not get a decision (unreachable, TLS, timeout, non-2xx, malformed answer, unknown decision, malformed input) and denied. `--timeout` bounds everything (default 5s). Credentials: --token/--token-file, then $SERVICE_TOKEN, then the saved context.',
-    examples: [['In .claude/settings.json hooks', 'svc claude-hook --server https://svc.example:8443 --token-file /etc/svc/hook-token --timeout 5s']],
+      'Prints the hook-output JSON. Exit 0: the server decided (allow, ask or deny). Exit 2: the client could not get a decision ' +
+      '(unreachable, TLS, timeout, non-2xx, malformed answer, unknown decision, malformed input) and denied. `--timeout` bounds ' +
+      'everything (default 5s). Credentials: --token/--token-file, then $SERVICE_TOKEN, then the saved context.',
+    examples: [
+      ['In .claude/settings.json hooks', 'svc claude-hook --server https://svc.example:8443 --token-file /etc/svc/hook-token --timeout 5s'],
+    ],
   });
 
-  agent = Option.String('--agent', { description: 'Agent id sent with each decision (default: $SERVICE_AGENT_ID; else the credential identifies the agent)' });
+  agent = Option.String('--agent', {
+    description: 'Agent id sent with each decision (default: $SERVICE_AGENT_ID; else the credential identifies the agent)',
+  });
 
   protected override defaultTimeoutMs = HOOK_DEFAULT_TIMEOUT_MS;
 
@@ -65,11 +72,16 @@ export class ClaudeHookCommand extends ClientCommand {
         const input = parseHook(await readAll(this.context.stdin));
         event = input['hook_event_name'] as string;
         const agent = this.agent ?? (this.context.env.SERVICE_AGENT_ID || undefined);
-        const res = await this.withClient((c) => c.request('POST', '/v1/m/governance/pep/decisions', { body: { ...input, ...(agent ? { agent_id: agent } : {}) } }));
+        const res = await this.withClient((c) =>
+          c.request('POST', '/v1/m/governance/pep/decisions', { body: { ...input, ...(agent ? { agent_id: agent } : {}) } }),
+        );
         const d = res.body as { decision?: unknown; reason?: unknown; revision?: unknown; decision_id?: unknown };
-        if (typeof d !== 'object' || d === null || typeof d.decision !== 'string' || typeof d.reason !== 'string') throw new Error('malformed answer from the decision endpoint');
+        if (typeof d !== 'object' || d === null || typeof d.decision !== 'string' || typeof d.reason !== 'string')
+          throw new Error('malformed answer from the decision endpoint');
         if (!DECISIONS.has(d.decision)) throw new Error(`unknown decision ${JSON.stringify(d.decision).slice(0, 40)}`);
-        const reason = `${d.reason} (svc decision ${String(d.decision_id)}, policy revision ${d.revision === null ? 'none' : String(d.revision)})`;
+        const reason =
+          `${d.reason} (svc decision ${String(d.decision_id)}, policy ` +
+          `revision ${d.revision === null ? 'none' : String(d.revision)})`;
         if (settled) return HOOK_DENY_EXIT;
         settled = true;
         this.context.stdout.write(`${JSON.stringify(hookOutput(event, d.decision as 'allow' | 'deny' | 'ask', reason))}\n`);
@@ -106,7 +118,8 @@ function parseHook(text: string): Record<string, unknown> {
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('the hook input on stdin is not a JSON object');
   const o = v as Record<string, unknown>;
-  for (const k of ['hook_event_name', 'session_id', 'tool_name'] as const) if (typeof o[k] !== 'string') throw new Error(`the hook input lacks ${k}`);
+  for (const k of ['hook_event_name', 'session_id', 'tool_name'] as const)
+    if (typeof o[k] !== 'string') throw new Error(`the hook input lacks ${k}`);
   const out: Record<string, unknown> = {};
   for (const k of KNOWN) if (o[k] !== undefined) out[k] = o[k];
   if (typeof out['tool_input'] !== 'object' || out['tool_input'] === null || Array.isArray(out['tool_input'])) out['tool_input'] = {};

@@ -23,7 +23,11 @@ export class CollectorCommand extends Command {
       Exit codes: 0 after a clean drain, 2 when the flags are refused, 1 otherwise.
     `,
     examples: [
-      ['Push to a core with mutual TLS', '$0 collector --core-addr core.example:8444 --ca ca.pem --client-cert me.pem --client-key me.key --token-file ingest.token --config sources.yaml'],
+      [
+        'Push to a core with mutual TLS',
+        '$0 collector --core-addr core.example:8444 --ca ca.pem --client-cert me.pem --client-key me.key --token-file ingest.token ' +
+          '--config sources.yaml',
+      ],
     ],
   });
 
@@ -31,19 +35,36 @@ export class CollectorCommand extends Command {
   ca = Option.String('--ca', { description: "PEM CA for the core's server certificate (default: system trust)" });
   clientCert = Option.String('--client-cert', { description: 'PEM client certificate (mutual TLS); needs --client-key' });
   clientKey = Option.String('--client-key', { description: 'PEM private key of --client-cert' });
-  serverName = Option.String('--server-name', { description: "name to verify the core's certificate against (default: the --core-addr host)" });
+  serverName = Option.String('--server-name', {
+    description: "name to verify the core's certificate against (default: the --core-addr host)",
+  });
   tokenFile = Option.String('--token-file', { description: 'file holding the bearer token (else SERVICE_INGEST_TOKEN)' });
   insecure = Option.Boolean('--insecure', { description: 'plaintext push, development only' });
   config = Option.String('--config', { description: 'sources file (YAML or JSON), see docs/collector.md (required)' });
-  spoolDir = Option.String('--spool-dir', { description: 'spool directory (SERVICE_COLLECTOR_SPOOL_DIR; default $XDG_STATE_HOME/svc/collector-spool)' });
+  spoolDir = Option.String('--spool-dir', {
+    description: 'spool directory (SERVICE_COLLECTOR_SPOOL_DIR; default $XDG_STATE_HOME/svc/collector-spool)',
+  });
   logLevel = Option.String('--log-level', { description: 'fatal|error|warn|info|debug (SERVICE_LOG_LEVEL; default info)' });
 
   override async execute(): Promise<number> {
-    const [{ resolveCollectorOptions, CollectorUsageError }, { loadCollectorConfig, CollectorConfigError }] = await Promise.all([import('../../collector/options.js'), import('../../collector/config.js')]);
+    const [{ resolveCollectorOptions, CollectorUsageError }, { loadCollectorConfig, CollectorConfigError }] = await Promise.all([
+      import('../../collector/options.js'),
+      import('../../collector/config.js'),
+    ]);
     let opts;
     let config;
     try {
-      opts = resolveCollectorOptions({ coreAddr: this.coreAddr, ca: this.ca, clientCert: this.clientCert, clientKey: this.clientKey, serverName: this.serverName, tokenFile: this.tokenFile, insecure: this.insecure, config: this.config, spoolDir: this.spoolDir });
+      opts = resolveCollectorOptions({
+        coreAddr: this.coreAddr,
+        ca: this.ca,
+        clientCert: this.clientCert,
+        clientKey: this.clientKey,
+        serverName: this.serverName,
+        tokenFile: this.tokenFile,
+        insecure: this.insecure,
+        config: this.config,
+        spoolDir: this.spoolDir,
+      });
       config = loadCollectorConfig(opts.configFile);
     } catch (err) {
       if (err instanceof CollectorUsageError || err instanceof CollectorConfigError) {
@@ -64,7 +85,17 @@ export class CollectorCommand extends Command {
       return 1;
     }
     collector.start();
-    log.info({ core: opts.coreAddr, tls: opts.tls !== null, mtls: Boolean(opts.tls?.certPem), sources: config.sources.map((s) => s.name), spool: opts.spoolDir, unacked: collector.spool.size }, 'collector running');
+    log.info(
+      {
+        core: opts.coreAddr,
+        tls: opts.tls !== null,
+        mtls: Boolean(opts.tls?.certPem),
+        sources: config.sources.map((s) => s.name),
+        spool: opts.spoolDir,
+        unacked: collector.spool.size,
+      },
+      'collector running',
+    );
     const running = collector;
     return new Promise<number>((resolve) => {
       let signals = 0;

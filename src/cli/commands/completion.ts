@@ -26,7 +26,12 @@ export class CompletionCommand extends BaseCommand {
 
   async execute(): Promise<number> {
     const tree = commandTree(this.cli.definitions());
-    const script = this.shell === 'fish' ? fishScript(tree) : this.shell === 'zsh' ? `#compdef svc\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(tree)}` : bashScript(tree);
+    const script =
+      this.shell === 'fish'
+        ? fishScript(tree)
+        : this.shell === 'zsh'
+          ? `#compdef svc\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(tree)}`
+          : bashScript(tree);
     this.context.stdout.write(script);
     return 0;
   }
@@ -44,7 +49,10 @@ function commandTree(definitions: ReadonlyArray<{ path: string; options: Readonl
       if (!words.has(prefix)) words.set(prefix, new Set());
       words.get(prefix)?.add(path[i] as string);
     }
-    flags.set(path.join(' '), [...new Set(def.options.flatMap((o) => (o.definition.split(' ')[0] ?? '').split(',')).filter((f) => f.startsWith('-'))), '--help']);
+    flags.set(path.join(' '), [
+      ...new Set(def.options.flatMap((o) => (o.definition.split(' ')[0] ?? '').split(',')).filter((f) => f.startsWith('-'))),
+      '--help',
+    ]);
   }
   return { words, flags };
 }
@@ -89,9 +97,14 @@ function fishScript(tree: Tree): string {
     'end',
     'complete -c svc -f',
   ];
-  for (const [prefix, next] of tree.words) lines.push(`complete -c svc -n ${quote(`test (__svc_path) = ${quote(prefix)}`)} -a ${quote([...next].sort().join(' '))}`);
+  for (const [prefix, next] of tree.words)
+    lines.push(`complete -c svc -n ${quote(`test (__svc_path) = ${quote(prefix)}`)} -a ${quote([...next].sort().join(' '))}`);
   for (const [path, flags] of tree.flags) {
-    for (const flag of flags) lines.push(`complete -c svc -n ${quote(`test (__svc_path) = ${quote(path)}`)} ${flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`}`);
+    for (const flag of flags)
+      lines.push(
+        `complete -c svc -n ${quote(`test (__svc_path) = ${quote(path)}`)} ` +
+          `${flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -26,7 +26,14 @@ import { KeysRotateCommand } from './keys/rotate.js';
 import { BackupCommand } from './backup.js';
 import { ConfigEffectiveCommand } from './config/effective.js';
 import { SecretsLsCommand } from './secrets/ls.js';
-import { ConnectorGetCommand, ConnectorHealthCommand, ConnectorLsCommand, ConnectorRmCommand, ConnectorSetCommand, ConnectorTestCommand } from './connector/commands.js';
+import {
+  ConnectorGetCommand,
+  ConnectorHealthCommand,
+  ConnectorLsCommand,
+  ConnectorRmCommand,
+  ConnectorSetCommand,
+  ConnectorTestCommand,
+} from './connector/commands.js';
 import { SourcesLsCommand, SourcesRmCommand, SourcesSetCommand } from './sources/commands.js';
 import { SecretsRmCommand } from './secrets/rm.js';
 import { SecretsSetCommand } from './secrets/set.js';

@@ -27,7 +27,16 @@ export class SearchCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     const res = (await this.withClient((c) => c.get('/v1/search', { query: { q: this.query, limit: this.limit } }))).body as Answer;
-    this.emit(res, (r) => `${table(r.items, [['kind', (h) => h.kind], ['name', (h) => h.name], ['key', (h) => h.detail || '-'], ['id', (h) => h.id]])}${r.has_more ? '\n(more hits: narrow the query or raise --limit)' : ''}`);
+    this.emit(
+      res,
+      (r) =>
+        `${table(r.items, [
+          ['kind', (h) => h.kind],
+          ['name', (h) => h.name],
+          ['key', (h) => h.detail || '-'],
+          ['id', (h) => h.id],
+        ])}${r.has_more ? '\n(more hits: narrow the query or raise --limit)' : ''}`,
+    );
     return 0;
   }
 }

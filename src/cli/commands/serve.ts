@@ -36,14 +36,24 @@ export class ServeCommand extends Command {
     ],
   });
 
-  listen = Option.String('--listen', { description: `HTTP bind host:port (SERVICE_LISTEN; default ${DEFAULTS.listen}); https:// or http:// may prefix it` });
-  grpcListen = Option.String('--grpc-listen', { description: `gRPC bind host:port (SERVICE_GRPC_LISTEN; default ${DEFAULTS.grpcListen}); grpcs:// or grpc:// may prefix it` });
-  dataDir = Option.String('--data-dir', { description: 'data directory: database, keys, certificates (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
+  listen = Option.String('--listen', {
+    description: `HTTP bind host:port (SERVICE_LISTEN; default ${DEFAULTS.listen}); https:// or http:// may prefix it`,
+  });
+  grpcListen = Option.String('--grpc-listen', {
+    description: `gRPC bind host:port (SERVICE_GRPC_LISTEN; default ${DEFAULTS.grpcListen}); grpcs:// or grpc:// may prefix it`,
+  });
+  dataDir = Option.String('--data-dir', {
+    description: 'data directory: database, keys, certificates (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)',
+  });
   tlsCert = Option.String('--tls-cert', { description: 'PEM certificate (chain) to serve (SERVICE_TLS_CERT); needs --tls-key' });
   tlsKey = Option.String('--tls-key', { description: 'PEM private key of --tls-cert, mode 0600 (SERVICE_TLS_KEY)' });
-  grpcClientCa = Option.String('--grpc-client-ca', { description: 'PEM CA bundle; gRPC clients must present a certificate it signed (mutual TLS) (SERVICE_GRPC_CLIENT_CA)' });
+  grpcClientCa = Option.String('--grpc-client-ca', {
+    description: 'PEM CA bundle; gRPC clients must present a certificate it signed (mutual TLS) (SERVICE_GRPC_CLIENT_CA)',
+  });
   insecure = Option.Boolean('--insecure', { description: 'plaintext HTTP and gRPC, loopback binds only (SERVICE_INSECURE)' });
-  seedDemo = Option.Boolean('--seed-demo', { description: 'provision a synthetic estate and a demo administrator with a public password; loopback binds only (SERVICE_SEED_DEMO)' });
+  seedDemo = Option.Boolean('--seed-demo', {
+    description: 'provision a synthetic estate and a demo administrator with a public password; loopback binds only (SERVICE_SEED_DEMO)',
+  });
   store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
   dsn = Option.String('--dsn', { description: 'Postgres connection string for --store postgres (SERVICE_DSN)' });
   logLevel = Option.String('--log-level', { description: 'fatal|error|warn|info|debug|trace|silent (SERVICE_LOG_LEVEL; default info)' });
@@ -80,7 +90,10 @@ export class ServeCommand extends Command {
       flush();
       this.context.stdout.write(readyBanner(server));
     } catch (err) {
-      log.fatal({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, `startup failed: ${(err as Error).message}`);
+      log.fatal(
+        { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+        `startup failed: ${(err as Error).message}`,
+      );
       flush();
       // The reason must reach the operator even if the async log stream could not flush in time.
       writeSync(2, `svc serve: startup failed: ${(err as Error).message}\n`);
@@ -99,10 +112,13 @@ export class ServeCommand extends Command {
         // Exit explicitly once drained: idle keep-alive sockets must not keep the process alive.
         server
           .shutdown(signal)
-          .then(() => 0, (err: unknown) => {
-            log.error({ err }, 'shutdown failed');
-            return 1;
-          })
+          .then(
+            () => 0,
+            (err: unknown) => {
+              log.error({ err }, 'shutdown failed');
+              return 1;
+            },
+          )
           .then((code) => {
             flush();
             resolve(code);

@@ -25,15 +25,24 @@ export class StatusCommand extends ClientCommand {
     `,
     examples: [
       ['Check a server', '$0 status --server https://cp.example.com:8443'],
-      ['Local server with its self-signed certificate pinned', '$0 status --server https://127.0.0.1:8443 --pin-sha256 <pin_sha256 from the serve log>'],
+      [
+        'Local server with its self-signed certificate pinned',
+        '$0 status --server https://127.0.0.1:8443 --pin-sha256 <pin_sha256 from the serve log>',
+      ],
     ],
   });
 
   async execute(): Promise<number> {
-    const [response, setupRequired] = await this.withClient(async (client) => [await client.get('/status'), await needsSetup(client)] as const);
+    const [response, setupRequired] = await this.withClient(
+      async (client) => [await client.get('/status'), await needsSetup(client)] as const,
+    );
     const doc = response.body;
     if (typeof doc !== 'object' || doc === null || typeof (doc as { status?: unknown }).status !== 'string') {
-      throw new CliError(ExitCode.Indeterminate, 'indeterminate', 'the server answered /status without a status field; its state is unknown');
+      throw new CliError(
+        ExitCode.Indeterminate,
+        'indeterminate',
+        'the server answered /status without a status field; its state is unknown',
+      );
     }
     let status = doc as StatusDocument;
     // A server that answers 409 setup_required on every route is not usable, however healthy its parts.
@@ -54,7 +63,8 @@ async function needsSetup(client: HttpClient): Promise<boolean> {
 
 function renderStatus(doc: StatusDocument): string {
   const lines = [`status:  ${doc.status}`];
-  if (doc.status === 'setup_required') lines.push('  no user yet: redeem the setup token svc serve printed at first start with svc auth bootstrap (see README)');
+  if (doc.status === 'setup_required')
+    lines.push('  no user yet: redeem the setup token svc serve printed at first start with svc auth bootstrap (see README)');
   if (typeof doc.version === 'string') lines.push(`version: ${doc.version}`);
   if (typeof doc.uptime_seconds === 'number') lines.push(`uptime:  ${doc.uptime_seconds}s`);
   const components = doc.components;

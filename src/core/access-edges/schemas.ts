@@ -33,7 +33,10 @@ export const Edge = Type.Object(
   { additionalProperties: false },
 );
 
-export const EdgePage = Type.Object({ items: Type.Array(Edge), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const EdgePage = Type.Object(
+  { items: Type.Array(Edge), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 /** Filters of an edge listing (spec client inputs of graph and drift). */
 export interface AccessEdgeFilter {

@@ -55,7 +55,18 @@ export interface AgentListFilter {
   kind?: string;
 }
 
-type Row = { id: string; tenant_id: string; name: string; kind: string; external_id: string; status: string; labels: string; version: number; created_at: string; updated_at: string };
+type Row = {
+  id: string;
+  tenant_id: string;
+  name: string;
+  kind: string;
+  external_id: string;
+  status: string;
+  labels: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+};
 /** A row as selected: `labels` is typed optional (see schema-accessmap.ts) but always present after migration 5. */
 type Selected = Omit<Row, 'labels'> & { labels?: string | undefined };
 
@@ -106,26 +117,41 @@ export async function createAgent(store: Store, tenant: string, input: AgentCrea
 
 /** One agent, or 404 (another tenant's agent is 404 too: no existence oracle). */
 export async function getAgent(store: Store, tenant: string, id: string): Promise<Agent> {
-  const row = await store.withTenant(tenant, (tx) => tx.selectFrom('agents').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst());
+  const row = await store.withTenant(tenant, (tx) =>
+    tx.selectFrom('agents').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst(),
+  );
   if (!row) throw errors.notFound('agent');
   return toAgent(row);
 }
 
 /** A keyset page of agents in id (creation) order. */
-export async function listAgents(store: Store, tenant: string, f: AgentListFilter): Promise<{ items: Agent[]; has_more: boolean; cursor?: string }> {
+export async function listAgents(
+  store: Store,
+  tenant: string,
+  f: AgentListFilter,
+): Promise<{ items: Agent[]; has_more: boolean; cursor?: string }> {
   const after = f.cursor ? decodeCursor(f.cursor) : undefined;
   const rows = await store.withTenant(tenant, (tx) => {
     let q = tx.selectFrom('agents').select(COLUMNS).where('tenant_id', '=', tenant);
     if (after) q = q.where('id', '>', after);
     if (f.status) q = q.where('status', '=', f.status);
     if (f.kind) q = q.where('kind', '=', f.kind);
-    return q.orderBy('id').limit(f.limit + 1).execute();
+    return q
+      .orderBy('id')
+      .limit(f.limit + 1)
+      .execute();
   });
   return pageOf(rows.map(toAgent), f.limit);
 }
 
 /** Applies a merge patch if `patch.version` is current; 404 if absent, 409 if stale. */
-export async function patchAgent(store: Store, tenant: string, id: string, patch: AgentPatch, inTx?: (tx: Transaction<Database>, agent: Agent, changed: string[]) => Promise<void> | void): Promise<{ agent: Agent; changed: string[] }> {
+export async function patchAgent(
+  store: Store,
+  tenant: string,
+  id: string,
+  patch: AgentPatch,
+  inTx?: (tx: Transaction<Database>, agent: Agent, changed: string[]) => Promise<void> | void,
+): Promise<{ agent: Agent; changed: string[] }> {
   return store
     .withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
@@ -151,7 +177,15 @@ export async function patchAgent(store: Store, tenant: string, id: string, patch
       // The version guard in the WHERE makes the check-and-set atomic on Postgres' concurrent writers too.
       const res = await tx
         .updateTable('agents')
-        .set({ name: next.name, kind: next.kind, external_id: next.external_id, status: next.status, labels: next.labels, version: next.version, updated_at: next.updated_at })
+        .set({
+          name: next.name,
+          kind: next.kind,
+          external_id: next.external_id,
+          status: next.status,
+          labels: next.labels,
+          version: next.version,
+          updated_at: next.updated_at,
+        })
         .where('tenant_id', '=', tenant)
         .where('id', '=', id)
         .where('version', '=', patch.version)
@@ -168,12 +202,20 @@ export async function patchAgent(store: Store, tenant: string, id: string, patch
  * Deletes an agent; `version`, when given, must be current. Other modules' guards may refuse it and
  * their cascades (the access map forgets the agent's edges) run in the same transaction.
  */
-export async function deleteAgent(store: Store, hooks: RecordHooks, tenant: string, id: string, version?: number, inTx?: InTransaction): Promise<Agent> {
+export async function deleteAgent(
+  store: Store,
+  hooks: RecordHooks,
+  tenant: string,
+  id: string,
+  version?: number,
+  inTx?: InTransaction,
+): Promise<Agent> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const cur = await tx.selectFrom('agents').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
     if (!cur) throw errors.notFound('agent');
-    if (version !== undefined && Number(cur.version) !== version) throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
+    if (version !== undefined && Number(cur.version) !== version)
+      throw errors.conflict(`version mismatch: the agent is at version ${cur.version}`);
     await hooks.run('delete', { store, tx, tenant, kind: 'agent', id, record: cur });
     await tx.deleteFrom('agents').where('tenant_id', '=', tenant).where('id', '=', id).execute();
     const agent = toAgent(cur);

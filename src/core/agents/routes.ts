@@ -33,9 +33,24 @@ export const agentRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       // The event is written in the agent's transaction (durable log), announced after the commit.
       const agent = await ctx.services.events.withEvents((emit) =>
-        createAgent(ctx.services.store, tenantOf(ctx), ctx.body, (tx, a) => emit({ type: 'agent.created', tenant: a.tenant_id, subject: `agent/${a.id}`, data: { id: a.id, name: a.name, kind: a.kind, external_id: a.external_id, status: a.status } }, tx)),
+        createAgent(ctx.services.store, tenantOf(ctx), ctx.body, (tx, a) =>
+          emit(
+            {
+              type: 'agent.created',
+              tenant: a.tenant_id,
+              subject: `agent/${a.id}`,
+              data: { id: a.id, name: a.name, kind: a.kind, external_id: a.external_id, status: a.status },
+            },
+            tx,
+          ),
+        ),
       );
-      await auditEvent(ctx, 'agent.create', { kind: 'agent', id: agent.id }, { name: agent.name, kind: agent.kind, external_id: agent.external_id, status: agent.status });
+      await auditEvent(
+        ctx,
+        'agent.create',
+        { kind: 'agent', id: agent.id },
+        { name: agent.name, kind: agent.kind, external_id: agent.external_id, status: agent.status },
+      );
       return reply.json(agent, 201);
     },
   }),
@@ -63,7 +78,12 @@ export const agentRoutes: AnyRoute[] = [
     response: Agent,
     handler: async (ctx) => {
       const { agent, changed } = await ctx.services.events.withEvents((emit) =>
-        patchAgent(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, (tx, a, ch) => emit({ type: 'agent.updated', tenant: a.tenant_id, subject: `agent/${a.id}`, data: { id: a.id, version: a.version, changed: ch } }, tx)),
+        patchAgent(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, (tx, a, ch) =>
+          emit(
+            { type: 'agent.updated', tenant: a.tenant_id, subject: `agent/${a.id}`, data: { id: a.id, version: a.version, changed: ch } },
+            tx,
+          ),
+        ),
       );
       await auditEvent(ctx, 'agent.update', { kind: 'agent', id: agent.id }, { changed, version: agent.version });
       return agent;
@@ -82,7 +102,9 @@ export const agentRoutes: AnyRoute[] = [
     status: 204,
     handler: async (ctx) => {
       const agent = await ctx.services.events.withEvents((emit) =>
-        deleteAgent(ctx.services.store, ctx.services.hooks, tenantOf(ctx), ctx.params.id, ctx.query.version, (tx, a) => emit({ type: 'agent.deleted', tenant: a.tenant_id, subject: `agent/${a.id}`, data: { id: a.id, name: a.name } }, tx)),
+        deleteAgent(ctx.services.store, ctx.services.hooks, tenantOf(ctx), ctx.params.id, ctx.query.version, (tx, a) =>
+          emit({ type: 'agent.deleted', tenant: a.tenant_id, subject: `agent/${a.id}`, data: { id: a.id, name: a.name } }, tx),
+        ),
       );
       await auditEvent(ctx, 'agent.delete', { kind: 'agent', id: agent.id }, { name: agent.name, version: agent.version });
       return reply.empty(204);

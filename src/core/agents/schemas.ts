@@ -3,7 +3,10 @@ import Type from 'typebox';
 import { Limit, Text, Timestamp, Uuid } from '../../contract/common.js';
 
 const Name = Text({ minLength: 1, maxLength: 200 });
-const Kind = Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$', description: 'free-form kind, e.g. `coding`, `support`; default `agent`' });
+const Kind = Type.String({
+  pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$',
+  description: 'free-form kind, e.g. `coding`, `support`; default `agent`',
+});
 const ExternalId = Text({ maxLength: 256, description: "the agent's id in its own runtime; unique per tenant when not empty" });
 const Status = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')]);
 const LabelKey = '^[A-Za-z0-9][A-Za-z0-9_./-]{0,62}$';
@@ -31,7 +34,13 @@ export const AgentPage = Type.Object(
 );
 
 export const AgentCreateBody = Type.Object(
-  { name: Name, kind: Type.Optional(Kind), external_id: Type.Optional(ExternalId), status: Type.Optional(Status), labels: Type.Optional(Labels) },
+  {
+    name: Name,
+    kind: Type.Optional(Kind),
+    external_id: Type.Optional(ExternalId),
+    status: Type.Optional(Status),
+    labels: Type.Optional(Labels),
+  },
   { additionalProperties: false },
 );
 
@@ -53,7 +62,12 @@ export const AgentPatchBody = Type.Object(
 );
 
 export const AgentListQuery = Type.Object(
-  { limit: Type.Optional(Limit), cursor: Type.Optional(Text({ maxLength: 200 })), status: Type.Optional(Status), kind: Type.Optional(Kind) },
+  {
+    limit: Type.Optional(Limit),
+    cursor: Type.Optional(Text({ maxLength: 200 })),
+    status: Type.Optional(Status),
+    kind: Type.Optional(Kind),
+  },
   { additionalProperties: false },
 );
 

@@ -29,7 +29,17 @@ export async function auditEvent(
 ): Promise<void> {
   // A valid W3C traceparent rides into meta, so the ledger can answer what happened under a trace (observability traces).
   const tp = parseTraceparent(ctx.headers?.['traceparent']);
-  await ctx.services.audit.append(tenantOf(ctx), { ...actorOf(ctx), action, target_kind: target.kind, target_id: target.id, meta: { ...meta, request_id: ctx.requestId, ...(tp ? { traceparent: `${tp.version}-${tp.trace_id}-${tp.parent_id}-${tp.flags}` } : {}) } });
+  await ctx.services.audit.append(tenantOf(ctx), {
+    ...actorOf(ctx),
+    action,
+    target_kind: target.kind,
+    target_id: target.id,
+    meta: {
+      ...meta,
+      request_id: ctx.requestId,
+      ...(tp ? { traceparent: `${tp.version}-${tp.trace_id}-${tp.parent_id}-${tp.flags}` } : {}),
+    },
+  });
 }
 
 /** Refuses a mutation in a suspended tenant with 423 (reads continue; DECISIONS.md). */

@@ -61,7 +61,9 @@ const DEFAULT_IN_FLIGHT = 4;
  * consumer resumes with `from=last_seq+1`.
  */
 export function terminatorLine(json: boolean, count: number, lastSeq: number): string {
-  return json ? `${JSON.stringify({ export_complete: true, count, last_seq: lastSeq })}\n` : `# export-complete count=${count} last_seq=${lastSeq}\n`;
+  return json
+    ? `${JSON.stringify({ export_complete: true, count, last_seq: lastSeq })}\n`
+    : `# export-complete count=${count} last_seq=${lastSeq}\n`;
 }
 
 /** Splits [fromSeq, toSeq] into page ranges, lazily. */
@@ -75,7 +77,11 @@ function* pageRanges(fromSeq: number, toSeq: number, size: number): Generator<[n
  * for a later page (copy it if you keep it). Stopping the iteration early (`return()`, as the HTTP adapter does when the client
  * goes away) dispatches no further page; pages already running finish and are dropped.
  */
-export async function* exportChunks(plan: ExportPlan, runner: ExportRunner, onFinish: FinishHook): AsyncGenerator<Uint8Array, void, undefined> {
+export async function* exportChunks(
+  plan: ExportPlan,
+  runner: ExportRunner,
+  onFinish: FinishHook,
+): AsyncGenerator<Uint8Array, void, undefined> {
   const pageSize = Math.max(1, runner.pageSize ?? DEFAULT_PAGE_SIZE);
   const maxInFlight = Math.max(1, runner.maxInFlight ?? DEFAULT_IN_FLIGHT);
   const ranges = pageRanges(plan.fromSeq, plan.toSeq, pageSize);
@@ -89,7 +95,16 @@ export async function* exportChunks(plan: ExportPlan, runner: ExportRunner, onFi
       const next = ranges.next();
       if (next.done) return;
       const [fromSeq, toSeq] = next.value;
-      const req: EncodePageRequest = { kind: 'encode-page', source: runner.source, tenant: plan.tenant, fromSeq, toSeq, format: plan.format, device: runner.device, filter: plan.filter };
+      const req: EncodePageRequest = {
+        kind: 'encode-page',
+        source: runner.source,
+        tenant: plan.tenant,
+        fromSeq,
+        toSeq,
+        format: plan.format,
+        device: runner.device,
+        filter: plan.filter,
+      };
       const buffer = spare.pop();
       if (buffer !== undefined) req.buffer = buffer;
       const job = runner.encodePage(req);

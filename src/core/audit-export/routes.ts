@@ -23,8 +23,20 @@ export const EXPORT_TO_HEADER = 'x-export-to-seq';
 export const ExportQuery = Type.Object(
   {
     format: Type.Optional(Text({ description: 'cef (default), leef, syslog, otlp, otlp_envelope, otlp_log_record, ocsf' })),
-    from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1); resume with the previous last_seq + 1' })),
-    to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'last seq (inclusive, default: the head at the start of the export)' })),
+    from: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'first seq (inclusive, default 1); resume with the previous last_seq + 1',
+      }),
+    ),
+    to: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'last seq (inclusive, default: the head at the start of the export)',
+      }),
+    ),
     ...AuditFilterFields,
   },
   { additionalProperties: false },
@@ -105,7 +117,9 @@ export async function exportAudit(ctx: RequestContext<unknown, Query>): Promise<
     }
     // An interrupted export is recorded too (what left the building is what counts), best effort.
     if (o.error !== undefined) ctx.log.error({ err: o.error, tenant, format }, 'audit export failed');
-    await ctx.services.audit.append(tenant, draft).catch((err: unknown) => ctx.log.error({ err, tenant }, 'could not record an interrupted audit export'));
+    await ctx.services.audit
+      .append(tenant, draft)
+      .catch((err: unknown) => ctx.log.error({ err, tenant }, 'could not record an interrupted audit export'));
   };
   const headers = { [EXPORT_FROM_HEADER]: String(plan.fromSeq), [EXPORT_TO_HEADER]: String(plan.toSeq), 'cache-control': 'no-store' };
   return reply.stream(exportChunks(plan, runner, onFinish), encoder.contentType, 200, headers);

@@ -9,7 +9,7 @@ import { Limit } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
 import type { LedgerService } from '../../ledger/ledger-service.js';
-import type { RecordFilter } from '../../ledger/ledger-store.js';
+import type { RecordFilter } from '../../ledger/record-filter.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSchema, VerifyReportSchema } from './schemas.js';
 
@@ -17,7 +17,9 @@ import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSche
 const ReadQuery = Type.Object(
   {
     from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1)' })),
-    cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the previous page’s cursor (a seq); overrides from' })),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the previous page’s cursor (a seq); overrides from' }),
+    ),
     limit: Type.Optional(Limit),
     ...AuditFilterFields,
   },

@@ -35,7 +35,14 @@ export const AuditPageSchema = Type.Object(
     items: Type.Array(AuditRecordSchema),
     has_more: Type.Boolean(),
     head_seq: Type.Integer({ minimum: 0, description: 'the chain head: seq of its last record (0 for an empty chain)' }),
-    head_hash: Nullable(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'the chain head: hex hash of record head_seq, as the heads table holds it (null for an empty chain); a verifier checks it against that record' })),
+    head_hash: Nullable(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'the chain head: hex hash of record head_seq, as the heads table holds it (null for an empty chain); a verifier checks it ' +
+          'against that record',
+      }),
+    ),
     cursor: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
@@ -48,7 +55,10 @@ const SeqOrNull = Nullable(Type.Integer());
 export const VerifyReportSchema = Type.Object(
   {
     ok: Type.Boolean(),
-    chain: Type.Object({ ok: Type.Boolean(), checked: Type.Integer(), break_at: SeqOrNull, reason: Reason }, { additionalProperties: false }),
+    chain: Type.Object(
+      { ok: Type.Boolean(), checked: Type.Integer(), break_at: SeqOrNull, reason: Reason },
+      { additionalProperties: false },
+    ),
     checkpoints: Type.Object(
       {
         ok: Type.Boolean(),
@@ -60,7 +70,10 @@ export const VerifyReportSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
-    signatures: Type.Object({ ok: Type.Boolean(), checked: Type.Integer(), first_bad_seq: SeqOrNull, reason: Reason }, { additionalProperties: false }),
+    signatures: Type.Object(
+      { ok: Type.Boolean(), checked: Type.Integer(), first_bad_seq: SeqOrNull, reason: Reason },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );

@@ -21,7 +21,11 @@ import { login } from './login.js';
 const PATH = '/v1/m/identity/browser-session';
 const LoginBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
 const BrowserSession = Type.Object(
-  { session_id: Uuid, expires_at: Timestamp, csrf_token: Type.String({ description: 'send as X-CSRF-Token on every POST, PUT, PATCH and DELETE' }) },
+  {
+    session_id: Uuid,
+    expires_at: Timestamp,
+    csrf_token: Type.String({ description: 'send as X-CSRF-Token on every POST, PUT, PATCH and DELETE' }),
+  },
   { additionalProperties: false },
 );
 const common = { stability: 'beta' as const, tags: ['identity'] };
@@ -41,7 +45,9 @@ export const browserSessionRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const issued = await login(ctx);
       const maxAge = (Date.parse(issued.expires_at) - Date.now()) / 1000;
-      return reply.json({ session_id: issued.session_id, expires_at: issued.expires_at, csrf_token: csrfTokenFor(issued.token) }, 200, { 'set-cookie': sessionCookie(issued.token, maxAge) });
+      return reply.json({ session_id: issued.session_id, expires_at: issued.expires_at, csrf_token: csrfTokenFor(issued.token) }, 200, {
+        'set-cookie': sessionCookie(issued.token, maxAge),
+      });
     },
   }),
   route({
@@ -55,7 +61,8 @@ export const browserSessionRoutes: AnyRoute[] = [
     handler: (ctx) => {
       const p = ctx.principal;
       const token = parseCookies(ctx.headers['cookie']).get(SESSION_COOKIE);
-      if (!p || p.kind !== 'user' || ctx.headers['authorization'] !== undefined || !token) throw errors.badRequest('this route answers for a browser session cookie only');
+      if (!p || p.kind !== 'user' || ctx.headers['authorization'] !== undefined || !token)
+        throw errors.badRequest('this route answers for a browser session cookie only');
       return { session_id: p.credentialId, expires_at: p.expiresAt ?? '', csrf_token: csrfTokenFor(token) };
     },
   }),

@@ -22,7 +22,10 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   const meta = { email, ip: ctx.remoteAddress, request_id: ctx.requestId };
   const wait = await runtime.lockout.retryAfter(keys);
   if (wait > 0) {
-    await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(undefined, 'auth.login_failed', 'user', '', { ...meta, reason: 'locked_out' }));
+    await ctx.services.audit.append(
+      SYSTEM_TENANT,
+      draftByUser(undefined, 'auth.login_failed', 'user', '', { ...meta, reason: 'locked_out' }),
+    );
     throw new ApiError('locked_out', undefined, { 'retry-after': String(wait) });
   }
   const user = await runtime.store.transaction((tx) => findUserByEmail(tx, email));
@@ -38,6 +41,9 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   }
   await runtime.lockout.clear(keys[0] as string);
   const session = await runtime.store.transaction((tx) => createSession(tx, user.id));
-  await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user.id, 'auth.login', 'session', session.session_id, { ip: ctx.remoteAddress, amr: ['pwd'] }));
+  await ctx.services.audit.append(
+    SYSTEM_TENANT,
+    draftByUser(user.id, 'auth.login', 'session', session.session_id, { ip: ctx.remoteAddress, amr: ['pwd'] }),
+  );
   return session;
 }

@@ -16,7 +16,10 @@ import { Email, Password, RoleName } from '../users/schemas.js';
 import { login } from './login.js';
 
 const LoginBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
-const IssuedSession = Type.Object({ token: Type.String({ description: 'svcs_… session token; shown once' }), session_id: Uuid, expires_at: Timestamp }, { additionalProperties: false });
+const IssuedSession = Type.Object(
+  { token: Type.String({ description: 'svcs_… session token; shown once' }), session_id: Uuid, expires_at: Timestamp },
+  { additionalProperties: false },
+);
 const WhoAmI = Type.Object(
   {
     kind: Type.Union([Type.Literal('user'), Type.Literal('token')]),
@@ -25,7 +28,9 @@ const WhoAmI = Type.Object(
     superadmin: Type.Boolean(),
     aal: Type.Optional(Type.Integer()),
     amr: Type.Optional(Type.Array(Type.String())),
-    grants: Type.Array(Type.Object({ tenant: Uuid, role: RoleName, permissions: Type.Array(Type.String()) }, { additionalProperties: false })),
+    grants: Type.Array(
+      Type.Object({ tenant: Uuid, role: RoleName, permissions: Type.Array(Type.String()) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -40,7 +45,19 @@ function sessionOf(ctx: { principal?: Principal }): Principal {
 }
 
 export const authRoutes: AnyRoute[] = [
-  route({ ...common, method: 'POST', path: '/v1/auth/login', operationId: 'login', summary: 'Exchange e-mail and password for a 12-hour session token', permission: PUBLIC, audit: 'auth.login', body: LoginBody, response: IssuedSession, bodyLimit: 8 * 1024, handler: login }),
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/auth/login',
+    operationId: 'login',
+    summary: 'Exchange e-mail and password for a 12-hour session token',
+    permission: PUBLIC,
+    audit: 'auth.login',
+    body: LoginBody,
+    response: IssuedSession,
+    bodyLimit: 8 * 1024,
+    handler: login,
+  }),
   route({
     ...common,
     method: 'POST',
@@ -73,11 +90,15 @@ export const authRoutes: AnyRoute[] = [
       const runtime = identityOf(ctx.services);
       const issued = await runtime.store.transaction(async (tx) => {
         // Conditional revoke: of two concurrent refreshes with one token, only one gets a new session.
-        if (!(await revokeSession(tx, p.credentialId, nowTimestamp()))) throw new ApiError('unauthenticated', 'invalid or expired credential');
+        if (!(await revokeSession(tx, p.credentialId, nowTimestamp())))
+          throw new ApiError('unauthenticated', 'invalid or expired credential');
         return createSession(tx, p.userId, { aal: p.aal, aalExpiresAt: p.aalExpiresAt, amr: p.amr.join(',') });
       });
       runtime.invalidate();
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'auth.refresh', 'session', issued.session_id, { previous_session: p.credentialId }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'auth.refresh', 'session', issued.session_id, { previous_session: p.credentialId }),
+      );
       return issued;
     },
   }),

@@ -1,4 +1,6 @@
-/** A compiled check of a kind's config schema with short error text (no dependency on the route registry; the error text is the routes'). */
+/**
+ * A compiled check of a kind's config schema with short error text (no dependency on the route registry; the error text is the routes').
+ */
 import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
 import { explainErrors } from '../../contract/schema-errors.js';

@@ -84,7 +84,10 @@ const checkers = new Map<string, ConfigChecker>();
 /** The surface whose tokens a kind's `format` takes (a fixed format is looked up as itself). */
 export function formatOf(kind: ConnectorKind, token: string | undefined): string {
   if ('fixed' in kind.format) {
-    if (token !== undefined && token !== kind.format.fixed) throw errors.badRequest(`format ${JSON.stringify(token)} is not accepted for connector kind ${kind.kind}; accepted: ${kind.format.fixed}`);
+    if (token !== undefined && token !== kind.format.fixed)
+      throw errors.badRequest(
+        `format ${JSON.stringify(token)} is not accepted for connector kind ${kind.kind}; accepted: ${kind.format.fixed}`,
+      );
     return kind.format.fixed;
   }
   try {
@@ -101,36 +104,59 @@ export function secretRefsOf(kind: ConnectorKind, config: Record<string, unknown
   for (const f of kind.secretFields) {
     const v = config[f];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || !/^secret:[a-z0-9][a-z0-9._-]{0,99}$/.test(v)) throw errors.badRequest(`config.${f} must be a secret reference secret:<name> (store the value with PUT /v1/console/secrets), never the value itself`);
+    if (typeof v !== 'string' || !/^secret:[a-z0-9][a-z0-9._-]{0,99}$/.test(v))
+      throw errors.badRequest(
+        `config.${f} must be a secret reference secret:<name> (store the value with PUT /v1/console/secrets), never the value itself`,
+      );
     out.push(v);
   }
   return out;
 }
 
 /** Validates an input and returns the row values it would store (everything but ids and times). */
-export async function validateConnector(store: Store, input: ConnectorInput, knownEventType: (t: string) => boolean): Promise<Omit<Row, 'id' | 'version' | 'created_at' | 'updated_at'>> {
+export async function validateConnector(
+  store: Store,
+  input: ConnectorInput,
+  knownEventType: (t: string) => boolean,
+): Promise<Omit<Row, 'id' | 'version' | 'created_at' | 'updated_at'>> {
   const kind = kindOf(input.kind);
-  if (!kind) throw errors.badRequest(`unknown connector kind ${JSON.stringify(input.kind)}; known: ${Object.keys(CONNECTOR_KINDS).join(', ')}`);
+  if (!kind)
+    throw errors.badRequest(`unknown connector kind ${JSON.stringify(input.kind)}; known: ${Object.keys(CONNECTOR_KINDS).join(', ')}`);
   const format = formatOf(kind, input.format);
   let checker = checkers.get(kind.kind);
   if (!checker) checkers.set(kind.kind, (checker = configChecker(kind.configSchema)));
-  if (!checker.check(input.config)) throw errors.badRequest(`config of a ${kind.kind} connector: ${checker.explain(input.config).replace(/\(root\)/g, 'config').replace(/^\//, 'config/')}`);
+  if (!checker.check(input.config))
+    throw errors.badRequest(
+      `config of a ${kind.kind} connector: ${checker
+        .explain(input.config)
+        .replace(/\(root\)/g, 'config')
+        .replace(/^\//, 'config/')}`,
+    );
   const problems = kind.validate?.(input.config) ?? [];
   if (problems.length > 0) throw errors.badRequest(`config of a ${kind.kind} connector: ${problems.join('; ')}`);
   const refs = secretRefsOf(kind, input.config);
-  for (const ref of refs) if (!(await secretExists(store, ref))) throw errors.badRequest(`config refers to ${ref}, which does not exist; store it first (PUT /v1/console/secrets or svc secrets set)`);
+  for (const ref of refs)
+    if (!(await secretExists(store, ref)))
+      throw errors.badRequest(`config refers to ${ref}, which does not exist; store it first (PUT /v1/console/secrets or svc secrets set)`);
   const tenant = input.tenant ?? null;
   if (tenant !== null) {
-    const t = await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('id', '=', tenant).where('deleted_at', 'is', null).executeTakeFirst());
+    const t = await store.transaction((tx) =>
+      tx.selectFrom('tenants').select('id').where('id', '=', tenant).where('deleted_at', 'is', null).executeTakeFirst(),
+    );
     if (!t) throw errors.notFound('tenant');
   }
   const ev = input.sources?.events ?? null;
   if (ev) {
-    if (ev.types.length === 0) throw errors.badRequest('sources.events.types must name at least one event type (or leave sources.events out)');
+    if (ev.types.length === 0)
+      throw errors.badRequest('sources.events.types must name at least one event type (or leave sources.events out)');
     const unknown = ev.types.filter((t) => !knownEventType(t));
-    if (unknown.length > 0) throw errors.badRequest(`sources.events.types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+    if (unknown.length > 0)
+      throw errors.badRequest(`sources.events.types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
   }
-  const sources: ConnectorSources = { ledger: input.sources?.ledger ?? true, events: ev ? { types: [...new Set(ev.types)].sort(), min_severity: ev.min_severity ?? null } : null };
+  const sources: ConnectorSources = {
+    ledger: input.sources?.ledger ?? true,
+    events: ev ? { types: [...new Set(ev.types)].sort(), min_severity: ev.min_severity ?? null } : null,
+  };
   if (!sources.ledger && !sources.events) throw errors.badRequest('sources: a connector forwards the ledger, events, or both');
   return {
     name: input.name,
@@ -147,12 +173,19 @@ export async function validateConnector(store: Store, input: ConnectorInput, kno
 }
 
 /** Creates or replaces a connector by name; returns it and whether it was created. */
-export async function putConnector(store: Store, values: Awaited<ReturnType<typeof validateConnector>>): Promise<{ view: ConnectorView; created: boolean; previous: ConnectorView | null }> {
+export async function putConnector(
+  store: Store,
+  values: Awaited<ReturnType<typeof validateConnector>>,
+): Promise<{ view: ConnectorView; created: boolean; previous: ConnectorView | null }> {
   return store.transaction(async (tx) => {
     const now = nowTimestamp();
     const cur = await tx.selectFrom('connectors').selectAll().where('name', '=', values.name).executeTakeFirst();
     if (cur) {
-      await tx.updateTable('connectors').set({ ...values, version: Number(cur.version) + 1, updated_at: now }).where('id', '=', cur.id).execute();
+      await tx
+        .updateTable('connectors')
+        .set({ ...values, version: Number(cur.version) + 1, updated_at: now })
+        .where('id', '=', cur.id)
+        .execute();
       const row = await tx.selectFrom('connectors').selectAll().where('id', '=', cur.id).executeTakeFirstOrThrow();
       return { view: viewOf(row), created: false, previous: viewOf(cur) };
     }
@@ -179,7 +212,9 @@ export async function deleteConnector(store: Store, name: string): Promise<Conne
   const tenants = await store.transaction((tx) => tx.selectFrom('tenants').select('id').execute());
   for (const { id: tenant } of tenants) {
     await store.withTenant(tenant, async (tx) => {
-      const lanes = (await tx.selectFrom('connector_cursors').select('id').where('tenant_id', '=', tenant).where('connector_id', '=', r.id).execute()).map((x) => x.id);
+      const lanes = (
+        await tx.selectFrom('connector_cursors').select('id').where('tenant_id', '=', tenant).where('connector_id', '=', r.id).execute()
+      ).map((x) => x.id);
       if (lanes.length === 0) return;
       await tx.deleteFrom('event_deliveries').where('tenant_id', '=', tenant).where('subscription_id', 'in', lanes).execute();
       await tx.deleteFrom('connector_cursors').where('tenant_id', '=', tenant).where('connector_id', '=', r.id).execute();
@@ -192,5 +227,7 @@ export async function deleteConnector(store: Store, name: string): Promise<Conne
 /** `GET /v1/console/secrets` names the connectors that reference each secret (`connector:<name>`). */
 registerSecretReferences(async (tx: Tx) => {
   const rows = await tx.selectFrom('connectors').select(['name', 'secret_refs']).execute();
-  return rows.flatMap((r) => (JSON.parse(r.secret_refs) as string[]).map((ref) => ({ secret: ref.replace(/^secret:/, ''), by: `connector:${r.name}` })));
+  return rows.flatMap((r) =>
+    (JSON.parse(r.secret_refs) as string[]).map((ref) => ({ secret: ref.replace(/^secret:/, ''), by: `connector:${r.name}` })),
+  );
 });

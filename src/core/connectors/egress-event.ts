@@ -27,5 +27,14 @@ export function egressEvent(e: BusEvent): EgressEvent {
   for (const [k, v] of Object.entries(e.data)) {
     fields[`data.${k}`] = v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : JSON.stringify(v);
   }
-  return { id: e.id, type: e.type, time: e.time, severity: eventSeverity(e), tenant: e.tenant, title: `${e.type} ${e.subject}`, fields, raw: cloudEvent(e) };
+  return {
+    id: e.id,
+    type: e.type,
+    time: e.time,
+    severity: eventSeverity(e),
+    tenant: e.tenant,
+    title: `${e.type} ${e.subject}`,
+    fields,
+    raw: cloudEvent(e),
+  };
 }

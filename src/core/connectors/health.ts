@@ -44,13 +44,28 @@ export interface ConnectorHealth {
 }
 
 export interface HealthReport {
-  summary: { total: number; running: number; failed: number; stopped: number; disabled: number; dead_letters: number; max_lag_records: number; max_lag_seconds: number };
+  summary: {
+    total: number;
+    running: number;
+    failed: number;
+    stopped: number;
+    disabled: number;
+    dead_letters: number;
+    max_lag_records: number;
+    max_lag_seconds: number;
+  };
   items: ConnectorHealth[];
 }
 
 async function laneHealth(store: Store, conn: ConnectorView, tenant: string): Promise<LaneHealth[]> {
   return store.withTenant(tenant, async (tx) => {
-    const cursors = await tx.selectFrom('connector_cursors').selectAll().where('tenant_id', '=', tenant).where('connector_id', '=', conn.id).orderBy('source').execute();
+    const cursors = await tx
+      .selectFrom('connector_cursors')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('connector_id', '=', conn.id)
+      .orderBy('source')
+      .execute();
     const out: LaneHealth[] = [];
     for (const c of cursors) {
       const counts = await tx
@@ -95,7 +110,9 @@ async function laneHealth(store: Store, conn: ConnectorView, tenant: string): Pr
 /** Health of every connector (and of one, by name, when `only` is given). */
 export async function connectorHealth(store: Store, runtime: ConnectorRuntime | undefined, only?: string): Promise<HealthReport> {
   const conns = (await listConnectors(store)).filter((c) => only === undefined || c.name === only);
-  const tenants = (await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute())).map((t) => t.id);
+  const tenants = (await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute())).map(
+    (t) => t.id,
+  );
   const items: ConnectorHealth[] = [];
   for (const conn of conns) {
     const lanes: LaneHealth[] = [];
@@ -112,11 +129,25 @@ export async function connectorHealth(store: Store, runtime: ConnectorRuntime | 
       kind: conn.kind,
       tenant: conn.tenant,
       state,
-      reason: state === 'failed' ? (st?.failed ?? null) : state === 'stopped' ? (runtime?.running ? 'no lane runs yet (no tenant in scope, or not loaded yet)' : 'the connector runtime is not running in this process') : null,
-      last_success_at: [st?.last_success_at ?? null, lastDelivered].filter((x): x is string => x !== null).sort().pop() ?? null,
+      reason:
+        state === 'failed'
+          ? (st?.failed ?? null)
+          : state === 'stopped'
+            ? runtime?.running
+              ? 'no lane runs yet (no tenant in scope, or not loaded yet)'
+              : 'the connector runtime is not running in this process'
+            : null,
+      last_success_at:
+        [st?.last_success_at ?? null, lastDelivered]
+          .filter((x): x is string => x !== null)
+          .sort()
+          .pop() ?? null,
       last_error: st?.last_error ?? null,
       last_error_at: st?.last_error_at ?? null,
-      lag: { records: lanes.filter((l) => l.source === 'ledger').reduce((m, l) => Math.max(m, l.lag_records), 0), seconds: lanes.reduce((m, l) => Math.max(m, l.lag_seconds), 0) },
+      lag: {
+        records: lanes.filter((l) => l.source === 'ledger').reduce((m, l) => Math.max(m, l.lag_records), 0),
+        seconds: lanes.reduce((m, l) => Math.max(m, l.lag_seconds), 0),
+      },
       dead_letters: lanes.reduce((s, l) => s + l.dead, 0),
       failed_records: lanes.reduce((s, l) => s + l.failed, 0),
       queued: lanes.reduce((s, l) => s + l.queued, 0),
@@ -143,7 +174,11 @@ export async function connectorHealth(store: Store, runtime: ConnectorRuntime | 
 export async function metricsSource(store: Store, runtime: ConnectorRuntime | undefined): Promise<MetricsSource> {
   const h = await connectorHealth(store, runtime);
   return {
-    lags: h.items.flatMap((i) => i.lanes.filter((l) => l.source === 'ledger').map((l) => ({ connector: i.name, tenant: l.tenant, records: l.lag_records, seconds: l.lag_seconds }))),
+    lags: h.items.flatMap((i) =>
+      i.lanes
+        .filter((l) => l.source === 'ledger')
+        .map((l) => ({ connector: i.name, tenant: l.tenant, records: l.lag_records, seconds: l.lag_seconds })),
+    ),
     states: h.items.map((i) => ({ connector: i.name, state: i.state })),
     dead: h.items.map((i) => ({ connector: i.name, count: i.dead_letters })),
   };

@@ -10,7 +10,15 @@ export const connectorsManifest: ModuleManifest = { name: 'connectors', routes: 
 
 /** Starts the connector runtime on `services.connectors`; returns its stop. */
 export async function startConnectors(s: Services): Promise<() => Promise<void>> {
-  const runtime = new ConnectorRuntime({ store: s.store, sealer: s.sealer, bus: s.events, log: s.log.child({ log: 'connectors' }), version: s.build.version, dataDir: s.dataDir, registry: s.metrics.registry });
+  const runtime = new ConnectorRuntime({
+    store: s.store,
+    sealer: s.sealer,
+    bus: s.events,
+    log: s.log.child({ log: 'connectors' }),
+    version: s.build.version,
+    dataDir: s.dataDir,
+    registry: s.metrics.registry,
+  });
   runtime.metrics?.setSource(() => metricsSource(s.store, runtime));
   s.connectors = runtime;
   await runtime.start();

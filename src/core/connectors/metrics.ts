@@ -29,7 +29,9 @@ export class ConnectorMetrics {
   constructor(registry: Registry) {
     const read = (): Promise<MetricsSource | undefined> => {
       // One health read per scrape, shared by the gauges.
-      this.#pending ??= (this.#source?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setTimeout(() => (this.#pending = undefined), 0));
+      this.#pending ??= (this.#source?.() ?? Promise.resolve(undefined))
+        .catch(() => undefined)
+        .finally(() => setTimeout(() => (this.#pending = undefined), 0));
       return this.#pending;
     };
     new Gauge({
@@ -59,7 +61,8 @@ export class ConnectorMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const s of (await read())?.states ?? []) for (const st of CONNECTOR_STATES) this.set({ connector: s.connector, state: st }, s.state === st ? 1 : 0);
+        for (const s of (await read())?.states ?? [])
+          for (const st of CONNECTOR_STATES) this.set({ connector: s.connector, state: st }, s.state === st ? 1 : 0);
       },
     });
     new Gauge({
@@ -72,8 +75,18 @@ export class ConnectorMetrics {
         for (const d of (await read())?.dead ?? []) this.set({ connector: d.connector }, d.count);
       },
     });
-    this.#records = new Counter({ name: 'svc_connector_records_delivered_total', help: 'Records a connector delivered (a receiver took them).', labelNames: ['connector'] as const, registers: [registry] });
-    this.#failedAttempts = new Counter({ name: 'svc_connector_attempts_failed_total', help: 'Delivery attempts of a connector that did not deliver.', labelNames: ['connector'] as const, registers: [registry] });
+    this.#records = new Counter({
+      name: 'svc_connector_records_delivered_total',
+      help: 'Records a connector delivered (a receiver took them).',
+      labelNames: ['connector'] as const,
+      registers: [registry],
+    });
+    this.#failedAttempts = new Counter({
+      name: 'svc_connector_attempts_failed_total',
+      help: 'Delivery attempts of a connector that did not deliver.',
+      labelNames: ['connector'] as const,
+      registers: [registry],
+    });
   }
 
   setSource(fn: () => Promise<MetricsSource>): void {

@@ -34,13 +34,29 @@ async function connectorDeliveries(s: Services, connectorId: string, status: str
   const out: DeliveryView[] = [];
   for (const tenant of tenants) {
     await s.store.withTenant(tenant, async (tx) => {
-      const lanes = await tx.selectFrom('connector_cursors').select(['id', 'source']).where('tenant_id', '=', tenant).where('connector_id', '=', connectorId).execute();
+      const lanes = await tx
+        .selectFrom('connector_cursors')
+        .select(['id', 'source'])
+        .where('tenant_id', '=', tenant)
+        .where('connector_id', '=', connectorId)
+        .execute();
       for (const lane of lanes) {
         const rows: Delivery[] = await listDeliveries(tx, tenant, { subscription_id: lane.id, limit, ...(status ? { status } : {}) });
-        const payloads = new Map((await tx.selectFrom('event_deliveries').select(['id', 'payload']).where('tenant_id', '=', tenant).where('id', 'in', rows.length ? rows.map((r) => r.id) : ['00000000-0000-0000-0000-000000000000']).execute()).map((p) => [p.id, p.payload]));
+        const payloads = new Map(
+          (
+            await tx
+              .selectFrom('event_deliveries')
+              .select(['id', 'payload'])
+              .where('tenant_id', '=', tenant)
+              .where('id', 'in', rows.length ? rows.map((r) => r.id) : ['00000000-0000-0000-0000-000000000000'])
+              .execute()
+          ).map((p) => [p.id, p.payload]),
+        );
         for (const r of rows) {
           const p = payloads.get(r.id);
-          const range = p ? rangeOf(JSON.parse(p) as Parameters<typeof rangeOf>[0]) : { source: lane.source, from: r.event_seq, to: r.event_seq };
+          const range = p
+            ? rangeOf(JSON.parse(p) as Parameters<typeof rangeOf>[0])
+            : { source: lane.source, from: r.event_seq, to: r.event_seq };
           out.push({ ...r, tenant, source: range.source, from_seq: range.from, to_seq: range.to });
         }
       }
@@ -57,7 +73,10 @@ export const connectorRoutes: AnyRoute[] = [
     operationId: 'listConnectors',
     summary: 'Output connectors (one by name); with name and deliveries, its deliveries too',
     query: ListQuery,
-    response: Type.Object({ items: Type.Array(ConnectorOut), deliveries: Type.Optional(Type.Array(DeliveryOut)) }, { additionalProperties: false }),
+    response: Type.Object(
+      { items: Type.Array(ConnectorOut), deliveries: Type.Optional(Type.Array(DeliveryOut)) },
+      { additionalProperties: false },
+    ),
     handler: async (ctx) => {
       const s = ctx.services;
       if (ctx.query.name === undefined) {
@@ -76,7 +95,7 @@ export const connectorRoutes: AnyRoute[] = [
     method: 'PUT',
     path: '/v1/console/connectors',
     operationId: 'putConnector',
-    summary: "Create or replace an output connector by name; validated against its kind (format token, config schema, secret references)",
+    summary: 'Create or replace an output connector by name; validated against its kind (format token, config schema, secret references)',
     audit: 'connector.put',
     body: ConnectorIn,
     response: ConnectorOut,
@@ -86,7 +105,19 @@ export const connectorRoutes: AnyRoute[] = [
       const s = ctx.services;
       const values = await validateConnector(s.store, ctx.body as ConnectorInput, (t) => s.events.catalog.get(t) !== undefined);
       const { view, created } = await putConnector(s.store, values);
-      await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.put', 'connector', view.name, { created, kind: view.kind, tenant: view.tenant, format: view.format, enabled: view.enabled, sources: view.sources, secret_refs: view.secret_refs, version: view.version }));
+      await s.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'connector.put', 'connector', view.name, {
+          created,
+          kind: view.kind,
+          tenant: view.tenant,
+          format: view.format,
+          enabled: view.enabled,
+          sources: view.sources,
+          secret_refs: view.secret_refs,
+          version: view.version,
+        }),
+      );
       await s.connectors?.refresh().catch(() => undefined);
       return view;
     },
@@ -106,7 +137,13 @@ export const connectorRoutes: AnyRoute[] = [
       // Stop its lanes before the rows go (a running lane would recreate its cursor).
       const c = await getConnector(s.store, ctx.query.name);
       if (!c) throw errors.notFound('connector');
-      await s.store.transaction((tx) => tx.updateTable('connectors').set({ enabled: 0, version: c.version + 1 }).where('id', '=', c.id).execute());
+      await s.store.transaction((tx) =>
+        tx
+          .updateTable('connectors')
+          .set({ enabled: 0, version: c.version + 1 })
+          .where('id', '=', c.id)
+          .execute(),
+      );
       await s.connectors?.refresh().catch(() => undefined);
       await deleteConnector(s.store, ctx.query.name);
       await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.delete', 'connector', c.name, { kind: c.kind, tenant: c.tenant }));

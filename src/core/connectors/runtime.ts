@@ -87,7 +87,13 @@ export class ConnectorRuntime implements TargetHost {
     this.#o = o;
     this.store = o.store;
     this.version = o.version;
-    this.engine = new DeliveryEngine({ store: o.store, log: o.log, loadLanes: () => this.#loadLanes(), pollMs: o.pollMs ?? 1_000, reloadMs: o.reloadMs ?? 3_000 });
+    this.engine = new DeliveryEngine({
+      store: o.store,
+      log: o.log,
+      loadLanes: () => this.#loadLanes(),
+      pollMs: o.pollMs ?? 1_000,
+      reloadMs: o.reloadMs ?? 3_000,
+    });
     this.metrics = o.registry ? new ConnectorMetrics(o.registry) : undefined;
   }
 
@@ -127,13 +133,22 @@ export class ConnectorRuntime implements TargetHost {
 
   #st(id: string): ConnectorState {
     let s = this.#state.get(id);
-    if (!s) this.#state.set(id, (s = { failed: null, last_error: null, last_error_at: null, last_success_at: null, delivered_records: 0, lanes: 0 }));
+    if (!s)
+      this.#state.set(
+        id,
+        (s = { failed: null, last_error: null, last_error_at: null, last_success_at: null, delivered_records: 0, lanes: 0 }),
+      );
     return s;
   }
 
   kindContext(): KindContext {
     const { store, sealer, log, dataDir, version } = this.#o;
-    return { secret: (ref) => resolveSecret(store, sealer, ref), dataDir, version, log: { warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) } };
+    return {
+      secret: (ref) => resolveSecret(store, sealer, ref),
+      dataDir,
+      version,
+      log: { warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) },
+    };
   }
 
   async checkSecrets(conn: ConnectorView): Promise<void> {
@@ -152,7 +167,11 @@ export class ConnectorRuntime implements TargetHost {
       const old = h;
       const kind = kindOf(conn.kind);
       if (!kind) throw new Error(`unknown connector kind ${conn.kind}`);
-      h = { revision: conn.version, sink: kind.open(conn.config, this.kindContext()), queue: old ? old.queue.catch(() => undefined) : Promise.resolve() };
+      h = {
+        revision: conn.version,
+        sink: kind.open(conn.config, this.kindContext()),
+        queue: old ? old.queue.catch(() => undefined) : Promise.resolve(),
+      };
       h.sink.catch(() => undefined);
       this.#sinks.set(conn.id, h);
       if (old) void old.queue.finally(() => old.sink.then((s) => s.close()).catch(() => undefined));
@@ -215,7 +234,9 @@ export class ConnectorRuntime implements TargetHost {
     const { store } = this.#o;
     const gen = this.#generation;
     const conns = await listConnectors(store);
-    const tenants = (await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute())).map((t) => t.id);
+    const tenants = (await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute())).map(
+      (t) => t.id,
+    );
     const lanes: Lane[] = [];
     const live = new Set<string>();
     for (const conn of conns) {
@@ -227,7 +248,8 @@ export class ConnectorRuntime implements TargetHost {
       const st = this.#st(conn.id);
       const why = await this.#usable(conn);
       if (why !== null) {
-        if (st.failed === null) this.#o.log.error({ connector: conn.name, reason: why }, 'connector failed; it delivers nothing until the cause is fixed');
+        if (st.failed === null)
+          this.#o.log.error({ connector: conn.name, reason: why }, 'connector failed; it delivers nothing until the cause is fixed');
         st.failed = why;
         st.lanes = 0;
         continue;
@@ -238,7 +260,10 @@ export class ConnectorRuntime implements TargetHost {
       st.failed = null;
       let n = 0;
       for (const tenant of conn.tenant ? tenants.filter((t) => t === conn.tenant) : tenants) {
-        const sources: BatchSource[] = [...(conn.sources.ledger ? ['ledger' as const] : []), ...(conn.sources.events ? ['events' as const] : [])];
+        const sources: BatchSource[] = [
+          ...(conn.sources.ledger ? ['ledger' as const] : []),
+          ...(conn.sources.events ? ['events' as const] : []),
+        ];
         for (const source of sources) {
           const laneId = await store.withTenant(tenant, (tx) => ensureCursor(tx, tenant, conn.id, source));
           lanes.push(this.#lane(conn, tenant, source, laneId));
@@ -287,7 +312,13 @@ export class ConnectorRuntime implements TargetHost {
             from = to + 1;
             rows++;
           }
-          if (rows > 0) await tx.updateTable('connector_cursors').set({ cursor_seq: from - 1 }).where('tenant_id', '=', tenant).where('id', '=', laneId).execute();
+          if (rows > 0)
+            await tx
+              .updateTable('connector_cursors')
+              .set({ cursor_seq: from - 1 })
+              .where('tenant_id', '=', tenant)
+              .where('id', '=', laneId)
+              .execute();
           return { queued: rows, more: from <= head };
         }
         const ev = conn.sources.events;
@@ -300,7 +331,12 @@ export class ConnectorRuntime implements TargetHost {
         const first = pass[0]?.sequence;
         const last = pass[pass.length - 1]?.sequence;
         if (first !== undefined && last !== undefined) await insertBatch(tx, tenant, laneId, { source, from: first, to: last });
-        await tx.updateTable('connector_cursors').set({ cursor_seq: next }).where('tenant_id', '=', tenant).where('id', '=', laneId).execute();
+        await tx
+          .updateTable('connector_cursors')
+          .set({ cursor_seq: next })
+          .where('tenant_id', '=', tenant)
+          .where('id', '=', laneId)
+          .execute();
         return { queued: first !== undefined ? 1 : 0, more };
       },
     };

@@ -4,15 +4,28 @@ import { Limit, Text, Uuid } from '../../contract/common.js';
 
 export const NAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,99}$';
 export const Name = Type.String({ pattern: NAME_PATTERN, description: 'lower-case letters, digits, . _ -' });
-const Opaque = (description: string) => Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 100, 'x-opaque': true, description });
-const Severity = Type.Union([Type.Literal('info'), Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('critical')]);
+const Opaque = (description: string) =>
+  Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 100, 'x-opaque': true, description });
+const Severity = Type.Union([
+  Type.Literal('info'),
+  Type.Literal('low'),
+  Type.Literal('medium'),
+  Type.Literal('high'),
+  Type.Literal('critical'),
+]);
 
 export const SourcesIn = Type.Object(
   {
     ledger: Type.Optional(Type.Boolean({ description: 'forward the audit ledger (default true)' })),
     events: Type.Optional(
       Type.Union([
-        Type.Object({ types: Type.Array(Text({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }), min_severity: Type.Optional(Type.Union([Severity, Type.Null()])) }, { additionalProperties: false }),
+        Type.Object(
+          {
+            types: Type.Array(Text({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }),
+            min_severity: Type.Optional(Type.Union([Severity, Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
         Type.Null(),
       ]),
     ),
@@ -43,7 +56,13 @@ export const ConnectorOut = Type.Object(
     tenant: Type.Union([Type.String(), Type.Null()]),
     format: Type.String(),
     config: Opaque("the kind's settings"),
-    sources: Type.Object({ ledger: Type.Boolean(), events: Type.Union([Type.Object({ types: Type.Array(Type.String()), min_severity: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]) }),
+    sources: Type.Object({
+      ledger: Type.Boolean(),
+      events: Type.Union([
+        Type.Object({ types: Type.Array(Type.String()), min_severity: Type.Union([Type.String(), Type.Null()]) }),
+        Type.Null(),
+      ]),
+    }),
     enabled: Type.Boolean(),
     max_attempts: Type.Integer(),
     initial_interval_s: Type.Integer(),
@@ -81,7 +100,19 @@ export const DeliveryOut = Type.Object(
 export const ListQuery = Type.Object(
   {
     name: Type.Optional(Name),
-    deliveries: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('queued'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('dead')], { description: "with name: also list the connector's deliveries (all, or of one status)" })),
+    deliveries: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('all'),
+          Type.Literal('queued'),
+          Type.Literal('delivering'),
+          Type.Literal('delivered'),
+          Type.Literal('failed'),
+          Type.Literal('dead'),
+        ],
+        { description: "with name: also list the connector's deliveries (all, or of one status)" },
+      ),
+    ),
     limit: Type.Optional(Limit),
   },
   { additionalProperties: false },
@@ -91,7 +122,15 @@ export const NameQuery = Type.Object({ name: Name }, { additionalProperties: fal
 
 export const TestIn = Type.Object({ name: Name }, { additionalProperties: false });
 export const TestOut = Type.Object(
-  { name: Type.String(), result: Type.String(), status: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), duration_ms: Type.Number(), format: Type.String(), bytes: Type.Integer() },
+  {
+    name: Type.String(),
+    result: Type.String(),
+    status: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    duration_ms: Type.Number(),
+    format: Type.String(),
+    bytes: Type.Integer(),
+  },
   { additionalProperties: false },
 );
 
@@ -111,7 +150,16 @@ const LaneOut = Type.Object({
 });
 export const HealthOut = Type.Object(
   {
-    summary: Type.Object({ total: Type.Integer(), running: Type.Integer(), failed: Type.Integer(), stopped: Type.Integer(), disabled: Type.Integer(), dead_letters: Type.Integer(), max_lag_records: Type.Integer(), max_lag_seconds: Type.Number() }),
+    summary: Type.Object({
+      total: Type.Integer(),
+      running: Type.Integer(),
+      failed: Type.Integer(),
+      stopped: Type.Integer(),
+      disabled: Type.Integer(),
+      dead_letters: Type.Integer(),
+      max_lag_records: Type.Integer(),
+      max_lag_seconds: Type.Number(),
+    }),
     items: Type.Array(
       Type.Object({
         name: Type.String(),

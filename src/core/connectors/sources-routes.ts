@@ -40,7 +40,16 @@ export const sourcesRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const { view, created } = await putSource(ctx.services.store, ctx.body);
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'source.put', 'source', view.name, { created, kind: view.kind, tenant: view.tenant, enabled: view.enabled, version: view.version }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'source.put', 'source', view.name, {
+          created,
+          kind: view.kind,
+          tenant: view.tenant,
+          enabled: view.enabled,
+          version: view.version,
+        }),
+      );
       return view;
     },
   }),
@@ -57,7 +66,10 @@ export const sourcesRoutes: AnyRoute[] = [
       const p = principalOf(ctx);
       const gone = await deleteSource(ctx.services.store, ctx.query.name);
       if (!gone) throw errors.notFound('source');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'source.delete', 'source', gone.name, { kind: gone.kind, tenant: gone.tenant }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'source.delete', 'source', gone.name, { kind: gone.kind, tenant: gone.tenant }),
+      );
       return reply.empty(204);
     },
   }),

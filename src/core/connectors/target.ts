@@ -71,7 +71,13 @@ export class BatchTarget implements DeliveryTarget {
         if (range.single || items.length === 1) return { result: 'retry', error: bad[0]?.why ?? 'refused' };
         const skip = new Set(bad.map((b) => b.item.seq as number));
         await host.store.withTenant(tenant, async (tx) => {
-          for (const b of bad) await insertBatch(tx, tenant, laneId, { source: range.source, from: b.item.seq as number, to: b.item.seq as number, single: true });
+          for (const b of bad)
+            await insertBatch(tx, tenant, laneId, {
+              source: range.source,
+              from: b.item.seq as number,
+              to: b.item.seq as number,
+              single: true,
+            });
           await rewriteBatch(tx, tenant, job.deliveryId, job.event, { ...range, skip: [...(range.skip ?? []), ...skip] });
         });
         items = items.filter((i) => !skip.has(i.seq as number));
@@ -97,7 +103,15 @@ export class BatchTarget implements DeliveryTarget {
         await host.store.withTenant(tenant, async (tx) => {
           for (const r of res.rejected ?? []) {
             const it = items[r.index];
-            if (it?.seq !== undefined) await insertBatch(tx, tenant, laneId, { source: range.source, from: it.seq, to: it.seq, single: true }, 'failed', `refused by the receiver: ${r.error}`);
+            if (it?.seq !== undefined)
+              await insertBatch(
+                tx,
+                tenant,
+                laneId,
+                { source: range.source, from: it.seq, to: it.seq, single: true },
+                'failed',
+                `refused by the receiver: ${r.error}`,
+              );
           }
         });
       }
@@ -109,7 +123,8 @@ export class BatchTarget implements DeliveryTarget {
     if (res.status !== undefined) out.status = res.status;
     if (res.error !== undefined) out.error = res.error;
     if (res.retryAfterMs !== undefined) out.retryAfterMs = res.retryAfterMs;
-    if (res.result === 'delivered' && res.rejected?.length) out.error = `${res.rejected.length} record(s) refused by the receiver (failed deliveries of their own)`;
+    if (res.result === 'delivered' && res.rejected?.length)
+      out.error = `${res.rejected.length} record(s) refused by the receiver (failed deliveries of their own)`;
     return out;
   }
 
@@ -120,7 +135,8 @@ export class BatchTarget implements DeliveryTarget {
     const opts = { device: ledgerDevice(host.version) };
     if (range.source === 'ledger') {
       const records = await host.store.withTenant(tenant, (tx) => readRange(tx, tenant, range.from, range.to));
-      if (records.length !== range.to - range.from + 1) throw new Error(`ledger range ${range.from}..${range.to} of ${tenant} returned ${records.length} records`);
+      if (records.length !== range.to - range.from + 1)
+        throw new Error(`ledger range ${range.from}..${range.to} of ${tenant} returned ${records.length} records`);
       const out: SinkItem[] = [];
       for (const r of records) {
         if (skip.has(r.seq)) continue;
@@ -132,7 +148,9 @@ export class BatchTarget implements DeliveryTarget {
     if (!ev) return [];
     if (!enc.encodeEvent) throw new Error(`format ${conn.format} cannot encode events`);
     const encode = enc.encodeEvent.bind(enc);
-    const events = await host.store.withTenant(tenant, (tx) => readEvents(tx, tenant, range.from - 1, range.to - range.from + 1, ev.types, range.to));
+    const events = await host.store.withTenant(tenant, (tx) =>
+      readEvents(tx, tenant, range.from - 1, range.to - range.from + 1, ev.types, range.to),
+    );
     return events
       .filter((e) => passesSeverity(e, ev.min_severity) && !skip.has(e.sequence ?? 0))
       .map((e) => ({ line: encode(egressEvent(e), opts), id: e.id, tenant, seq: e.sequence ?? 0, time: e.time }));

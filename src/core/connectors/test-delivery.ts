@@ -23,9 +23,23 @@ export interface TestOutcome {
   bytes: number;
 }
 
-export async function testDelivery(store: Store, sealer: Sealer, dataDir: string, version: string, conn: ConnectorView): Promise<TestOutcome> {
+export async function testDelivery(
+  store: Store,
+  sealer: Sealer,
+  dataDir: string,
+  version: string,
+  conn: ConnectorView,
+): Promise<TestOutcome> {
   const t0 = performance.now();
-  const done = (result: string, error: string | null, status: number | null, bytes: number): TestOutcome => ({ name: conn.name, result, status, error, duration_ms: Math.round((performance.now() - t0) * 10) / 10, format: conn.format, bytes });
+  const done = (result: string, error: string | null, status: number | null, bytes: number): TestOutcome => ({
+    name: conn.name,
+    result,
+    status,
+    error,
+    duration_ms: Math.round((performance.now() - t0) * 10) / 10,
+    format: conn.format,
+    bytes,
+  });
   const kind = kindOf(conn.kind);
   if (!kind) return done('failed', `unknown connector kind ${conn.kind}`, null, 0);
   try {
@@ -38,7 +52,15 @@ export async function testDelivery(store: Store, sealer: Sealer, dataDir: string
   if (!enc.encodeEvent) return done('failed', `format ${conn.format} cannot encode events`, null, 0);
   const id = newId();
   const line = enc.encodeEvent(
-    { id, type: 'connector.test', time: nowTimestamp(), severity: 'info', title: `svc connector test ${conn.name}`, fields: { connector: conn.name, kind: conn.kind }, raw: { type: 'connector.test', id, connector: conn.name } },
+    {
+      id,
+      type: 'connector.test',
+      time: nowTimestamp(),
+      severity: 'info',
+      title: `svc connector test ${conn.name}`,
+      fields: { connector: conn.name, kind: conn.kind },
+      raw: { type: 'connector.test', id, connector: conn.name },
+    },
     { device: ledgerDevice(version) },
   );
   const ctx = { secret: (ref: string) => resolveSecret(store, sealer, ref), dataDir, version, log: { warn() {}, info() {} } };
@@ -52,7 +74,7 @@ export async function testDelivery(store: Store, sealer: Sealer, dataDir: string
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), 15_000);
     const res = await sink.send([{ line, id, tenant: conn.tenant ?? '' }], ac.signal).finally(() => clearTimeout(timer));
-    return done(res.result, res.error ?? (res.rejected?.[0]?.error ?? null), res.status ?? null, Buffer.byteLength(line));
+    return done(res.result, res.error ?? res.rejected?.[0]?.error ?? null, res.status ?? null, Buffer.byteLength(line));
   } catch (err) {
     return done('failed', (err as Error).message, null, 0);
   } finally {

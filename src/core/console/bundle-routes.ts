@@ -15,7 +15,9 @@ export const bundleRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/v1/console/support-bundle',
     operationId: 'supportBundle',
-    summary: 'A streamed .tar.gz for support: version, redacted config, health, migrations, store statistics, ledger heads and verify summary; no secret, token, key or personal data (AAL3)',
+    summary:
+      'A streamed .tar.gz for support: version, redacted config, health, migrations, store statistics, ledger heads and verify ' +
+      'summary; no secret, token, key or personal data (AAL3)',
     audit: 'console.support_bundle',
     produces: 'application/gzip',
     timeoutMs: 120_000,
@@ -25,7 +27,9 @@ export const bundleRoutes: AnyRoute[] = [
       // Recorded before the first byte: a bundle that leaves the server is always in the ledger.
       await ctx.services.audit.append(SYSTEM_TENANT, draftBy(ctx.principal, 'console.support_bundle', 'support_bundle', ctx.requestId));
       const name = `svc-support-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`;
-      return reply.stream(supportBundle(ctx.services), 'application/gzip', 200, { 'content-disposition': `attachment; filename="${name}"` });
+      return reply.stream(supportBundle(ctx.services), 'application/gzip', 200, {
+        'content-disposition': `attachment; filename="${name}"`,
+      });
     },
   }),
 ];

@@ -76,7 +76,9 @@ export async function userCounts(s: Services): Promise<UserCounts> {
 
 /** A JSON document kept in `console_settings` (`sso`, `license`), or undefined. */
 export async function readSetting<T>(s: Services, key: 'sso' | 'license'): Promise<{ value: T; updated_at: string } | undefined> {
-  const row = await s.store.transaction((tx) => tx.selectFrom('console_settings').select(['value', 'updated_at']).where('key', '=', key).executeTakeFirst());
+  const row = await s.store.transaction((tx) =>
+    tx.selectFrom('console_settings').select(['value', 'updated_at']).where('key', '=', key).executeTakeFirst(),
+  );
   return row ? { value: JSON.parse(row.value) as T, updated_at: row.updated_at } : undefined;
 }
 
@@ -99,7 +101,10 @@ export function tlsFacts(s: Services): TlsFacts | undefined {
   if (!t) return undefined;
   const leaf = new X509Certificate(t.certPem);
   const pub = leaf.publicKey;
-  const alg = pub.asymmetricKeyType === 'ec' ? `ecdsa-${(pub.asymmetricKeyDetails?.namedCurve ?? '').replace('prime256v1', 'p256')}` : String(pub.asymmetricKeyType);
+  const alg =
+    pub.asymmetricKeyType === 'ec'
+      ? `ecdsa-${(pub.asymmetricKeyDetails?.namedCurve ?? '').replace('prime256v1', 'p256')}`
+      : String(pub.asymmetricKeyType);
   return {
     self_signed: t.selfSigned,
     not_after: t.notAfter,
@@ -126,8 +131,21 @@ interface KeyringFileKey {
 /** The ledger keyring's public description (audit-keys/keyring.json): never private material. */
 export async function keyringEntries(dataDir: string): Promise<{ active: string; keys: KeyringFileKey[] } | undefined> {
   try {
-    const doc = JSON.parse(await readFile(path.join(dataDir, 'audit-keys', 'keyring.json'), 'utf8')) as { active: string; keys: KeyringFileKey[] };
-    return { active: doc.active, keys: doc.keys.map((k) => ({ key_id: k.key_id, algorithm: k.algorithm, public_key: k.public_key, created_at: k.created_at, ...(k.retired_at ? { retired_at: k.retired_at } : {}), ...(k.file ? { file: k.file } : {}) })) };
+    const doc = JSON.parse(await readFile(path.join(dataDir, 'audit-keys', 'keyring.json'), 'utf8')) as {
+      active: string;
+      keys: KeyringFileKey[];
+    };
+    return {
+      active: doc.active,
+      keys: doc.keys.map((k) => ({
+        key_id: k.key_id,
+        algorithm: k.algorithm,
+        public_key: k.public_key,
+        created_at: k.created_at,
+        ...(k.retired_at ? { retired_at: k.retired_at } : {}),
+        ...(k.file ? { file: k.file } : {}),
+      })),
+    };
   } catch {
     return undefined;
   }

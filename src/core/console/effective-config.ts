@@ -56,7 +56,13 @@ const KNOWN: Known[] = [
   { name: 'data_dir', flag: 'dataDir', flagName: '--data-dir', env: 'SERVICE_DATA_DIR', value: (c) => c.dataDir },
   { name: 'tls_cert', flag: 'tlsCert', flagName: '--tls-cert', env: 'SERVICE_TLS_CERT', value: (c) => c.tlsCert ?? null },
   { name: 'tls_key', flag: 'tlsKey', flagName: '--tls-key', env: 'SERVICE_TLS_KEY', value: (c) => c.tlsKey ?? null },
-  { name: 'grpc_client_ca', flag: 'grpcClientCa', flagName: '--grpc-client-ca', env: 'SERVICE_GRPC_CLIENT_CA', value: (c) => c.grpcClientCa ?? null },
+  {
+    name: 'grpc_client_ca',
+    flag: 'grpcClientCa',
+    flagName: '--grpc-client-ca',
+    env: 'SERVICE_GRPC_CLIENT_CA',
+    value: (c) => c.grpcClientCa ?? null,
+  },
   { name: 'insecure', flag: 'insecure', flagName: '--insecure', env: 'SERVICE_INSECURE', value: (c) => c.insecure },
   { name: 'seed_demo', flag: 'seedDemo', flagName: '--seed-demo', env: 'SERVICE_SEED_DEMO', value: (c) => c.seedDemo },
   { name: 'store', flag: 'store', flagName: '--store', env: 'SERVICE_STORE', value: (c) => c.store },
@@ -87,7 +93,11 @@ const KNOWN: Known[] = [
 ];
 
 /** Every setting of the running server; `stored` adds settings kept in the database (SSO, license). */
-export function effectiveConfig(config: ServeConfig | undefined, env: NodeJS.ProcessEnv, stored: EffectiveSetting[] = []): EffectiveSetting[] {
+export function effectiveConfig(
+  config: ServeConfig | undefined,
+  env: NodeJS.ProcessEnv,
+  stored: EffectiveSetting[] = [],
+): EffectiveSetting[] {
   const out: EffectiveSetting[] = [];
   const seen = new Set<string>();
   for (const k of KNOWN) {
@@ -104,7 +114,9 @@ export function effectiveConfig(config: ServeConfig | undefined, env: NodeJS.Pro
   // Variables this list does not know still show (their modules read them): named, sourced, redacted when secret-like.
   for (const [name, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
     if (!name.startsWith('SERVICE_') || seen.has(name) || value === undefined) continue;
-    out.push(redactSetting({ name: name.slice('SERVICE_'.length).toLowerCase(), flag: null, env: name, value, source: 'env', redacted: false }));
+    out.push(
+      redactSetting({ name: name.slice('SERVICE_'.length).toLowerCase(), flag: null, env: name, value, source: 'env', redacted: false }),
+    );
   }
   return [...out, ...stored.map(redactSetting)];
 }

@@ -29,7 +29,10 @@ const LicenseView = Type.Object(
   },
   { additionalProperties: false },
 );
-const InstallBody = Type.Object({ license: MultilineText({ minLength: 2, maxLength: 65536, description: 'the license file as given by the vendor (JSON text)' }) }, { additionalProperties: false });
+const InstallBody = Type.Object(
+  { license: MultilineText({ minLength: 2, maxLength: 65536, description: 'the license file as given by the vendor (JSON text)' }) },
+  { additionalProperties: false },
+);
 const UpdateAnswer = Type.Object(
   {
     status: Type.Union([Type.Literal('unknown'), Type.Literal('current'), Type.Literal('update_available')]),
@@ -48,10 +51,32 @@ function principalOf(ctx: { principal?: Principal }): Principal {
   return ctx.principal;
 }
 
-const NONE = { installed: false, status: 'none' as const, license_id: null, holder: null, limits: {}, issued_at: null, expires_at: null, installed_at: null, reason: null, governs: LICENSE_GOVERNS };
+const NONE = {
+  installed: false,
+  status: 'none' as const,
+  license_id: null,
+  holder: null,
+  limits: {},
+  issued_at: null,
+  expires_at: null,
+  installed_at: null,
+  reason: null,
+  governs: LICENSE_GOVERNS,
+};
 
 function view(lic: License, installedAt: string) {
-  return { installed: true, status: licenseStatus(lic), license_id: lic.license_id, holder: lic.holder, limits: lic.limits, issued_at: lic.issued_at, expires_at: lic.expires_at, installed_at: installedAt, reason: null, governs: LICENSE_GOVERNS };
+  return {
+    installed: true,
+    status: licenseStatus(lic),
+    license_id: lic.license_id,
+    holder: lic.holder,
+    limits: lic.limits,
+    issued_at: lic.issued_at,
+    expires_at: lic.expires_at,
+    installed_at: installedAt,
+    reason: null,
+    governs: LICENSE_GOVERNS,
+  };
 }
 
 export const licenseRoutes: AnyRoute[] = [
@@ -96,9 +121,13 @@ export const licenseRoutes: AnyRoute[] = [
       await ctx.services.store.transaction(async (tx) => {
         const value = JSON.stringify({ text: ctx.body.license, license_id: lic.license_id });
         const r = await tx.updateTable('console_settings').set({ value, updated_at: now }).where('key', '=', 'license').executeTakeFirst();
-        if (Number(r.numUpdatedRows) === 0) await tx.insertInto('console_settings').values({ key: 'license', value, updated_at: now }).execute();
+        if (Number(r.numUpdatedRows) === 0)
+          await tx.insertInto('console_settings').values({ key: 'license', value, updated_at: now }).execute();
       });
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'license.install', 'license', lic.license_id, { holder: lic.holder, expires_at: lic.expires_at, limits: lic.limits }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'license.install', 'license', lic.license_id, { holder: lic.holder, expires_at: lic.expires_at, limits: lic.limits }),
+      );
       return view(lic, now);
     },
   }),
@@ -128,14 +157,21 @@ export const licenseRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/v1/console/update-check',
     operationId: 'updateCheck',
-    summary: 'Compare the running version with the signed release manifest at SERVICE_UPDATE_MANIFEST_URL; without one: unknown, no network',
+    summary:
+      'Compare the running version with the signed release manifest at SERVICE_UPDATE_MANIFEST_URL; without one: unknown, no network',
     audit: 'console.update_check',
     response: UpdateAnswer,
     timeoutMs: 20_000,
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const answer = await checkForUpdate(ctx.services.build.version);
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'console.update_check', 'release', answer.latest_version ?? '', { status: answer.status, running_version: answer.running_version }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'console.update_check', 'release', answer.latest_version ?? '', {
+          status: answer.status,
+          running_version: answer.running_version,
+        }),
+      );
       return answer;
     },
   }),

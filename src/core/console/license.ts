@@ -30,12 +30,15 @@ export function verifyLicense(text: string, env: NodeJS.ProcessEnv = process.env
     if (typeof lic[f] !== 'string' || lic[f] === '') throw new SignedDocError(`license.${f} must be a non-empty string`);
   }
   if (Number.isNaN(Date.parse(lic.expires_at))) throw new SignedDocError('license.expires_at is not a date');
-  if (typeof lic.limits !== 'object' || lic.limits === null || Object.values(lic.limits).some((v) => typeof v !== 'number')) throw new SignedDocError('license.limits must map names to numbers');
+  if (typeof lic.limits !== 'object' || lic.limits === null || Object.values(lic.limits).some((v) => typeof v !== 'number'))
+    throw new SignedDocError('license.limits must map names to numbers');
   return lic;
 }
 
 /** What the license governs, shown with it (and what it never does). */
-export const LICENSE_GOVERNS = 'informational limits shown in the console (users, tenants, agents); never enforced against the audit ledger, its verification or exports';
+export const LICENSE_GOVERNS =
+  'informational limits shown in the console (users, tenants, agents); never enforced against the audit ledger, its verification or ' +
+  'exports';
 
 export function licenseStatus(lic: License, now = Date.now()): 'valid' | 'expired' {
   return Date.parse(lic.expires_at) <= now ? 'expired' : 'valid';

@@ -8,4 +8,11 @@ import { ssoConfigRoutes } from './sso-routes.js';
 import { ssoLoginRoutes } from './sso-login-routes.js';
 import './sso-settings.js';
 
-export const consoleRoutes: AnyRoute[] = [...statusRoutes, ...secretsRoutes, ...licenseRoutes, ...bundleRoutes, ...ssoConfigRoutes, ...ssoLoginRoutes];
+export const consoleRoutes: AnyRoute[] = [
+  ...statusRoutes,
+  ...secretsRoutes,
+  ...licenseRoutes,
+  ...bundleRoutes,
+  ...ssoConfigRoutes,
+  ...ssoLoginRoutes,
+];

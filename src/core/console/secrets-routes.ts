@@ -12,7 +12,13 @@ import { deleteSecret, listSecrets, putSecret, SECRET_NAME_PATTERN } from './sec
 const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
 const Name = Type.String({ pattern: SECRET_NAME_PATTERN, description: 'lower-case letters, digits, . _ -; referenced as secret:<name>' });
 const SecretView = Type.Object(
-  { name: Type.String(), hint: Type.String({ description: 'last 4 characters at most; empty for values of 8 characters or fewer' }), created_at: Type.String(), updated_at: Type.String(), references: Type.Array(Type.String()) },
+  {
+    name: Type.String(),
+    hint: Type.String({ description: 'last 4 characters at most; empty for values of 8 characters or fewer' }),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+    references: Type.Array(Type.String()),
+  },
   { additionalProperties: false },
 );
 const PutBody = Type.Object({ name: Name, value: MultilineText({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false });
@@ -47,7 +53,10 @@ export const secretsRoutes: AnyRoute[] = [
       const p = principalOf(ctx);
       const { view, created } = await putSecret(ctx.services.store, ctx.services.sealer, ctx.body.name, ctx.body.value);
       // The record names the secret and the key that sealed it, never the value nor its hint.
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'secret.put', 'secret', ctx.body.name, { created, sealing_key: ctx.services.sealer.keyId }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'secret.put', 'secret', ctx.body.name, { created, sealing_key: ctx.services.sealer.keyId }),
+      );
       return view;
     },
   }),

@@ -20,8 +20,10 @@ export class SecretUnavailableError extends Error {
   constructor(readonly secretName: string, reason: 'deleted' | 'unreadable') {
     super(
       reason === 'deleted'
-        ? `secret "${secretName}" is referenced but does not exist (deleted?); refusing to proceed without it: set it again with PUT /v1/console/secrets or svc secrets set`
-        : `secret "${secretName}" does not open with this server's sealing key (SERVICE_SECRETS_KEY_FILE changed?); refusing to proceed without it`,
+        ? `secret "${secretName}" is referenced but does not exist (deleted?); refusing to proceed without it: set it again with PUT ` +
+            `/v1/console/secrets or svc secrets set`
+        : `secret "${secretName}" does not open with this server's sealing key (SERVICE_SECRETS_KEY_FILE changed?); refusing to ` +
+            `proceed without it`,
     );
     this.name = 'SecretUnavailableError';
   }
@@ -67,7 +69,12 @@ export async function listSecrets(store: Store): Promise<SecretView[]> {
 }
 
 /** Create or replace a secret; the value is sealed before it reaches the store. */
-export async function putSecret(store: Store, sealer: Sealer, name: string, value: string): Promise<{ view: SecretView; created: boolean }> {
+export async function putSecret(
+  store: Store,
+  sealer: Sealer,
+  name: string,
+  value: string,
+): Promise<{ view: SecretView; created: boolean }> {
   return store.transaction(async (tx) => {
     const now = nowTimestamp();
     const existing = await tx.selectFrom('console_secrets').select(['id', 'created_at']).where('name', '=', name).executeTakeFirst();
@@ -76,7 +83,10 @@ export async function putSecret(store: Store, sealer: Sealer, name: string, valu
     const hint = secretHint(value);
     if (existing) await tx.updateTable('console_secrets').set({ sealed, hint, updated_at: now }).where('id', '=', id).execute();
     else await tx.insertInto('console_secrets').values({ id, name, sealed, hint, created_at: now, updated_at: now }).execute();
-    const refs = (await allReferences(tx)).filter((x) => x.secret === name).map((x) => x.by).sort();
+    const refs = (await allReferences(tx))
+      .filter((x) => x.secret === name)
+      .map((x) => x.by)
+      .sort();
     return { view: { name, hint, created_at: existing?.created_at ?? now, updated_at: now, references: refs }, created: !existing };
   });
 }
@@ -93,7 +103,9 @@ export async function deleteSecret(store: Store, name: string): Promise<string[]
 /** The value a reference points at, read and opened now; throws SecretUnavailableError rather than proceed without it. */
 export async function resolveSecret(store: Store, sealer: Sealer, ref: string): Promise<string> {
   const name = secretNameOf(ref);
-  const row = await store.transaction((tx) => tx.selectFrom('console_secrets').select(['id', 'sealed']).where('name', '=', name).executeTakeFirst());
+  const row = await store.transaction((tx) =>
+    tx.selectFrom('console_secrets').select(['id', 'sealed']).where('name', '=', name).executeTakeFirst(),
+  );
   if (!row) throw new SecretUnavailableError(name, 'deleted');
   try {
     return sealer.open(row.sealed, row.id);

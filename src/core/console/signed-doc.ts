@@ -37,12 +37,19 @@ export function publicKeyFrom(value: string, source: string): PublicKeyInfo {
   } else {
     const raw = Buffer.from(trimmed, 'base64');
     if (raw.length !== 32) throw new SignedDocError(`${source}: expected a PEM file path, PEM text or base64 of a 32-byte Ed25519 key`);
-    pem = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }).export({ type: 'spki', format: 'pem' }).toString();
+    pem = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' })
+      .export({ type: 'spki', format: 'pem' })
+      .toString();
   }
   const key = createPublicKey(pem);
   if (key.asymmetricKeyType !== 'ed25519') throw new SignedDocError(`${source}: the key must be Ed25519, got ${key.asymmetricKeyType}`);
   const der = key.export({ type: 'spki', format: 'der' });
-  return { key, pem: key.export({ type: 'spki', format: 'pem' }).toString(), fingerprint: createHash('sha256').update(der).digest('hex'), source: where };
+  return {
+    key,
+    pem: key.export({ type: 'spki', format: 'pem' }).toString(),
+    fingerprint: createHash('sha256').update(der).digest('hex'),
+    source: where,
+  };
 }
 
 /** The payload under `field` when its signature verifies; throws SignedDocError otherwise. */
@@ -60,6 +67,7 @@ export function verifySignedDoc<T>(text: string, field: string, pub: PublicKeyIn
   if (typeof signature !== 'string') throw new SignedDocError('no "signature" string');
   const message = Buffer.from(canonicalize(payload) ?? '', 'utf8');
   const sig = Buffer.from(signature, 'base64');
-  if (sig.length !== 64 || !verify(null, message, pub.key, sig)) throw new SignedDocError(`the signature does not verify with key ${pub.fingerprint.slice(0, 16)} (${pub.source})`);
+  if (sig.length !== 64 || !verify(null, message, pub.key, sig))
+    throw new SignedDocError(`the signature does not verify with key ${pub.fingerprint.slice(0, 16)} (${pub.source})`);
   return payload as T;
 }

@@ -14,13 +14,28 @@ import { completeLogin, SsoLoginError, startLogin } from './sso-login.js';
 
 const common = { stability: 'beta' as const, tags: ['identity'], permission: PUBLIC };
 const StartBody = Type.Object({ redirect_uri: Text({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
-const StartAnswer = Type.Object({ authorization_url: Type.String(), state: Type.String(), expires_at: Type.String() }, { additionalProperties: false });
+const StartAnswer = Type.Object(
+  { authorization_url: Type.String(), state: Type.String(), expires_at: Type.String() },
+  { additionalProperties: false },
+);
 const CompleteBody = Type.Object(
-  { state: Text({ minLength: 1, maxLength: 200 }), code: Text({ minLength: 1, maxLength: 4000 }), iss: Type.Optional(Text({ maxLength: 2000 })) },
+  {
+    state: Text({ minLength: 1, maxLength: 200 }),
+    code: Text({ minLength: 1, maxLength: 4000 }),
+    iss: Type.Optional(Text({ maxLength: 2000 })),
+  },
   { additionalProperties: false },
 );
 const SessionAnswer = Type.Object(
-  { token: Type.String(), session_id: Type.String(), expires_at: Type.String(), user_id: Type.String(), email: Type.String(), provisioned: Type.Boolean(), aal: Type.Integer() },
+  {
+    token: Type.String(),
+    session_id: Type.String(),
+    expires_at: Type.String(),
+    user_id: Type.String(),
+    email: Type.String(),
+    provisioned: Type.Boolean(),
+    aal: Type.Integer(),
+  },
   { additionalProperties: false },
 );
 
@@ -51,12 +66,27 @@ export const ssoLoginRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       try {
         const r = await completeLogin(ctx.services, ctx.body);
-        await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(r.user_id, 'auth.sso_login', 'session', r.session_id, { ip: ctx.remoteAddress, provisioned: r.provisioned, aal: r.aal, amr: ['fed'] }));
+        await ctx.services.audit.append(
+          SYSTEM_TENANT,
+          draftByUser(r.user_id, 'auth.sso_login', 'session', r.session_id, {
+            ip: ctx.remoteAddress,
+            provisioned: r.provisioned,
+            aal: r.aal,
+            amr: ['fed'],
+          }),
+        );
         return r;
       } catch (err) {
         if (err instanceof SsoLoginError || err instanceof ApiError) {
           const reason = err instanceof SsoLoginError ? err.reason : err.code;
-          await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(undefined, 'auth.sso_login_failed', 'user', '', { ip: ctx.remoteAddress, reason, ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}) }));
+          await ctx.services.audit.append(
+            SYSTEM_TENANT,
+            draftByUser(undefined, 'auth.sso_login_failed', 'user', '', {
+              ip: ctx.remoteAddress,
+              reason,
+              ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}),
+            }),
+          );
         }
         throw err;
       }

@@ -46,7 +46,8 @@ export function checkRedirectUri(uri: string): URL {
     throw errors.badRequest('redirect_uri is not a URL');
   }
   const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) throw errors.badRequest('redirect_uri must be https, or http on a loopback address');
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
+    throw errors.badRequest('redirect_uri must be https, or http on a loopback address');
   if (u.hash || u.username || u.password) throw errors.badRequest('redirect_uri must not carry a fragment or credentials');
   return u;
 }
@@ -72,13 +73,22 @@ async function configure(s: Services, cfg: SsoSettings): Promise<oidc.Configurat
   const issuer = new URL(cfg.issuer);
   const loopbackHttp = issuer.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(issuer.hostname);
   try {
-    const config = await oidc.discovery(issuer, cfg.client_id, undefined, secret === undefined ? oidc.None() : oidc.ClientSecretPost(secret), {
-      execute: [...(loopbackHttp ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
-      timeout: 5,
-    });
+    const config = await oidc.discovery(
+      issuer,
+      cfg.client_id,
+      undefined,
+      secret === undefined ? oidc.None() : oidc.ClientSecretPost(secret),
+      {
+        execute: [...(loopbackHttp ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
+        timeout: 5,
+      },
+    );
     return config;
   } catch (err) {
-    throw new ApiError('unavailable', `the OpenID provider ${cfg.issuer} is unreachable or its discovery document is unusable: ${(err as Error).message}`);
+    throw new ApiError(
+      'unavailable',
+      `the OpenID provider ${cfg.issuer} is unreachable or its discovery document is unusable: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -143,7 +153,12 @@ export async function completeLogin(s: Services, input: { state: string; code: s
   if (input.iss !== undefined) callback.searchParams.set('iss', input.iss);
   let claims: Record<string, unknown>;
   try {
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: p.verifier, expectedState: input.state, expectedNonce: p.nonce, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: p.verifier,
+      expectedState: input.state,
+      expectedNonce: p.nonce,
+      idTokenExpected: true,
+    });
     claims = (tokens.claims() ?? {}) as Record<string, unknown>;
     // Many providers keep scope claims (email, groups) in userinfo; fetched with the access token and
     // bound to the ID token's subject. The ID token's own claims win.
@@ -160,41 +175,94 @@ export async function completeLogin(s: Services, input: { state: string; code: s
   if (!sub) throw new SsoLoginError('no_subject', 'SSO login failed: the ID token has no subject');
   if (!email) throw new SsoLoginError('no_email', 'SSO login failed: the ID token carries no e-mail (add the email scope)');
   const domain = email.slice(email.lastIndexOf('@') + 1);
-  if (cfg.allowed_domains.length > 0 && !cfg.allowed_domains.includes(domain)) throw new SsoLoginError('domain_not_allowed', `SSO login refused: e-mail domain ${domain} is not allowed`, email);
+  if (cfg.allowed_domains.length > 0 && !cfg.allowed_domains.includes(domain))
+    throw new SsoLoginError('domain_not_allowed', `SSO login refused: e-mail domain ${domain} is not allowed`, email);
   const acr = typeof claims['acr'] === 'string' ? claims['acr'] : undefined;
   const amr = Array.isArray(claims['amr']) ? claims['amr'].map(String) : [];
   const aal3 = acr !== undefined && cfg.aal3_acr_values.includes(acr);
   const rules = cfg.role_mapping.filter((r) => claimMatches(claims, r.claim, r.value));
   const outcome = await s.store.transaction(async (tx) => {
     const now = nowTimestamp();
-    const linked = await tx.selectFrom('sso_identities').select('user_id').where('issuer', '=', cfg.issuer).where('subject', '=', sub).executeTakeFirst();
+    const linked = await tx
+      .selectFrom('sso_identities')
+      .select('user_id')
+      .where('issuer', '=', cfg.issuer)
+      .where('subject', '=', sub)
+      .executeTakeFirst();
     let userId = linked?.user_id;
     let provisioned = false;
     if (!userId) {
       const existing = await findUserByEmail(tx, email);
       if (existing) {
         // Linking an existing account by e-mail needs the provider to vouch for the address.
-        if (claims['email_verified'] !== true) throw new SsoLoginError('email_unverified', 'SSO login refused: an account with this e-mail exists and the provider did not verify the address', email);
+        if (claims['email_verified'] !== true)
+          throw new SsoLoginError(
+            'email_unverified',
+            'SSO login refused: an account with this e-mail exists and the provider did not verify the address',
+            email,
+          );
         userId = existing.id;
       } else {
-        if (rules.length === 0) throw new SsoLoginError('no_mapping', 'SSO login refused: no role mapping rule matches this identity', email);
+        if (rules.length === 0)
+          throw new SsoLoginError('no_mapping', 'SSO login refused: no role mapping rule matches this identity', email);
         userId = uuid7();
         // No password at all: not a scrypt hash, so password login never verifies for this account.
-        await tx.insertInto('users').values({ id: userId, email, password_hash: `sso$${randomBytes(16).toString('hex')}`, superadmin: 0, status: 'active', created_at: now, updated_at: now }).execute();
+        await tx
+          .insertInto('users')
+          .values({
+            id: userId,
+            email,
+            password_hash: `sso$${randomBytes(16).toString('hex')}`,
+            superadmin: 0,
+            status: 'active',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
         provisioned = true;
       }
-      await tx.insertInto('sso_identities').values({ user_id: userId, issuer: cfg.issuer, subject: sub, password_disabled: provisioned || cfg.disable_password_login ? 1 : 0, created_at: now, last_login_at: now }).execute();
+      await tx
+        .insertInto('sso_identities')
+        .values({
+          user_id: userId,
+          issuer: cfg.issuer,
+          subject: sub,
+          password_disabled: provisioned || cfg.disable_password_login ? 1 : 0,
+          created_at: now,
+          last_login_at: now,
+        })
+        .execute();
     } else await tx.updateTable('sso_identities').set({ last_login_at: now }).where('user_id', '=', userId).execute();
     const user = await tx.selectFrom('users').select(['status']).where('id', '=', userId).executeTakeFirstOrThrow();
     if (user.status !== 'active') throw new SsoLoginError('disabled', 'SSO login refused: the account is disabled', email);
     // The mapping grants memberships; it never lowers a role granted otherwise.
     const order = ['viewer', 'editor', 'admin', 'owner'];
     for (const r of rules) {
-      const tenant = await tx.selectFrom('tenants').select('id').where('id', '=', r.tenant).where('deleted_at', 'is', null).executeTakeFirst();
+      const tenant = await tx
+        .selectFrom('tenants')
+        .select('id')
+        .where('id', '=', r.tenant)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       if (!tenant) continue;
-      const m = await tx.selectFrom('memberships').select('role').where('user_id', '=', userId).where('org_id', '=', r.tenant).executeTakeFirst();
-      if (!m) await tx.insertInto('memberships').values({ user_id: userId, org_id: r.tenant, role: r.role, created_at: now, updated_at: now }).execute();
-      else if (order.indexOf(r.role) > order.indexOf(m.role)) await tx.updateTable('memberships').set({ role: r.role, updated_at: now }).where('user_id', '=', userId).where('org_id', '=', r.tenant).execute();
+      const m = await tx
+        .selectFrom('memberships')
+        .select('role')
+        .where('user_id', '=', userId)
+        .where('org_id', '=', r.tenant)
+        .executeTakeFirst();
+      if (!m)
+        await tx
+          .insertInto('memberships')
+          .values({ user_id: userId, org_id: r.tenant, role: r.role, created_at: now, updated_at: now })
+          .execute();
+      else if (order.indexOf(r.role) > order.indexOf(m.role))
+        await tx
+          .updateTable('memberships')
+          .set({ role: r.role, updated_at: now })
+          .where('user_id', '=', userId)
+          .where('org_id', '=', r.tenant)
+          .execute();
     }
     const session = await createSession(tx, userId, {
       aal: aal3 ? 3 : 1,
@@ -209,6 +277,8 @@ export async function completeLogin(s: Services, input: { state: string; code: s
 
 /** True when password login is refused for this user (provisioned by SSO, or linked with password login disabled). */
 export async function passwordLoginDisabled(s: Services, userId: string): Promise<boolean> {
-  const row = await s.store.transaction((tx) => tx.selectFrom('sso_identities').select('password_disabled').where('user_id', '=', userId).executeTakeFirst());
+  const row = await s.store.transaction((tx) =>
+    tx.selectFrom('sso_identities').select('password_disabled').where('user_id', '=', userId).executeTakeFirst(),
+  );
   return row !== undefined && Number(row.password_disabled) === 1;
 }

@@ -17,13 +17,20 @@ import type { SsoSettings } from './sso-settings.js';
 const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
 const Role = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')]);
 const RoleRule = Type.Object(
-  { claim: Text({ minLength: 1, maxLength: 100 }), value: Text({ minLength: 1, maxLength: 200 }), tenant: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }), role: Role },
+  {
+    claim: Text({ minLength: 1, maxLength: 100 }),
+    value: Text({ minLength: 1, maxLength: 200 }),
+    tenant: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+    role: Role,
+  },
   { additionalProperties: false },
 );
 const SsoFields = {
   issuer: Type.String({ minLength: 8, maxLength: 2000, pattern: '^https?://' }),
   client_id: Text({ minLength: 1, maxLength: 255 }),
-  client_secret_ref: Type.Union([Type.String({ pattern: `^secret:${SECRET_NAME_PATTERN.slice(1)}` }), Type.Null()], { description: 'secret:<name> in the sealed secrets store; null for a public client' }),
+  client_secret_ref: Type.Union([Type.String({ pattern: `^secret:${SECRET_NAME_PATTERN.slice(1)}` }), Type.Null()], {
+    description: 'secret:<name> in the sealed secrets store; null for a public client',
+  }),
   scopes: Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,100}$' }), { maxItems: 20 }),
   role_mapping: Type.Array(RoleRule, { maxItems: 100 }),
   allowed_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]{1,253}$' }), { maxItems: 100 }),
@@ -43,7 +50,14 @@ const SsoBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const SsoView = Type.Object({ configured: Type.Boolean(), settings: Type.Union([Type.Object(SsoFields, { additionalProperties: false }), Type.Null()]), updated_at: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false });
+const SsoView = Type.Object(
+  {
+    configured: Type.Boolean(),
+    settings: Type.Union([Type.Object(SsoFields, { additionalProperties: false }), Type.Null()]),
+    updated_at: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 const TestStep = Type.Object({ step: Type.String(), ok: Type.Boolean(), detail: Type.String() }, { additionalProperties: false });
 const TestAnswer = Type.Object({ ok: Type.Boolean(), steps: Type.Array(TestStep) }, { additionalProperties: false });
 
@@ -54,7 +68,13 @@ function principalOf(ctx: { principal?: Principal }): Principal {
 
 /** A JSON document over HTTP(S) with a deadline; errors carry what failed, never a body. */
 async function fetchJson(url: string, timeoutMs = 5_000): Promise<unknown> {
-  const res = await request(url, { method: 'GET', headers: { accept: 'application/json' }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+  const res = await request(url, {
+    method: 'GET',
+    headers: { accept: 'application/json' },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${url} answered HTTP ${res.statusCode}`);
   try {
@@ -65,7 +85,10 @@ async function fetchJson(url: string, timeoutMs = 5_000): Promise<unknown> {
 }
 
 /** Discovery, issuer match, JWKS and the client secret reference, each step reported. */
-export async function testProvider(s: Services, cfg: SsoSettings): Promise<{ ok: boolean; steps: Array<{ step: string; ok: boolean; detail: string }> }> {
+export async function testProvider(
+  s: Services,
+  cfg: SsoSettings,
+): Promise<{ ok: boolean; steps: Array<{ step: string; ok: boolean; detail: string }> }> {
   const steps: Array<{ step: string; ok: boolean; detail: string }> = [];
   const discoveryUrl = `${cfg.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
   let meta: Record<string, unknown> | undefined;
@@ -77,17 +100,38 @@ export async function testProvider(s: Services, cfg: SsoSettings): Promise<{ ok:
   }
   if (meta) {
     const issuerOk = meta['issuer'] === cfg.issuer;
-    steps.push({ step: 'issuer', ok: issuerOk, detail: issuerOk ? 'the document names the configured issuer' : `the document names ${JSON.stringify(meta['issuer'])}, not ${cfg.issuer}` });
+    steps.push({
+      step: 'issuer',
+      ok: issuerOk,
+      detail: issuerOk
+        ? 'the document names the configured issuer'
+        : `the document names ${JSON.stringify(meta['issuer'])}, not ${cfg.issuer}`,
+    });
     const methods = meta['code_challenge_methods_supported'];
     const pkce = Array.isArray(methods) && methods.includes('S256');
-    steps.push({ step: 'pkce', ok: pkce, detail: pkce ? 'S256 code challenges supported' : 'the provider does not list S256 in code_challenge_methods_supported' });
+    steps.push({
+      step: 'pkce',
+      ok: pkce,
+      detail: pkce ? 'S256 code challenges supported' : 'the provider does not list S256 in code_challenge_methods_supported',
+    });
     const endpoints = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'].filter((k) => typeof meta?.[k] !== 'string');
-    steps.push({ step: 'endpoints', ok: endpoints.length === 0, detail: endpoints.length === 0 ? 'authorization, token and JWKS endpoints present' : `missing ${endpoints.join(', ')}` });
+    steps.push({
+      step: 'endpoints',
+      ok: endpoints.length === 0,
+      detail: endpoints.length === 0 ? 'authorization, token and JWKS endpoints present' : `missing ${endpoints.join(', ')}`,
+    });
     if (typeof meta['jwks_uri'] === 'string') {
       try {
         const jwks = (await fetchJson(meta['jwks_uri'])) as { keys?: Array<{ kid?: string; use?: string }> };
         const sig = (jwks.keys ?? []).filter((k) => k.use === undefined || k.use === 'sig');
-        steps.push({ step: 'jwks', ok: sig.length > 0, detail: sig.length > 0 ? `${sig.length} signing key(s): ${sig.map((k) => k.kid ?? '(no kid)').join(', ')}` : 'the JWKS holds no signing key' });
+        steps.push({
+          step: 'jwks',
+          ok: sig.length > 0,
+          detail:
+            sig.length > 0
+              ? `${sig.length} signing key(s): ${sig.map((k) => k.kid ?? '(no kid)').join(', ')}`
+              : 'the JWKS holds no signing key',
+        });
       } catch (err) {
         steps.push({ step: 'jwks', ok: false, detail: (err as Error).message });
       }
@@ -98,7 +142,11 @@ export async function testProvider(s: Services, cfg: SsoSettings): Promise<{ ok:
       await resolveSecret(s.store, s.sealer, cfg.client_secret_ref);
       steps.push({ step: 'client_secret', ok: true, detail: `${cfg.client_secret_ref} resolves` });
     } catch (err) {
-      steps.push({ step: 'client_secret', ok: false, detail: err instanceof SecretUnavailableError ? err.message : 'the client secret could not be read' });
+      steps.push({
+        step: 'client_secret',
+        ok: false,
+        detail: err instanceof SecretUnavailableError ? err.message : 'the client secret could not be read',
+      });
     }
   }
   return { ok: steps.every((x) => x.ok), steps };
@@ -114,7 +162,9 @@ export const ssoConfigRoutes: AnyRoute[] = [
     response: SsoView,
     handler: async (ctx) => {
       const row = await readSetting<SsoSettings>(ctx.services, 'sso');
-      return row ? { configured: true, settings: row.value, updated_at: row.updated_at } : { configured: false, settings: null, updated_at: null };
+      return row
+        ? { configured: true, settings: row.value, updated_at: row.updated_at }
+        : { configured: false, settings: null, updated_at: null };
     },
   }),
   route({
@@ -122,7 +172,9 @@ export const ssoConfigRoutes: AnyRoute[] = [
     method: 'PUT',
     path: '/v1/console/sso',
     operationId: 'putSso',
-    summary: 'Set the OpenID provider: issuer, client id, client secret reference, scopes, claim → role and tenant mapping, allowed e-mail domains',
+    summary:
+      'Set the OpenID provider: issuer, client id, client secret reference, scopes, claim → role and tenant mapping, allowed e-mail ' +
+      'domains',
     audit: 'sso.configure',
     body: SsoBody,
     response: SsoView,
@@ -132,7 +184,8 @@ export const ssoConfigRoutes: AnyRoute[] = [
       const b = ctx.body;
       const ref = b.client_secret_ref ?? null;
       // A reference to a secret that does not exist is refused now, not at the first login.
-      if (ref !== null && !(await secretExists(ctx.services.store, ref))) throw errors.badRequest(`client_secret_ref: no secret named ${ref.slice('secret:'.length)} (PUT /v1/console/secrets first)`);
+      if (ref !== null && !(await secretExists(ctx.services.store, ref)))
+        throw errors.badRequest(`client_secret_ref: no secret named ${ref.slice('secret:'.length)} (PUT /v1/console/secrets first)`);
       const scopes = b.scopes ?? ['openid', 'email', 'profile'];
       if (!scopes.includes('openid')) throw errors.badRequest('scopes must include openid');
       const settings: SsoSettings = {
@@ -149,9 +202,19 @@ export const ssoConfigRoutes: AnyRoute[] = [
       await ctx.services.store.transaction(async (tx) => {
         const value = JSON.stringify(settings);
         const r = await tx.updateTable('console_settings').set({ value, updated_at: now }).where('key', '=', 'sso').executeTakeFirst();
-        if (Number(r.numUpdatedRows) === 0) await tx.insertInto('console_settings').values({ key: 'sso', value, updated_at: now }).execute();
+        if (Number(r.numUpdatedRows) === 0)
+          await tx.insertInto('console_settings').values({ key: 'sso', value, updated_at: now }).execute();
       });
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'sso.configure', 'sso', settings.issuer, { client_id: settings.client_id, client_secret_ref: ref, scopes, allowed_domains: settings.allowed_domains, rules: settings.role_mapping.length }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'sso.configure', 'sso', settings.issuer, {
+          client_id: settings.client_id,
+          client_secret_ref: ref,
+          scopes,
+          allowed_domains: settings.allowed_domains,
+          rules: settings.role_mapping.length,
+        }),
+      );
       return { configured: true, settings, updated_at: now };
     },
   }),
@@ -190,7 +253,10 @@ export const ssoConfigRoutes: AnyRoute[] = [
       const row = await readSetting<SsoSettings>(ctx.services, 'sso');
       if (!row) throw errors.notFound('sso configuration');
       const result = await testProvider(ctx.services, row.value);
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'sso.test', 'sso', row.value.issuer, { ok: result.ok, failed: result.steps.filter((x) => !x.ok).map((x) => x.step) }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'sso.test', 'sso', row.value.issuer, { ok: result.ok, failed: result.steps.filter((x) => !x.ok).map((x) => x.step) }),
+      );
       return result;
     },
   }),

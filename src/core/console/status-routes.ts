@@ -73,48 +73,76 @@ export async function storedSettings(s: Services): Promise<EffectiveSetting[]> {
   return out;
 }
 
-export async function setupSteps(s: Services): Promise<Array<{ id: string; title: string; applicable: boolean; completed: boolean; why: string }>> {
+export async function setupSteps(
+  s: Services,
+): Promise<Array<{ id: string; title: string; applicable: boolean; completed: boolean; why: string }>> {
   const users = await userCounts(s);
   const tls = tlsFacts(s);
   const auditKeyFile = process.env['SERVICE_AUDIT_KEY_FILE'];
   const sso = await readSetting<SsoSettings>(s, 'sso');
   return [
-    { id: 'first_admin', title: 'First administrator', applicable: true, completed: users.superadmins_active >= 1, why: users.superadmins_active >= 1 ? 'an active superadmin exists' : 'redeem the setup token with svc auth bootstrap' },
+    {
+      id: 'first_admin',
+      title: 'First administrator',
+      applicable: true,
+      completed: users.superadmins_active >= 1,
+      why: users.superadmins_active >= 1 ? 'an active superadmin exists' : 'redeem the setup token with svc auth bootstrap',
+    },
     {
       id: 'tls_trusted',
       title: 'TLS certificate not self-signed',
       applicable: tls !== undefined,
       completed: tls !== undefined && !tls.self_signed,
-      why: tls === undefined ? 'the server runs with --insecure (no TLS)' : tls.self_signed ? 'the served certificate is the generated self-signed one; give --tls-cert/--tls-key' : `certificate issued by ${tls.issuer.replace(/\n/g, ', ')}`,
+      why:
+        tls === undefined
+          ? 'the server runs with --insecure (no TLS)'
+          : tls.self_signed
+            ? 'the served certificate is the generated self-signed one; give --tls-cert/--tls-key'
+            : `certificate issued by ${tls.issuer.replace(/\n/g, ', ')}`,
     },
     {
       id: 'audit_key_backed_up',
       title: 'Audit signing key backed up',
       applicable: true,
       completed: Boolean(auditKeyFile),
-      why: auditKeyFile ? 'the signing key comes from SERVICE_AUDIT_KEY_FILE, held outside the data directory' : 'the signing key was minted in the data directory only; copy audit-keys/ (svc backup) and set SERVICE_AUDIT_KEY_FILE',
+      why: auditKeyFile
+        ? 'the signing key comes from SERVICE_AUDIT_KEY_FILE, held outside the data directory'
+        : 'the signing key was minted in the data directory only; copy audit-keys/ (svc backup) and set SERVICE_AUDIT_KEY_FILE',
     },
     await ledgerForwardedStep(s),
-    { id: 'sso', title: 'Single sign-on', applicable: true, completed: sso !== undefined, why: sso ? `OpenID provider ${sso.value.issuer}` : 'no OpenID provider configured (PUT /v1/console/sso)' },
+    {
+      id: 'sso',
+      title: 'Single sign-on',
+      applicable: true,
+      completed: sso !== undefined,
+      why: sso ? `OpenID provider ${sso.value.issuer}` : 'no OpenID provider configured (PUT /v1/console/sso)',
+    },
     {
       id: 'second_admin',
       title: 'A second administrator (dual control)',
       applicable: true,
       completed: users.superadmins_active >= 2,
-      why: users.superadmins_active >= 2 ? `${users.superadmins_active} active superadmins` : 'only one active superadmin; create another with svc users create --superadmin',
+      why:
+        users.superadmins_active >= 2
+          ? `${users.superadmins_active} active superadmins`
+          : 'only one active superadmin; create another with svc users create --superadmin',
     },
   ];
 }
 
 /** Whether an enabled connector forwards the ledger and runs (GET /v1/connectors/health). */
-async function ledgerForwardedStep(s: Services): Promise<{ id: string; title: string; applicable: boolean; completed: boolean; why: string }> {
+async function ledgerForwardedStep(
+  s: Services,
+): Promise<{ id: string; title: string; applicable: boolean; completed: boolean; why: string }> {
   const h = await connectorHealth(s.store, s.connectors);
   const fwd = h.items.filter((i) => i.lanes.some((l) => l.source === 'ledger') && i.state !== 'disabled');
   const ok = fwd.filter((i) => i.state === 'running');
   const why =
-    ok.length > 0 ? `forwarded by ${ok.map((i) => `${i.name} (${i.kind})`).join(', ')}`
-    : fwd.length > 0 ? `the forwarding connector(s) ${fwd.map((i) => `${i.name}: ${i.state}${i.reason ? ` (${i.reason})` : ''}`).join('; ')}`
-    : 'no output connector forwards the ledger (PUT /v1/console/connectors, svc connector set)';
+    ok.length > 0
+      ? `forwarded by ${ok.map((i) => `${i.name} (${i.kind})`).join(', ')}`
+      : fwd.length > 0
+        ? `the forwarding connector(s) ${fwd.map((i) => `${i.name}: ${i.state}${i.reason ? ` (${i.reason})` : ''}`).join('; ')}`
+        : 'no output connector forwards the ledger (PUT /v1/console/connectors, svc connector set)';
   return { id: 'ledger_forwarded', title: 'A connector forwards the audit ledger', applicable: true, completed: ok.length > 0, why };
 }
 
@@ -141,7 +169,10 @@ export async function healthSummary(s: Services): Promise<Record<string, unknown
     ledger: {
       chains: heads.length,
       heads: heads.map((h) => ({ tenant: h.tenant, head_seq: h.head_seq, last_checkpoint_age_seconds: h.last_checkpoint_age_seconds })),
-      oldest_checkpoint_age_seconds: heads.reduce<number | null>((m, h) => (h.last_checkpoint_age_seconds === null ? m : Math.max(m ?? 0, h.last_checkpoint_age_seconds)), null),
+      oldest_checkpoint_age_seconds: heads.reduce<number | null>(
+        (m, h) => (h.last_checkpoint_age_seconds === null ? m : Math.max(m ?? 0, h.last_checkpoint_age_seconds)),
+        null,
+      ),
     },
     users,
     update: lastUpdateStatus(),
@@ -170,10 +201,21 @@ export async function keyCustody(s: Services): Promise<Array<Record<string, unkn
         algorithm: active.algorithm,
         fingerprint: active.key_id,
         public_key: active.public_key,
-        location: configured ? `file ${configured} (SERVICE_AUDIT_KEY_FILE)` : `file ${path.join(s.dataDir, 'audit-keys', active.file ?? '')}`,
+        location: configured
+          ? `file ${configured} (SERVICE_AUDIT_KEY_FILE)`
+          : `file ${path.join(s.dataDir, 'audit-keys', active.file ?? '')}`,
         created_at: active.created_at,
         status: 'active',
-        retired: ring.keys.filter((k) => k.key_id !== ring.active).map((k) => ({ key_id: k.key_id, algorithm: k.algorithm, fingerprint: k.key_id, public_key: k.public_key, created_at: k.created_at, retired_at: k.retired_at ?? null })),
+        retired: ring.keys
+          .filter((k) => k.key_id !== ring.active)
+          .map((k) => ({
+            key_id: k.key_id,
+            algorithm: k.algorithm,
+            fingerprint: k.key_id,
+            public_key: k.public_key,
+            created_at: k.created_at,
+            retired_at: k.retired_at ?? null,
+          })),
       });
     }
   }
@@ -206,9 +248,29 @@ export async function keyCustody(s: Services): Promise<Array<Record<string, unkn
     });
   }
   const lic = licensePublicKey();
-  out.push({ purpose: 'license_verification', key_id: lic.fingerprint.slice(0, 32), algorithm: 'ed25519', fingerprint: lic.fingerprint, public_key: lic.pem, location: lic.source, created_at: null, status: 'active', retired: [] });
+  out.push({
+    purpose: 'license_verification',
+    key_id: lic.fingerprint.slice(0, 32),
+    algorithm: 'ed25519',
+    fingerprint: lic.fingerprint,
+    public_key: lic.pem,
+    location: lic.source,
+    created_at: null,
+    status: 'active',
+    retired: [],
+  });
   // Session and API tokens are random secrets stored as SHA-256 digests: there is no key to hold.
-  out.push({ purpose: 'sessions', key_id: 'none', algorithm: 'sha256 digests of random tokens (no key)', fingerprint: 'none', public_key: null, location: 'none: sessions and API keys are stored as digests', created_at: null, status: 'active', retired: [] });
+  out.push({
+    purpose: 'sessions',
+    key_id: 'none',
+    algorithm: 'sha256 digests of random tokens (no key)',
+    fingerprint: 'none',
+    public_key: null,
+    location: 'none: sessions and API keys are stored as digests',
+    created_at: null,
+    status: 'active',
+    retired: [],
+  });
   return out;
 }
 
@@ -225,7 +287,16 @@ export const statusRoutes: AnyRoute[] = [
       return { complete: steps.every((s) => !s.applicable || s.completed), steps };
     },
   }),
-  route({ ...common, method: 'GET', path: '/v1/console/health-summary', operationId: 'consoleHealthSummary', summary: 'One answer for a dashboard: health, readiness, store, TLS, connectors, ledger heads, users, update status', response: HealthSummary, timeoutMs: 10_000, handler: async (ctx) => (await healthSummary(ctx.services)) as Static<typeof HealthSummary> }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/v1/console/health-summary',
+    operationId: 'consoleHealthSummary',
+    summary: 'One answer for a dashboard: health, readiness, store, TLS, connectors, ledger heads, users, update status',
+    response: HealthSummary,
+    timeoutMs: 10_000,
+    handler: async (ctx) => (await healthSummary(ctx.services)) as Static<typeof HealthSummary>,
+  }),
   route({
     ...common,
     method: 'GET',
@@ -235,5 +306,15 @@ export const statusRoutes: AnyRoute[] = [
     response: EffectiveDoc,
     handler: async (ctx) => ({ settings: effectiveConfig(ctx.services.config, process.env, await storedSettings(ctx.services)) }),
   }),
-  route({ ...common, method: 'GET', path: '/v1/console/keys', operationId: 'consoleKeys', summary: 'Key custody: every key the service holds, with purpose, algorithm, fingerprint, public key, location, creation and retired predecessors', response: KeysDoc, handler: async (ctx) => ({ keys: (await keyCustody(ctx.services)) as Static<typeof KeysDoc>['keys'] }) }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/v1/console/keys',
+    operationId: 'consoleKeys',
+    summary:
+      'Key custody: every key the service holds, with purpose, algorithm, fingerprint, public key, location, creation and retired ' +
+      'predecessors',
+    response: KeysDoc,
+    handler: async (ctx) => ({ keys: (await keyCustody(ctx.services)) as Static<typeof KeysDoc>['keys'] }),
+  }),
 ];

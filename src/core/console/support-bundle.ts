@@ -46,7 +46,16 @@ async function* sections(s: Services): AsyncGenerator<TarFile> {
       return file(name, json({ error: (err as Error).message }));
     }
   };
-  yield file('version.json', json({ ...s.build, engine: s.engine, store: s.store.backend, generated_at: new Date().toISOString(), uptime_seconds: Math.floor((Date.now() - s.startedAt) / 1000) }));
+  yield file(
+    'version.json',
+    json({
+      ...s.build,
+      engine: s.engine,
+      store: s.store.backend,
+      generated_at: new Date().toISOString(),
+      uptime_seconds: Math.floor((Date.now() - s.startedAt) / 1000),
+    }),
+  );
   yield await safe('config-effective.json', async () => ({ settings: effectiveConfig(s.config, process.env, await storedSettings(s)) }));
   yield await safe('health-summary.json', () => healthSummary(s));
   yield await safe('setup-status.json', () => setupSteps(s));
@@ -79,7 +88,11 @@ async function* sections(s: Services): AsyncGenerator<TarFile> {
     return { chains };
   });
   yield await safe('keys.json', async () => ({ keys: (await keyCustody(s)).map(({ public_key: _omit, ...rest }) => rest) }));
-  yield file('logs/README.txt', 'svc serve keeps no log files: it writes JSON lines to stderr. Attach the lines from your supervisor (journalctl -u svc, kubectl logs) if support asks for them; they carry no request bodies or credentials.\n');
+  yield file(
+    'logs/README.txt',
+    'svc serve keeps no log files: it writes JSON lines to stderr. Attach the lines from your supervisor (journalctl -u svc, kubectl ' +
+      'logs) if support asks for them; they carry no request bodies or credentials.\n',
+  );
   yield file('manifest.json', json({ files }));
 }
 

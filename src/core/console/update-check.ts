@@ -31,7 +31,9 @@ let last: UpdateAnswer | null = null;
 
 /** The last answer of this process (health summary), or `unknown` before any check. */
 export function lastUpdateStatus(): { status: UpdateStatus; checked_at: string | null; latest_version: string | null } {
-  return last ? { status: last.status, checked_at: last.checked_at, latest_version: last.latest_version } : { status: 'unknown', checked_at: null, latest_version: null };
+  return last
+    ? { status: last.status, checked_at: last.checked_at, latest_version: last.latest_version }
+    : { status: 'unknown', checked_at: null, latest_version: null };
 }
 
 function updateKey(env: NodeJS.ProcessEnv): PublicKeyInfo {
@@ -63,7 +65,12 @@ export async function checkForUpdate(running: string, env: NodeJS.ProcessEnv = p
   const checked_at = new Date().toISOString();
   const base = { running_version: running, checked_at, latest_version: null, released_at: null, url: null };
   let answer: UpdateAnswer;
-  if (!url) answer = { ...base, status: 'unknown', reason: 'no release manifest URL configured (SERVICE_UPDATE_MANIFEST_URL); no network is used by default' };
+  if (!url)
+    answer = {
+      ...base,
+      status: 'unknown',
+      reason: 'no release manifest URL configured (SERVICE_UPDATE_MANIFEST_URL); no network is used by default',
+    };
   else {
     try {
       const res = await request(url, { method: 'GET', headersTimeout: 10_000, bodyTimeout: 10_000 });
@@ -73,7 +80,14 @@ export async function checkForUpdate(running: string, env: NodeJS.ProcessEnv = p
       const rel = verifySignedDoc<Release>(text, 'release', updateKey(env));
       if (typeof rel.version !== 'string') throw new Error('release.version is missing');
       const newer = compareVersions(rel.version, running) > 0;
-      answer = { ...base, status: newer ? 'update_available' : 'current', latest_version: rel.version, released_at: typeof rel.released_at === 'string' ? rel.released_at : null, url: typeof rel.url === 'string' ? rel.url : null, reason: null };
+      answer = {
+        ...base,
+        status: newer ? 'update_available' : 'current',
+        latest_version: rel.version,
+        released_at: typeof rel.released_at === 'string' ? rel.released_at : null,
+        url: typeof rel.url === 'string' ? rel.url : null,
+        reason: null,
+      };
     } catch (err) {
       answer = { ...base, status: 'unknown', reason: `manifest not usable: ${(err as Error).message}` };
     }

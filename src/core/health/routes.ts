@@ -14,7 +14,11 @@ const Ready = Type.Object(
   {
     status: Type.Literal('ready'),
     checks: Type.Object({
-      store: Type.Object({ ok: Type.Boolean(), backend: Type.String(), migrations: Type.Object({ current: Type.Integer(), expected: Type.Integer() }) }),
+      store: Type.Object({
+        ok: Type.Boolean(),
+        backend: Type.String(),
+        migrations: Type.Object({ current: Type.Integer(), expected: Type.Integer() }),
+      }),
     }),
   },
   { additionalProperties: false },
@@ -45,7 +49,12 @@ const StatusDoc = Type.Object(
       http: Type.Object({ status: ComponentStatus, engine: Type.String() }),
       store: Type.Object({ status: ComponentStatus, backend: Type.String() }),
       grpc: Type.Object({ status: ComponentStatus }),
-      connectors: Type.Optional(Type.Object({ status: ComponentStatus, failed: Type.Integer({ description: 'output connectors that deliver nothing (GET /v1/connectors/health says why)' }) })),
+      connectors: Type.Optional(
+        Type.Object({
+          status: ComponentStatus,
+          failed: Type.Integer({ description: 'output connectors that deliver nothing (GET /v1/connectors/health says why)' }),
+        }),
+      ),
     }),
   },
   { additionalProperties: false },
@@ -55,14 +64,43 @@ const common = { stability: 'stable' as const, permission: PUBLIC, setupExempt: 
 
 async function readiness(ctx: { services: import('../../serve/services.js').Services }) {
   const store = await ctx.services.storeReadiness();
-  if (!store.ok) throw new ApiError('unavailable', `not ready: store ${store.reachable ? `migrations at ${store.migrations.current} of ${store.migrations.expected}` : 'unreachable'}`);
+  if (!store.ok)
+    throw new ApiError(
+      'unavailable',
+      `not ready: store ${store.reachable ? `migrations at ${store.migrations.current} of ${store.migrations.expected}` : 'unreachable'}`,
+    );
   return { status: 'ready' as const, checks: { store: { ok: true, backend: ctx.services.store.backend, migrations: store.migrations } } };
 }
 
 export const healthRoutes: AnyRoute[] = [
-  route({ ...common, method: 'GET', path: '/healthz', operationId: 'healthz', summary: 'Process is up and serving HTTP (no dependency checks)', response: Alive, handler: () => ({ status: 'ok' as const }) }),
-  route({ ...common, method: 'GET', path: '/livez', operationId: 'livez', summary: 'Liveness: the event loop answers (no dependency checks)', response: Alive, handler: () => ({ status: 'ok' as const }) }),
-  route({ ...common, method: 'GET', path: '/readyz', operationId: 'readyz', summary: 'Readiness: store reachable and every migration applied; 503 otherwise', response: Ready, timeoutMs: 5_000, handler: readiness }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/healthz',
+    operationId: 'healthz',
+    summary: 'Process is up and serving HTTP (no dependency checks)',
+    response: Alive,
+    handler: () => ({ status: 'ok' as const }),
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/livez',
+    operationId: 'livez',
+    summary: 'Liveness: the event loop answers (no dependency checks)',
+    response: Alive,
+    handler: () => ({ status: 'ok' as const }),
+  }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/readyz',
+    operationId: 'readyz',
+    summary: 'Readiness: store reachable and every migration applied; 503 otherwise',
+    response: Ready,
+    timeoutMs: 5_000,
+    handler: readiness,
+  }),
   route({
     ...common,
     method: 'GET',

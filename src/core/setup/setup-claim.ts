@@ -17,13 +17,27 @@ export function replicaName(dataDir: string): string {
 }
 
 /** Record `token` as the deployment's, unless another replica already did: then who and when. */
-export async function claimSetupToken(store: Store, dataDir: string, token: string): Promise<{ mine: true } | { mine: false; by: string; at: string }> {
+export async function claimSetupToken(
+  store: Store,
+  dataDir: string,
+  token: string,
+): Promise<{ mine: true } | { mine: false; by: string; at: string }> {
   const me = replicaName(dataDir);
   return store.transaction(async (tx) => {
     const row = { id: 1, digest: sha256Hex(token), minted_by: me, minted_at: nowTimestamp() };
-    const won = await tx.insertInto('setup_tokens').values(row).onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst();
+    const won = await tx
+      .insertInto('setup_tokens')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
     if (won !== undefined) return { mine: true as const };
-    const cur = await tx.selectFrom('setup_tokens').select(['minted_by', 'minted_at']).where('id', '=', 1).forUpdate().executeTakeFirstOrThrow();
+    const cur = await tx
+      .selectFrom('setup_tokens')
+      .select(['minted_by', 'minted_at'])
+      .where('id', '=', 1)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (cur.minted_by !== me) return { mine: false as const, by: cur.minted_by, at: cur.minted_at };
     await tx.updateTable('setup_tokens').set({ digest: row.digest, minted_at: row.minted_at }).where('id', '=', 1).execute();
     return { mine: true as const };

@@ -24,7 +24,12 @@ export interface FirstAdmin {
 }
 
 /** Create the first organization and superadmin without a token check (setup and --seed-demo). */
-export async function createFirstAdmin(runtime: IdentityRuntime, audit: AuditSink, input: FirstAdmin, via: 'setup' | 'seed-demo'): Promise<{ user: UserView; organization: OrgView }> {
+export async function createFirstAdmin(
+  runtime: IdentityRuntime,
+  audit: AuditSink,
+  input: FirstAdmin,
+  via: 'setup' | 'seed-demo',
+): Promise<{ user: UserView; organization: OrgView }> {
   assertPasswordPolicy(input.password);
   const passwordHash = await hashPassword(input.password, runtime.passwordParams);
   const at = nowTimestamp();
@@ -33,7 +38,15 @@ export async function createFirstAdmin(runtime: IdentityRuntime, audit: AuditSin
     created = await runtime.store.transaction(async (tx) => {
       await tx.insertInto('setup_claims').values({ id: 1, claimed_at: at }).execute();
       if ((await countUsers(tx)) > 0) throw new ApiError('setup_complete');
-      const user = { id: uuid7(), email: normalizeEmail(input.email), password_hash: passwordHash, superadmin: 1 as const, status: 'active' as const, created_at: at, updated_at: at };
+      const user = {
+        id: uuid7(),
+        email: normalizeEmail(input.email),
+        password_hash: passwordHash,
+        superadmin: 1 as const,
+        status: 'active' as const,
+        created_at: at,
+        updated_at: at,
+      };
       await tx.insertInto('users').values(user).execute();
       const organization = await createOrg(tx, runtime, { name: input.organization ?? DEFAULT_ORG_NAME, ownerId: user.id });
       return { user: userView(user), organization };
@@ -41,7 +54,9 @@ export async function createFirstAdmin(runtime: IdentityRuntime, audit: AuditSin
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // The claim row or a user already exists: another redemption won.
-    const done = await runtime.store.transaction(async (tx) => (await countUsers(tx)) > 0 || (await tx.selectFrom('setup_claims').select('id').executeTakeFirst()) !== undefined);
+    const done = await runtime.store.transaction(
+      async (tx) => (await countUsers(tx)) > 0 || (await tx.selectFrom('setup_claims').select('id').executeTakeFirst()) !== undefined,
+    );
     if (done) throw new ApiError('setup_complete');
     throw err;
   }
@@ -58,7 +73,12 @@ export async function createFirstAdmin(runtime: IdentityRuntime, audit: AuditSin
 }
 
 /** `POST /v1/setup`: 409 once complete, 403 on a wrong token, else the first admin. */
-export async function redeemSetup(runtime: IdentityRuntime, audit: AuditSink, token: string, input: FirstAdmin): Promise<{ user: UserView; organization: OrgView }> {
+export async function redeemSetup(
+  runtime: IdentityRuntime,
+  audit: AuditSink,
+  token: string,
+  input: FirstAdmin,
+): Promise<{ user: UserView; organization: OrgView }> {
   if (!runtime.setupRequired()) throw new ApiError('setup_complete');
   const shared = runtime.store.capabilities.supportsConcurrentWriters;
   if (!(await setupTokenMatches(runtime.dataDir, token)) && !(shared && (await sharedSetupTokenMatches(runtime.store, token)))) {

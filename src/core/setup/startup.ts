@@ -27,7 +27,10 @@ export async function startIdentity(runtime: IdentityRuntime, opts: IdentityStar
   if (opts.seedDemo) {
     if (pending) {
       const { user, organization } = await createFirstAdmin(runtime, opts.audit, DEMO_ADMIN, 'seed-demo');
-      opts.log.warn({ email: user.email, tenant: organization.id }, 'seed-demo: demo administrator created with the public password from docs/auth.md (loopback only)');
+      opts.log.warn(
+        { email: user.email, tenant: organization.id },
+        'seed-demo: demo administrator created with the public password from docs/auth.md (loopback only)',
+      );
       seeded = true;
       pending = false;
     } else {
@@ -38,13 +41,18 @@ export async function startIdentity(runtime: IdentityRuntime, opts: IdentityStar
     // A new token at every start while nobody has redeemed one: the previous digest is replaced.
     const token = await mintSetupToken(runtime.dataDir);
     // Replicas on one database share one token (setup-claim.ts): the first to start prints it.
-    const claim = runtime.store.capabilities.supportsConcurrentWriters ? await claimSetupToken(runtime.store, runtime.dataDir, token) : { mine: true as const };
+    const claim = runtime.store.capabilities.supportsConcurrentWriters
+      ? await claimSetupToken(runtime.store, runtime.dataDir, token)
+      : { mine: true as const };
     if (claim.mine) {
       opts.print(setupTokenBanner(token));
       opts.log.info({ file: 'setup.token' }, 'setup required: the one-time setup token was printed on stdout');
     } else {
       await removeSetupToken(runtime.dataDir);
-      opts.print(`setup is pending: the one-time setup token was printed by the replica ${claim.by} at ${claim.at}; redeem it on any replica (POST /v1/setup)\n`);
+      opts.print(
+        `setup is pending: the one-time setup token was printed by the replica ${claim.by} at ${claim.at}; redeem it on any replica ` +
+          `(POST /v1/setup)\n`,
+      );
       opts.log.info({ printed_by: claim.by, printed_at: claim.at }, 'setup required: the setup token was printed by another replica');
     }
   } else {

@@ -13,12 +13,18 @@ import type { Principal } from '../../auth/principal.js';
 import { Organization, OrgName, Region } from '../users/schemas.js';
 import { announceOrg, createOrg, DEFAULT_REGION, type OrgView } from './org-service.js';
 
-const OrgPage = Type.Object({ items: Type.Array(Organization), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+const OrgPage = Type.Object(
+  { items: Type.Array(Organization), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Uuid) }, { additionalProperties: false });
 const TenantParams = Type.Object({ tenant_id: Uuid }, { additionalProperties: false });
 const CreateBody = Type.Object({ name: OrgName, region: Type.Optional(Region) }, { additionalProperties: false });
 const RegionBody = Type.Object({ region: Region }, { additionalProperties: false });
-const StatusBody = Type.Object({ status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]) }, { additionalProperties: false });
+const StatusBody = Type.Object(
+  { status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]) },
+  { additionalProperties: false },
+);
 const Residency = Type.Object(
   {
     default_region: Type.String(),
@@ -38,9 +44,18 @@ function principalOf(ctx: { principal?: Principal }): Principal {
 
 type Runtime = ReturnType<typeof identityOf>;
 
-async function listOrgs(runtime: Runtime, limit: number, cursor: string | undefined): Promise<{ items: OrgView[]; has_more: boolean; cursor?: string }> {
+async function listOrgs(
+  runtime: Runtime,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ items: OrgView[]; has_more: boolean; cursor?: string }> {
   const rows = await runtime.store.transaction(async (tx) => {
-    let q = tx.selectFrom('tenants').select(['id', 'name', 'region', 'status', 'created_at']).where('deleted_at', 'is', null).orderBy('id').limit(limit + 1);
+    let q = tx
+      .selectFrom('tenants')
+      .select(['id', 'name', 'region', 'status', 'created_at'])
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .limit(limit + 1);
     if (cursor !== undefined) q = q.where('id', '>', cursor.toLowerCase());
     return q.execute();
   });
@@ -50,7 +65,11 @@ async function listOrgs(runtime: Runtime, limit: number, cursor: string | undefi
 }
 
 /** Update one column of a live tenant and audit it on the tenant's chain with the old and new value. */
-async function updateOrg(ctx: { principal?: Principal; params: { tenant_id: string }; services: import('../../serve/services.js').Services }, field: 'region' | 'status', value: string): Promise<OrgView> {
+async function updateOrg(
+  ctx: { principal?: Principal; params: { tenant_id: string }; services: import('../../serve/services.js').Services },
+  field: 'region' | 'status',
+  value: string,
+): Promise<OrgView> {
   const p = principalOf(ctx);
   requireAal3(p);
   const runtime = identityOf(ctx.services);
@@ -58,16 +77,30 @@ async function updateOrg(ctx: { principal?: Principal; params: { tenant_id: stri
   const { before, after } = await runtime.store.transaction(async (tx) => {
     const current = await findLiveTenant(tx, id);
     if (!current) throw errors.notFound('tenant');
-    await tx.updateTable('tenants').set({ [field]: value }).where('id', '=', id).execute();
+    await tx
+      .updateTable('tenants')
+      .set({ [field]: value })
+      .where('id', '=', id)
+      .execute();
     return { before: current, after: { ...current, [field]: value } as OrgView };
   });
   runtime.invalidate();
-  if (before[field] !== value) await ctx.services.audit.append(id, draftBy(p, `org.${field}`, 'tenant', id, { from: before[field], to: value }));
+  if (before[field] !== value)
+    await ctx.services.audit.append(id, draftBy(p, `org.${field}`, 'tenant', id, { from: before[field], to: value }));
   return after;
 }
 
 export const orgRoutes: AnyRoute[] = [
-  route({ ...common, method: 'GET', path: '/v1/system/orgs', operationId: 'listOrgs', summary: 'Every live organization (tenant)', query: ListQuery, response: OrgPage, handler: (ctx) => listOrgs(identityOf(ctx.services), ctx.query.limit ?? 50, ctx.query.cursor) }),
+  route({
+    ...common,
+    method: 'GET',
+    path: '/v1/system/orgs',
+    operationId: 'listOrgs',
+    summary: 'Every live organization (tenant)',
+    query: ListQuery,
+    response: OrgPage,
+    handler: (ctx) => listOrgs(identityOf(ctx.services), ctx.query.limit ?? 50, ctx.query.cursor),
+  }),
   route({
     ...common,
     method: 'POST',
@@ -110,8 +143,32 @@ export const orgRoutes: AnyRoute[] = [
       return reply.empty(204);
     },
   }),
-  route({ ...common, method: 'PUT', path: '/v1/system/orgs/{tenant_id}/region', operationId: 'setOrgRegion', summary: 'Set the data-residency region of an organization (AAL3)', audit: 'org.region', params: TenantParams, body: RegionBody, response: Organization, bodyLimit: 4 * 1024, handler: (ctx) => updateOrg(ctx, 'region', ctx.body.region) }),
-  route({ ...common, method: 'PUT', path: '/v1/system/orgs/{tenant_id}/status', operationId: 'setOrgStatus', summary: 'Suspend or reactivate an organization (AAL3); a suspended one refuses mutations with 423', audit: 'org.status', params: TenantParams, body: StatusBody, response: Organization, bodyLimit: 4 * 1024, handler: (ctx) => updateOrg(ctx, 'status', ctx.body.status) }),
+  route({
+    ...common,
+    method: 'PUT',
+    path: '/v1/system/orgs/{tenant_id}/region',
+    operationId: 'setOrgRegion',
+    summary: 'Set the data-residency region of an organization (AAL3)',
+    audit: 'org.region',
+    params: TenantParams,
+    body: RegionBody,
+    response: Organization,
+    bodyLimit: 4 * 1024,
+    handler: (ctx) => updateOrg(ctx, 'region', ctx.body.region),
+  }),
+  route({
+    ...common,
+    method: 'PUT',
+    path: '/v1/system/orgs/{tenant_id}/status',
+    operationId: 'setOrgStatus',
+    summary: 'Suspend or reactivate an organization (AAL3); a suspended one refuses mutations with 423',
+    audit: 'org.status',
+    params: TenantParams,
+    body: StatusBody,
+    response: Organization,
+    bodyLimit: 4 * 1024,
+    handler: (ctx) => updateOrg(ctx, 'status', ctx.body.status),
+  }),
   route({
     ...common,
     method: 'GET',
@@ -122,7 +179,12 @@ export const orgRoutes: AnyRoute[] = [
     response: Residency,
     handler: async (ctx) => {
       const page = await listOrgs(identityOf(ctx.services), ctx.query.limit ?? 50, ctx.query.cursor);
-      return { default_region: DEFAULT_REGION, items: page.items.map((o) => ({ tenant_id: o.id, name: o.name, region: o.region })), has_more: page.has_more, ...(page.cursor ? { cursor: page.cursor } : {}) };
+      return {
+        default_region: DEFAULT_REGION,
+        items: page.items.map((o) => ({ tenant_id: o.id, name: o.name, region: o.region })),
+        has_more: page.has_more,
+        ...(page.cursor ? { cursor: page.cursor } : {}),
+      };
     },
   }),
 ];

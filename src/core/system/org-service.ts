@@ -24,12 +24,22 @@ export interface OrgView {
 }
 
 /** Insert a tenant (and the owner membership of `ownerId`); runs the org-created hooks. */
-export async function createOrg(tx: Transaction<Database>, runtime: IdentityRuntime, input: { name: string; region?: string; ownerId?: string }): Promise<OrgView> {
+export async function createOrg(
+  tx: Transaction<Database>,
+  runtime: IdentityRuntime,
+  input: { name: string; region?: string; ownerId?: string },
+): Promise<OrgView> {
   const at = nowTimestamp();
   const org: OrgView = { id: uuid7(), name: input.name, region: input.region ?? DEFAULT_REGION, status: 'active', created_at: at };
-  await tx.insertInto('tenants').values({ ...org, deleted_at: null }).execute();
+  await tx
+    .insertInto('tenants')
+    .values({ ...org, deleted_at: null })
+    .execute();
   if (input.ownerId) {
-    await tx.insertInto('memberships').values({ user_id: input.ownerId, org_id: org.id, role: 'owner', created_at: at, updated_at: at }).execute();
+    await tx
+      .insertInto('memberships')
+      .values({ user_id: input.ownerId, org_id: org.id, role: 'owner', created_at: at, updated_at: at })
+      .execute();
   }
   for (const hook of runtime.orgCreatedHooks) await hook(tx, { id: org.id, name: org.name });
   return org;
@@ -37,5 +47,11 @@ export async function createOrg(tx: Transaction<Database>, runtime: IdentityRunt
 
 /** Append `org.create`, seq 1 of the new tenant's chain (DECISIONS.md "Audit ledger"). */
 export async function announceOrg(audit: AuditSink, org: OrgView, actor: Pick<AuditDraft, 'actor' | 'actor_kind'>): Promise<void> {
-  await audit.append(org.id, { ...actor, action: 'org.create', target_kind: 'tenant', target_id: org.id, meta: { name: org.name, region: org.region } });
+  await audit.append(org.id, {
+    ...actor,
+    action: 'org.create',
+    target_kind: 'tenant',
+    target_id: org.id,
+    meta: { name: org.name, region: org.region },
+  });
 }

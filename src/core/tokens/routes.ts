@@ -14,7 +14,21 @@ import { roleIn } from '../../auth/authenticator.js';
 import type { Principal } from '../../auth/principal.js';
 import { isRole, type Role } from '../../auth/roles.js';
 import { RoleName } from '../users/schemas.js';
-import { guardTokenDelete, assertCeiling, assertMayIssue, canManage, expiryOf, highestRole, insertToken, manageableToken, revokeToken, tokenView, type IssuedToken, type TokenSpec, type TokenView } from './token-service.js';
+import {
+  guardTokenDelete,
+  assertCeiling,
+  assertMayIssue,
+  canManage,
+  expiryOf,
+  highestRole,
+  insertToken,
+  manageableToken,
+  revokeToken,
+  tokenView,
+  type IssuedToken,
+  type TokenSpec,
+  type TokenView,
+} from './token-service.js';
 
 const TokenFields = {
   id: Uuid,
@@ -28,8 +42,14 @@ const TokenFields = {
   rotated_from: Type.Union([Uuid, Type.Null()]),
 };
 const TokenSchema = Type.Object(TokenFields, { additionalProperties: false });
-const IssuedSchema = Type.Object({ ...TokenFields, token: Type.String({ description: 'svck_… secret; shown once, never again' }) }, { additionalProperties: false });
-const TokenPage = Type.Object({ items: Type.Array(TokenSchema), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+const IssuedSchema = Type.Object(
+  { ...TokenFields, token: Type.String({ description: 'svck_… secret; shown once, never again' }) },
+  { additionalProperties: false },
+);
+const TokenPage = Type.Object(
+  { items: Type.Array(TokenSchema), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Uuid) }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 const IssueBody = Type.Object(
@@ -39,7 +59,14 @@ const IssueBody = Type.Object(
     tenant: Type.Optional(Uuid),
     superadmin: Type.Optional(Type.Boolean()),
     expires_at: Type.Optional(Rfc3339),
-    ttl: Type.Optional(Text({ pattern: TTL_PATTERN, description: 'lifetime instead of expires_at: 30m, 12h, 90d, 2w, or never (the only way to a key that never expires); default: the server\'s SERVICE_TOKEN_DEFAULT_TTL (90d)' })),
+    ttl: Type.Optional(
+      Text({
+        pattern: TTL_PATTERN,
+        description:
+          'lifetime instead of expires_at: 30m, 12h, 90d, 2w, or never (the only way to a key that never expires); default: the ' +
+          "server's SERVICE_TOKEN_DEFAULT_TTL (90d)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -104,7 +131,8 @@ export const tokenRoutes: AnyRoute[] = [
       const runtime = identityOf(ctx.services);
       const superadmin = ctx.body.superadmin ?? false;
       if (superadmin && ctx.body.tenant !== undefined) throw errors.badRequest('a superadmin token is not bound to a tenant');
-      if (p.boundTenant !== null && ctx.body.tenant !== undefined && ctx.body.tenant !== p.boundTenant) throw errors.forbidden('this API key is bound to another tenant');
+      if (p.boundTenant !== null && ctx.body.tenant !== undefined && ctx.body.tenant !== p.boundTenant)
+        throw errors.forbidden('this API key is bound to another tenant');
       const tenant = superadmin ? null : (ctx.body.tenant ?? ctx.tenant ?? null);
       let ceiling: Role | undefined;
       if (tenant !== null) {
@@ -120,7 +148,17 @@ export const tokenRoutes: AnyRoute[] = [
       const expiresAt = expiryOf(p, ctx.body, runtime.tokenDefaultTtlMs, runtime.now());
       const spec: TokenSpec = { userId: p.userId, name: ctx.body.name, role, tenant, superadmin, expiresAt };
       const issued = await runtime.store.transaction((tx) => insertToken(tx, spec));
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.create', 'token', issued.id, { name: issued.name, role, tenant, superadmin, owner: p.userId, expires_at: expiresAt }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'token.create', 'token', issued.id, {
+          name: issued.name,
+          role,
+          tenant,
+          superadmin,
+          owner: p.userId,
+          expires_at: expiresAt,
+        }),
+      );
       return reply.json(issued, 201);
     },
   }),
@@ -146,7 +184,10 @@ export const tokenRoutes: AnyRoute[] = [
         return found;
       });
       runtime.invalidate();
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.revoke', 'token', row.id, { owner: row.user_id, tenant: row.org_id }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'token.revoke', 'token', row.id, { owner: row.user_id, tenant: row.org_id }),
+      );
       return reply.empty(204);
     },
   }),
@@ -171,11 +212,22 @@ export const tokenRoutes: AnyRoute[] = [
         // Rotating someone else's key hands its secret to the caller: the ceiling applies as at issue.
         if (old.user_id !== p.userId) assertCeiling(p, { role, tenant: old.org_id, superadmin: old.superadmin === 1 });
         if (!(await revokeToken(tx, old.id))) throw errors.notFound('token');
-        const issued = await insertToken(tx, { userId: old.user_id, name: old.name, role, tenant: old.org_id, superadmin: old.superadmin === 1, expiresAt: old.expires_at, rotatedFrom: old.id });
+        const issued = await insertToken(tx, {
+          userId: old.user_id,
+          name: old.name,
+          role,
+          tenant: old.org_id,
+          superadmin: old.superadmin === 1,
+          expiresAt: old.expires_at,
+          rotatedFrom: old.id,
+        });
         return { old: old.id, issued };
       });
       runtime.invalidate();
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'token.rotate', 'token', result.issued.id, { previous_token: result.old, tenant: result.issued.tenant }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(p, 'token.rotate', 'token', result.issued.id, { previous_token: result.old, tenant: result.issued.tenant }),
+      );
       return reply.json(result.issued, 201);
     },
   }),

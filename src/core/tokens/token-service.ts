@@ -49,7 +49,17 @@ export interface TokenSpec {
 
 /** Strip a row to the listed view. */
 export function tokenView(row: ApiTokensTable): TokenView {
-  return { id: row.id, name: row.name, user_id: row.user_id, role: isRole(row.role) ? row.role : 'viewer', tenant: row.org_id, superadmin: row.superadmin === 1, created_at: row.created_at, expires_at: row.expires_at, rotated_from: row.rotated_from };
+  return {
+    id: row.id,
+    name: row.name,
+    user_id: row.user_id,
+    role: isRole(row.role) ? row.role : 'viewer',
+    tenant: row.org_id,
+    superadmin: row.superadmin === 1,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    rotated_from: row.rotated_from,
+  };
 }
 
 /** Insert a key; the returned text is the only copy of the secret. */
@@ -96,7 +106,11 @@ export function highestRole(p: Principal): Role | undefined {
 export function assertMayIssue(p: Principal, tenant: string | null): void {
   if (p.kind !== 'token') return;
   const role = tenant !== null ? ceilingIn(p, tenant) : highestRole(p);
-  if (role === undefined || !roleAtLeast(role, 'admin')) throw new ApiError('forbidden', 'an API key may issue or rotate API keys only with the admin role or above; use a session, or an admin key');
+  if (role === undefined || !roleAtLeast(role, 'admin'))
+    throw new ApiError(
+      'forbidden',
+      'an API key may issue or rotate API keys only with the admin role or above; use a session, or an admin key',
+    );
 }
 
 /**
@@ -135,7 +149,8 @@ export function assertCeiling(p: Principal, spec: Pick<TokenSpec, 'role' | 'tena
   if (spec.superadmin && !p.superadmin) throw new ApiError('role_ceiling', 'only superadmins mint superadmin tokens');
   const ceiling = spec.tenant !== null ? ceilingIn(p, spec.tenant) : highestRole(p);
   if (ceiling === undefined) throw new ApiError('forbidden', 'no access to this tenant');
-  if (!roleAtLeast(ceiling, spec.role)) throw new ApiError('role_ceiling', `cannot mint a ${spec.role} token above your own role (${ceiling})`);
+  if (!roleAtLeast(ceiling, spec.role))
+    throw new ApiError('role_ceiling', `cannot mint a ${spec.role} token above your own role (${ceiling})`);
 }
 
 /** True when the caller may see, revoke and rotate this key (else it is concealed as 404). */
@@ -157,7 +172,12 @@ export async function manageableToken(tx: Transaction<Database>, p: Principal, i
 
 /** Revoke a live key; false when a concurrent revoke/rotate got there first. */
 export async function revokeToken(tx: Transaction<Database>, id: string): Promise<boolean> {
-  const r = await tx.updateTable('api_tokens').set({ revoked_at: nowTimestamp() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await tx
+    .updateTable('api_tokens')
+    .set({ revoked_at: nowTimestamp() })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -167,7 +187,12 @@ export async function revokeToken(tx: Transaction<Database>, id: string): Promis
  * tenant its owner is a member of. Guards only read, so a separate transaction per tenant is enough.
  */
 export async function guardTokenDelete(store: Store, hooks: RecordHooks, row: ApiTokensTable): Promise<void> {
-  const tenants = row.org_id !== null ? [row.org_id] : (await store.transaction((tx) => tx.selectFrom('memberships').select('org_id').where('user_id', '=', row.user_id).execute())).map((m) => m.org_id);
+  const tenants =
+    row.org_id !== null
+      ? [row.org_id]
+      : (await store.transaction((tx) => tx.selectFrom('memberships').select('org_id').where('user_id', '=', row.user_id).execute())).map(
+          (m) => m.org_id,
+        );
   for (const tenant of tenants) {
     await store.withTenant(tenant, (tx) => hooks.run('delete', { store, tx, tenant, kind: 'token', id: row.id, record: { ...row } }));
   }

@@ -17,11 +17,20 @@ import { Email, Password, RoleName, User } from './schemas.js';
 import { insertUser, setUserStatus } from './user-service.js';
 
 const Member = Type.Object({ ...User.properties, role: RoleName }, { additionalProperties: false });
-const MemberPage = Type.Object({ items: Type.Array(Member), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
-const UserPage = Type.Object({ items: Type.Array(User), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+const MemberPage = Type.Object(
+  { items: Type.Array(Member), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+const UserPage = Type.Object(
+  { items: Type.Array(User), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Uuid) }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
-const CreateBody = Type.Object({ email: Email, password: Password, role: Type.Optional(RoleName), superadmin: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+const CreateBody = Type.Object(
+  { email: Email, password: Password, role: Type.Optional(RoleName), superadmin: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 
 const common = { stability: 'stable' as const, tags: ['users'] };
 
@@ -54,7 +63,10 @@ export async function listMembers(runtime: ReturnType<typeof identityOf>, tenant
   return { items, has_more: hasMore, ...(hasMore ? { cursor: items[items.length - 1]?.id as string } : {}) };
 }
 
-async function changeStatus(ctx: { principal?: Principal; params: { id: string }; services: import('../../serve/services.js').Services }, status: 'active' | 'disabled') {
+async function changeStatus(
+  ctx: { principal?: Principal; params: { id: string }; services: import('../../serve/services.js').Services },
+  status: 'active' | 'disabled',
+) {
   const p = principalOf(ctx);
   const runtime = identityOf(ctx.services);
   const target = await runtime.store.transaction((tx) => findUser(tx, ctx.params.id));
@@ -64,7 +76,13 @@ async function changeStatus(ctx: { principal?: Principal; params: { id: string }
   const result = await runtime.store.transaction((tx) => setUserStatus(tx, runtime.store.capabilities, ctx.params.id, status));
   if (result.changed) {
     runtime.invalidate();
-    await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, status === 'disabled' ? 'user.disable' : 'user.enable', 'user', target.id, { superadmin: target.superadmin === 1, ...(result.revoked ? { revoked: result.revoked } : {}) }));
+    await ctx.services.audit.append(
+      SYSTEM_TENANT,
+      draftBy(p, status === 'disabled' ? 'user.disable' : 'user.enable', 'user', target.id, {
+        superadmin: target.superadmin === 1,
+        ...(result.revoked ? { revoked: result.revoked } : {}),
+      }),
+    );
   }
   return result.user;
 }
@@ -104,7 +122,9 @@ export const userRoutes: AnyRoute[] = [
       if (!roleAtLeast(mine, role)) throw new ApiError('role_ceiling', `cannot grant ${role} above your own role (${mine})`);
       assertPasswordPolicy(ctx.body.password);
       const passwordHash = await hashPassword(ctx.body.password, runtime.passwordParams);
-      const user = await runtime.store.transaction((tx) => insertUser(tx, { email: ctx.body.email, passwordHash, superadmin, tenant, role }));
+      const user = await runtime.store.transaction((tx) =>
+        insertUser(tx, { email: ctx.body.email, passwordHash, superadmin, tenant, role }),
+      );
       await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'user.create', 'user', user.id, { email: user.email, superadmin }));
       await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'membership.create', 'user', user.id, { tenant, role }));
       return reply.json({ ...user, role }, 201);

@@ -9,13 +9,28 @@ import { findUser, findUserByEmail, normalizeEmail, revokeAllCredentials, userVi
 import type { Role } from '../../auth/roles.js';
 
 /** Insert a user and its membership in `tenant`; 409 when the e-mail is taken. */
-export async function insertUser(tx: Transaction<Database>, input: { email: string; passwordHash: string; superadmin: boolean; tenant: string; role: Role }): Promise<UserView> {
+export async function insertUser(
+  tx: Transaction<Database>,
+  input: { email: string; passwordHash: string; superadmin: boolean; tenant: string; role: Role },
+): Promise<UserView> {
   const email = normalizeEmail(input.email);
-  if (await findUserByEmail(tx, email)) throw errors.conflict('a user with this e-mail already exists; add it to the tenant with POST /v1/memberships');
+  if (await findUserByEmail(tx, email))
+    throw errors.conflict('a user with this e-mail already exists; add it to the tenant with POST /v1/memberships');
   const at = nowTimestamp();
-  const row = { id: uuid7(), email, password_hash: input.passwordHash, superadmin: input.superadmin ? (1 as const) : (0 as const), status: 'active' as const, created_at: at, updated_at: at };
+  const row = {
+    id: uuid7(),
+    email,
+    password_hash: input.passwordHash,
+    superadmin: input.superadmin ? (1 as const) : (0 as const),
+    status: 'active' as const,
+    created_at: at,
+    updated_at: at,
+  };
   await tx.insertInto('users').values(row).execute();
-  await tx.insertInto('memberships').values({ user_id: row.id, org_id: input.tenant, role: input.role, created_at: at, updated_at: at }).execute();
+  await tx
+    .insertInto('memberships')
+    .values({ user_id: row.id, org_id: input.tenant, role: input.role, created_at: at, updated_at: at })
+    .execute();
   return userView(row);
 }
 
@@ -25,7 +40,12 @@ export async function insertUser(tx: Transaction<Database>, input: { email: stri
  * rows are locked first where the backend has concurrent writers, so two concurrent disables of
  * the last two superadmins cannot both pass the count.
  */
-export async function setUserStatus(tx: Transaction<Database>, caps: StoreCapabilities, id: string, status: 'active' | 'disabled'): Promise<{ user: UserView; changed: boolean; revoked?: { sessions: number; tokens: number } }> {
+export async function setUserStatus(
+  tx: Transaction<Database>,
+  caps: StoreCapabilities,
+  id: string,
+  status: 'active' | 'disabled',
+): Promise<{ user: UserView; changed: boolean; revoked?: { sessions: number; tokens: number } }> {
   const current = await findUser(tx, id);
   if (!current) throw errors.notFound('user');
   if (current.status === status) return { user: userView(current), changed: false };
@@ -66,6 +86,10 @@ export async function tombstoneUser(tx: Transaction<Database>, tenant: string, i
   if (orgs.length > 1) return { erased: false, reason: 'also a member of another tenant' };
   const at = nowTimestamp();
   await revokeAllCredentials(tx, id, at);
-  await tx.updateTable('users').set({ email: `erased-${id}@erased.invalid`, password_hash: '!erased', status: 'disabled', updated_at: at }).where('id', '=', id).execute();
+  await tx
+    .updateTable('users')
+    .set({ email: `erased-${id}@erased.invalid`, password_hash: '!erased', status: 'disabled', updated_at: at })
+    .where('id', '=', id)
+    .execute();
   return { erased: true, email: user.email };
 }

@@ -37,7 +37,11 @@ export const CONSOLE_CSP = [
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 function serve(ctx: { headers: Readonly<Record<string, string>> }, asset: Asset, cacheControl: string): Reply {
-  const headers: Record<string, string> = { 'cache-control': cacheControl, 'content-security-policy': CONSOLE_CSP, vary: 'accept-encoding' };
+  const headers: Record<string, string> = {
+    'cache-control': cacheControl,
+    'content-security-policy': CONSOLE_CSP,
+    vary: 'accept-encoding',
+  };
   const gzip = /\bgzip\b/.test(ctx.headers['accept-encoding'] ?? '');
   if (gzip) headers['content-encoding'] = 'gzip';
   return reply.text(gzip ? asset.gzip : asset.body, asset.type, 200, headers);
@@ -54,7 +58,14 @@ function page(ctx: { headers: Readonly<Record<string, string>> }): Reply {
   return serve(ctx, bundle.index, 'no-cache');
 }
 
-const ui = { stability: 'stable' as const, unlisted: 'ui-asset' as const, setupExempt: true, permission: PUBLIC, tags: ['ui'], produces: 'text/html; charset=utf-8' };
+const ui = {
+  stability: 'stable' as const,
+  unlisted: 'ui-asset' as const,
+  setupExempt: true,
+  permission: PUBLIC,
+  tags: ['ui'],
+  produces: 'text/html; charset=utf-8',
+};
 const Rest = Type.Object({ rest: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 /**
  * A page URL's query string is the page's state (filters, the selected item), read by the SPA,
@@ -63,7 +74,9 @@ const Rest = Type.Object({ rest: Type.String({ minLength: 1, maxLength: 200 }) }
 const PageState = Type.Object(
   {},
   {
-    patternProperties: { '^[a-z_]{1,40}$': Type.Union([Type.String({ maxLength: 2000 }), Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 20 })]) },
+    patternProperties: {
+      '^[a-z_]{1,40}$': Type.Union([Type.String({ maxLength: 2000 }), Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 20 })]),
+    },
     additionalProperties: false,
   },
 );
@@ -72,10 +85,35 @@ const File = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$
 const camel = (s: string): string => s.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 export const consoleUiRoutes: AnyRoute[] = [
-  route({ ...ui, method: 'GET', path: '/', query: PageState, operationId: 'uiConsole', summary: 'The web console (single-page application)', handler: page }),
+  route({
+    ...ui,
+    method: 'GET',
+    path: '/',
+    query: PageState,
+    operationId: 'uiConsole',
+    summary: 'The web console (single-page application)',
+    handler: page,
+  }),
   ...CONSOLE_SECTIONS.flatMap((s) => [
-    route({ ...ui, method: 'GET', path: `/${s}`, query: PageState, operationId: `uiPage${camel(s)}`, summary: `Web console page ${s}`, handler: page }),
-    route({ ...ui, method: 'GET', path: `/${s}/{rest}`, params: Rest, query: PageState, operationId: `uiPage${camel(s)}Detail`, summary: `Web console page ${s}, one item`, handler: page }),
+    route({
+      ...ui,
+      method: 'GET',
+      path: `/${s}`,
+      query: PageState,
+      operationId: `uiPage${camel(s)}`,
+      summary: `Web console page ${s}`,
+      handler: page,
+    }),
+    route({
+      ...ui,
+      method: 'GET',
+      path: `/${s}/{rest}`,
+      params: Rest,
+      query: PageState,
+      operationId: `uiPage${camel(s)}Detail`,
+      summary: `Web console page ${s}, one item`,
+      handler: page,
+    }),
   ]),
   route({
     ...ui,

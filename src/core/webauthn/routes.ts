@@ -32,7 +32,10 @@ export function webauthnSettings(): WebauthnSettings {
   return settingsMemo;
 }
 
-const Options = Type.Object({ challenge_id: Uuid, public_key: Type.Object({ challenge: Type.String() }, { additionalProperties: true }) }, { additionalProperties: false });
+const Options = Type.Object(
+  { challenge_id: Uuid, public_key: Type.Object({ challenge: Type.String() }, { additionalProperties: true }) },
+  { additionalProperties: false },
+);
 const Credential = Type.Object(
   {
     id: Uuid,
@@ -52,7 +55,10 @@ const AttestationJson = Type.Object(
     id: B64u,
     rawId: B64u,
     type: Type.Literal('public-key'),
-    response: Type.Object({ clientDataJSON: B64u, attestationObject: B64u, transports: Type.Optional(Type.Array(Text({ maxLength: 32 }), { maxItems: 16 })) }, { additionalProperties: true }),
+    response: Type.Object(
+      { clientDataJSON: B64u, attestationObject: B64u, transports: Type.Optional(Type.Array(Text({ maxLength: 32 }), { maxItems: 16 })) },
+      { additionalProperties: true },
+    ),
     clientExtensionResults: Type.Object({}, { additionalProperties: true }),
     authenticatorAttachment: Type.Optional(Text({ maxLength: 32 })),
   },
@@ -63,13 +69,19 @@ const AssertionJson = Type.Object(
     id: B64u,
     rawId: B64u,
     type: Type.Literal('public-key'),
-    response: Type.Object({ clientDataJSON: B64u, authenticatorData: B64u, signature: B64u, userHandle: Type.Optional(Text({ maxLength: 1024 })) }, { additionalProperties: true }),
+    response: Type.Object(
+      { clientDataJSON: B64u, authenticatorData: B64u, signature: B64u, userHandle: Type.Optional(Text({ maxLength: 1024 })) },
+      { additionalProperties: true },
+    ),
     clientExtensionResults: Type.Object({}, { additionalProperties: true }),
     authenticatorAttachment: Type.Optional(Text({ maxLength: 32 })),
   },
   { additionalProperties: true },
 );
-const RegisterBody = Type.Object({ challenge_id: Uuid, name: Type.Optional(Text({ minLength: 1, maxLength: 100 })), response: AttestationJson }, { additionalProperties: false });
+const RegisterBody = Type.Object(
+  { challenge_id: Uuid, name: Type.Optional(Text({ minLength: 1, maxLength: 100 })), response: AttestationJson },
+  { additionalProperties: false },
+);
 const StepUpBody = Type.Object({ challenge_id: Uuid, response: AssertionJson }, { additionalProperties: false });
 const StepUpResult = Type.Object({ aal: Type.Literal(3), aal_expires_at: Timestamp, credential_id: Uuid }, { additionalProperties: false });
 const CredentialList = Type.Object({ items: Type.Array(Credential), has_more: Type.Boolean() }, { additionalProperties: false });
@@ -92,7 +104,8 @@ async function subjectOf(ctx: RequestContext<unknown, unknown, unknown>): Promis
  */
 async function requireEnrolmentRight(ctx: RequestContext<unknown, unknown, unknown>, principal: Principal): Promise<void> {
   const existing = await identityOf(ctx.services).store.transaction((tx) => listCredentials(tx, principal.userId));
-  if (existing.length > 0 && currentAal(principal) < 3) throw new ApiError('step_up_required', 'adding another authenticator requires a step-up with one already registered');
+  if (existing.length > 0 && currentAal(principal) < 3)
+    throw new ApiError('step_up_required', 'adding another authenticator requires a step-up with one already registered');
 }
 
 export const webauthnRoutes: AnyRoute[] = [
@@ -125,8 +138,21 @@ export const webauthnRoutes: AnyRoute[] = [
       const { principal, subject } = await subjectOf(ctx);
       await requireEnrolmentRight(ctx, principal);
       const body = ctx.body;
-      const credential = await finishRegistration(identityOf(ctx.services).store, webauthnSettings(), subject, body.challenge_id, body.response as unknown as RegistrationResponseJSON, body.name ?? 'security key');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(principal, 'webauthn.register', 'webauthn_credential', credential.id, { name: credential.name, device_type: credential.deviceType }));
+      const credential = await finishRegistration(
+        identityOf(ctx.services).store,
+        webauthnSettings(),
+        subject,
+        body.challenge_id,
+        body.response as unknown as RegistrationResponseJSON,
+        body.name ?? 'security key',
+      );
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(principal, 'webauthn.register', 'webauthn_credential', credential.id, {
+          name: credential.name,
+          device_type: credential.deviceType,
+        }),
+      );
       return reply.json(credentialView(credential), 201);
     },
   }),
@@ -191,17 +217,38 @@ export const webauthnRoutes: AnyRoute[] = [
       const runtime = identityOf(ctx.services);
       let credentialId: string;
       try {
-        credentialId = (await finishStepUp(runtime.store, webauthnSettings(), subject, ctx.body.challenge_id, ctx.body.response as unknown as AuthenticationResponseJSON)).id;
+        credentialId = (
+          await finishStepUp(
+            runtime.store,
+            webauthnSettings(),
+            subject,
+            ctx.body.challenge_id,
+            ctx.body.response as unknown as AuthenticationResponseJSON,
+          )
+        ).id;
       } catch (err) {
         if (err instanceof ApiError) {
-          await ctx.services.audit.append(SYSTEM_TENANT, draftBy(principal, 'auth.step_up.failed', 'session', principal.credentialId, { reason: err.code }));
+          await ctx.services.audit.append(
+            SYSTEM_TENANT,
+            draftBy(principal, 'auth.step_up.failed', 'session', principal.credentialId, { reason: err.code }),
+          );
         }
         throw err;
       }
       const until = timestampFromDate(new Date(Date.now() + AAL3_TTL_MS));
-      const raised = await stepUpSession(runtime.store, principal.credentialId, until, { method: 'hwk', invalidate: () => runtime.invalidate() });
+      const raised = await stepUpSession(runtime.store, principal.credentialId, until, {
+        method: 'hwk',
+        invalidate: () => runtime.invalidate(),
+      });
       if (!raised) throw new ApiError('unauthenticated', 'invalid or expired credential');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(principal, 'auth.step_up', 'session', principal.credentialId, { credential_id: credentialId, aal: 3, aal_expires_at: until }));
+      await ctx.services.audit.append(
+        SYSTEM_TENANT,
+        draftBy(principal, 'auth.step_up', 'session', principal.credentialId, {
+          credential_id: credentialId,
+          aal: 3,
+          aal_expires_at: until,
+        }),
+      );
       return { aal: 3 as const, aal_expires_at: until, credential_id: credentialId };
     },
   }),

@@ -25,7 +25,12 @@ export function stepUpPage(): Page {
   if (page) return page;
   const html = readFileSync(fileURLToPath(PAGE_URL), 'utf8');
   const hashes = (tag: string): string[] =>
-    [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '', 'utf8').digest('base64')}'`);
+    [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map(
+      (m) =>
+        `'sha256-${createHash('sha256')
+          .update(m[1] ?? '', 'utf8')
+          .digest('base64')}'`,
+    );
   const csp = [
     "default-src 'none'",
     `script-src ${hashes('script').join(' ')}`,

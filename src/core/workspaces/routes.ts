@@ -8,9 +8,14 @@ import { createWorkspace, getWorkspace, listWorkspaces, patchWorkspace } from '.
 
 const Path = Text({ minLength: 1, maxLength: 4096 });
 const MountMode = Type.Union([Type.Literal('rw'), Type.Literal('ro')], { description: 'default rw' });
-const Dlp = Type.Union([Type.Literal('label'), Type.Literal('deny'), Type.Literal('off')], { description: 'DLP posture on reads; default label' });
+const Dlp = Type.Union([Type.Literal('label'), Type.Literal('deny'), Type.Literal('off')], {
+  description: 'DLP posture on reads; default label',
+});
 const Cap = Type.Integer({ minimum: 0, maximum: 1024 ** 4, description: 'per-read size cap in bytes; 0 means the default 5 MiB' });
-const Subpaths = Type.Array(Text({ minLength: 1, maxLength: 1024 }), { maxItems: 256, description: 'relative to the root; replaced whole on PATCH' });
+const Subpaths = Type.Array(Text({ minLength: 1, maxLength: 1024 }), {
+  maxItems: 256,
+  description: 'relative to the root; replaced whole on PATCH',
+});
 
 const fields = {
   root_path: Path,
@@ -68,8 +73,14 @@ const PatchBody = Type.Object(
   { additionalProperties: false },
 );
 
-const Page = Type.Object({ items: Type.Array(Workspace), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
-const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Text({ maxLength: 200 })) }, { additionalProperties: false });
+const Page = Type.Object(
+  { items: Type.Array(Workspace), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+const ListQuery = Type.Object(
+  { limit: Type.Optional(Limit), cursor: Type.Optional(Text({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
 const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 const common = { stability: 'stable' as const, tags: ['workspaces'] };
@@ -99,8 +110,15 @@ export const workspaceRoutes: AnyRoute[] = [
     status: 201,
     handler: async (ctx) => {
       const ws = await createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body);
-      await auditEvent(ctx, 'workspace.create', { kind: 'workspace', id: ws.id }, { root_path: ws.root_path, mount_mode: ws.mount_mode, dlp_posture: ws.dlp_posture });
-      ctx.services.events.publish([{ type: 'workspace.created', tenant: tenantOf(ctx), subject: `workspace/${ws.id}`, data: { id: ws.id, root_path: ws.root_path } }]);
+      await auditEvent(
+        ctx,
+        'workspace.create',
+        { kind: 'workspace', id: ws.id },
+        { root_path: ws.root_path, mount_mode: ws.mount_mode, dlp_posture: ws.dlp_posture },
+      );
+      ctx.services.events.publish([
+        { type: 'workspace.created', tenant: tenantOf(ctx), subject: `workspace/${ws.id}`, data: { id: ws.id, root_path: ws.root_path } },
+      ]);
       return reply.json(ws, 201);
     },
   }),
@@ -129,7 +147,14 @@ export const workspaceRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const { workspace, changed } = await patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body);
       await auditEvent(ctx, 'workspace.update', { kind: 'workspace', id: workspace.id }, { changed, version: workspace.version });
-      ctx.services.events.publish([{ type: 'workspace.updated', tenant: tenantOf(ctx), subject: `workspace/${workspace.id}`, data: { id: workspace.id, version: workspace.version, changed } }]);
+      ctx.services.events.publish([
+        {
+          type: 'workspace.updated',
+          tenant: tenantOf(ctx),
+          subject: `workspace/${workspace.id}`,
+          data: { id: workspace.id, version: workspace.version, changed },
+        },
+      ]);
       return workspace;
     },
   }),

@@ -48,7 +48,20 @@ export type WorkspacePatch = Partial<WorkspaceInput> & { version: number };
 /** A stored workspace row: the schema's own table type, not a second copy of it. */
 type Row = WorkspacesTable;
 
-const COLUMNS = ['id', 'tenant_id', 'display_name', 'root_path', 'mount_mode', 'dlp_posture', 'read_cap_bytes', 'restricted_subpaths', 'mount_target', 'version', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'display_name',
+  'root_path',
+  'mount_mode',
+  'dlp_posture',
+  'read_cap_bytes',
+  'restricted_subpaths',
+  'mount_target',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
 
 function toWorkspace(r: Row): Workspace {
   const cap = Number(r.read_cap_bytes);
@@ -108,24 +121,38 @@ export async function createWorkspace(store: Store, tenant: string, input: Works
 
 /** One workspace or 404. */
 export async function getWorkspace(store: Store, tenant: string, id: string): Promise<Workspace> {
-  const row = await store.withTenant(tenant, (tx) => tx.selectFrom('workspaces').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst());
+  const row = await store.withTenant(tenant, (tx) =>
+    tx.selectFrom('workspaces').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst(),
+  );
   if (!row) throw errors.notFound('workspace');
   return toWorkspace(row);
 }
 
 /** A keyset page of workspaces. */
-export async function listWorkspaces(store: Store, tenant: string, f: { limit: number; cursor?: string }): Promise<{ items: Workspace[]; has_more: boolean; cursor?: string }> {
+export async function listWorkspaces(
+  store: Store,
+  tenant: string,
+  f: { limit: number; cursor?: string },
+): Promise<{ items: Workspace[]; has_more: boolean; cursor?: string }> {
   const after = f.cursor ? decodeCursor(f.cursor) : undefined;
   const rows = await store.withTenant(tenant, (tx) => {
     let q = tx.selectFrom('workspaces').select(COLUMNS).where('tenant_id', '=', tenant);
     if (after) q = q.where('id', '>', after);
-    return q.orderBy('id').limit(f.limit + 1).execute();
+    return q
+      .orderBy('id')
+      .limit(f.limit + 1)
+      .execute();
   });
   return pageOf(rows.map(toWorkspace), f.limit);
 }
 
 /** Merge-patches a workspace when `version` is current; 404 if absent, 409 if stale. */
-export async function patchWorkspace(store: Store, tenant: string, id: string, patch: WorkspacePatch): Promise<{ workspace: Workspace; changed: string[] }> {
+export async function patchWorkspace(
+  store: Store,
+  tenant: string,
+  id: string,
+  patch: WorkspacePatch,
+): Promise<{ workspace: Workspace; changed: string[] }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const cur = await tx.selectFrom('workspaces').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
@@ -138,15 +165,30 @@ export async function patchWorkspace(store: Store, tenant: string, id: string, p
       mount_mode: patch.mount_mode ?? cur.mount_mode,
       dlp_posture: patch.dlp_posture ?? cur.dlp_posture,
       read_cap_bytes: patch.read_cap_bytes ?? Number(cur.read_cap_bytes),
-      restricted_subpaths: patch.restricted_subpaths !== undefined ? JSON.stringify(subpaths(patch.restricted_subpaths)) : cur.restricted_subpaths,
+      restricted_subpaths:
+        patch.restricted_subpaths !== undefined ? JSON.stringify(subpaths(patch.restricted_subpaths)) : cur.restricted_subpaths,
       mount_target: patch.mount_target !== undefined ? absolutePath(patch.mount_target, 'mount_target') : cur.mount_target,
       version: Number(cur.version) + 1,
       updated_at: nowTimestamp(),
     };
-    const keys = ['root_path', 'display_name', 'mount_mode', 'dlp_posture', 'read_cap_bytes', 'restricted_subpaths', 'mount_target'] as const;
+    const keys = [
+      'root_path',
+      'display_name',
+      'mount_mode',
+      'dlp_posture',
+      'read_cap_bytes',
+      'restricted_subpaths',
+      'mount_target',
+    ] as const;
     const changed = keys.filter((k) => String(next[k]) !== String(cur[k]));
     const { id: _id, tenant_id: _t, created_at: _c, ...set } = next;
-    const res = await tx.updateTable('workspaces').set(set).where('tenant_id', '=', tenant).where('id', '=', id).where('version', '=', patch.version).executeTakeFirst();
+    const res = await tx
+      .updateTable('workspaces')
+      .set(set)
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .where('version', '=', patch.version)
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('version mismatch: the workspace changed concurrently');
     return { workspace: toWorkspace(next), changed };
   });

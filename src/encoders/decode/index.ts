@@ -73,7 +73,8 @@ function decodeJsonLine(format: FileFormat, line: string): ExportLine {
   if (o['export_complete'] === true) {
     const count = o['count'];
     const lastSeq = o['last_seq'];
-    if (!Number.isSafeInteger(count) || !Number.isSafeInteger(lastSeq)) throw new ExportDecodeError('terminator without integer count and last_seq');
+    if (!Number.isSafeInteger(count) || !Number.isSafeInteger(lastSeq))
+      throw new ExportDecodeError('terminator without integer count and last_seq');
     return { kind: 'terminator', count: count as number, lastSeq: lastSeq as number };
   }
   switch (format) {

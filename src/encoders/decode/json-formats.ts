@@ -12,7 +12,8 @@ export function envelopeLogRecord(line: Obj): Obj {
   const rl = line['resourceLogs'];
   const sl = Array.isArray(rl) && rl.length === 1 && isObj(rl[0]) ? rl[0]['scopeLogs'] : undefined;
   const lr = Array.isArray(sl) && sl.length === 1 && isObj(sl[0]) ? sl[0]['logRecords'] : undefined;
-  if (!Array.isArray(lr) || lr.length !== 1 || !isObj(lr[0])) throw new ExportDecodeError('an export line holds exactly one resourceLogs → scopeLogs → logRecords entry');
+  if (!Array.isArray(lr) || lr.length !== 1 || !isObj(lr[0]))
+    throw new ExportDecodeError('an export line holds exactly one resourceLogs → scopeLogs → logRecords entry');
   return lr[0];
 }
 
@@ -25,7 +26,14 @@ export function decodeOtlpLogRecord(rec: Obj): AuditRecord {
     if (!isObj(a) || typeof a['key'] !== 'string' || !a['key'].startsWith(AUDIT_ATTR_PREFIX) || !isObj(a['value'])) continue;
     const v = a['value'];
     // stringValue for text, intValue (a decimal string in protobuf JSON) for seq, {} for null.
-    const text = typeof v['stringValue'] === 'string' ? v['stringValue'] : typeof v['intValue'] === 'string' ? v['intValue'] : Object.keys(v).length === 0 ? null : undefined;
+    const text =
+      typeof v['stringValue'] === 'string'
+        ? v['stringValue']
+        : typeof v['intValue'] === 'string'
+          ? v['intValue']
+          : Object.keys(v).length === 0
+            ? null
+            : undefined;
     if (text === undefined) throw new ExportDecodeError(`attribute ${a['key']} has an unexpected value type`);
     values.set(a['key'].slice(AUDIT_ATTR_PREFIX.length), text);
   }

@@ -16,7 +16,21 @@ export class ExportDecodeError extends Error {
 export type FieldLookup = (name: RecordFieldName) => string | null | undefined;
 
 /** The record fields a line must carry (`payload_hash`, `meta` and `id` may be absent). */
-export const REQUIRED_FIELDS = ['seq', 'tenant', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'meta_commitment', 'prev_hash', 'hash', 'sig', 'key_id'] as const;
+export const REQUIRED_FIELDS = [
+  'seq',
+  'tenant',
+  'occurred_at',
+  'actor',
+  'actor_kind',
+  'action',
+  'target_kind',
+  'target_id',
+  'meta_commitment',
+  'prev_hash',
+  'hash',
+  'sig',
+  'key_id',
+] as const;
 export type RecordFieldName = (typeof REQUIRED_FIELDS)[number] | 'payload_hash' | 'meta' | 'meta_erased' | 'id';
 
 /** Builds the record from a line's fields; throws ExportDecodeError naming the first missing or malformed one. */
@@ -27,7 +41,8 @@ export function recordFromFields(get: FieldLookup): AuditRecord {
     return v;
   };
   const seqText = req('seq');
-  if (!/^[1-9][0-9]{0,15}$/.test(seqText) || !Number.isSafeInteger(Number(seqText))) throw new ExportDecodeError(`seq ${JSON.stringify(seqText.slice(0, 32))} is not a positive integer`);
+  if (!/^[1-9][0-9]{0,15}$/.test(seqText) || !Number.isSafeInteger(Number(seqText)))
+    throw new ExportDecodeError(`seq ${JSON.stringify(seqText.slice(0, 32))} is not a positive integer`);
   const opt = (name: 'payload_hash' | 'meta' | 'meta_erased' | 'id'): string | null => {
     const v = get(name);
     return typeof v === 'string' ? v : null;

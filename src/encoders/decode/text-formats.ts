@@ -26,7 +26,8 @@ const OLV_KEYS: Partial<Record<RecordFieldName, string>> = {
 
 function checkWireEnc(value: string | undefined): void {
   // Without the layer's marker the values cannot be trusted to decode to the hashed bytes.
-  if (value !== WIRE_ENC) throw new ExportDecodeError(`wire encoding is ${value === undefined ? 'missing' : JSON.stringify(value)}, not ${WIRE_ENC}`);
+  if (value !== WIRE_ENC)
+    throw new ExportDecodeError(`wire encoding is ${value === undefined ? 'missing' : JSON.stringify(value)}, not ${WIRE_ENC}`);
 }
 
 /** A ledger record from one `CEF:0|…` line (actor in `suser`, action in `act`). */
@@ -35,7 +36,9 @@ export function decodeCefRecord(line: string): AuditRecord {
   const { rest } = splitEscaped(line.slice(6), '|', 6);
   const ext = cefExtensionPairs(rest);
   checkWireEnc(ext.get('olvWireEnc'));
-  return recordFromFields((name) => (name === 'actor' ? ext.get('suser') : name === 'action' ? ext.get('act') : ext.get(OLV_KEYS[name] as string)));
+  return recordFromFields((name) =>
+    name === 'actor' ? ext.get('suser') : name === 'action' ? ext.get('act') : ext.get(OLV_KEYS[name] as string),
+  );
 }
 
 /** A ledger record from one `LEEF:2.0|…` line (actor in `usrName`, action in `cat`). */
@@ -45,7 +48,9 @@ export function decodeLeefRecord(line: string): AuditRecord {
   const delimiter = delimiterOf(fields[4] as string);
   const attrs = leefAttributePairs(rest, delimiter);
   checkWireEnc(attrs.get('olvWireEnc'));
-  return recordFromFields((name) => (name === 'actor' ? attrs.get('usrName') : name === 'action' ? attrs.get('cat') : attrs.get(OLV_KEYS[name] as string)));
+  return recordFromFields((name) =>
+    name === 'actor' ? attrs.get('usrName') : name === 'action' ? attrs.get('cat') : attrs.get(OLV_KEYS[name] as string),
+  );
 }
 
 /** LEEF 2.0 declares its delimiter as one character or `0x`/`x` and hex. */

@@ -24,7 +24,9 @@ export interface Claimed {
   event: BusEvent;
 }
 
-/** A claim: deliveries to attempt in order under one lease, or when the head of the lane is next ready (epoch ms; undefined: nothing open). */
+/**
+ * A claim: deliveries to attempt in order under one lease, or when the head of the lane is next ready (epoch ms; undefined: nothing open).
+ */
 export type BatchClaim = { kind: 'claimed'; leaseUntil: number; items: Claimed[] } | { kind: 'wait'; readyAt: number | undefined };
 
 /** Events by (tenant, sequence), shared by the lanes of an engine: a hundred lanes of one tenant read each event once. Bounded. */
@@ -49,8 +51,19 @@ const ready = (r: { status: string; due_at: unknown; lease_until: unknown }, now
  * retry waiting on its ladder holds the lane). `lock` (Postgres) takes the subscription row first so
  * two replicas claiming one lane take turns and each sees the other's claims.
  */
-export async function claimBatch(tx: Tx, tenant: string, laneId: string, max: number, leaseMs: number, cache: EventCache, lock: boolean, skip: ReadonlySet<string> = new Set(), now = Date.now()): Promise<BatchClaim> {
-  if (lock) await tx.selectFrom('event_subscriptions').select('id').where('tenant_id', '=', tenant).where('id', '=', laneId).forUpdate().execute();
+export async function claimBatch(
+  tx: Tx,
+  tenant: string,
+  laneId: string,
+  max: number,
+  leaseMs: number,
+  cache: EventCache,
+  lock: boolean,
+  skip: ReadonlySet<string> = new Set(),
+  now = Date.now(),
+): Promise<BatchClaim> {
+  if (lock)
+    await tx.selectFrom('event_subscriptions').select('id').where('tenant_id', '=', tenant).where('id', '=', laneId).forUpdate().execute();
   // One ordered index range per status (an IN over both would sort the lane's whole backlog), merged here.
   const open = (status: string, limit: number) =>
     tx
@@ -66,7 +79,9 @@ export async function claimBatch(tx: Tx, tenant: string, laneId: string, max: nu
   const queued = await open('queued', max);
   // Rows this worker attempted and whose outcome is still being written (`skip`) count as done.
   const delivering = (await open('delivering', max + skip.size)).filter((r) => !skip.has(r.id));
-  const rows = [...queued, ...delivering].sort((a, b) => Number(a.event_seq) - Number(b.event_seq) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, max);
+  const rows = [...queued, ...delivering]
+    .sort((a, b) => Number(a.event_seq) - Number(b.event_seq) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, max);
   const head = rows[0];
   if (!head) return { kind: 'wait', readyAt: undefined };
   let n = 0;
@@ -80,13 +95,25 @@ export async function claimBatch(tx: Tx, tenant: string, laneId: string, max: nu
     .set((eb) => ({ status: 'delivering', attempts: eb('attempts', '+', 1), lease_until: leaseUntil, updated_at: nowTimestamp() }))
     .where('tenant_id', '=', tenant)
     .where('id', 'in', ids)
-    .where((eb) => eb.or([eb.and([eb('status', '=', 'queued'), eb('due_at', '<=', now)]), eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)])]))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('due_at', '<=', now)]),
+        eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)]),
+      ]),
+    )
     .executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== ids.length) throw new Error(`claim of lane ${laneId} raced another worker (${String(res.numUpdatedRows)} of ${ids.length} rows)`);
+  if (Number(res.numUpdatedRows) !== ids.length)
+    throw new Error(`claim of lane ${laneId} raced another worker (${String(res.numUpdatedRows)} of ${ids.length} rows)`);
   // Events: from the cache, else read once for the batch.
   const missing = take.filter((r) => r.payload === null && !cache.get(tenant, Number(r.event_seq))).map((r) => Number(r.event_seq));
   if (missing.length > 0) {
-    for (const row of await tx.selectFrom('events').select(EVENT_COLUMNS).where('tenant_id', '=', tenant).where('seq', 'in', missing).execute()) cache.set(eventFromRow(row));
+    for (const row of await tx
+      .selectFrom('events')
+      .select(EVENT_COLUMNS)
+      .where('tenant_id', '=', tenant)
+      .where('seq', 'in', missing)
+      .execute())
+      cache.set(eventFromRow(row));
   }
   const items: Claimed[] = [];
   const gone: string[] = [];
@@ -101,7 +128,12 @@ export async function claimBatch(tx: Tx, tenant: string, laneId: string, max: nu
   if (gone.length > 0) {
     await tx
       .updateTable('event_deliveries')
-      .set({ status: 'dead', lease_until: null, last_error: 'the event left the log (retention) before it was delivered', updated_at: nowTimestamp() })
+      .set({
+        status: 'dead',
+        lease_until: null,
+        last_error: 'the event left the log (retention) before it was delivered',
+        updated_at: nowTimestamp(),
+      })
       .where('tenant_id', '=', tenant)
       .where('id', 'in', gone)
       .execute();
@@ -120,7 +152,11 @@ export interface Finish {
 }
 
 /** The status an outcome leads to, and when the delivery is next due. */
-export function nextStatus(f: Pick<Finish, 'attempt' | 'maxAttempts' | 'initialIntervalS'>, outcome: AttemptOutcome, now = Date.now()): { status: DeliveryStatus; due: number } {
+export function nextStatus(
+  f: Pick<Finish, 'attempt' | 'maxAttempts' | 'initialIntervalS'>,
+  outcome: AttemptOutcome,
+  now = Date.now(),
+): { status: DeliveryStatus; due: number } {
   if (outcome.result === 'delivered') return { status: 'delivered', due: now };
   if (outcome.result === 'failed') return { status: 'failed', due: now };
   if (f.attempt >= f.maxAttempts) return { status: 'dead', due: now };
@@ -148,7 +184,8 @@ export async function finishBatch(tx: Tx, tenant: string, list: readonly Finish[
       out.set(f.id, 'delivered');
     } else single.push(f);
   }
-  const mine = (leaseUntil: number) => (eb: import('kysely').ExpressionBuilder<Database, 'event_deliveries'>) => eb.and([eb('status', '=', 'delivering'), eb('lease_until', '=', leaseUntil)]);
+  const mine = (leaseUntil: number) => (eb: import('kysely').ExpressionBuilder<Database, 'event_deliveries'>) =>
+    eb.and([eb('status', '=', 'delivering'), eb('lease_until', '=', leaseUntil)]);
   for (const [status, fs] of delivered) {
     for (let i = 0; i < fs.length; i += 500) {
       const chunk = fs.slice(i, i + 500);
@@ -178,7 +215,15 @@ export async function finishBatch(tx: Tx, tenant: string, list: readonly Finish[
     out.set(f.id, status);
     await tx
       .updateTable('event_deliveries')
-      .set({ status, due_at: due, lease_until: null, last_status: outcome.status ?? null, last_error: outcome.error?.slice(0, 500) ?? null, updated_at: now, delivered_at: status === 'delivered' ? now : null })
+      .set({
+        status,
+        due_at: due,
+        lease_until: null,
+        last_status: outcome.status ?? null,
+        last_error: outcome.error?.slice(0, 500) ?? null,
+        updated_at: now,
+        delivered_at: status === 'delivered' ? now : null,
+      })
       .where('tenant_id', '=', tenant)
       .where('id', '=', f.id)
       .where(mine(f.leaseUntil))
@@ -191,8 +236,22 @@ export async function finishBatch(tx: Tx, tenant: string, list: readonly Finish[
  * Moves a claim's lease forward (a slow receiver: the rest of the batch must not lapse while it
  * waits); the new lease, or undefined when some row is no longer under the old one (taken over).
  */
-export async function renewLease(tx: Tx, tenant: string, ids: readonly string[], from: number, leaseMs: number, now = Date.now()): Promise<number | undefined> {
+export async function renewLease(
+  tx: Tx,
+  tenant: string,
+  ids: readonly string[],
+  from: number,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<number | undefined> {
   const to = Math.max(now + leaseMs, from + 1);
-  const res = await tx.updateTable('event_deliveries').set({ lease_until: to }).where('tenant_id', '=', tenant).where('id', 'in', [...ids]).where('status', '=', 'delivering').where('lease_until', '=', from).executeTakeFirst();
+  const res = await tx
+    .updateTable('event_deliveries')
+    .set({ lease_until: to })
+    .where('tenant_id', '=', tenant)
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'delivering')
+    .where('lease_until', '=', from)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === ids.length ? to : undefined;
 }

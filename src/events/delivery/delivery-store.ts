@@ -34,9 +34,25 @@ export interface Delivery {
   delivered_at: string | null;
 }
 
-const COLUMNS = ['id', 'subscription_id', 'event_id', 'event_seq', 'kind', 'status', 'attempts', 'due_at', 'last_status', 'last_error', 'created_at', 'updated_at', 'delivered_at'] as const;
+const COLUMNS = [
+  'id',
+  'subscription_id',
+  'event_id',
+  'event_seq',
+  'kind',
+  'status',
+  'attempts',
+  'due_at',
+  'last_status',
+  'last_error',
+  'created_at',
+  'updated_at',
+  'delivered_at',
+] as const;
 
-type Row = { [K in (typeof COLUMNS)[number]]: Database['event_deliveries'][K] extends infer T ? (T extends { __select__: infer S } ? S : T) : never };
+type Row = {
+  [K in (typeof COLUMNS)[number]]: Database['event_deliveries'][K] extends infer T ? (T extends { __select__: infer S } ? S : T) : never;
+};
 
 function toDelivery(r: Row): Delivery {
   const open = r.status === 'queued';
@@ -58,31 +74,96 @@ function toDelivery(r: Row): Delivery {
 }
 
 /** Queues first deliveries of `events` to one lane (an event already queued to it is skipped). */
-export async function queueDeliveries(tx: Tx, tenant: string, laneId: string, events: readonly BusEvent[], kind: 'event' | 'replay' = 'event'): Promise<number> {
-  return queueMany(tx, tenant, events.map((event) => ({ laneId, event })), kind);
+export async function queueDeliveries(
+  tx: Tx,
+  tenant: string,
+  laneId: string,
+  events: readonly BusEvent[],
+  kind: 'event' | 'replay' = 'event',
+): Promise<number> {
+  return queueMany(
+    tx,
+    tenant,
+    events.map((event) => ({ laneId, event })),
+    kind,
+  );
 }
 
 /** Queues deliveries of events to lanes, many lanes at once (one dispatch of a tenant); an event already queued to a lane is skipped. */
-export async function queueMany(tx: Tx, tenant: string, list: ReadonlyArray<{ laneId: string; event: BusEvent }>, kind: 'event' | 'replay' = 'event'): Promise<number> {
+export async function queueMany(
+  tx: Tx,
+  tenant: string,
+  list: ReadonlyArray<{ laneId: string; event: BusEvent }>,
+  kind: 'event' | 'replay' = 'event',
+): Promise<number> {
   if (list.length === 0) return 0;
   const now = nowTimestamp();
   const due = Date.now();
   let n = 0;
   for (let i = 0; i < list.length; i += 500) {
-    const rows = list.slice(i, i + 500).map(({ laneId, event: e }) => ({ id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: e.id, event_seq: e.sequence ?? 0, kind, payload: null, status: 'queued', attempts: 0, due_at: due, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now, delivered_at: null }));
+    const rows = list
+      .slice(i, i + 500)
+      .map(({ laneId, event: e }) => ({
+        id: newId(),
+        tenant_id: tenant,
+        subscription_id: laneId,
+        event_id: e.id,
+        event_seq: e.sequence ?? 0,
+        kind,
+        payload: null,
+        status: 'queued',
+        attempts: 0,
+        due_at: due,
+        lease_until: null,
+        last_status: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        delivered_at: null,
+      }));
     let q = tx.insertInto('event_deliveries').values(rows);
     // A second dispatcher of the same lane (another replica) finds the rows there and adds nothing.
-    if (kind === 'event') q = q.onConflict((oc) => oc.columns(['subscription_id', 'event_id']).where(sql<boolean>`kind = 'event'`).doNothing());
+    if (kind === 'event')
+      q = q.onConflict((oc) =>
+        oc
+          .columns(['subscription_id', 'event_id'])
+          .where(sql<boolean>`kind = 'event'`)
+          .doNothing(),
+      );
     n += Number((await q.executeTakeFirst()).numInsertedOrUpdatedRows ?? 0);
   }
   return n;
 }
 
 /** Records a finished delivery in one step (the synchronous test delivery). */
-export async function recordFinished(tx: Tx, tenant: string, laneId: string, event: BusEvent, kind: 'test', outcome: AttemptOutcome): Promise<Delivery> {
+export async function recordFinished(
+  tx: Tx,
+  tenant: string,
+  laneId: string,
+  event: BusEvent,
+  kind: 'test',
+  outcome: AttemptOutcome,
+): Promise<Delivery> {
   const now = nowTimestamp();
   const status = outcome.result === 'delivered' ? 'delivered' : 'failed';
-  const row = { id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: event.id, event_seq: 0, kind, payload: JSON.stringify(event), status, attempts: 1, due_at: Date.now(), lease_until: null, last_status: outcome.status ?? null, last_error: outcome.error?.slice(0, 500) ?? null, created_at: now, updated_at: now, delivered_at: status === 'delivered' ? now : null };
+  const row = {
+    id: newId(),
+    tenant_id: tenant,
+    subscription_id: laneId,
+    event_id: event.id,
+    event_seq: 0,
+    kind,
+    payload: JSON.stringify(event),
+    status,
+    attempts: 1,
+    due_at: Date.now(),
+    lease_until: null,
+    last_status: outcome.status ?? null,
+    last_error: outcome.error?.slice(0, 500) ?? null,
+    created_at: now,
+    updated_at: now,
+    delivered_at: status === 'delivered' ? now : null,
+  };
   await tx.insertInto('event_deliveries').values(row).execute();
   return toDelivery(row as unknown as Row);
 }
@@ -106,9 +187,20 @@ export async function listDeliveries(tx: Tx, tenant: string, f: DeliveryFilter):
 
 /** Requeues one dead delivery (attempts start over); undefined when there is no such dead delivery. */
 export async function redeliver(tx: Tx, tenant: string, id: string): Promise<Delivery | undefined> {
-  const res = await tx.updateTable('event_deliveries').set({ status: 'queued', attempts: 0, due_at: Date.now(), lease_until: null, updated_at: nowTimestamp() }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '=', 'dead').executeTakeFirst();
+  const res = await tx
+    .updateTable('event_deliveries')
+    .set({ status: 'queued', attempts: 0, due_at: Date.now(), lease_until: null, updated_at: nowTimestamp() })
+    .where('tenant_id', '=', tenant)
+    .where('id', '=', id)
+    .where('status', '=', 'dead')
+    .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) return undefined;
-  const r = await tx.selectFrom('event_deliveries').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirstOrThrow();
+  const r = await tx
+    .selectFrom('event_deliveries')
+    .select(COLUMNS)
+    .where('tenant_id', '=', tenant)
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   return toDelivery(r as Row);
 }
 
@@ -120,6 +212,12 @@ export async function getDelivery(tx: Tx, tenant: string, id: string): Promise<D
 
 /** Open (queued or delivering) deliveries per lane, for stats. */
 export async function queueDepth(tx: Tx, tenant: string): Promise<Map<string, number>> {
-  const rows = await tx.selectFrom('event_deliveries').select((eb) => ['subscription_id', eb.fn.countAll<number | string>().as('n')]).where('tenant_id', '=', tenant).where('status', 'in', ['queued', 'delivering']).groupBy('subscription_id').execute();
+  const rows = await tx
+    .selectFrom('event_deliveries')
+    .select((eb) => ['subscription_id', eb.fn.countAll<number | string>().as('n')])
+    .where('tenant_id', '=', tenant)
+    .where('status', 'in', ['queued', 'delivering'])
+    .groupBy('subscription_id')
+    .execute();
   return new Map(rows.map((r) => [r.subscription_id, Number(r.n)]));
 }

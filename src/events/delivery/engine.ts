@@ -102,7 +102,10 @@ export class DeliveryEngine {
 
   async start(): Promise<void> {
     await this.refresh();
-    this.#reloadTimer = setInterval(() => void this.refresh().catch((err: unknown) => this.#opts.log?.warn({ err }, 'eventing: reloading lanes failed')), this.#opts.reloadMs ?? 5_000);
+    this.#reloadTimer = setInterval(
+      () => void this.refresh().catch((err: unknown) => this.#opts.log?.warn({ err }, 'eventing: reloading lanes failed')),
+      this.#opts.reloadMs ?? 5_000,
+    );
     this.#reloadTimer.unref();
     // Events other processes committed (or this one before a restart) reach the lanes by this poll.
     this.#pollTimer = setInterval(() => this.wake(), this.#opts.pollMs ?? 1_000);
@@ -196,7 +199,9 @@ export class DeliveryEngine {
             if (more) r.dirty = true;
           }
         }
-        const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) => claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing));
+        const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) =>
+          claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing),
+        );
         if (claim.kind === 'wait') {
           await r.sleep(claim.readyAt === undefined ? 60_000 : claim.readyAt - Date.now());
           continue;
@@ -216,7 +221,10 @@ export class DeliveryEngine {
     const { store, log } = this.#opts;
     const lane = r.lane;
     const finishes: Array<Promise<Map<string, string>>> = [];
-    const fin = (f: Omit<Finish, 'maxAttempts' | 'initialIntervalS'>): void => void finishes.push(this.#finisher.finish(lane.tenant, [{ ...f, maxAttempts: lane.maxAttempts, initialIntervalS: lane.initialIntervalS }]));
+    const fin = (f: Omit<Finish, 'maxAttempts' | 'initialIntervalS'>): void =>
+      void finishes.push(
+        this.#finisher.finish(lane.tenant, [{ ...f, maxAttempts: lane.maxAttempts, initialIntervalS: lane.initialIntervalS }]),
+      );
     let lease = leaseUntil;
     let held = false;
     let i = 0;
@@ -245,7 +253,11 @@ export class DeliveryEngine {
         .catch((err: unknown) => ({ result: 'retry' as const, error: String((err as Error)?.message ?? err) }));
       r.inFlight = false;
       fin({ id: item.id, attempt: item.attempt, leaseUntil: lease, outcome });
-      if (outcome.result !== 'delivered') log?.info({ subscription: lane.id, delivery: item.id, attempt: item.attempt, http_status: outcome.status, error: outcome.error }, 'eventing: delivery attempt did not deliver');
+      if (outcome.result !== 'delivered')
+        log?.info(
+          { subscription: lane.id, delivery: item.id, attempt: item.attempt, http_status: outcome.status, error: outcome.error },
+          'eventing: delivery attempt did not deliver',
+        );
       // A delivery that will be retried holds the lane: nothing behind it goes first.
       if (outcome.result === 'retry' && item.attempt < lane.maxAttempts) {
         held = true;
@@ -281,10 +293,22 @@ export class DeliveryEngine {
   }
 
   stats(): LaneStats[] {
-    return [...this.#lanes.values()].map((r) => ({ id: r.lane.id, tenant: r.lane.tenant, name: r.lane.name, delivered: r.delivered, retried: r.retried, failed: r.failed, dead: r.dead, in_flight: r.inFlight }));
+    return [...this.#lanes.values()].map((r) => ({
+      id: r.lane.id,
+      tenant: r.lane.tenant,
+      name: r.lane.name,
+      delivered: r.delivered,
+      retried: r.retried,
+      failed: r.failed,
+      dead: r.dead,
+      in_flight: r.inFlight,
+    }));
   }
 
-  /** Stops every lane; an attempt in flight finishes (its row stays `delivering` if the store closes first, and is taken over after its lease). */
+  /**
+   * Stops every lane; an attempt in flight finishes (its row stays `delivering` if the store closes first, and is taken over after its
+   * lease).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#reloadTimer);

@@ -20,7 +20,12 @@ export function signV1(secret: string, id: string, timestamp: number, body: stri
 }
 
 /** The three Standard Webhooks headers, signed with every given secret (current first). */
-export function webhookHeaders(secrets: readonly string[], id: string, body: string | Buffer, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+export function webhookHeaders(
+  secrets: readonly string[],
+  id: string,
+  body: string | Buffer,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),

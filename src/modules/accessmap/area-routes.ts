@@ -7,4 +7,10 @@ import { workspaceRoutes } from '../../core/workspaces/routes.js';
 import { accessmapRoutes } from './routes.js';
 
 /** Core routes (agents, access edges, workspaces, search) then the beta module routes. */
-export const accessmapAreaRoutes: AnyRoute[] = [...agentRoutes, ...accessEdgeRoutes, ...workspaceRoutes, ...searchRoutes, ...accessmapRoutes];
+export const accessmapAreaRoutes: AnyRoute[] = [
+  ...agentRoutes,
+  ...accessEdgeRoutes,
+  ...workspaceRoutes,
+  ...searchRoutes,
+  ...accessmapRoutes,
+];

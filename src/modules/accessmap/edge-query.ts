@@ -68,12 +68,19 @@ type EdgeRow = {
 
 // The other edges of the same access or origin, sought by node number through the key (an edge's
 // numbers name nodes of its own tenant, so the same numbers are the same tenant).
-const COVERED = sql`exists (select 1 from access_edges p where p.origin_no = e.origin_no and p.resource_no = e.resource_no and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw'))`;
-const USED = sql`exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no = e.resource_no and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw'))`;
+const COVERED = sql`exists (select 1 from access_edges p where p.origin_no = e.origin_no and p.resource_no = e.resource_no and
+  p.permitted = 1 and
+  (p.mode = e.mode or p.mode = 'rw'))`;
+const USED = sql`exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no = e.resource_no and
+  o.observed_count > 0 and
+  (o.mode = e.mode or o.mode = 'rw'))`;
 const ORIGIN_SEEN = sql`exists (select 1 from access_edges s where s.origin_no = e.origin_no and s.observed_count > 0)`;
-const DRIFT_KIND = sql`case when e.observed_count > 0 and not ${COVERED} then 'unexpected' when e.permitted = 1 and not ${USED} then 'unused' end`;
+const DRIFT_KIND = sql`case when e.observed_count > 0 and not ${COVERED} then
+  'unexpected' when e.permitted = 1 and not ${USED} then 'unused' end`;
 const DRIFT_CONF = sql`case when e.observed_count > 0 then e.confidence when ${ORIGIN_SEEN} then 'medium' else 'low' end`;
-const EDGE_COLUMNS = sql`e.seq, e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count, e.first_seen, e.last_seen, e.confidence, e.signal_source, e.updated_at`;
+const EDGE_COLUMNS = sql`e.seq, e.id, e.origin_kind, e.origin_id, e.resource_id, e.mode, e.permitted, e.grant_source, e.observed_count,
+  e.first_seen,
+  e.last_seen, e.confidence, e.signal_source, e.updated_at`;
 
 /** Node numbers of the origin and resource filters (migration 10); -1 for an id that names no node of the tenant, which matches nothing. */
 export interface FilterNumbers {
@@ -82,7 +89,11 @@ export interface FilterNumbers {
 }
 
 /** Looks up the numbers of `f`'s origin and resource filters, inside the read's transaction. */
-export async function filterNumbers(tx: Transaction<Database>, tenant: string, f: { origin_id?: string; resource_id?: string }): Promise<FilterNumbers> {
+export async function filterNumbers(
+  tx: Transaction<Database>,
+  tenant: string,
+  f: { origin_id?: string; resource_id?: string },
+): Promise<FilterNumbers> {
   const ids = [f.origin_id, f.resource_id].filter((id): id is string => id !== undefined && id !== '');
   if (ids.length === 0) return {};
   const found = await numbersOf(tx, tenant, ids);
@@ -125,9 +136,14 @@ function conditions(tenant: string, f: EdgeFilter, n: FilterNumbers): RawBuilder
  * planner could walk the table in seq order and filter every edge. A materialized CTE keeps the
  * plan on both backends.
  */
-export function edgeSource(tenant: string, f: { origin_no?: number; resource_no?: number }, columns: RawBuilder<unknown> = EDGE_COLUMNS): RawBuilder<unknown> {
+export function edgeSource(
+  tenant: string,
+  f: { origin_no?: number; resource_no?: number },
+  columns: RawBuilder<unknown> = EDGE_COLUMNS,
+): RawBuilder<unknown> {
   return f.origin_no !== undefined && f.resource_no === undefined
-    ? sql`with of_origin as materialized (select * from access_edges where ${tenantCheck('tenant_id', tenant)} and origin_no = ${f.origin_no}) select ${columns} from of_origin e`
+    ? sql`with of_origin as materialized (select * from access_edges where ${tenantCheck('tenant_id', tenant)} and origin_no =
+      ${f.origin_no}) select ${columns} from of_origin e`
     : sql`select ${columns} from access_edges e`;
 }
 
@@ -140,8 +156,17 @@ async function withNames(tx: Transaction<Database>, tenant: string, rows: EdgeRo
   const names = new Map<string, string>();
   const agentIds = [...new Set(rows.filter((r) => r.origin_kind === 'agent').map((r) => r.origin_id))];
   const nodeIds = [...new Set(rows.flatMap((r) => (r.origin_kind === 'agent' ? [r.resource_id] : [r.origin_id, r.resource_id])))];
-  for (const c of chunks(agentIds, 500)) for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) names.set(a.id, a.name);
-  for (const c of chunks(nodeIds, 500)) for (const n of await tx.selectFrom('access_nodes').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) names.set(n.id, n.name);
+  for (const c of chunks(agentIds, 500))
+    for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute())
+      names.set(a.id, a.name);
+  for (const c of chunks(nodeIds, 500))
+    for (const n of await tx
+      .selectFrom('access_nodes')
+      .select(['id', 'name'])
+      .where('tenant_id', '=', tenant)
+      .where('id', 'in', c)
+      .execute())
+      names.set(n.id, n.name);
   return rows.map((r) => toEdge(r, names));
 }
 
@@ -184,7 +209,11 @@ export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Pr
     const where = conditions(tenant, f, n);
     if (f.confidence) where.push(sql`e.confidence in ${inList(confidencesAtLeast(f.confidence))}`);
     const order = pageOrder(n);
-    const res = await sql<EdgeRow>`${edgeSource(tenant, n)} where ${sql.join(where, sql` and `)} order by ${sql.ref(`e.${order}`)} limit ${f.limit + 1}`.execute(tx);
+    const res =
+      await sql<EdgeRow>`${edgeSource(tenant, n)} where ${sql.join(where, sql` and `)}
+        order by ${sql.ref(`e.${order}`)} limit ${f.limit + 1}`.execute(
+        tx,
+      );
     return pageFrom(await withNames(tx, tenant, res.rows), res.rows, f.limit, order);
   });
 }
@@ -200,7 +229,8 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
     const order = pageOrder(n);
     const res = await sql<EdgeRow & { drift: DriftKind; drift_confidence: Confidence; origin_seen: number | boolean }>`
       select * from (
-        ${edgeSource(tenant, n, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where ${sql.join(where, sql` and `)}
+        ${edgeSource(tenant, n, sql`${EDGE_COLUMNS}, ${DRIFT_KIND} as drift, ${DRIFT_CONF} as drift_confidence`)} where
+          ${sql.join(where, sql` and `)}
       ) d where ${sql.join(outer, sql` and `)} order by ${sql.ref(`d.${order}`)} limit ${f.limit + 1}`.execute(tx);
     const edges = await withNames(tx, tenant, res.rows);
     const items = edges.map((edge, i) => {
@@ -213,10 +243,17 @@ export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { 
 
 function basisOf(edge: AccessEdge, drift: DriftKind, conf: Confidence): string {
   if (drift === 'unexpected') {
-    const who = edge.origin_kind === 'identity' ? 'attributed to an identity only; which agent or person used it is not known' : `attributed to this ${edge.origin_kind}`;
-    return `observed ${edge.observed_count} time(s) via ${edge.signal_source || 'an unnamed source'} without a covering grant; ${who}; attribution confidence ${conf}`;
+    const who =
+      edge.origin_kind === 'identity'
+        ? 'attributed to an identity only; which agent or person used it is not known'
+        : `attributed to this ${edge.origin_kind}`;
+    return (
+      `observed ${edge.observed_count} time(s) via ${edge.signal_source || 'an unnamed source'} without a covering grant; ${who}; ` +
+      `attribution confidence ${conf}`
+    );
   }
   return conf === 'medium'
     ? 'granted, and this origin is observed elsewhere, but never in a mode that uses this grant; absence of a signal is not proof'
-    : 'granted, and nothing was ever observed from this origin: the grant may be unused, or its use may be invisible to the connected sources';
+    : 'granted, and nothing was ever observed from this origin: the grant may be unused, or its use may be invisible to the connected ' +
+        'sources';
 }

@@ -11,10 +11,32 @@ import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store-types.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
-import { capConfidence, CONFIDENCES, MODES, ORIGIN_KINDS, strongerConfidence, type Attribution, type Confidence, type Mode, type OriginKind } from './model.js';
+import {
+  capConfidence,
+  CONFIDENCES,
+  MODES,
+  ORIGIN_KINDS,
+  strongerConfidence,
+  type Attribution,
+  type Confidence,
+  type Mode,
+  type OriginKind,
+} from './model.js';
 import { keepAfterCommit } from './node-cache.js';
 import { chunks, resolveNodes, type NodeSpec, type ResolvedNode } from './node-store.js';
-import { appendGrants, appendRecent, collectMerged, foldWhenIdle, mergeDue, mergeInBackground, OBSERVE_SET, revokeOnWorker, TIMESTAMP_RE, waitingRows, type GrantRow } from './recent-edges.js';
+import {
+  appendGrants,
+  appendRecent,
+  collectMerged,
+  foldWhenIdle,
+  mergeDue,
+  mergeInBackground,
+  OBSERVE_SET,
+  revokeOnWorker,
+  TIMESTAMP_RE,
+  waitingRows,
+  type GrantRow,
+} from './recent-edges.js';
 
 type Tx = Transaction<Database>;
 
@@ -56,7 +78,25 @@ interface Pending {
   signal_source: string;
 }
 
-const EDGE_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'permitted', 'grant_source', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'created_at', 'updated_at'] as const;
+const EDGE_COLUMNS = [
+  'id',
+  'tenant_id',
+  'origin_kind',
+  'origin_id',
+  'origin_no',
+  'resource_id',
+  'resource_no',
+  'mode',
+  'permitted',
+  'grant_source',
+  'observed_count',
+  'first_seen',
+  'last_seen',
+  'confidence',
+  'signal_source',
+  'created_at',
+  'updated_at',
+] as const;
 type EdgeInsert = Required<Insertable<Database['access_edges']>>;
 
 /**
@@ -71,7 +111,22 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
     collectMerged(db);
     appendRecent(
       db,
-      rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, origin_kind: r.origin_kind, origin_id: r.origin_id, origin_no: r.origin_no as number, resource_id: r.resource_id, resource_no: r.resource_no as number, mode: r.mode, observed_count: r.observed_count as number, first_seen: r.first_seen as string, last_seen: r.last_seen as string, confidence: r.confidence, signal_source: r.signal_source, recorded_at: r.updated_at })),
+      rows.map((r) => ({
+        id: r.id,
+        tenant_id: r.tenant_id,
+        origin_kind: r.origin_kind,
+        origin_id: r.origin_id,
+        origin_no: r.origin_no as number,
+        resource_id: r.resource_id,
+        resource_no: r.resource_no as number,
+        mode: r.mode,
+        observed_count: r.observed_count as number,
+        first_seen: r.first_seen as string,
+        last_seen: r.last_seen as string,
+        confidence: r.confidence,
+        signal_source: r.signal_source,
+        recorded_at: r.updated_at,
+      })),
     );
     return waitingRows(db);
   }
@@ -80,29 +135,53 @@ async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise
   // parameters each. The batch is folded already: no access repeats, which ON CONFLICT requires.
   const col = <K extends keyof EdgeInsert>(k: K): unknown[] => rows.map((r) => r[k]);
   await sql`insert into access_edges (${sql.join(EDGE_COLUMNS.map((c) => sql.ref(c)))})
-    select * from unnest(${col('id')}::uuid[], ${col('tenant_id')}::uuid[], ${col('origin_kind')}::text[], ${col('origin_id')}::uuid[], ${col('origin_no')}::bigint[],
-      ${col('resource_id')}::uuid[], ${col('resource_no')}::bigint[], ${col('mode')}::text[], ${col('permitted')}::int[], ${col('grant_source')}::text[],
+    select * from unnest(${col('id')}::uuid[], ${col('tenant_id')}::uuid[], ${col('origin_kind')}::text[], ${col('origin_id')}::uuid[],
+      ${col('origin_no')}::bigint[],
+      ${col('resource_id')}::uuid[], ${col('resource_no')}::bigint[], ${col('mode')}::text[], ${col('permitted')}::int[],
+        ${col('grant_source')}::text[],
       ${col('observed_count')}::bigint[], ${col('first_seen')}::text[], ${col('last_seen')}::text[], ${col('confidence')}::text[],
       ${col('signal_source')}::text[], ${col('created_at')}::text[], ${col('updated_at')}::text[])
-    on conflict (origin_no, resource_no, mode) do update set ${sql.raw(Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', '))}`.execute(tx);
+    on conflict (origin_no, resource_no, mode) do update set ${sql.raw(
+      Object.entries(OBSERVE_SET)
+        .map(([c, e]) => `${c} = ${e}`)
+        .join(', '),
+    )}`.execute(tx);
   return 0;
 }
 
 /** Resolves origin and resource specs of a batch to ids and numbers (origins grouped by kind). */
-async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>): Promise<Array<{ origin: ResolvedNode; resource: ResolvedNode }>> {
+async function resolveEnds(
+  store: Store,
+  tx: Tx,
+  tenant: string,
+  items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>,
+): Promise<Array<{ origin: ResolvedNode; resource: ResolvedNode }>> {
   const db = store.sqliteHandle?.(tx);
   // A kind outside the model would match none of the passes below and leave its origin unresolved.
   items.forEach((it, i) => {
-    if (!(ORIGIN_KINDS as readonly string[]).includes(it.origin.kind)) throw errors.badRequest(`origin ${i}: kind must be agent, session or identity`);
+    if (!(ORIGIN_KINDS as readonly string[]).includes(it.origin.kind))
+      throw errors.badRequest(`origin ${i}: kind must be agent, session or identity`);
   });
   const origin: ResolvedNode[] = new Array(items.length);
   for (const kind of ['agent', 'session', 'identity'] as const) {
     const idx = items.map((it, i) => (it.origin.kind === kind ? i : -1)).filter((i) => i >= 0);
     if (idx.length === 0) continue;
-    const ids = await resolveNodes(tx, tenant, kind, idx.map((i) => (items[i] as (typeof items)[number]).origin), db);
+    const ids = await resolveNodes(
+      tx,
+      tenant,
+      kind,
+      idx.map((i) => (items[i] as (typeof items)[number]).origin),
+      db,
+    );
     idx.forEach((i, j) => (origin[i] = ids[j] as ResolvedNode));
   }
-  const resource = await resolveNodes(tx, tenant, 'resource', items.map((it) => it.resource), db);
+  const resource = await resolveNodes(
+    tx,
+    tenant,
+    'resource',
+    items.map((it) => it.resource),
+    db,
+  );
   return items.map((_, i) => ({ origin: origin[i] as ResolvedNode, resource: resource[i] as ResolvedNode }));
 }
 
@@ -115,10 +194,12 @@ async function resolveEnds(store: Store, tx: Tx, tenant: string, items: Array<{ 
  */
 function assertStorable(o: Observation, at: string, i: number): void {
   const count = o.count ?? 1;
-  if (!TIMESTAMP_RE.test(at) || Number.isNaN(Date.parse(at))) throw errors.badRequest(`observation ${i}: observed_at must be RFC 3339 UTC with 9 fractional digits`);
+  if (!TIMESTAMP_RE.test(at) || Number.isNaN(Date.parse(at)))
+    throw errors.badRequest(`observation ${i}: observed_at must be RFC 3339 UTC with 9 fractional digits`);
   if (!Number.isSafeInteger(count) || count < 1) throw errors.badRequest(`observation ${i}: count must be a positive integer`);
   if (!(MODES as readonly string[]).includes(o.mode)) throw errors.badRequest(`observation ${i}: mode must be r or rw`);
-  if (!(CONFIDENCES as readonly string[]).includes(o.confidence)) throw errors.badRequest(`observation ${i}: confidence must be high, medium or low`);
+  if (!(CONFIDENCES as readonly string[]).includes(o.confidence))
+    throw errors.badRequest(`observation ${i}: confidence must be high, medium or low`);
 }
 
 /**
@@ -126,13 +207,21 @@ function assertStorable(o: Observation, at: string, i: number): void {
  * calls. Duplicates inside the batch are folded first (Postgres refuses to update one row twice in
  * one `ON CONFLICT` statement). Returns how many edges were touched.
  */
-export async function ingestObservations(store: Store, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number }> {
+export async function ingestObservations(
+  store: Store,
+  tenant: string,
+  observations: Observation[],
+): Promise<{ accepted: number; edges: number }> {
   if (observations.length === 0) return { accepted: 0, edges: 0 };
   const bus = busOf(store);
   const out = await store.withTenant(tenant, async (tx) => {
     const r = await ingestInTransaction(store, tx, tenant, observations);
     // `edge.observed` in the same transaction (the durable event log), announced once committed.
-    const events = bus ? await bus.record(tx, [{ type: 'edge.observed', tenant, subject: `tenant/${tenant}`, data: { count: observations.length, edges: r.edges } }]) : [];
+    const events = bus
+      ? await bus.record(tx, [
+          { type: 'edge.observed', tenant, subject: `tenant/${tenant}`, data: { count: observations.length, edges: r.edges } },
+        ])
+      : [];
     return { ...r, events };
   });
   bus?.announce(out.events);
@@ -170,7 +259,12 @@ export interface IngestCommitted {
  * {@link ingestObservations} inside the caller's transaction `tx` (gRPC ingest commits a group of
  * batches in one); hand the result to {@link afterIngestCommit} once `tx` has committed.
  */
-export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, observations: Observation[]): Promise<{ accepted: number; edges: number } & IngestCommitted> {
+export async function ingestInTransaction(
+  store: Store,
+  tx: Tx,
+  tenant: string,
+  observations: Observation[],
+): Promise<{ accepted: number; edges: number } & IngestCommitted> {
   if (observations.length === 0) return { accepted: 0, edges: 0, waiting: 0 };
   await assertTenantWritable(tx, tenant);
   const ends = await resolveEnds(store, tx, tenant, observations);
@@ -184,7 +278,19 @@ export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, 
     const key = `${e.origin.no}|${e.resource.no}|${o.mode}`;
     const p = folded.get(key);
     if (!p) {
-      folded.set(key, { origin_kind: o.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: o.mode, count: o.count ?? 1, first: at, last: at, confidence: conf, signal_source: o.signal_source });
+      folded.set(key, {
+        origin_kind: o.origin.kind,
+        origin_id: e.origin.id,
+        origin_no: e.origin.no,
+        resource_id: e.resource.id,
+        resource_no: e.resource.no,
+        mode: o.mode,
+        count: o.count ?? 1,
+        first: at,
+        last: at,
+        confidence: conf,
+        signal_source: o.signal_source,
+      });
       return;
     }
     p.count += o.count ?? 1;
@@ -195,27 +301,25 @@ export async function ingestInTransaction(store: Store, tx: Tx, tenant: string, 
     }
     p.confidence = strongerConfidence(p.confidence, conf);
   });
-  const rows = [...folded.values()].map(
-    (p): EdgeInsert => ({
-      id: newId(),
-      tenant_id: tenant,
-      origin_kind: p.origin_kind,
-      origin_id: p.origin_id,
-      origin_no: p.origin_no,
-      resource_id: p.resource_id,
-      resource_no: p.resource_no,
-      mode: p.mode,
-      permitted: 0,
-      grant_source: '',
-      observed_count: p.count,
-      first_seen: p.first,
-      last_seen: p.last,
-      confidence: p.confidence,
-      signal_source: p.signal_source,
-      created_at: now,
-      updated_at: now,
-    }),
-  );
+  const rows = [...folded.values()].map((p): EdgeInsert => ({
+    id: newId(),
+    tenant_id: tenant,
+    origin_kind: p.origin_kind,
+    origin_id: p.origin_id,
+    origin_no: p.origin_no,
+    resource_id: p.resource_id,
+    resource_no: p.resource_no,
+    mode: p.mode,
+    permitted: 0,
+    grant_source: '',
+    observed_count: p.count,
+    first_seen: p.first,
+    last_seen: p.last,
+    confidence: p.confidence,
+    signal_source: p.signal_source,
+    created_at: now,
+    updated_at: now,
+  }));
   const waiting = await upsertObserved(store, tx, rows);
   return { accepted: observations.length, edges: rows.length, waiting, keep: keepAfterCommit(tx) };
 }
@@ -231,10 +335,29 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
     await assertTenantWritable(tx, tenant);
     const ends = await resolveEnds(store, tx, tenant, grants);
     const now = nowTimestamp();
-    const folded = new Map<string, { origin_kind: OriginKind; origin_id: string; origin_no: number; resource_id: string; resource_no: number; mode: Mode; source: string }>();
+    const folded = new Map<
+      string,
+      {
+        origin_kind: OriginKind;
+        origin_id: string;
+        origin_no: number;
+        resource_id: string;
+        resource_no: number;
+        mode: Mode;
+        source: string;
+      }
+    >();
     grants.forEach((g, i) => {
       const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
-      folded.set(`${e.origin.no}|${e.resource.no}|${g.mode}`, { origin_kind: g.origin.kind, origin_id: e.origin.id, origin_no: e.origin.no, resource_id: e.resource.id, resource_no: e.resource.no, mode: g.mode, source: g.source });
+      folded.set(`${e.origin.no}|${e.resource.no}|${g.mode}`, {
+        origin_kind: g.origin.kind,
+        origin_id: e.origin.id,
+        origin_no: e.origin.no,
+        resource_id: e.resource.id,
+        resource_no: e.resource.no,
+        mode: g.mode,
+        source: g.source,
+      });
     });
     const db = store.sqliteHandle?.(tx);
     if (db !== undefined) {
@@ -264,7 +387,11 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
       await tx
         .insertInto('access_edges')
         .values(chunk)
-        .onConflict((oc) => oc.columns(['origin_no', 'resource_no', 'mode']).doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }))
+        .onConflict((oc) =>
+          oc
+            .columns(['origin_no', 'resource_no', 'mode'])
+            .doUpdateSet({ permitted: 1, grant_source: sql`excluded.grant_source`, updated_at: sql`excluded.updated_at` }),
+        )
         .execute();
     }
     return { edges: rows.length };
@@ -291,7 +418,14 @@ export async function revokeGrants(store: Store, tenant: string, grants: Array<O
     }
     let n = 0;
     for (const a of accesses) {
-      const gone = await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', a.origin_no).where('resource_no', '=', a.resource_no).where('mode', '=', a.mode).where('observed_count', '=', 0).executeTakeFirst();
+      const gone = await tx
+        .deleteFrom('access_edges')
+        .where('tenant_id', '=', tenant)
+        .where('origin_no', '=', a.origin_no)
+        .where('resource_no', '=', a.resource_no)
+        .where('mode', '=', a.mode)
+        .where('observed_count', '=', 0)
+        .executeTakeFirst();
       n += Number(gone.numDeletedRows);
       const res = await tx
         .updateTable('access_edges')

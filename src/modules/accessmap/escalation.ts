@@ -2,7 +2,19 @@
 import { type Confidence, type OriginKind } from './model.js';
 import { type GraphSource } from './graph-source.js';
 import { type NodeRef, type AttackPath, type SearchBounds, DEFAULT_BOUNDS, type SearchExtent, Work } from './search-bounds.js';
-import { cmp, newCache, fill, principalsFrom, chainTo, type RawHop, edgesFor, hopsOf, confidenceOf, pathOf, CONF_ORDER } from './path-links.js';
+import {
+  cmp,
+  newCache,
+  fill,
+  principalsFrom,
+  chainTo,
+  type RawHop,
+  edgesFor,
+  hopsOf,
+  confidenceOf,
+  pathOf,
+  CONF_ORDER,
+} from './path-links.js';
 
 export interface EscalationResult extends SearchExtent {
   start: NodeRef;
@@ -39,6 +51,14 @@ export async function escalation(src: GraphSource, agentId: string, bounds: Sear
   const kept = found.slice(0, bounds.limit);
   // Names only for what is returned.
   await fill(src, [agentId, ...kept.flatMap((f) => f.hops.flatMap((h) => [h.from.id, h.to.id]))], cache);
-  const targets = kept.map((f) => ({ target: { kind: f.kind, id: f.id, name: cache.nodes.get(f.id)?.name ?? null }, path: pathOf(f.hops, cache.nodes) }));
-  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, targets, truncated: !extent.complete || found.length > bounds.limit, ...extent };
+  const targets = kept.map((f) => ({
+    target: { kind: f.kind, id: f.id, name: cache.nodes.get(f.id)?.name ?? null },
+    path: pathOf(f.hops, cache.nodes),
+  }));
+  return {
+    start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null },
+    targets,
+    truncated: !extent.complete || found.length > bounds.limit,
+    ...extent,
+  };
 }

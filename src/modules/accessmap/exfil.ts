@@ -19,7 +19,9 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
   const cache = newCache();
   const work = new Work(bounds.budget);
   const reached = new Map<string, { kind: OriginKind; depth: number; next: Link | null; access: GraphEdge | null }>();
-  const direct = (await work.read((limit) => src.edgesTo([resourceId], limit))).sort((a, b) => cmp(a.origin_id, b.origin_id) || (a.mode === 'rw' ? -1 : 1));
+  const direct = (await work.read((limit) => src.edgesTo([resourceId], limit))).sort(
+    (a, b) => cmp(a.origin_id, b.origin_id) || (a.mode === 'rw' ? -1 : 1),
+  );
   let frontier: Principal[] = [];
   for (const e of direct) {
     if (reached.has(e.origin_id)) continue;
@@ -42,7 +44,9 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
   }
   const extent = work.extent(truncated);
   const kindOrder: Record<string, number> = { agent: 0, session: 1, identity: 2 };
-  const ranked = [...reached.entries()].sort(([ia, a], [ib, b]) => a.depth - b.depth || (kindOrder[a.kind] ?? 9) - (kindOrder[b.kind] ?? 9) || cmp(ia, ib));
+  const ranked = [...reached.entries()].sort(
+    ([ia, a], [ib, b]) => a.depth - b.depth || (kindOrder[a.kind] ?? 9) - (kindOrder[b.kind] ?? 9) || cmp(ia, ib),
+  );
   const kept = ranked.slice(0, bounds.limit);
   const chains = kept.map(([id]) => {
     const links: Link[] = [];
@@ -56,9 +60,20 @@ export async function exfil(src: GraphSource, resourceId: string, bounds: Search
     const chain = chains[i] as Link[];
     const access = (chain.length > 0 ? reached.get((chain[chain.length - 1] as Link).to.id)?.access : v.access) as GraphEdge;
     const hops = hopsOf(chain, edges);
-    if (hops) items.push({ principal: { kind: v.kind, id, name: cache.nodes.get(id)?.name ?? null }, mode: access.mode, path: pathOf([...hops, accessHop(access)], cache.nodes) });
+    if (hops)
+      items.push({
+        principal: { kind: v.kind, id, name: cache.nodes.get(id)?.name ?? null },
+        mode: access.mode,
+        path: pathOf([...hops, accessHop(access)], cache.nodes),
+      });
   });
   const r = cache.nodes.get(resourceId);
-  return { resource: { kind: 'resource', id: resourceId, name: r?.name ?? null }, items, ...totalOf(ranked.length, extent), truncated: !extent.complete || ranked.length > bounds.limit, ...extent };
+  return {
+    resource: { kind: 'resource', id: resourceId, name: r?.name ?? null },
+    items,
+    ...totalOf(ranked.length, extent),
+    truncated: !extent.complete || ranked.length > bounds.limit,
+    ...extent,
+  };
 }
 

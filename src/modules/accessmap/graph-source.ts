@@ -72,10 +72,22 @@ export interface GraphSource {
 /** Resource classes that link principals (attack-paths.ts); the rest (`data`) only ends a path. */
 export const LINKING_CLASSES = ['credential', 'config', 'code'] as const;
 
-/** `n.class in (…LINKING_CLASSES)`: the predicate of access_nodes_linking_idx (migration 005), as literals (a bound parameter would not prove it). */
+/**
+ * `n.class in (…LINKING_CLASSES)`: the predicate of access_nodes_linking_idx (migration 005), as literals (a bound parameter would not
+ * prove it).
+ */
 const LINKING_PREDICATE = sql<boolean>`n.class in (${sql.raw(LINKING_CLASSES.map((c) => `'${c}'`).join(', '))})`;
 
-type EdgeRow = { id: string; origin_kind: string; origin_id: string; resource_id: string; mode: string; permitted: number; observed_count: number | string; confidence: string };
+type EdgeRow = {
+  id: string;
+  origin_kind: string;
+  origin_id: string;
+  resource_id: string;
+  mode: string;
+  permitted: number;
+  observed_count: number | string;
+  confidence: string;
+};
 
 function edgeOf(r: EdgeRow): GraphEdge {
   return {
@@ -102,7 +114,13 @@ const EDGE_COLS = ['id', 'origin_kind', 'origin_id', 'resource_id', 'mode', 'per
 const NODE_COLS = ['id', 'kind', 'name', 'class', 'parent_id'] as const;
 
 function nodeOf(n: { id: string; kind: string; name: string; class: string; parent_id: string | null }): GraphNode {
-  return { id: n.id, kind: n.kind as NodeKind, name: n.name, class: n.class === '' ? null : (n.class as ResourceClass), parent_id: n.parent_id };
+  return {
+    id: n.id,
+    kind: n.kind as NodeKind,
+    name: n.name,
+    class: n.class === '' ? null : (n.class as ResourceClass),
+    parent_id: n.parent_id,
+  };
 }
 
 /** origin number, resource number, mode, and (probe) the resource's id when it links principals, else null. */
@@ -115,12 +133,30 @@ type AccessRow = [origin_no: number, resource_no: number, mode: Mode, linking?: 
  * `access_nodes_linking_no` (migration 13), a small index of the linking resources alone, so an
  * access to any other resource costs a probe of that index and no row.
  */
-async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string, origins: ReadonlyArray<readonly [no: number, id: string]>, limit: number, memo: Map<string, number>): Promise<LinkedAccess[]> {
+async function accessesThroughBuilder(
+  tx: Transaction<Database>,
+  tenant: string,
+  origins: ReadonlyArray<readonly [no: number, id: string]>,
+  limit: number,
+  memo: Map<string, number>,
+): Promise<LinkedAccess[]> {
   const out: LinkedAccess[] = [];
   const idOf = new Map(origins.map(([no, id]) => [no, id]));
-  for (const c of chunks(origins.map(([no]) => no), 500)) {
+  for (const c of chunks(
+    origins.map(([no]) => no),
+    500,
+  )) {
     if (out.length >= limit) break;
-    const rows = await sql<{ origin_no: string | number; resource_no: string | number; mode: Mode; id: string | null; kind: string; name: string; class: string; parent_id: string | null }>`
+    const rows = await sql<{
+      origin_no: string | number;
+      resource_no: string | number;
+      mode: Mode;
+      id: string | null;
+      kind: string;
+      name: string;
+      class: string;
+      parent_id: string | null;
+    }>`
       select e.origin_no, e.resource_no, e.mode, n.id, n.kind, n.name, n.class, n.parent_id
       from access_edges e left join access_nodes n on n.no = e.resource_no and ${LINKING_PREDICATE} and n.tenant_id = ${tenant}
       where e.tenant_id = ${tenant} and e.origin_no in (${sql.join(c)})
@@ -148,7 +184,12 @@ async function accessesThroughBuilder(tx: Transaction<Database>, tenant: string,
  * walk probes the linking resources' index by number (`access_nodes_linking_no`, migration 13) and
  * answers the resource's id when it links (docs/accessmap.md "Queries").
  */
-function sqliteAccessRows(db: SqliteHandle, tenant: string, origins: readonly number[], limit: number): { rows: AccessRow[]; linking?: ReadonlyMap<number, GraphNode> } {
+function sqliteAccessRows(
+  db: SqliteHandle,
+  tenant: string,
+  origins: readonly number[],
+  limit: number,
+): { rows: AccessRow[]; linking?: ReadonlyMap<number, GraphNode> } {
   let s = accessStatements.get(db);
   if (s === undefined) {
     s = {
@@ -197,7 +238,9 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
     const unique = [...new Set(ids)];
     const missing = unique.filter((id) => !memo.has(id));
     if (missing.length > 0) for (const [id, no] of await numbersOf(tx, tenant, missing, db)) memo.set(id, no);
-    return unique.flatMap((id): Array<[number, string]> => (memo.has(id) ? [[memo.get(id) as number, id]] : [])).sort((a, b) => a[0] - b[0]);
+    return unique
+      .flatMap((id): Array<[number, string]> => (memo.has(id) ? [[memo.get(id) as number, id]] : []))
+      .sort((a, b) => a[0] - b[0]);
   };
   return {
     async accessesFrom(ids, limit) {
@@ -219,7 +262,13 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
       // The few linking rows, read afterwards (one connection, one snapshot: the second read sees them).
       const found = new Map<string, GraphNode>();
       for (const c of chunks([...new Set(rows.flatMap(([, , , id]) => (id == null ? [] : [id])))], 500)) {
-        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) found.set(n.id, nodeOf(n));
+        for (const n of await tx
+          .selectFrom('access_nodes')
+          .select(NODE_COLS)
+          .where('tenant_id', '=', tenant)
+          .where('id', 'in', c)
+          .execute())
+          found.set(n.id, nodeOf(n));
       }
       return rows.map(([originNo, resource_no, mode, id]) => {
         const resource = id == null ? null : (found.get(id) ?? null);
@@ -243,7 +292,11 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
       let resources = new Set<number>();
       const flush = async () => {
         if (origins.length === 0) return;
-        for (const row of await edges.select(EDGE_COLS).where('origin_no', 'in', origins).where('resource_no', 'in', [...resources]).execute()) {
+        for (const row of await edges
+          .select(EDGE_COLS)
+          .where('origin_no', 'in', origins)
+          .where('resource_no', 'in', [...resources])
+          .execute()) {
           const e = edgeOf(row);
           if (wanted.has(accessKey(e))) out.push(e);
         }
@@ -264,24 +317,47 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
       for (const c of chunks(await numbered(ids), 500)) {
         if (out.length >= limit) break;
         const nos = c.map(([no]) => no);
-        for (const r of await edges.select(EDGE_COLS).where('resource_no', 'in', nos).orderBy('resource_no').orderBy('seq').limit(limit - out.length).execute()) out.push(edgeOf(r));
+        for (const r of await edges
+          .select(EDGE_COLS)
+          .where('resource_no', 'in', nos)
+          .orderBy('resource_no')
+          .orderBy('seq')
+          .limit(limit - out.length)
+          .execute())
+          out.push(edgeOf(r));
       }
       return out;
     },
     async nodes(ids) {
       const out = new Map<string, GraphNode>();
       for (const c of chunks([...new Set(ids)], 500)) {
-        for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) {
+        for (const a of await tx
+          .selectFrom('agents')
+          .select(['id', 'name'])
+          .where('tenant_id', '=', tenant)
+          .where('id', 'in', c)
+          .execute()) {
           out.set(a.id, { id: a.id, kind: 'agent', name: a.name, class: null, parent_id: null });
         }
-        for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.set(n.id, nodeOf(n));
+        for (const n of await tx
+          .selectFrom('access_nodes')
+          .select(NODE_COLS)
+          .where('tenant_id', '=', tenant)
+          .where('id', 'in', c)
+          .execute())
+          out.set(n.id, nodeOf(n));
       }
       return out;
     },
     async resources(nos) {
       const out = new Map<number, GraphNode>();
       for (const c of chunks([...new Set(nos)], 500)) {
-        for (const n of await tx.selectFrom('access_nodes').select([...NODE_COLS, 'no']).where(tenantCheck('tenant_id', tenant)).where('no', 'in', c).execute()) {
+        for (const n of await tx
+          .selectFrom('access_nodes')
+          .select([...NODE_COLS, 'no'])
+          .where(tenantCheck('tenant_id', tenant))
+          .where('no', 'in', c)
+          .execute()) {
           const no = Number(n.no);
           memo.set(n.id, no);
           out.set(no, nodeOf(n));
@@ -291,7 +367,14 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
     },
     async children(ids) {
       const out: GraphNode[] = [];
-      for (const c of chunks([...new Set(ids)], 500)) for (const n of await tx.selectFrom('access_nodes').select(NODE_COLS).where('tenant_id', '=', tenant).where('parent_id', 'in', c).execute()) out.push(nodeOf(n));
+      for (const c of chunks([...new Set(ids)], 500))
+        for (const n of await tx
+          .selectFrom('access_nodes')
+          .select(NODE_COLS)
+          .where('tenant_id', '=', tenant)
+          .where('parent_id', 'in', c)
+          .execute())
+          out.push(nodeOf(n));
       return out;
     },
   };
@@ -312,7 +395,11 @@ export async function withFoldedGraph<T>(store: Store, tenant: string, fn: (g: G
  * without one are numbered after the highest given, in id order, so a graph built by hand reads in
  * id order.
  */
-export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly GraphEdge[], numbers: ReadonlyMap<string, number> = new Map()): GraphSource {
+export function memoryGraphSource(
+  nodes: readonly GraphNode[],
+  edges: readonly GraphEdge[],
+  numbers: ReadonlyMap<string, number> = new Map(),
+): GraphSource {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const stored = new Map(edges.map((e, i) => [e, i]));
   const from = new Map<string, GraphEdge[]>();
@@ -325,14 +412,16 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
   for (const n of nodes) if (n.parent_id) kids.set(n.parent_id, [...(kids.get(n.parent_id) ?? []), n]);
   const no = new Map(numbers);
   let top = [...no.values()].reduce((m, n) => Math.max(m, n), 0);
-  for (const id of [...new Set([...byId.keys(), ...edges.flatMap((e) => [e.origin_id, e.resource_id])])].sort()) if (!no.has(id)) no.set(id, ++top);
+  for (const id of [...new Set([...byId.keys(), ...edges.flatMap((e) => [e.origin_id, e.resource_id])])].sort())
+    if (!no.has(id)) no.set(id, ++top);
   const idOfNo = new Map([...no].map(([id, n]) => [n, id]));
   const numberOf = (id: string): number => no.get(id) as number;
-  const uniq = <T>(xs: readonly T[]) => [...new Set(xs)];
-  const linking = (n: GraphNode | undefined): n is GraphNode => n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
+  const uniq = <T,>(xs: readonly T[]) => [...new Set(xs)];
+  const linking = (n: GraphNode | undefined): n is GraphNode =>
+    n?.kind === 'resource' && (LINKING_CLASSES as readonly (string | null)[]).includes(n.class);
   // The stores' `order by` of those columns, column by column (ids: canonical lowercase UUIDs).
   const byKey =
-    <T>(key: (x: T) => Array<number | string>) =>
+    <T,>(key: (x: T) => Array<number | string>) =>
     (a: T, b: T): number => {
       const [ka, kb] = [key(a), key(b)];
       for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number | string) < (kb[i] as number | string) ? -1 : 1;
@@ -352,7 +441,11 @@ export function memoryGraphSource(nodes: readonly GraphNode[], edges: readonly G
       const wanted = new Set(accesses.map(accessKey));
       return uniq(accesses.map((a) => a.origin_id)).flatMap((id) => (from.get(id) ?? []).filter((e) => wanted.has(accessKey(e))));
     },
-    edgesTo: async (ids, limit) => uniq(ids).flatMap((id) => to.get(id) ?? []).sort(byKey((e) => [numberOf(e.resource_id), stored.get(e) as number])).slice(0, limit),
+    edgesTo: async (ids, limit) =>
+      uniq(ids)
+        .flatMap((id) => to.get(id) ?? [])
+        .sort(byKey((e) => [numberOf(e.resource_id), stored.get(e) as number]))
+        .slice(0, limit),
     nodes: async (ids) => new Map(uniq(ids).flatMap((id) => (byId.has(id) ? [[id, byId.get(id) as GraphNode] as const] : []))),
     resources: async (nos) =>
       new Map(

@@ -7,7 +7,12 @@ import { coreEvents } from '../../events/core-events.js';
 import { forgetAgentEdges } from './agent-forget.js';
 import { accessmapAreaRoutes } from './area-routes.js';
 
-export const accessmapManifest: ModuleManifest = { name: 'accessmap', routes: accessmapAreaRoutes, events: coreEvents, hooks: [forgetAgentEdges] };
+export const accessmapManifest: ModuleManifest = {
+  name: 'accessmap',
+  routes: accessmapAreaRoutes,
+  events: coreEvents,
+  hooks: [forgetAgentEdges],
+};
 
 // The service surface: reads of the graph other modules build on (findings' detectors, the console).
 export { listDrift, listEdges, type DriftItem, type EdgeFilter, type Page } from './edge-query.js';

@@ -31,7 +31,11 @@ export function linkingIdsFromEnv(env: NodeJS.ProcessEnv = process.env): number 
   const raw = env['SERVICE_ACCESSMAP_LINKING_IDS'];
   if (raw === undefined || raw.trim() === '') return DEFAULT_LINKING_IDS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 100_000_000) throw new RangeError(`SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000 (0 turns the in-memory linking set off), got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 100_000_000)
+    throw new RangeError(
+      `SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000 (0 turns the in-memory linking set off), got ` +
+        `${JSON.stringify(raw)}`,
+    );
   return n;
 }
 
@@ -75,8 +79,18 @@ function statementsOf(db: SqliteHandle): Statements {
     s = {
       tokenAt: db.prepare('select token from access_linking_changes where seq = ?').pluck(),
       last: db.prepare('select seq, token from access_linking_changes order by seq desc limit 1').raw(true),
-      since: db.prepare('select seq, token, tenant_id, linking, node_id, kind, name, class, parent_id from access_linking_changes where seq > ? order by seq').raw(true),
-      load: db.prepare(`select no, id, kind, name, class, parent_id from access_nodes indexed by access_nodes_linking_idx where tenant_id = ? and class in ('credential', 'config', 'code') limit ?`).raw(true),
+      since: db
+        .prepare(
+          'select seq, token, tenant_id, linking, node_id, kind, name, class, parent_id from access_linking_changes where seq > ? ' +
+            'order by seq',
+        )
+        .raw(true),
+      load: db
+        .prepare(
+          `select no, id, kind, name, class, parent_id from access_nodes indexed by access_nodes_linking_idx where tenant_id = ? and ` +
+            `class in ('credential', 'config', 'code') limit ?`,
+        )
+        .raw(true),
       numberOf: db.prepare('select no from access_nodes where id = ? and tenant_id = ?').pluck(),
     };
     statements.set(db, s);
@@ -86,7 +100,13 @@ function statementsOf(db: SqliteHandle): Statements {
 
 type NodeRow = [id: string, kind: string, name: string, cls: string, parent_id: string | null];
 
-const nodeOf = ([id, kind, name, cls, parent_id]: NodeRow): GraphNode => ({ id, kind: kind as NodeKind, name, class: cls as ResourceClass, parent_id });
+const nodeOf = ([id, kind, name, cls, parent_id]: NodeRow): GraphNode => ({
+  id,
+  kind: kind as NodeKind,
+  name,
+  class: cls as ResourceClass,
+  parent_id,
+});
 
 /** Forgets every tenant and starts from the newest change. */
 function reset(state: State, s: Statements): void {

@@ -16,12 +16,17 @@ export type MergeRequest =
   | { id: number; op: 'revoke'; tenant: string; accesses: RevokedAccess[]; at: string }
   | { id: number; op: 'close' };
 
-export type MergeReply = { id: number; ok: true; value: number; mark: number; ms: number; collect: boolean } | { id: number; ok: false; error: { message: string; code?: string } };
+export type MergeReply =
+  | { id: number; ok: true; value: number; mark: number; ms: number; collect: boolean }
+  | { id: number; ok: false; error: { message: string; code?: string } };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Call = WithoutId<MergeRequest>;
 
-/** A worker's answer to one request: the rows it folded (or edges a revoke changed), the mark after it, and whether merged rows wait in the level to be removed. */
+/**
+ * A worker's answer to one request: the rows it folded (or edges a revoke changed), the mark after it, and whether merged rows wait in the
+ * level to be removed.
+ */
 export interface MergeAnswer {
   value: number;
   mark: number;

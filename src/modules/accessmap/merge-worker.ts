@@ -24,7 +24,9 @@ db.pragma(`busy_timeout = ${config.busyTimeoutMs}`);
 db.prepare('attach database ? as level').run(config.dbFile);
 const lock = db.prepare('update main.access_edges_merged set id = id where 0');
 const handle = db as unknown as SqliteHandle;
-const state = db.prepare('select (select up_to from main.access_edges_merged) as mark, (select min(seq) from level.access_edges_recent) as oldest');
+const state = db.prepare(
+  'select (select up_to from main.access_edges_merged) as mark, (select min(seq) from level.access_edges_recent) as oldest',
+);
 
 function inTransaction<T>(fn: () => T): T {
   return db.transaction(() => {
@@ -54,7 +56,14 @@ parentPort?.on('message', (req: MergeRequest) => {
     else {
       const after = state.get() as { mark: number; oldest: number | null };
       // `collect`: merged rows wait in the level for the store to remove them (or it did already, meanwhile: one spare transaction).
-      reply = { id: req.id, ok: true, value: value as number, mark: after.mark, ms: performance.now() - t0, collect: after.oldest !== null && after.oldest <= after.mark };
+      reply = {
+        id: req.id,
+        ok: true,
+        value: value as number,
+        mark: after.mark,
+        ms: performance.now() - t0,
+        collect: after.oldest !== null && after.oldest <= after.mark,
+      };
     }
   } catch (err) {
     const e = err as Error & { code?: string };

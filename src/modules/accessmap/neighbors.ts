@@ -32,11 +32,20 @@ export async function findNode(store: Store, tenant: string, id: string, kind?: 
   return store.withTenant(tenant, async (tx) => {
     const found: GraphNodeView[] = [];
     if (!kind || kind === 'agent') {
-      const a = await tx.selectFrom('agents').select(['id', 'name', 'external_id']).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
+      const a = await tx
+        .selectFrom('agents')
+        .select(['id', 'name', 'external_id'])
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (a) found.push({ id: a.id, kind: 'agent', ref: a.external_id, name: a.name, class: null, parent_id: null });
     }
     if (kind !== 'agent') {
-      let q = tx.selectFrom('access_nodes').select(['id', 'kind', 'ref', 'name', 'class', 'parent_id']).where('tenant_id', '=', tenant).where('id', '=', id);
+      let q = tx
+        .selectFrom('access_nodes')
+        .select(['id', 'kind', 'ref', 'name', 'class', 'parent_id'])
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id);
       if (kind) q = q.where('kind', '=', kind);
       for (const n of await q.execute()) found.push(toView(n));
     }
@@ -47,7 +56,11 @@ export async function findNode(store: Store, tenant: string, id: string, kind?: 
 }
 
 /** One page of a node's neighbours. */
-export async function neighbors(store: Store, tenant: string, q: { id: string; kind?: NodeKind; direction: Direction; limit: number; cursor?: string }): Promise<NeighborsResult> {
+export async function neighbors(
+  store: Store,
+  tenant: string,
+  q: { id: string; kind?: NodeKind; direction: Direction; limit: number; cursor?: string },
+): Promise<NeighborsResult> {
   const node = await findNode(store, tenant, q.id, q.kind);
   const out = q.direction !== 'incoming';
   const inc = q.direction !== 'outgoing';
@@ -59,7 +72,12 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
     // its incoming ones; the tenant and the id are checked on the rows found.
     const no = (await numbersOf(tx, tenant, [node.id])).get(node.id) ?? -1;
     const side = (end: 'origin' | 'resource') =>
-      sql<Parameters<typeof toEdge>[0]>`${edgeSource(tenant, { [`${end}_no`]: no })} where ${tenantCheck('e.tenant_id', tenant)} and e.${sql.raw(end)}_no = ${no} and e.${sql.raw(end)}_id = ${node.id}${after} order by e.seq limit ${q.limit + 1}`.execute(tx);
+      sql<
+        Parameters<typeof toEdge>[0]
+      >`${edgeSource(tenant, { [`${end}_no`]: no })} where ${tenantCheck('e.tenant_id', tenant)} and e.${sql.raw(end)}_no = ${no} and
+        e.${sql.raw(end)}_id = ${node.id}${after} order by e.seq limit ${q.limit + 1}`.execute(
+        tx,
+      );
     const parts = [...(out ? [await side('origin')] : []), ...(inc ? [await side('resource')] : [])];
     const merged = new Map<string, Parameters<typeof toEdge>[0]>();
     for (const p of parts) for (const r of p.rows) merged.set(r.id, r);
@@ -67,8 +85,15 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
     const ids = [...new Set(res.rows.flatMap((r) => [r.origin_id, r.resource_id]))];
     const names = new Map<string, string>();
     if (ids.length > 0) {
-      for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', ids).execute()) names.set(a.id, a.name);
-      for (const n of await tx.selectFrom('access_nodes').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', ids).execute()) names.set(n.id, n.name);
+      for (const a of await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).where('id', 'in', ids).execute())
+        names.set(a.id, a.name);
+      for (const n of await tx
+        .selectFrom('access_nodes')
+        .select(['id', 'name'])
+        .where('tenant_id', '=', tenant)
+        .where('id', 'in', ids)
+        .execute())
+        names.set(n.id, n.name);
     }
     const edges = res.rows.map((r) => toEdge(r, names));
     const more = edges.length > q.limit;
@@ -82,7 +107,8 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
         // Materialized (as edgeSource): for `order by id` the planner would otherwise walk
         // (tenant_id, id) and filter every node of the tenant instead of seeking access_nodes_parent_idx.
         const children = await sql<Parameters<typeof toView>[0]>`
-          with kids as materialized (select ${sql.join(cols.map((c) => sql.ref(c)))} from access_nodes where tenant_id = ${tenant} and parent_id = ${node.id})
+          with kids as materialized (select ${sql.join(cols.map((c) => sql.ref(c)))} from access_nodes where tenant_id = ${tenant} and
+            parent_id = ${node.id})
           select * from kids order by id limit 1000`.execute(tx);
         for (const c of children.rows) {
           // An agent runs its sessions (outgoing); an identity's credentials point at it (incoming).
@@ -91,10 +117,30 @@ export async function neighbors(store: Store, tenant: string, q: { id: string; k
       }
       const parentWanted = (node.kind === 'session' && inc) || (node.kind === 'resource' && out);
       if (node.parent_id && parentWanted) {
-        const p = node.kind === 'session'
-          ? await tx.selectFrom('agents').select(['id', 'name', 'external_id']).where('tenant_id', '=', tenant).where('id', '=', node.parent_id).executeTakeFirst().then((a) => (a ? { id: a.id, kind: 'agent' as const, ref: a.external_id, name: a.name, class: null, parent_id: null } : undefined))
-          : await tx.selectFrom('access_nodes').select(cols).where('tenant_id', '=', tenant).where('id', '=', node.parent_id).executeTakeFirst().then((n) => (n ? toView(n) : undefined));
-        if (p) links.push({ relation: node.kind === 'session' ? 'runs' : 'authenticates_as', direction: node.kind === 'session' ? 'incoming' : 'outgoing', node: p });
+        const p =
+          node.kind === 'session'
+            ? await tx
+                .selectFrom('agents')
+                .select(['id', 'name', 'external_id'])
+                .where('tenant_id', '=', tenant)
+                .where('id', '=', node.parent_id)
+                .executeTakeFirst()
+                .then((a) =>
+                  a ? { id: a.id, kind: 'agent' as const, ref: a.external_id, name: a.name, class: null, parent_id: null } : undefined,
+                )
+            : await tx
+                .selectFrom('access_nodes')
+                .select(cols)
+                .where('tenant_id', '=', tenant)
+                .where('id', '=', node.parent_id)
+                .executeTakeFirst()
+                .then((n) => (n ? toView(n) : undefined));
+        if (p)
+          links.push({
+            relation: node.kind === 'session' ? 'runs' : 'authenticates_as',
+            direction: node.kind === 'session' ? 'incoming' : 'outgoing',
+            node: p,
+          });
       }
     }
     const last = res.rows[items.length - 1];

@@ -37,7 +37,10 @@ export function nodeCacheFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env['SERVICE_ACCESSMAP_NODE_CACHE'];
   if (raw === undefined || raw.trim() === '') return DEFAULT_NODE_CACHE;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 100_000_000) throw new RangeError(`SERVICE_ACCESSMAP_NODE_CACHE must be an integer from 0 to 100000000 (0 turns the node cache off), got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 100_000_000)
+    throw new RangeError(
+      `SERVICE_ACCESSMAP_NODE_CACHE must be an integer from 0 to 100000000 (0 turns the node cache off), got ${JSON.stringify(raw)}`,
+    );
   return n;
 }
 

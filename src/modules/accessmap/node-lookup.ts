@@ -17,10 +17,14 @@ type Tx = Transaction<Database>;
 /** The SQLite statements, by name (exported for the migration tests, which read their query plans). */
 export const LOOKUPS = {
   nodesById: 'select n.id, n.kind, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
-  nodesByRef: 'select n.id, n.ref, n.no from access_nodes n where n.tenant_id = ? and n.kind = ? and n.ref in (select value from json_each(?))',
+  nodesByRef:
+    'select n.id, n.ref, n.no from access_nodes n where n.tenant_id = ? and n.kind = ? and n.ref in (select value from json_each(?))',
   agentsById: 'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?))',
-  numbersById: 'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?)) union all select n.id, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
-  agentsByExternalId: 'select a.id, a.external_id, a.no from agents a where a.tenant_id = ? and a.external_id in (select value from json_each(?))',
+  numbersById:
+    'select a.id, a.no from agents a where a.tenant_id = ? and a.id in (select value from json_each(?)) union all select n.id, n.no ' +
+    'from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
+  agentsByExternalId:
+    'select a.id, a.external_id, a.no from agents a where a.tenant_id = ? and a.external_id in (select value from json_each(?))',
 } as const;
 
 const prepared = new WeakMap<SqliteHandle, Map<keyof typeof LOOKUPS, ReturnType<SqliteHandle['prepare']>>>();
@@ -38,7 +42,16 @@ function lookup<R>(db: SqliteHandle, name: keyof typeof LOOKUPS, ...params: unkn
  * (`hit`), then one statement about the rest, whose answers the transaction keeps if it commits
  * (`learn`, returning how many it added).
  */
-function cached<R>(tx: Tx, db: SqliteHandle, tenant: string, name: keyof typeof LOOKUPS, keys: readonly string[], hit: (t: TenantNodes, key: string) => R | undefined, learn: (t: TenantNodes, rows: R[]) => number, ...head: unknown[]): R[] {
+function cached<R>(
+  tx: Tx,
+  db: SqliteHandle,
+  tenant: string,
+  name: keyof typeof LOOKUPS,
+  keys: readonly string[],
+  hit: (t: TenantNodes, key: string) => R | undefined,
+  learn: (t: TenantNodes, rows: R[]) => number,
+  ...head: unknown[]
+): R[] {
   const lookups = lookupsOf(tx, db);
   if (lookups === undefined) return lookup<R>(db, name, tenant, ...head, JSON.stringify(keys));
   const nodes = lookups.nodes(tenant);
@@ -64,13 +77,38 @@ function addAll<R, V>(map: Map<string, V>, rows: readonly R[], key: (r: R) => st
 }
 
 /** Keeps access nodes transaction `tx` created, once it has committed (node-cache.ts). */
-export function learnCreated(tx: Tx, db: SqliteHandle | undefined, tenant: string, rows: ReadonlyArray<{ id: string; kind: string; ref: string; no: number }>): void {
+export function learnCreated(
+  tx: Tx,
+  db: SqliteHandle | undefined,
+  tenant: string,
+  rows: ReadonlyArray<{ id: string; kind: string; ref: string; no: number }>,
+): void {
   if (db === undefined || rows.length === 0) return;
-  lookupsOf(tx, db)?.learn(tenant, (t) => addAll(t.byId, rows, (r) => r.id, (r) => nodeCode(r.kind, r.no)) + addAll(t.byRef, rows, (r) => `${r.kind}\n${r.ref}`, (r) => ({ id: r.id, no: r.no })));
+  lookupsOf(tx, db)?.learn(
+    tenant,
+    (t) =>
+      addAll(
+        t.byId,
+        rows,
+        (r) => r.id,
+        (r) => nodeCode(r.kind, r.no),
+      ) +
+      addAll(
+        t.byRef,
+        rows,
+        (r) => `${r.kind}\n${r.ref}`,
+        (r) => ({ id: r.id, no: r.no }),
+      ),
+  );
 }
 
 /** Nodes of `access_nodes` (not agents) among `ids`, with their kind and number. */
-export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; kind: string; no: number }>> {
+export async function nodesById(
+  tx: Tx,
+  db: SqliteHandle | undefined,
+  tenant: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; kind: string; no: number }>> {
   if (ids.length === 0) return [];
   if (db !== undefined) {
     return cached<{ id: string; kind: string; no: number }>(
@@ -83,18 +121,37 @@ export async function nodesById(tx: Tx, db: SqliteHandle | undefined, tenant: st
         const code = t.byId.get(id);
         return code === undefined ? undefined : { id, kind: kindOfCode(code), no: numberOfCode(code) };
       },
-      (t, rows) => addAll(t.byId, rows, (r) => r.id, (r) => nodeCode(r.kind, r.no)),
+      (t, rows) =>
+        addAll(
+          t.byId,
+          rows,
+          (r) => r.id,
+          (r) => nodeCode(r.kind, r.no),
+        ),
     );
   }
   const out: Array<{ id: string; kind: string; no: number }> = [];
   // The kind is checked by the caller, not in SQL: `kind = ?` would lead SQLite onto the (tenant, kind, ref)
   // index and a scan of every node of that kind, where (tenant, id) finds each row directly.
-  for (const c of chunks(ids, 500)) for (const r of await tx.selectFrom('access_nodes').select(['id', 'kind', 'no']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.push({ ...r, no: Number(r.no) });
+  for (const c of chunks(ids, 500))
+    for (const r of await tx
+      .selectFrom('access_nodes')
+      .select(['id', 'kind', 'no'])
+      .where('tenant_id', '=', tenant)
+      .where('id', 'in', c)
+      .execute())
+      out.push({ ...r, no: Number(r.no) });
   return out;
 }
 
 /** Nodes of one kind among natural keys `refs`, with their number. */
-export async function nodesByRef(tx: Tx, db: SqliteHandle | undefined, tenant: string, kind: string, refs: readonly string[]): Promise<Array<{ id: string; ref: string; no: number }>> {
+export async function nodesByRef(
+  tx: Tx,
+  db: SqliteHandle | undefined,
+  tenant: string,
+  kind: string,
+  refs: readonly string[],
+): Promise<Array<{ id: string; ref: string; no: number }>> {
   if (refs.length === 0) return [];
   if (db !== undefined) {
     return cached<{ id: string; ref: string; no: number }>(
@@ -107,17 +164,36 @@ export async function nodesByRef(tx: Tx, db: SqliteHandle | undefined, tenant: s
         const n = t.byRef.get(`${kind}\n${ref}`);
         return n === undefined ? undefined : { id: n.id, ref, no: n.no };
       },
-      (t, rows) => addAll(t.byRef, rows, (r) => `${kind}\n${r.ref}`, (r) => ({ id: r.id, no: r.no })),
+      (t, rows) =>
+        addAll(
+          t.byRef,
+          rows,
+          (r) => `${kind}\n${r.ref}`,
+          (r) => ({ id: r.id, no: r.no }),
+        ),
       kind,
     );
   }
   const out: Array<{ id: string; ref: string; no: number }> = [];
-  for (const c of chunks(refs, 500)) for (const r of await tx.selectFrom('access_nodes').select(['id', 'ref', 'no']).where('tenant_id', '=', tenant).where('kind', '=', kind).where('ref', 'in', c).execute()) out.push({ ...r, no: Number(r.no) });
+  for (const c of chunks(refs, 500))
+    for (const r of await tx
+      .selectFrom('access_nodes')
+      .select(['id', 'ref', 'no'])
+      .where('tenant_id', '=', tenant)
+      .where('kind', '=', kind)
+      .where('ref', 'in', c)
+      .execute())
+      out.push({ ...r, no: Number(r.no) });
   return out;
 }
 
 /** Agents among `ids`, with their number. */
-export async function agentsById(tx: Tx, db: SqliteHandle | undefined, tenant: string, ids: readonly string[]): Promise<Array<{ id: string; no: number }>> {
+export async function agentsById(
+  tx: Tx,
+  db: SqliteHandle | undefined,
+  tenant: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; no: number }>> {
   if (ids.length === 0) return [];
   if (db !== undefined) {
     return cached<{ id: string; no: number }>(
@@ -130,16 +206,29 @@ export async function agentsById(tx: Tx, db: SqliteHandle | undefined, tenant: s
         const no = t.agents.get(id);
         return no === undefined ? undefined : { id, no };
       },
-      (t, rows) => addAll(t.agents, rows, (r) => r.id, (r) => r.no),
+      (t, rows) =>
+        addAll(
+          t.agents,
+          rows,
+          (r) => r.id,
+          (r) => r.no,
+        ),
     );
   }
   const out: Array<{ id: string; no: number }> = [];
-  for (const c of chunks(ids, 500)) for (const r of await tx.selectFrom('agents').select(['id', 'no']).where('tenant_id', '=', tenant).where('id', 'in', c).execute()) out.push({ id: r.id, no: Number(r.no) });
+  for (const c of chunks(ids, 500))
+    for (const r of await tx.selectFrom('agents').select(['id', 'no']).where('tenant_id', '=', tenant).where('id', 'in', c).execute())
+      out.push({ id: r.id, no: Number(r.no) });
   return out;
 }
 
 /** Agents among external ids `refs`, with their number. */
-export async function agentsByExternalId(tx: Tx, db: SqliteHandle | undefined, tenant: string, refs: readonly string[]): Promise<Array<{ id: string; external_id: string; no: number }>> {
+export async function agentsByExternalId(
+  tx: Tx,
+  db: SqliteHandle | undefined,
+  tenant: string,
+  refs: readonly string[],
+): Promise<Array<{ id: string; external_id: string; no: number }>> {
   if (refs.length === 0) return [];
   if (db !== undefined) {
     return cached<{ id: string; external_id: string; no: number }>(
@@ -152,11 +241,24 @@ export async function agentsByExternalId(tx: Tx, db: SqliteHandle | undefined, t
         const n = t.externals.get(ref);
         return n === undefined ? undefined : { id: n.id, external_id: ref, no: n.no };
       },
-      (t, rows) => addAll(t.externals, rows, (r) => r.external_id, (r) => ({ id: r.id, no: r.no })),
+      (t, rows) =>
+        addAll(
+          t.externals,
+          rows,
+          (r) => r.external_id,
+          (r) => ({ id: r.id, no: r.no }),
+        ),
     );
   }
   const out: Array<{ id: string; external_id: string; no: number }> = [];
-  for (const c of chunks(refs, 500)) for (const r of await tx.selectFrom('agents').select(['id', 'external_id', 'no']).where('tenant_id', '=', tenant).where('external_id', 'in', c).execute()) out.push({ id: r.id, external_id: r.external_id, no: Number(r.no) });
+  for (const c of chunks(refs, 500))
+    for (const r of await tx
+      .selectFrom('agents')
+      .select(['id', 'external_id', 'no'])
+      .where('tenant_id', '=', tenant)
+      .where('external_id', 'in', c)
+      .execute())
+      out.push({ id: r.id, external_id: r.external_id, no: Number(r.no) });
   return out;
 }
 
@@ -170,7 +272,8 @@ export async function takeNumbers(tx: Tx, db: SqliteHandle | undefined, n: numbe
   if (n === 0) return [];
   if (db !== undefined) {
     let s = counterStatements.get(db);
-    if (s === undefined) counterStatements.set(db, (s = db.prepare('update access_node_counter set last = last + ? where id = 1 returning last')));
+    if (s === undefined)
+      counterStatements.set(db, (s = db.prepare('update access_node_counter set last = last + ? where id = 1 returning last')));
     const last = Number((s.get(n) as { last: number }).last);
     return Array.from({ length: n }, (_, i) => last - n + 1 + i);
   }

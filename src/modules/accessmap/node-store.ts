@@ -80,7 +80,17 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
     const numbers = await takeNumbers(tx, db, unknown.length);
     const fresh = unknown.map((ref, j) => {
       const spec = specs[(byRef.get(ref) as number[])[0] as number] as NodeSpec;
-      const row = { id: newId(), tenant_id: tenant, kind, ref, name: spec.name ?? ref, class: kind === 'resource' ? (spec.class ?? 'data') : '', parent_id: spec.parent_id ?? null, created_at: now, no: numbers[j] as number };
+      const row = {
+        id: newId(),
+        tenant_id: tenant,
+        kind,
+        ref,
+        name: spec.name ?? ref,
+        class: kind === 'resource' ? (spec.class ?? 'data') : '',
+        parent_id: spec.parent_id ?? null,
+        created_at: now,
+        no: numbers[j] as number,
+      };
       known.set(ref, { id: row.id, no: row.no });
       return row;
     });
@@ -104,11 +114,26 @@ export async function resolveNodes(tx: Tx, tenant: string, kind: NodeKind, specs
  * row under read committed). A unique violation never reaches the caller; the numbers taken for
  * the lost rows are a gap in the sequence, as a rollback leaves.
  */
-async function insertOrAdopt(tx: Tx, tenant: string, kind: NodeKind, fresh: Array<{ ref: string; no: number; id: string } & Record<string, unknown>>, known: Map<string, ResolvedNode>): Promise<void> {
+async function insertOrAdopt(
+  tx: Tx,
+  tenant: string,
+  kind: NodeKind,
+  fresh: Array<{ ref: string; no: number; id: string } & Record<string, unknown>>,
+  known: Map<string, ResolvedNode>,
+): Promise<void> {
   const sorted = [...fresh].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
   const lost: string[] = [];
   for (const chunk of chunks(sorted, 400)) {
-    const won = new Set((await tx.insertInto('access_nodes').values(chunk as never).onConflict((oc) => oc.columns(['tenant_id', 'kind', 'ref']).doNothing()).returning('ref').execute()).map((r) => r.ref));
+    const won = new Set(
+      (
+        await tx
+          .insertInto('access_nodes')
+          .values(chunk as never)
+          .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'ref']).doNothing())
+          .returning('ref')
+          .execute()
+      ).map((r) => r.ref),
+    );
     for (const r of chunk) if (!won.has(r.ref)) lost.push(r.ref);
   }
   if (lost.length === 0) return;
@@ -133,8 +158,22 @@ async function resolveAgents(tx: Tx, tenant: string, specs: NodeSpec[], db: Sqli
 }
 
 /** Creates or updates nodes by natural key: name, class and parent follow the latest write. */
-export async function upsertNodes(tx: Tx, tenant: string, kind: Exclude<NodeKind, 'agent'>, specs: Array<NodeSpec & { ref: string }>, db?: SqliteHandle): Promise<GraphNodeView[]> {
-  const ids = (await resolveNodes(tx, tenant, kind, specs.map((s) => ({ ref: s.ref, name: s.name, class: s.class, parent_id: s.parent_id })), db)).map((n) => n.id);
+export async function upsertNodes(
+  tx: Tx,
+  tenant: string,
+  kind: Exclude<NodeKind, 'agent'>,
+  specs: Array<NodeSpec & { ref: string }>,
+  db?: SqliteHandle,
+): Promise<GraphNodeView[]> {
+  const ids = (
+    await resolveNodes(
+      tx,
+      tenant,
+      kind,
+      specs.map((s) => ({ ref: s.ref, name: s.name, class: s.class, parent_id: s.parent_id })),
+      db,
+    )
+  ).map((n) => n.id);
   const out: GraphNodeView[] = [];
   for (let i = 0; i < specs.length; i++) {
     const s = specs[i] as NodeSpec & { ref: string };
@@ -143,10 +182,16 @@ export async function upsertNodes(tx: Tx, tenant: string, kind: Exclude<NodeKind
     if (s.name !== undefined) set.name = s.name;
     if (kind === 'resource' && s.class !== undefined) set.class = s.class;
     if (s.parent_id !== undefined) set.parent_id = s.parent_id;
-    if (Object.keys(set).length > 0) await tx.updateTable('access_nodes').set(set).where('tenant_id', '=', tenant).where('id', '=', id).execute();
+    if (Object.keys(set).length > 0)
+      await tx.updateTable('access_nodes').set(set).where('tenant_id', '=', tenant).where('id', '=', id).execute();
   }
   for (const chunk of chunks(ids, 500)) {
-    const rows = await tx.selectFrom('access_nodes').select(['id', 'kind', 'ref', 'name', 'class', 'parent_id']).where('tenant_id', '=', tenant).where('id', 'in', chunk).execute();
+    const rows = await tx
+      .selectFrom('access_nodes')
+      .select(['id', 'kind', 'ref', 'name', 'class', 'parent_id'])
+      .where('tenant_id', '=', tenant)
+      .where('id', 'in', chunk)
+      .execute();
     for (const r of rows) out.push(toView(r));
   }
   const order = new Map(ids.map((id, i) => [id, i]));
@@ -155,25 +200,49 @@ export async function upsertNodes(tx: Tx, tenant: string, kind: Exclude<NodeKind
 
 /** Serves a stored node row. */
 export function toView(r: { id: string; kind: string; ref: string; name: string; class: string; parent_id: string | null }): GraphNodeView {
-  return { id: r.id, kind: r.kind as NodeKind, ref: r.ref, name: r.name, class: r.class === '' ? null : (r.class as ResourceClass), parent_id: r.parent_id };
+  return {
+    id: r.id,
+    kind: r.kind as NodeKind,
+    ref: r.ref,
+    name: r.name,
+    class: r.class === '' ? null : (r.class as ResourceClass),
+    parent_id: r.parent_id,
+  };
 }
 
 export { chunks } from './chunks.js';
 
 /** Upserts nodes of any kind from one request, checking each parent: a session's is an agent, a credential's an identity. */
-export async function writeNodes(store: Store, tenant: string, nodes: Array<NodeSpec & { kind: Exclude<NodeKind, 'agent'>; ref: string }>): Promise<GraphNodeView[]> {
+export async function writeNodes(
+  store: Store,
+  tenant: string,
+  nodes: Array<NodeSpec & { kind: Exclude<NodeKind, 'agent'>; ref: string }>,
+): Promise<GraphNodeView[]> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     for (const n of nodes) {
       if (!n.parent_id) continue;
       if (n.kind === 'session') {
-        const a = await tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', '=', n.parent_id).executeTakeFirst();
+        const a = await tx
+          .selectFrom('agents')
+          .select('id')
+          .where('tenant_id', '=', tenant)
+          .where('id', '=', n.parent_id)
+          .executeTakeFirst();
         if (!a) throw errors.notFound(`agent ${n.parent_id} (parent of session ${n.ref})`);
       } else if (n.kind === 'resource' && (n.class === 'credential' || n.class === undefined)) {
-        const i = await tx.selectFrom('access_nodes').select('id').where('tenant_id', '=', tenant).where('kind', '=', 'identity').where('id', '=', n.parent_id).executeTakeFirst();
+        const i = await tx
+          .selectFrom('access_nodes')
+          .select('id')
+          .where('tenant_id', '=', tenant)
+          .where('kind', '=', 'identity')
+          .where('id', '=', n.parent_id)
+          .executeTakeFirst();
         if (!i) throw errors.notFound(`identity ${n.parent_id} (parent of credential ${n.ref})`);
       } else {
-        throw errors.badRequest(`only sessions (their agent) and credential resources (their identity) have a parent; ${n.kind} ${n.ref} cannot`);
+        throw errors.badRequest(
+          `only sessions (their agent) and credential resources (their identity) have a parent; ${n.kind} ${n.ref} cannot`,
+        );
       }
     }
     const out: GraphNodeView[] = [];

@@ -1,4 +1,7 @@
-/** The links one principal acts as another through (`runs`, `credential`, `writes`) and the hops of a found path; shared by the three searches. */
+/**
+ * The links one principal acts as another through (`runs`, `credential`, `writes`) and the hops of a found path; shared by the three
+ * searches.
+ */
 import { weakerConfidence, type Confidence, type Mode, type NodeKind, type OriginKind } from './model.js';
 import { accessKey, type Access, type GraphEdge, type GraphNode, type GraphSource, type LinkedAccess } from './graph-source.js';
 import { type HopVia, type HopBasis, type NodeRef, type Hop, type AttackPath, type SearchBounds, Work } from './search-bounds.js';
@@ -22,7 +25,13 @@ const VIA_ORDER: Record<HopVia, number> = { runs: 0, credential: 1, writes: 2, a
 
 function linkOrder(a: Link, b: Link): number {
   // The mode last: an `r` and an `rw` edge to one credential make two links alike in all else.
-  return cmp(a.from.id, b.from.id) || VIA_ORDER[a.via] - VIA_ORDER[b.via] || cmp(a.resource_id ?? '', b.resource_id ?? '') || cmp(a.to.id, b.to.id) || cmp(a.mode ?? '', b.mode ?? '');
+  return (
+    cmp(a.from.id, b.from.id) ||
+    VIA_ORDER[a.via] - VIA_ORDER[b.via] ||
+    cmp(a.resource_id ?? '', b.resource_id ?? '') ||
+    cmp(a.to.id, b.to.id) ||
+    cmp(a.mode ?? '', b.mode ?? '')
+  );
 }
 
 export function cmp(a: string, b: string): number {
@@ -63,12 +72,26 @@ async function accessesOf(src: GraphSource, frontier: readonly Principal[], work
 }
 
 /** The links leaving `frontier`, given the accesses of it the search read, in a deterministic order. */
-async function linksFrom(src: GraphSource, frontier: readonly Principal[], accesses: readonly LinkedAccess[], cache: SearchCache, work: Work): Promise<Link[]> {
+async function linksFrom(
+  src: GraphSource,
+  frontier: readonly Principal[],
+  accesses: readonly LinkedAccess[],
+  cache: SearchCache,
+  work: Work,
+): Promise<Link[]> {
   const links: Link[] = [];
   const agents = frontier.filter((p) => p.kind === 'agent').map((p) => p.id);
   if (agents.length > 0) {
     for (const s of await src.children(agents)) {
-      if (s.kind === 'session' && s.parent_id) links.push({ from: { id: s.parent_id, kind: 'agent' }, to: { id: s.id, kind: 'session' }, via: 'runs', resource_id: null, mode: null, access: null });
+      if (s.kind === 'session' && s.parent_id)
+        links.push({
+          from: { id: s.parent_id, kind: 'agent' },
+          to: { id: s.id, kind: 'session' },
+          via: 'runs',
+          resource_id: null,
+          mode: null,
+          access: null,
+        });
     }
   }
   // Only accesses to linking resources make links; whole edges are read later, for the links a
@@ -81,14 +104,22 @@ async function linksFrom(src: GraphSource, frontier: readonly Principal[], acces
     cache.nodes.set(r.id, r);
     const from = { id: a.origin_id, kind: kindOf.get(a.origin_id) as OriginKind };
     const access: Access = { origin_id: a.origin_id, resource_id: r.id, mode: a.mode };
-    if (r.class === 'credential' && r.parent_id) links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access });
+    if (r.class === 'credential' && r.parent_id)
+      links.push({ from, to: { id: r.parent_id, kind: 'identity' }, via: 'credential', resource_id: r.id, mode: a.mode, access });
     if (a.mode === 'rw' && controls(r)) writers.set(r.id, [...(writers.get(r.id) ?? []), access]);
   }
   if (writers.size > 0) {
     for (const rd of await work.read((limit) => src.edgesTo([...writers.keys()], limit))) {
       for (const w of writers.get(rd.resource_id) ?? []) {
         if (rd.origin_id === w.origin_id) continue;
-        links.push({ from: { id: w.origin_id, kind: kindOf.get(w.origin_id) as OriginKind }, to: { id: rd.origin_id, kind: rd.origin_kind }, via: 'writes', resource_id: rd.resource_id, mode: 'rw', access: w });
+        links.push({
+          from: { id: w.origin_id, kind: kindOf.get(w.origin_id) as OriginKind },
+          to: { id: rd.origin_id, kind: rd.origin_kind },
+          via: 'writes',
+          resource_id: rd.resource_id,
+          mode: 'rw',
+          access: w,
+        });
       }
     }
   }
@@ -102,7 +133,15 @@ export async function linksTo(src: GraphSource, frontier: readonly Principal[], 
   await fill(src, sessions, cache);
   for (const id of sessions) {
     const s = cache.nodes.get(id);
-    if (s?.kind === 'session' && s.parent_id) links.push({ from: { id: s.parent_id, kind: 'agent' }, to: { id, kind: 'session' }, via: 'runs', resource_id: null, mode: null, access: null });
+    if (s?.kind === 'session' && s.parent_id)
+      links.push({
+        from: { id: s.parent_id, kind: 'agent' },
+        to: { id, kind: 'session' },
+        via: 'runs',
+        resource_id: null,
+        mode: null,
+        access: null,
+      });
   }
   const identities = frontier.filter((p) => p.kind === 'identity').map((p) => p.id);
   if (identities.length > 0) {
@@ -111,7 +150,14 @@ export async function linksTo(src: GraphSource, frontier: readonly Principal[], 
     if (creds.length > 0) {
       for (const e of await work.read((limit) => src.edgesTo(creds.map((c) => c.id), limit))) {
         const c = cache.nodes.get(e.resource_id) as GraphNode;
-        links.push({ from: { id: e.origin_id, kind: e.origin_kind }, to: { id: c.parent_id as string, kind: 'identity' }, via: 'credential', resource_id: c.id, mode: e.mode, access: e });
+        links.push({
+          from: { id: e.origin_id, kind: e.origin_kind },
+          to: { id: c.parent_id as string, kind: 'identity' },
+          via: 'credential',
+          resource_id: c.id,
+          mode: e.mode,
+          access: e,
+        });
       }
     }
   }
@@ -126,7 +172,14 @@ export async function linksTo(src: GraphSource, frontier: readonly Principal[], 
       if (w.mode !== 'rw') continue;
       for (const rd of readers.get(w.resource_id) ?? []) {
         if (rd.origin_id === w.origin_id) continue;
-        links.push({ from: { id: w.origin_id, kind: w.origin_kind }, to: { id: rd.origin_id, kind: kindOf.get(rd.origin_id) as OriginKind }, via: 'writes', resource_id: w.resource_id, mode: 'rw', access: w });
+        links.push({
+          from: { id: w.origin_id, kind: w.origin_kind },
+          to: { id: rd.origin_id, kind: kindOf.get(rd.origin_id) as OriginKind },
+          via: 'writes',
+          resource_id: w.resource_id,
+          mode: 'rw',
+          access: w,
+        });
       }
     }
   }
@@ -200,13 +253,29 @@ export function hopsOf(chain: readonly Link[], edges: EdgeMap): RawHop[] | null 
   for (const l of chain) {
     const edge = l.access ? edges.get(accessKey(l.access)) : null;
     if (edge === undefined) return null;
-    hops.push({ from: l.from, to: l.to, via: l.via, resource_id: l.resource_id, mode: l.mode, basis: basisOf(edge), confidence: hopConfidence(edge) });
+    hops.push({
+      from: l.from,
+      to: l.to,
+      via: l.via,
+      resource_id: l.resource_id,
+      mode: l.mode,
+      basis: basisOf(edge),
+      confidence: hopConfidence(edge),
+    });
   }
   return hops;
 }
 
 export function accessHop(e: GraphEdge): RawHop {
-  return { from: { id: e.origin_id, kind: e.origin_kind }, to: { id: e.resource_id, kind: 'resource' }, via: 'access', resource_id: e.resource_id, mode: e.mode, basis: basisOf(e), confidence: hopConfidence(e) };
+  return {
+    from: { id: e.origin_id, kind: e.origin_kind },
+    to: { id: e.resource_id, kind: 'resource' },
+    via: 'access',
+    resource_id: e.resource_id,
+    mode: e.mode,
+    basis: basisOf(e),
+    confidence: hopConfidence(e),
+  };
 }
 
 /** The weakest confidence of any observation-only hop; `high` when there is none. */
@@ -215,7 +284,11 @@ export function confidenceOf(hops: ReadonlyArray<{ confidence: Confidence | null
 }
 
 export function pathOf(hops: RawHop[], names: Map<string, GraphNode>): AttackPath {
-  const ref = (p: { id: string; kind: NodeKind }): NodeRef => ({ kind: names.get(p.id)?.kind ?? p.kind, id: p.id, name: names.get(p.id)?.name ?? null });
+  const ref = (p: { id: string; kind: NodeKind }): NodeRef => ({
+    kind: names.get(p.id)?.kind ?? p.kind,
+    id: p.id,
+    name: names.get(p.id)?.name ?? null,
+  });
   const full = hops.map((h) => ({ ...h, from: ref(h.from), to: ref(h.to) }));
   return { length: full.length, confidence: confidenceOf(full), hops: full };
 }

@@ -30,7 +30,8 @@ export async function reachability(src: GraphSource, agentId: string, bounds: Se
     const level = new Map<number, LinkedAccess>();
     for (const a of accesses) {
       const held = level.get(a.resource_no);
-      if (!held || (a.mode === 'rw' && held.mode === 'r') || (a.mode === held.mode && a.origin_id < held.origin_id)) level.set(a.resource_no, a);
+      if (!held || (a.mode === 'rw' && held.mode === 'r') || (a.mode === held.mode && a.origin_id < held.origin_id))
+        level.set(a.resource_no, a);
     }
     for (const [no, a] of level) {
       const cur = best.get(no);
@@ -56,7 +57,17 @@ export async function reachability(src: GraphSource, agentId: string, bounds: Se
     const hops = hopsOf(chains[i] as Link[], edges);
     // Gone since the search read it (no single snapshot on that backend): not reachable this way now.
     if (!edge || !hops) return;
-    items.push({ resource: { kind: 'resource', id: node.id, name: node.name, class: node.class }, mode: edge.mode, path: pathOf([...hops, accessHop(edge)], cache.nodes) });
+    items.push({
+      resource: { kind: 'resource', id: node.id, name: node.name, class: node.class },
+      mode: edge.mode,
+      path: pathOf([...hops, accessHop(edge)], cache.nodes),
+    });
   });
-  return { start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null }, items, ...totalOf(ranked.length, extent), truncated: !extent.complete || ranked.length > bounds.limit, ...extent };
+  return {
+    start: { kind: 'agent', id: agentId, name: cache.nodes.get(agentId)?.name ?? null },
+    items,
+    ...totalOf(ranked.length, extent),
+    truncated: !extent.complete || ranked.length > bounds.limit,
+    ...extent,
+  };
 }

@@ -2,9 +2,32 @@
 import type { SqliteHandle } from '../../store/store-types.js';
 import type { RevokedAccess } from './model.js';
 import { newId } from '../../store/ids.js';
-import { OBSERVE_SET, type RecentRow, type GrantRow, UUID_RE, TIMESTAMP_RE, assertMergeable, assertGrantable } from './recent-level-rows.js';
+import {
+  OBSERVE_SET,
+  type RecentRow,
+  type GrantRow,
+  UUID_RE,
+  TIMESTAMP_RE,
+  assertMergeable,
+  assertGrantable,
+} from './recent-level-rows.js';
 
-const RECENT_COLUMNS = ['id', 'tenant_id', 'origin_kind', 'origin_id', 'origin_no', 'resource_id', 'resource_no', 'mode', 'observed_count', 'first_seen', 'last_seen', 'confidence', 'signal_source', 'recorded_at'] as const;
+const RECENT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'origin_kind',
+  'origin_id',
+  'origin_no',
+  'resource_id',
+  'resource_no',
+  'mode',
+  'observed_count',
+  'first_seen',
+  'last_seen',
+  'confidence',
+  'signal_source',
+  'recorded_at',
+] as const;
 
 // Rows per multi-row insert (14 × 200 parameters).
 const MULTI = 200;
@@ -45,12 +68,16 @@ const prepared = new WeakMap<SqliteHandle, Statements>();
  * operation) or, with nothing waiting, removes its edges at once (migration 16).
  */
 function mergeSql(): string {
-  return `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
-     select r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, 0, '', r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at, r.recorded_at
+  return `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, ` +
+    `grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+     select r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, 0, '', r.observed_count, ` +
+       `r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at, r.recorded_at
      from access_edges_recent r
      where r.seq between ? and ?
      order by r.seq
-     on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET).map(([c, e]) => `${c} = ${e}`).join(', ')}`;
+     on conflict (origin_no, resource_no, mode) do update set ${Object.entries(OBSERVE_SET)
+       .map(([c, e]) => `${c} = ${e}`)
+       .join(', ')}`;
 }
 
 export function statements(db: SqliteHandle): Statements {
@@ -71,12 +98,19 @@ export function statements(db: SqliteHandle): Statements {
       newest: db.prepare('select max(seq) as s from access_edges_recent'),
       merge: db.prepare(mergeSql()),
       opMark: db.prepare('insert into access_edges_recent_ops (seq, op) values (?, ?)'),
-      opsIn: db.prepare(`select o.seq, o.op, r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.signal_source, r.recorded_at
-        from access_edges_recent_ops o join access_edges_recent r on r.seq = o.seq where o.seq between ? and ? order by o.seq`),
+      opsIn: db.prepare(
+        `select o.seq, o.op, r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, ` +
+          `r.mode, r.signal_source, r.recorded_at
+        from access_edges_recent_ops o join access_edges_recent r on r.seq = o.seq where o.seq between ? and ? order by o.seq`,
+      ),
       // A grant marks the access permitted and names its source; an edge it creates has no observations.
-      grant: db.prepare(`insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
+      grant: db.prepare(
+        `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, ` +
+          `permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at)
         values (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0, null, null, '', ?, ?, ?)
-        on conflict (origin_no, resource_no, mode) do update set permitted = 1, grant_source = excluded.grant_source, updated_at = excluded.updated_at`),
+        on conflict (origin_no, resource_no, mode) do update set permitted = 1, grant_source = excluded.grant_source, updated_at = ` +
+          `excluded.updated_at`,
+      ),
       // An agent deleted: its edges go, found by its number, which the key starts with.
       forget: db.prepare('delete from access_edges where tenant_id = ? and origin_no = ?'),
       // Without a WHERE, SQLite empties the table by dropping its pages (the truncate optimization).
@@ -88,15 +122,23 @@ export function statements(db: SqliteHandle): Statements {
       mark: db.prepare('select up_to from access_edges_merged'),
       setMark: db.prepare('update access_edges_merged set up_to = ?'),
       // A revoke: the edge goes if nothing was observed on it, else it stays, no longer permitted.
-      revokeDelete: db.prepare('delete from access_edges where origin_no = ? and resource_no = ? and mode = ? and tenant_id = ? and observed_count = 0'),
-      revokeUpdate: db.prepare("update access_edges set permitted = 0, grant_source = '', updated_at = ? where origin_no = ? and resource_no = ? and mode = ? and tenant_id = ?"),
+      revokeDelete: db.prepare(
+        'delete from access_edges where origin_no = ? and resource_no = ? and mode = ? and tenant_id = ? and observed_count = 0',
+      ),
+      revokeUpdate: db.prepare(
+        "update access_edges set permitted = 0, grant_source = '', updated_at = ? where origin_no = ? and resource_no = ? and mode = " +
+          '? and tenant_id = ?',
+      ),
     };
     prepared.set(db, s);
   }
   return s;
 }
 
-/** Appends folded observations to the recent level, on the connection of the caller's transaction; throws, appending nothing, if one is not {@link assertMergeable}. */
+/**
+ * Appends folded observations to the recent level, on the connection of the caller's transaction; throws, appending nothing, if one is not
+ * {@link assertMergeable}.
+ */
 export function appendRecent(db: SqliteHandle, rows: readonly RecentRow[]): void {
   for (const r of rows) assertMergeable(r);
   const s = statements(db);
@@ -106,19 +148,62 @@ export function appendRecent(db: SqliteHandle, rows: readonly RecentRow[]): void
     params.length = 0;
     for (let j = i; j < i + MULTI; j++) {
       const r = rows[j] as RecentRow;
-      params.push(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
+      params.push(
+        r.id,
+        r.tenant_id,
+        r.origin_kind,
+        r.origin_id,
+        r.origin_no,
+        r.resource_id,
+        r.resource_no,
+        r.mode,
+        r.observed_count,
+        r.first_seen,
+        r.last_seen,
+        r.confidence,
+        r.signal_source,
+        r.recorded_at,
+      );
     }
     s.many.run(...params);
   }
   for (; i < rows.length; i++) {
     const r = rows[i] as RecentRow;
-    s.one.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.observed_count, r.first_seen, r.last_seen, r.confidence, r.signal_source, r.recorded_at);
+    s.one.run(
+      r.id,
+      r.tenant_id,
+      r.origin_kind,
+      r.origin_id,
+      r.origin_no,
+      r.resource_id,
+      r.resource_no,
+      r.mode,
+      r.observed_count,
+      r.first_seen,
+      r.last_seen,
+      r.confidence,
+      r.signal_source,
+      r.recorded_at,
+    );
   }
 }
 
 /** Applies one grant to access_edges now; `r` passed {@link assertGrantable}. */
 function applyGrant(s: Statements, r: GrantRow): void {
-  s.grant.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, r.source, r.source, r.recorded_at, r.recorded_at);
+  s.grant.run(
+    r.id,
+    r.tenant_id,
+    r.origin_kind,
+    r.origin_id,
+    r.origin_no,
+    r.resource_id,
+    r.resource_no,
+    r.mode,
+    r.source,
+    r.source,
+    r.recorded_at,
+    r.recorded_at,
+  );
 }
 
 /**
@@ -131,7 +216,22 @@ export function appendGrants(db: SqliteHandle, rows: readonly GrantRow[]): void 
   for (const r of rows) assertGrantable(r);
   const s = statements(db);
   for (const r of rows) {
-    const { lastInsertRowid } = s.one.run(r.id, r.tenant_id, r.origin_kind, r.origin_id, r.origin_no, r.resource_id, r.resource_no, r.mode, 0, '', '', '', r.source, r.recorded_at);
+    const { lastInsertRowid } = s.one.run(
+      r.id,
+      r.tenant_id,
+      r.origin_kind,
+      r.origin_id,
+      r.origin_no,
+      r.resource_id,
+      r.resource_no,
+      r.mode,
+      0,
+      '',
+      '',
+      '',
+      r.source,
+      r.recorded_at,
+    );
     s.opMark.run(lastInsertRowid, 'grant');
   }
 }

@@ -1,4 +1,7 @@
-/** Rows of the recent level: what one observation, grant or forget looks like, and the checks a row passes when appended (merges do not re-check). */
+/**
+ * Rows of the recent level: what one observation, grant or forget looks like, and the checks a row passes when appended (merges do not
+ * re-check).
+ */
 import { CONFIDENCES, MODES, ORIGIN_KINDS } from './model.js';
 
 /**
@@ -15,7 +18,8 @@ export function mergeRowsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env['SERVICE_ACCESSMAP_MERGE_ROWS'];
   if (raw === undefined || raw.trim() === '') return DEFAULT_MERGE_ROWS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1_000 || n > 10_000_000) throw new RangeError(`SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 1_000 || n > 10_000_000)
+    throw new RangeError(`SERVICE_ACCESSMAP_MERGE_ROWS must be an integer from 1000 to 10000000, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -25,14 +29,25 @@ let mergeRows: number | undefined;
 const rankOf = (col: string): string => `case ${col} when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end`;
 export const OBSERVE_SET = {
   observed_count: 'access_edges.observed_count + excluded.observed_count',
-  first_seen: 'case when access_edges.first_seen is null or excluded.first_seen < access_edges.first_seen then excluded.first_seen else access_edges.first_seen end',
-  last_seen: 'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.last_seen else access_edges.last_seen end',
-  signal_source: 'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.signal_source else access_edges.signal_source end',
-  confidence: `case when ${rankOf('excluded.confidence')} > ${rankOf('access_edges.confidence')} then excluded.confidence else access_edges.confidence end`,
+  first_seen:
+    'case when access_edges.first_seen is null or excluded.first_seen < access_edges.first_seen then excluded.first_seen else ' +
+    'access_edges.first_seen end',
+  last_seen:
+    'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.last_seen else ' +
+    'access_edges.last_seen end',
+  signal_source:
+    'case when access_edges.last_seen is null or excluded.last_seen >= access_edges.last_seen then excluded.signal_source else ' +
+    'access_edges.signal_source end',
+  confidence:
+    `case when ${rankOf('excluded.confidence')} > ${rankOf('access_edges.confidence')} then excluded.confidence else ` +
+    `access_edges.confidence end`,
   updated_at: 'excluded.updated_at',
 } as const;
 
-/** What every row of the recent level names: the edge it makes (id), its tenant, its two ends by id and number, the mode, when it was committed. */
+/**
+ * What every row of the recent level names: the edge it makes (id), its tenant, its two ends by id and number, the mode, when it was
+ * committed.
+ */
 interface LevelRow {
   id: string;
   tenant_id: string;
@@ -60,7 +75,10 @@ export interface GrantRow extends LevelRow {
 }
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** A stored timestamp: the CHECK's GLOB digit for digit (sqlite-checks.ts); whether the date exists is the caller's question (edge-store.ts asks Date.parse). */
+/**
+ * A stored timestamp: the CHECK's GLOB digit for digit (sqlite-checks.ts); whether the date exists is the caller's question (edge-store.ts
+ * asks Date.parse).
+ */
 export const TIMESTAMP_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$/;
 const isOneOf = (list: readonly string[], v: unknown): boolean => typeof v === 'string' && list.includes(v);
 
@@ -68,7 +86,10 @@ const isOneOf = (list: readonly string[], v: unknown): boolean => typeof v === '
 type Refuse = (what: string) => never;
 function refuser(r: object, what: string): Refuse {
   return (field) => {
-    throw new Error(`accessmap recent level: refusing ${what} that access_edges' CHECKs would refuse (${field}: ${JSON.stringify((r as Record<string, unknown>)[field])})`);
+    throw new Error(
+      `accessmap recent level: refusing ${what} that access_edges' CHECKs would refuse (${field}: ` +
+        `${JSON.stringify((r as Record<string, unknown>)[field])})`,
+    );
   };
 }
 function assertEnds(r: LevelRow, bad: Refuse): void {

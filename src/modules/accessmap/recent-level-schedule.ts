@@ -80,7 +80,10 @@ export async function withFolded<T>(store: Store, tenant: string, fn: (tx: Trans
   }
 }
 
-/** A merge on the worker of up to `rows` waiting rows (all by default), whose rows stay in the level until the next transaction that removes them; for tests and benches. Returns the rows folded. */
+/**
+ * A merge on the worker of up to `rows` waiting rows (all by default), whose rows stay in the level until the next transaction that removes
+ * them; for tests and benches. Returns the rows folded.
+ */
 export async function mergeOnWorker(store: Store, rows?: number): Promise<number> {
   const thread = mergeThread(store);
   if (thread === undefined) return 0;

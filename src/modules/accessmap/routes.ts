@@ -42,7 +42,12 @@ export function effectiveLimit(limit: number | undefined): number {
 }
 
 function bounds(q: { max_depth?: number; limit?: number; budget?: number }): SearchBounds {
-  return { ...DEFAULT_BOUNDS, maxDepth: q.max_depth ?? DEFAULT_BOUNDS.maxDepth, limit: effectiveLimit(q.limit), budget: q.budget ?? DEFAULT_BOUNDS.budget };
+  return {
+    ...DEFAULT_BOUNDS,
+    maxDepth: q.max_depth ?? DEFAULT_BOUNDS.maxDepth,
+    limit: effectiveLimit(q.limit),
+    budget: q.budget ?? DEFAULT_BOUNDS.budget,
+  };
 }
 
 type ReadContext = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
@@ -85,14 +90,21 @@ export const accessmapRoutes: AnyRoute[] = [
     audit: 'accessmap.neighbors.read',
     query: NeighborsQuery,
     response: NeighborsPage,
-    handler: (ctx) => neighbors(ctx.services.store, tenantOf(ctx), { ...ctx.query, direction: ctx.query.direction ?? 'both', limit: effectiveLimit(ctx.query.limit) }),
+    handler: (ctx) =>
+      neighbors(ctx.services.store, tenantOf(ctx), {
+        ...ctx.query,
+        direction: ctx.query.direction ?? 'both',
+        limit: effectiveLimit(ctx.query.limit),
+      }),
   }),
   route({
     ...read,
     method: 'GET',
     path: '/v1/m/accessmap/attack-paths/escalation',
     operationId: 'accessmapEscalation',
-    summary: 'Principals an agent can come to act as, with shortest paths, ranked nearest first; bounded by a work budget (complete says whether it was reached)',
+    summary:
+      'Principals an agent can come to act as, with shortest paths, ranked nearest first; bounded by a work budget (complete says ' +
+      'whether it was reached)',
     permission: 'accessmap:graph:read',
     audit: 'accessmap.attack_paths.escalation.read',
     query: AgentPathQuery,
@@ -108,7 +120,9 @@ export const accessmapRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/accessmap/attack-paths/reachability',
     operationId: 'accessmapReachability',
-    summary: 'Resources an agent can reach directly or through escalation, with the path to each; bounded by a work budget (complete, total or total_at_least)',
+    summary:
+      'Resources an agent can reach directly or through escalation, with the path to each; bounded by a work budget (complete, total ' +
+      'or total_at_least)',
     permission: 'accessmap:graph:read',
     audit: 'accessmap.attack_paths.reachability.read',
     query: AgentPathQuery,
@@ -124,7 +138,8 @@ export const accessmapRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/accessmap/attack-paths/exfil',
     operationId: 'accessmapExfil',
-    summary: 'Principals that can come to read a resource, with the path of each; bounded by a work budget (complete, total or total_at_least)',
+    summary:
+      'Principals that can come to read a resource, with the path of each; bounded by a work budget (complete, total or total_at_least)',
     permission: 'accessmap:graph:read',
     audit: 'accessmap.attack_paths.exfil.read',
     query: ExfilQuery,
@@ -132,7 +147,13 @@ export const accessmapRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const found = await ctx.services.store.withTenant(tenant, (tx) =>
-        tx.selectFrom('access_nodes').select('id').where('tenant_id', '=', tenant).where('kind', '=', 'resource').where('id', '=', ctx.query.resource_id).executeTakeFirst(),
+        tx
+          .selectFrom('access_nodes')
+          .select('id')
+          .where('tenant_id', '=', tenant)
+          .where('kind', '=', 'resource')
+          .where('id', '=', ctx.query.resource_id)
+          .executeTakeFirst(),
       );
       if (!found) throw errors.notFound('resource');
       return withFoldedGraph(ctx.services.store, tenant, (g) => exfil(g, ctx.query.resource_id, bounds(ctx.query)));
@@ -219,6 +240,8 @@ export const accessmapRoutes: AnyRoute[] = [
 ];
 
 async function assertAgent(ctx: ReadContext, tenant: string, id: string): Promise<void> {
-  const found = await ctx.services.store.withTenant(tenant, (tx) => tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst());
+  const found = await ctx.services.store.withTenant(tenant, (tx) =>
+    tx.selectFrom('agents').select('id').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst(),
+  );
   if (!found) throw errors.notFound('agent');
 }

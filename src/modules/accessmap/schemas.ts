@@ -7,7 +7,9 @@ import { DEFAULT_BUDGET, MAX_BUDGET } from './attack-paths.js';
 
 export { OriginKind, ModeSchema, ConfidenceSchema, Edge, EdgePage } from '../../core/access-edges/schemas.js';
 export const NodeKindSchema = Type.Enum(['agent', 'session', 'identity', 'resource']);
-export const ResourceClassSchema = Type.Enum(['data', 'config', 'code', 'credential'], { description: 'what the resource is to its readers (attack-path semantics)' });
+export const ResourceClassSchema = Type.Enum(['data', 'config', 'code', 'credential'], {
+  description: 'what the resource is to its readers (attack-path semantics)',
+});
 
 /** `limit` of module routes: 0..1000, 0 (default) meaning the engine default of 100. */
 export const ModuleLimit = Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: '0 means the engine default (100)' });
@@ -26,7 +28,10 @@ const filterFields = {
 };
 
 export const GraphQuery = Type.Object(filterFields, { additionalProperties: false });
-export const DriftQuery = Type.Object({ ...filterFields, drift: Type.Optional(Type.Enum(['unexpected', 'unused'])) }, { additionalProperties: false });
+export const DriftQuery = Type.Object(
+  { ...filterFields, drift: Type.Optional(Type.Enum(['unexpected', 'unused'])) },
+  { additionalProperties: false },
+);
 export const NeighborsQuery = Type.Object(
   {
     id: Uuid,
@@ -42,7 +47,9 @@ const Budget = Type.Integer({
   minimum: 1,
   maximum: MAX_BUDGET,
   default: DEFAULT_BUDGET,
-  description: `access edges the search may examine (default ${DEFAULT_BUDGET}, at most ${MAX_BUDGET}); a search it stops answers complete: false`,
+  description:
+    `access edges the search may examine (default ${DEFAULT_BUDGET}, ` +
+    `at most ${MAX_BUDGET}); a search it stops answers complete: false`,
 });
 const searchFields = { max_depth: Type.Optional(MaxDepth), limit: Type.Optional(ModuleLimit), budget: Type.Optional(Budget) };
 export const AgentPathQuery = Type.Object({ agent_id: Uuid, ...searchFields }, { additionalProperties: false });
@@ -55,17 +62,32 @@ const DriftItem = Type.Object(
   { ...Edge.properties, drift: Type.Enum(['unexpected', 'unused']), drift_confidence: ConfidenceSchema, basis: Type.String() },
   { additionalProperties: false },
 );
-export const DriftPage = Type.Object({ items: Type.Array(DriftItem), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const DriftPage = Type.Object(
+  { items: Type.Array(DriftItem), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const Node = Type.Object(
-  { id: Uuid, kind: NodeKindSchema, ref: Type.String(), name: Type.String(), class: Nullable(ResourceClassSchema), parent_id: Nullable(Uuid) },
+  {
+    id: Uuid,
+    kind: NodeKindSchema,
+    ref: Type.String(),
+    name: Type.String(),
+    class: Nullable(ResourceClassSchema),
+    parent_id: Nullable(Uuid),
+  },
   { additionalProperties: false },
 );
 
 export const NeighborsPage = Type.Object(
   {
     node: Node,
-    links: Type.Array(Type.Object({ relation: Type.Enum(['runs', 'authenticates_as']), direction: Type.Enum(['outgoing', 'incoming']), node: Node }, { additionalProperties: false })),
+    links: Type.Array(
+      Type.Object(
+        { relation: Type.Enum(['runs', 'authenticates_as']), direction: Type.Enum(['outgoing', 'incoming']), node: Node },
+        { additionalProperties: false },
+      ),
+    ),
     items: Type.Array(Edge),
     has_more: Type.Boolean(),
     cursor: Type.Optional(Type.String()),
@@ -86,13 +108,21 @@ const Hop = Type.Object(
   },
   { additionalProperties: false },
 );
-const Path = Type.Object({ length: Type.Integer({ minimum: 1 }), confidence: ConfidenceSchema, hops: Type.Array(Hop) }, { additionalProperties: false });
+const Path = Type.Object(
+  { length: Type.Integer({ minimum: 1 }), confidence: ConfidenceSchema, hops: Type.Array(Hop) },
+  { additionalProperties: false },
+);
 
 /** How far a search got (attack-paths.ts SearchExtent), and its counts: exact only when complete. */
 const extentFields = {
   truncated: Type.Boolean({ description: 'more paths exist than returned (limit), or the search was not complete' }),
-  complete: Type.Boolean({ description: 'false when the work budget or the principal cap stopped the search before it examined everything within max_depth' }),
-  examined: Type.Object({ edges: Type.Integer({ minimum: 0 }), budget: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'access edges the search examined, and its budget' }),
+  complete: Type.Boolean({
+    description: 'false when the work budget or the principal cap stopped the search before it examined everything within max_depth',
+  }),
+  examined: Type.Object(
+    { edges: Type.Integer({ minimum: 0 }), budget: Type.Integer({ minimum: 1 }) },
+    { additionalProperties: false, description: 'access edges the search examined, and its budget' },
+  ),
 };
 const totalFields = {
   total: Type.Optional(Type.Integer({ minimum: 0, description: 'how many were found; present only when complete' })),
@@ -106,7 +136,16 @@ export const EscalationAnswer = Type.Object(
 export const ReachabilityAnswer = Type.Object(
   {
     start: NodeRef,
-    items: Type.Array(Type.Object({ resource: Type.Object({ ...NodeRef.properties, class: Nullable(ResourceClassSchema) }, { additionalProperties: false }), mode: ModeSchema, path: Path }, { additionalProperties: false })),
+    items: Type.Array(
+      Type.Object(
+        {
+          resource: Type.Object({ ...NodeRef.properties, class: Nullable(ResourceClassSchema) }, { additionalProperties: false }),
+          mode: ModeSchema,
+          path: Path,
+        },
+        { additionalProperties: false },
+      ),
+    ),
     ...totalFields,
     ...extentFields,
   },
@@ -124,8 +163,19 @@ export const ExfilAnswer = Type.Object(
 
 export const SummaryAnswer = Type.Object(
   {
-    nodes: Type.Object({ agents: Type.Integer(), sessions: Type.Integer(), identities: Type.Integer(), resources: Type.Integer(), resources_by_class: Type.Record(Type.String(), Type.Integer()) }),
-    edges: Type.Object({ total: Type.Integer(), permitted: Type.Integer(), observed: Type.Integer(), permitted_and_observed: Type.Integer() }),
+    nodes: Type.Object({
+      agents: Type.Integer(),
+      sessions: Type.Integer(),
+      identities: Type.Integer(),
+      resources: Type.Integer(),
+      resources_by_class: Type.Record(Type.String(), Type.Integer()),
+    }),
+    edges: Type.Object({
+      total: Type.Integer(),
+      permitted: Type.Integer(),
+      observed: Type.Integer(),
+      permitted_and_observed: Type.Integer(),
+    }),
     drift: Type.Object({ unexpected: Type.Integer(), unused: Type.Integer() }),
     attack_surface: Type.Object({ credential_accesses: Type.Integer(), control_writes: Type.Integer() }),
     escalation: Type.Object({
@@ -133,7 +183,14 @@ export const SummaryAnswer = Type.Object(
       agents_evaluated: Type.Integer(),
       agents_with_paths: Type.Integer(),
       complete: Type.Boolean(),
-      top: Type.Array(Type.Object({ agent: Type.Object({ id: Uuid, name: Type.String() }), targets: Type.Integer(), shortest: Type.Integer(), reachable_resources: Type.Integer() })),
+      top: Type.Array(
+        Type.Object({
+          agent: Type.Object({ id: Uuid, name: Type.String() }),
+          targets: Type.Integer(),
+          shortest: Type.Integer(),
+          reachable_resources: Type.Integer(),
+        }),
+      ),
     }),
   },
   { additionalProperties: false },
@@ -159,7 +216,11 @@ export const ObservationsBody = Type.Object(
           resource: ResourceSpec,
           mode: ModeSchema,
           confidence: ConfidenceSchema,
-          attribution: Type.Optional(Type.Enum(['direct', 'inferred', 'shared_identity'], { description: 'default direct; inferred caps confidence at medium, shared_identity at low' })),
+          attribution: Type.Optional(
+            Type.Enum(['direct', 'inferred', 'shared_identity'], {
+              description: 'default direct; inferred caps confidence at medium, shared_identity at low',
+            }),
+          ),
           signal_source: SignalSource,
           observed_at: Type.Optional(Timestamp),
           count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
@@ -183,7 +244,12 @@ export const GrantsBody = Type.Object(
 );
 
 export const RevokeBody = Type.Object(
-  { grants: Type.Array(Type.Object({ origin: OriginSpec, resource: ResourceSpec, mode: ModeSchema }, { additionalProperties: false }), { minItems: 1, maxItems: 5000 }) },
+  {
+    grants: Type.Array(Type.Object({ origin: OriginSpec, resource: ResourceSpec, mode: ModeSchema }, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: 5000,
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -198,7 +264,10 @@ export const NodesBody = Type.Object(
           class: Type.Optional(ResourceClassSchema),
           parent_id: Type.Optional(Nullable(Uuid)),
         },
-        { additionalProperties: false, description: 'parent_id: a session names its agent, a credential resource the identity it authenticates as' },
+        {
+          additionalProperties: false,
+          description: 'parent_id: a session names its agent, a credential resource the identity it authenticates as',
+        },
       ),
       { minItems: 1, maxItems: 1000 },
     ),
@@ -206,5 +275,8 @@ export const NodesBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const WriteAnswer = Type.Object({ accepted: Type.Integer({ minimum: 0 }), edges: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+export const WriteAnswer = Type.Object(
+  { accepted: Type.Integer({ minimum: 0 }), edges: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
 export const NodesAnswer = Type.Object({ items: Type.Array(Node) }, { additionalProperties: false });

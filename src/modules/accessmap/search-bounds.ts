@@ -1,4 +1,7 @@
-/** What bounds an attack-path search: depth, visited principals, the work budget of access edges examined, and what the answer says of its extent. */
+/**
+ * What bounds an attack-path search: depth, visited principals, the work budget of access edges examined, and what the answer says of its
+ * extent.
+ */
 import { type Confidence, type Mode, type NodeKind } from './model.js';
 
 export type HopVia = 'runs' | 'credential' | 'writes' | 'access';

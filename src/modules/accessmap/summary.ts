@@ -32,13 +32,21 @@ export interface Summary {
 const n = (v: unknown): number => Number(v ?? 0);
 
 /** Computes the summary of one tenant's graph. */
-export async function attackPathSummary(store: Store, tenant: string, opts: { maxAgents?: number; budgetMs?: number; top?: number } = {}): Promise<Summary> {
+export async function attackPathSummary(
+  store: Store,
+  tenant: string,
+  opts: { maxAgents?: number; budgetMs?: number; top?: number } = {},
+): Promise<Summary> {
   const maxAgents = opts.maxAgents ?? 100;
   const budgetMs = opts.budgetMs ?? 2_000;
   const started = Date.now();
   return withFolded(store, tenant, async (tx) => {
     const agents = await tx.selectFrom('agents').select(['id', 'name']).where('tenant_id', '=', tenant).orderBy('id').execute();
-    const kinds = await sql<{ kind: string; class: string; c: string | number }>`select kind, class, count(*) as c from access_nodes where tenant_id = ${tenant} group by kind, class`.execute(tx);
+    const kinds = await sql<{
+      kind: string;
+      class: string;
+      c: string | number;
+    }>`select kind, class, count(*) as c from access_nodes where tenant_id = ${tenant} group by kind, class`.execute(tx);
     const byKind: Record<string, number> = {};
     const byClass: Record<string, number> = {};
     for (const r of kinds.rows) {
@@ -55,8 +63,10 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
     const d = (
       await sql<{ unexpected: unknown; unused: unknown }>`
         select
-          sum(case when e.observed_count > 0 and not exists (select 1 from access_edges p where p.origin_no = e.origin_no and p.resource_no = e.resource_no and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw')) then 1 else 0 end) as unexpected,
-          sum(case when e.permitted = 1 and not exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no = e.resource_no and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw')) then 1 else 0 end) as unused
+          sum(case when e.observed_count > 0 and not exists (select 1 from access_edges p where p.origin_no = e.origin_no and
+            p.resource_no = e.resource_no and p.permitted = 1 and (p.mode = e.mode or p.mode = 'rw')) then 1 else 0 end) as unexpected,
+          sum(case when e.permitted = 1 and not exists (select 1 from access_edges o where o.origin_no = e.origin_no and o.resource_no
+            = e.resource_no and o.observed_count > 0 and (o.mode = e.mode or o.mode = 'rw')) then 1 else 0 end) as unused
         from access_edges e where e.tenant_id = ${tenant}`.execute(tx)
     ).rows[0];
     const s = (
@@ -66,7 +76,10 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
             where e.tenant_id = ${tenant} and r.class = 'credential') as cred,
           (select count(*) from access_edges e join access_nodes r on r.tenant_id = e.tenant_id and r.id = e.resource_id
             where e.tenant_id = ${tenant} and e.mode = 'rw' and r.class in ('config', 'code')
-              and exists (select 1 from access_edges o where o.resource_no = e.resource_no and o.origin_no <> e.origin_no)) as ctrl`.execute(tx)
+              and exists (select 1 from access_edges o where o.resource_no = e.resource_no and o.origin_no <> e.origin_no)) as
+                ctrl`.execute(
+        tx,
+      )
     ).rows[0];
     const src = storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
     const evaluated: Summary['escalation']['top'] = [];
@@ -80,15 +93,35 @@ export async function attackPathSummary(store: Store, tenant: string, opts: { ma
       }
       withPaths++;
       const reach = await reachability(src, a.id, { maxDepth: 4, maxNodes: 5_000, limit: 0, budget: MAX_BUDGET });
-      evaluated.push({ agent: a, targets: esc.targets.length, shortest: esc.targets[0]?.path.length ?? 0, reachable_resources: reach.total ?? reach.total_at_least });
+      evaluated.push({
+        agent: a,
+        targets: esc.targets.length,
+        shortest: esc.targets[0]?.path.length ?? 0,
+        reachable_resources: reach.total ?? reach.total_at_least,
+      });
     }
-    const top = evaluated.filter((x) => x.targets > 0).sort((x, y) => y.targets - x.targets || y.reachable_resources - x.reachable_resources || (x.agent.id < y.agent.id ? -1 : 1)).slice(0, opts.top ?? 10);
+    const top = evaluated
+      .filter((x) => x.targets > 0)
+      .sort((x, y) => y.targets - x.targets || y.reachable_resources - x.reachable_resources || (x.agent.id < y.agent.id ? -1 : 1))
+      .slice(0, opts.top ?? 10);
     return {
-      nodes: { agents: agents.length, sessions: byKind['session'] ?? 0, identities: byKind['identity'] ?? 0, resources: byKind['resource'] ?? 0, resources_by_class: byClass },
+      nodes: {
+        agents: agents.length,
+        sessions: byKind['session'] ?? 0,
+        identities: byKind['identity'] ?? 0,
+        resources: byKind['resource'] ?? 0,
+        resources_by_class: byClass,
+      },
       edges: { total: n(e?.total), permitted: n(e?.permitted), observed: n(e?.observed), permitted_and_observed: n(e?.both) },
       drift: { unexpected: n(d?.unexpected), unused: n(d?.unused) },
       attack_surface: { credential_accesses: n(s?.cred), control_writes: n(s?.ctrl) },
-      escalation: { agents_total: agents.length, agents_evaluated: evaluated.length, agents_with_paths: withPaths, complete: evaluated.length === agents.length, top },
+      escalation: {
+        agents_total: agents.length,
+        agents_evaluated: evaluated.length,
+        agents_with_paths: withPaths,
+        complete: evaluated.length === agents.length,
+        top,
+      },
     };
   });
 }

@@ -1,4 +1,7 @@
-/** The claude-policy module: managed agent settings (managed-settings, hooks, managed-mcp, sandbox) as signed revisions, their artifacts and the hosts' check-ins. */
+/**
+ * The claude-policy module: managed agent settings (managed-settings, hooks, managed-mcp, sandbox) as signed revisions, their artifacts and
+ * the hosts' check-ins.
+ */
 import type { ModuleManifest } from '../../contract/manifest.js';
 import { claudePolicyEvents } from './events.js';
 import { claudePolicyRoutes } from './routes.js';

@@ -7,7 +7,22 @@ import { reply } from '../../http/reply.js';
 import { auditEvent, tenantOf } from '../../core/agents/scope.js';
 import { policySigner } from '../governance/index.js';
 import { artifact, checkin, distribution, dryRun, publish, validate, version, versions } from './claude-policy-service.js';
-import { Artifact, ArtifactQuery, CheckinBody, CheckinResult, Distribution, DocBody, DryRunResult, PublishBody, Revision, RevisionList, RevisionParams, SigningKey, SurfaceQuery, ValidateResult } from './schemas.js';
+import {
+  Artifact,
+  ArtifactQuery,
+  CheckinBody,
+  CheckinResult,
+  Distribution,
+  DocBody,
+  DryRunResult,
+  PublishBody,
+  Revision,
+  RevisionList,
+  RevisionParams,
+  SigningKey,
+  SurfaceQuery,
+  ValidateResult,
+} from './schemas.js';
 
 /**
  * Writes an event to the durable log (so subscriptions deliver it) right after its change committed:
@@ -22,67 +37,172 @@ const BASE = '/v1/m/claude-policy';
 
 export const claudePolicyRoutes: AnyRoute[] = [
   route({
-    ...common, method: 'POST', path: `${BASE}/validate`, operationId: 'validateClaudePolicy', summary: 'Check a managed settings document (shape, hook event names, inline credentials) without storing it',
-    permission: 'claude-policy:policy:read', body: DocBody, response: ValidateResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/validate`,
+    operationId: 'validateClaudePolicy',
+    summary: 'Check a managed settings document (shape, hook event names, inline credentials) without storing it',
+    permission: 'claude-policy:policy:read',
+    body: DocBody,
+    response: ValidateResult,
     handler: (ctx) => validate(ctx.body.surface, ctx.body.content),
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/dry-run`, operationId: 'dryRunClaudePolicy', summary: 'What publish would sign and what it changes against the published revision, recording nothing',
-    permission: 'claude-policy:policy:read', body: DocBody, response: DryRunResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/dry-run`,
+    operationId: 'dryRunClaudePolicy',
+    summary: 'What publish would sign and what it changes against the published revision, recording nothing',
+    permission: 'claude-policy:policy:read',
+    body: DocBody,
+    response: DryRunResult,
     handler: (ctx) => dryRun(ctx.services.store, tenantOf(ctx), ctx.body.surface, ctx.body.content),
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/publish`, operationId: 'publishClaudePolicy', summary: 'Sign and store a new revision of a surface (replaces the whole document) and publish it; invalid documents and inline credentials change nothing (400)',
-    permission: 'claude-policy:policy:admin', audit: 'claude_policy.publish', body: PublishBody, response: Revision, status: 201,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/publish`,
+    operationId: 'publishClaudePolicy',
+    summary:
+      'Sign and store a new revision of a surface (replaces the whole document) and publish it; invalid documents and inline ' +
+      'credentials change nothing (400)',
+    permission: 'claude-policy:policy:admin',
+    audit: 'claude_policy.publish',
+    body: PublishBody,
+    response: Revision,
+    status: 201,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const { surface } = ctx.body;
-      const rev = await publish(ctx.services.store, ctx.services.dataDir, tenant, { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' });
+      const rev = await publish(ctx.services.store, ctx.services.dataDir, tenant, {
+        surface,
+        content: ctx.body.content,
+        note: ctx.body.note ?? '',
+        actor: ctx.principal?.actor ?? 'system',
+      });
       const id = `${surface}/${rev.revision}`;
-      await auditEvent(ctx, 'claude_policy.publish', { kind: 'claude_policy_revision', id }, { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note });
-      await recordEvent(ctx, { type: 'claude_policy.published', tenant, subject: `claude_policy_revision/${id}`, data: { id, surface, revision: rev.revision, sha256: rev.sha256 } });
+      await auditEvent(
+        ctx,
+        'claude_policy.publish',
+        { kind: 'claude_policy_revision', id },
+        { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note },
+      );
+      await recordEvent(ctx, {
+        type: 'claude_policy.published',
+        tenant,
+        subject: `claude_policy_revision/${id}`,
+        data: { id, surface, revision: rev.revision, sha256: rev.sha256 },
+      });
       return reply.json(rev, 201);
     },
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/versions`, operationId: 'listClaudePolicyVersions', summary: 'The signed revisions of a surface, newest first (the published one marked active)',
-    permission: 'claude-policy:policy:read', query: SurfaceQuery, response: RevisionList,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/versions`,
+    operationId: 'listClaudePolicyVersions',
+    summary: 'The signed revisions of a surface, newest first (the published one marked active)',
+    permission: 'claude-policy:policy:read',
+    query: SurfaceQuery,
+    response: RevisionList,
     handler: async (ctx) => ({ items: await versions(ctx.services.store, tenantOf(ctx), ctx.query.surface) }),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/versions/{revision}`, operationId: 'getClaudePolicyVersion', summary: 'One revision: artifact, sha256, key fingerprint, signature',
-    permission: 'claude-policy:policy:read', params: RevisionParams, query: SurfaceQuery, response: Revision,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/versions/{revision}`,
+    operationId: 'getClaudePolicyVersion',
+    summary: 'One revision: artifact, sha256, key fingerprint, signature',
+    permission: 'claude-policy:policy:read',
+    params: RevisionParams,
+    query: SurfaceQuery,
+    response: Revision,
     handler: (ctx) => version(ctx.services.store, tenantOf(ctx), ctx.query.surface, Number(ctx.params.revision)),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/artifact`, operationId: 'getClaudePolicyArtifact', summary: 'The signed artifact a host installs (default the published revision), with the public key that verifies it offline',
-    permission: 'claude-policy:policy:read', query: ArtifactQuery, response: Artifact,
-    handler: (ctx) => artifact(ctx.services.store, ctx.services.dataDir, tenantOf(ctx), ctx.query.surface, ctx.query.revision === undefined ? undefined : Number(ctx.query.revision)),
+    ...common,
+    method: 'GET',
+    path: `${BASE}/artifact`,
+    operationId: 'getClaudePolicyArtifact',
+    summary: 'The signed artifact a host installs (default the published revision), with the public key that verifies it offline',
+    permission: 'claude-policy:policy:read',
+    query: ArtifactQuery,
+    response: Artifact,
+    handler: (ctx) =>
+      artifact(
+        ctx.services.store,
+        ctx.services.dataDir,
+        tenantOf(ctx),
+        ctx.query.surface,
+        ctx.query.revision === undefined ? undefined : Number(ctx.query.revision),
+      ),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/signing-key`, operationId: 'getClaudePolicySigningKey', summary: 'The public key that signs managed settings revisions (the policy-signing key)',
-    permission: 'claude-policy:policy:read', response: SigningKey,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/signing-key`,
+    operationId: 'getClaudePolicySigningKey',
+    summary: 'The public key that signs managed settings revisions (the policy-signing key)',
+    permission: 'claude-policy:policy:read',
+    response: SigningKey,
     handler: async (ctx) => {
       const s = await policySigner(ctx.services.dataDir);
       return { alg: 'ed25519' as const, fingerprint: s.fingerprint, public_key_pem: s.publicKeyPem };
     },
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/checkins`, operationId: 'checkinClaudePolicy', summary: 'A host reports the bytes it holds; answers whether they verify and are the published revision',
-    permission: 'claude-policy:checkin:write', audit: 'claude_policy.checkin', body: CheckinBody, response: CheckinResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/checkins`,
+    operationId: 'checkinClaudePolicy',
+    summary: 'A host reports the bytes it holds; answers whether they verify and are the published revision',
+    permission: 'claude-policy:checkin:write',
+    audit: 'claude_policy.checkin',
+    body: CheckinBody,
+    response: CheckinResult,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const b = ctx.body;
-      const out = await checkin(ctx.services.store, ctx.services.dataDir, tenant, { host: b.host, surface: b.surface, bytes: Buffer.from(b.content_b64, 'base64'), ...(b.signature !== undefined ? { signature: b.signature } : {}), actor: ctx.principal?.actor ?? 'system' });
+      const out = await checkin(ctx.services.store, ctx.services.dataDir, tenant, {
+        host: b.host,
+        surface: b.surface,
+        bytes: Buffer.from(b.content_b64, 'base64'),
+        ...(b.signature !== undefined ? { signature: b.signature } : {}),
+        actor: ctx.principal?.actor ?? 'system',
+      });
       const id = `${b.surface}/${b.host}`;
-      await auditEvent(ctx, 'claude_policy.checkin', { kind: 'claude_policy_host', id }, { host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision });
-      await recordEvent(ctx, { type: 'claude_policy.checked_in', tenant, subject: `claude_policy_host/${id}`, data: { id, host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision } });
+      await auditEvent(
+        ctx,
+        'claude_policy.checkin',
+        { kind: 'claude_policy_host', id },
+        { host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision },
+      );
+      await recordEvent(ctx, {
+        type: 'claude_policy.checked_in',
+        tenant,
+        subject: `claude_policy_host/${id}`,
+        data: {
+          id,
+          host: b.host,
+          surface: b.surface,
+          sha256: out.sha256,
+          verified: out.verified,
+          current: out.current,
+          revision: out.revision,
+        },
+      });
       return out;
     },
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/distribution`, operationId: 'getClaudePolicyDistribution', summary: 'Published vs observed: the published revision and what each host last reported',
-    permission: 'claude-policy:policy:read', query: SurfaceQuery, response: Distribution,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/distribution`,
+    operationId: 'getClaudePolicyDistribution',
+    summary: 'Published vs observed: the published revision and what each host last reported',
+    permission: 'claude-policy:policy:read',
+    query: SurfaceQuery,
+    response: Distribution,
     handler: (ctx) => distribution(ctx.services.store, tenantOf(ctx), ctx.query.surface),
   }),
 ];

@@ -5,7 +5,8 @@
  *
  * | surface | file on the host | what it holds |
  * |---|---|---|
- * | `managed-settings` | `managed-settings.json` | the whole managed settings object (permissions, env, hooks, MCP allow/deny lists, sandbox…) |
+ * | `managed-settings` | `managed-settings.json` | the whole managed settings object (permissions, env, hooks, MCP allow/deny lists,
+ * sandbox…) |
  * | `hooks` | `managed-settings.json` (`hooks` only) | the hook commands per hook event |
  * | `managed-mcp` | `managed-mcp.json` | the MCP servers every user gets |
  * | `sandbox` | `managed-settings.json` (`sandbox` only) | the bash sandbox |
@@ -26,12 +27,34 @@ export type Surface = (typeof SURFACES)[number];
 /** The governance revision surface a claude-policy surface is stored under (never addressable by /pdp routes). */
 export const storedSurface = (s: Surface): string => `claude:${s}`;
 
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'Notification', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'PreCompact', 'SessionStart', 'SessionEnd'] as const;
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'Notification',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionStart',
+  'SessionEnd',
+] as const;
 
 const Strings = Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 1000 });
-const HookCommand = Type.Object({ type: Type.Literal('command'), command: Type.String({ minLength: 1, maxLength: 8192 }), timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })) }, { additionalProperties: false });
-const HookMatcher = Type.Object({ matcher: Type.Optional(Type.String({ maxLength: 1000 })), hooks: Type.Array(HookCommand, { minItems: 1, maxItems: 50 }) }, { additionalProperties: false });
-const Hooks = Type.Object(Object.fromEntries(HOOK_EVENTS.map((e) => [e, Type.Optional(Type.Array(HookMatcher, { maxItems: 100 }))])), { additionalProperties: false });
+const HookCommand = Type.Object(
+  {
+    type: Type.Literal('command'),
+    command: Type.String({ minLength: 1, maxLength: 8192 }),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+  },
+  { additionalProperties: false },
+);
+const HookMatcher = Type.Object(
+  { matcher: Type.Optional(Type.String({ maxLength: 1000 })), hooks: Type.Array(HookCommand, { minItems: 1, maxItems: 50 }) },
+  { additionalProperties: false },
+);
+const Hooks = Type.Object(Object.fromEntries(HOOK_EVENTS.map((e) => [e, Type.Optional(Type.Array(HookMatcher, { maxItems: 100 }))])), {
+  additionalProperties: false,
+});
 const McpServer = Type.Object(
   {
     type: Type.Optional(Type.Union([Type.Literal('stdio'), Type.Literal('http'), Type.Literal('sse')])),
@@ -43,7 +66,10 @@ const McpServer = Type.Object(
   },
   { additionalProperties: false },
 );
-const McpMatch = Type.Object({ serverName: Type.Optional(Type.String()), serverCommand: Type.Optional(Strings), serverUrl: Type.Optional(Type.String()) }, { additionalProperties: false });
+const McpMatch = Type.Object(
+  { serverName: Type.Optional(Type.String()), serverCommand: Type.Optional(Strings), serverUrl: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 const Sandbox = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
@@ -51,7 +77,17 @@ const Sandbox = Type.Object(
     allowUnsandboxedCommands: Type.Optional(Type.Boolean()),
     excludedCommands: Type.Optional(Strings),
     enableWeakerNestedSandbox: Type.Optional(Type.Boolean()),
-    network: Type.Optional(Type.Object({ allowUnixSockets: Type.Optional(Strings), allowLocalBinding: Type.Optional(Type.Boolean()), httpProxyPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })), socksProxyPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })) }, { additionalProperties: false })),
+    network: Type.Optional(
+      Type.Object(
+        {
+          allowUnixSockets: Type.Optional(Strings),
+          allowLocalBinding: Type.Optional(Type.Boolean()),
+          httpProxyPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+          socksProxyPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -66,17 +102,46 @@ const Permissions = Type.Object(
 
 /** The managed-settings keys whose shape is checked; other top-level keys are warnings. */
 const SETTINGS_KEYS: Record<string, TSchema> = {
-  permissions: Permissions, env: Type.Record(Type.String(), Type.String()), hooks: Hooks, sandbox: Sandbox,
-  model: Type.String(), apiKeyHelper: Type.String(), otelHeadersHelper: Type.String(), awsAuthRefresh: Type.String(), awsCredentialExport: Type.String(),
-  cleanupPeriodDays: Type.Integer({ minimum: 0 }), includeCoAuthoredBy: Type.Boolean(), forceLoginMethod: Type.Union([Type.Literal('claudeai'), Type.Literal('console')]), forceLoginOrgUUID: Type.String(),
-  enableAllProjectMcpServers: Type.Boolean(), enabledMcpjsonServers: Strings, disabledMcpjsonServers: Strings, allowedMcpServers: Type.Array(McpMatch), deniedMcpServers: Type.Array(McpMatch),
-  disableAllHooks: Type.Boolean(), allowManagedHooksOnly: Type.Boolean(), companyAnnouncements: Strings, outputStyle: Type.String(), statusLine: Type.Object({ type: Type.Literal('command'), command: Type.String(), padding: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
+  permissions: Permissions,
+  env: Type.Record(Type.String(), Type.String()),
+  hooks: Hooks,
+  sandbox: Sandbox,
+  model: Type.String(),
+  apiKeyHelper: Type.String(),
+  otelHeadersHelper: Type.String(),
+  awsAuthRefresh: Type.String(),
+  awsCredentialExport: Type.String(),
+  cleanupPeriodDays: Type.Integer({ minimum: 0 }),
+  includeCoAuthoredBy: Type.Boolean(),
+  forceLoginMethod: Type.Union([Type.Literal('claudeai'), Type.Literal('console')]),
+  forceLoginOrgUUID: Type.String(),
+  enableAllProjectMcpServers: Type.Boolean(),
+  enabledMcpjsonServers: Strings,
+  disabledMcpjsonServers: Strings,
+  allowedMcpServers: Type.Array(McpMatch),
+  deniedMcpServers: Type.Array(McpMatch),
+  disableAllHooks: Type.Boolean(),
+  allowManagedHooksOnly: Type.Boolean(),
+  companyAnnouncements: Strings,
+  outputStyle: Type.String(),
+  statusLine: Type.Object(
+    { type: Type.Literal('command'), command: Type.String(), padding: Type.Optional(Type.Integer()) },
+    { additionalProperties: false },
+  ),
 };
 
 const SCHEMAS: Record<Surface, TSchema> = {
-  'managed-settings': Type.Object(Object.fromEntries(Object.entries(SETTINGS_KEYS).map(([k, s]) => [k, Type.Optional(s)])), { additionalProperties: true }),
-  hooks: Type.Object({ hooks: Hooks, disableAllHooks: Type.Optional(Type.Boolean()), allowManagedHooksOnly: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-  'managed-mcp': Type.Object({ mcpServers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' }), McpServer) }, { additionalProperties: false }),
+  'managed-settings': Type.Object(Object.fromEntries(Object.entries(SETTINGS_KEYS).map(([k, s]) => [k, Type.Optional(s)])), {
+    additionalProperties: true,
+  }),
+  hooks: Type.Object(
+    { hooks: Hooks, disableAllHooks: Type.Optional(Type.Boolean()), allowManagedHooksOnly: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+  'managed-mcp': Type.Object(
+    { mcpServers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' }), McpServer) },
+    { additionalProperties: false },
+  ),
   sandbox: Type.Object({ sandbox: Sandbox }, { additionalProperties: false }),
 };
 const CHECKERS = Object.fromEntries(SURFACES.map((s) => [s, Compile(SCHEMAS[s])])) as Record<Surface, ReturnType<typeof Compile>>;
@@ -99,21 +164,29 @@ export function validateDocument(surface: Surface, content: string): Validation 
   } catch (err) {
     return { valid: false, errors: [`not JSON: ${(err as Error).message}`], warnings: [], credentials: [], artifact: null };
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { valid: false, errors: ['the document must be a JSON object'], warnings: [], credentials: [], artifact: null };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { valid: false, errors: ['the document must be a JSON object'], warnings: [], credentials: [], artifact: null };
   const errors: string[] = [];
   const warnings: string[] = [];
   const checker = CHECKERS[surface];
   if (!checker.Check(doc)) {
     for (const e of checker.Errors(doc)) {
       if (e.keyword === 'boolean' && e.message === 'schema is false') continue;
-      const extra = e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperties?: string[] }).additionalProperties?.join(', ')}` : '';
+      const extra =
+        e.keyword === 'additionalProperties'
+          ? `: ${(e.params as { additionalProperties?: string[] }).additionalProperties?.join(', ')}`
+          : '';
       errors.push(`${e.instancePath === '' ? '(root)' : e.instancePath} ${e.message}${extra}`);
     }
   }
   if (surface === 'managed-settings') {
-    for (const k of Object.keys(doc)) if (!(k in SETTINGS_KEYS)) warnings.push(`/${k} is not a setting svc knows; it is published as written`);
+    for (const k of Object.keys(doc))
+      if (!(k in SETTINGS_KEYS)) warnings.push(`/${k} is not a setting svc knows; it is published as written`);
   }
-  const servers = surface === 'managed-mcp' ? (doc as { mcpServers?: Record<string, { type?: string; command?: string; url?: string }> }).mcpServers : undefined;
+  const servers =
+    surface === 'managed-mcp'
+      ? (doc as { mcpServers?: Record<string, { type?: string; command?: string; url?: string }> }).mcpServers
+      : undefined;
   for (const [name, s] of Object.entries(servers ?? {})) {
     if (typeof s !== 'object' || s === null) continue;
     const t = s.type ?? 'stdio';

@@ -64,7 +64,12 @@ export interface ErasureOutcome {
  * Steps 1–3 for request `e`. `inTx` runs inside step 1's transaction (the caller's own checks and
  * status change). Throws before anything is erased when a guard refuses.
  */
-export async function runErasure(ctx: Ctx, tenant: string, e: Erasure, inTx: (tx: Transaction<Database>) => Promise<void>): Promise<ErasureOutcome> {
+export async function runErasure(
+  ctx: Ctx,
+  tenant: string,
+  e: Erasure,
+  inTx: (tx: Transaction<Database>) => Promise<void>,
+): Promise<ErasureOutcome> {
   const store = ctx.services.store;
   const hooks = ctx.services.hooks;
   const refs = [e.subject_ref, ...e.aliases];
@@ -75,10 +80,25 @@ export async function runErasure(ctx: Ctx, tenant: string, e: Erasure, inTx: (tx
   await store.withTenant(tenant, async (tx) => {
     await inTx(tx);
     for (const ref of refs) {
-      await hooks.run('erase', { store, tx, tenant, kind: e.subject_kind, id: ref, record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id } });
+      await hooks.run('erase', {
+        store,
+        tx,
+        tenant,
+        kind: e.subject_kind,
+        id: ref,
+        record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id },
+      });
     }
     if (covers(e, 'audit')) {
-      for (const ref of refs) await hooks.run('erase', { store, tx, tenant, kind: 'audit_meta', id: ref, record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id } });
+      for (const ref of refs)
+        await hooks.run('erase', {
+          store,
+          tx,
+          tenant,
+          kind: 'audit_meta',
+          id: ref,
+          record: { subject_kind: e.subject_kind, subject_ref: ref, data_classes: e.data_classes, erasure_id: e.id },
+        });
     }
     if (e.subject_kind === 'user' && covers(e, 'identity')) {
       const t = await tombstoneUser(tx, tenant, e.subject_ref);
@@ -95,13 +115,21 @@ export async function runErasure(ctx: Ctx, tenant: string, e: Erasure, inTx: (tx
       targets: refs,
       strings: [...strings].filter((s) => s.length >= MIN_NEEDLE),
     };
-    for (const s of strings) if (s.length < MIN_NEEDLE) notErased.push(`audit ledger: meta containing ${JSON.stringify(s)} is not searched (shorter than ${MIN_NEEDLE} characters)`);
+    for (const s of strings)
+      if (s.length < MIN_NEEDLE)
+        notErased.push(`audit ledger: meta containing ${JSON.stringify(s)} is not searched (shorter than ${MIN_NEEDLE} characters)`);
     const offload = erasureOffload(ctx.services);
     const own = await eraseLedgerMeta(store, tenant, match, undefined, offload);
-    erased.push({ where: 'audit ledger (tenant chain): meta of the subject\'s records (blind destroyed, commitment kept)', count: own.erased });
+    erased.push({
+      where: "audit ledger (tenant chain): meta of the subject's records (blind destroyed, commitment kept)",
+      count: own.erased,
+    });
     if (userErased) {
       const sys = await eraseLedgerMeta(store, SYSTEM_TENANT, match, undefined, offload);
-      erased.push({ where: 'audit ledger (system chain): meta of the user\'s records (blind destroyed, commitment kept)', count: sys.erased });
+      erased.push({
+        where: "audit ledger (system chain): meta of the user's records (blind destroyed, commitment kept)",
+        count: sys.erased,
+      });
     }
   } else notErased.push('audit ledger: data class `audit` not requested');
   return { erased, not_erased: notErased };
@@ -132,9 +160,16 @@ export async function checkpointWal(dbFile: string): Promise<{ busy: boolean }> 
 export async function reclaimAfterErasure(store: Store, notErased: string[], offload?: ErasureOffload): Promise<void> {
   const dbFile = store.edgeWriter?.dbFile;
   if (dbFile === undefined) {
-    notErased.push('postgres: the old row versions stay in the table files until `VACUUM (FULL)` of the affected tables (docs/compliance.md "The bytes are gone")');
+    notErased.push(
+      'postgres: the old row versions stay in the table files until `VACUUM (FULL)` of the affected tables (docs/compliance.md "The ' +
+        'bytes are gone")',
+    );
     return;
   }
   const r = offload !== undefined ? await offload.run({ kind: 'erasure-checkpoint', file: dbFile }) : await checkpointWal(dbFile);
-  if (!('busy' in r) || r.busy) notErased.push('sqlite WAL: the checkpoint was kept busy by a reader; old page images stay in svc.db-wal until the next checkpoint (docs/compliance.md)');
+  if (!('busy' in r) || r.busy)
+    notErased.push(
+      'sqlite WAL: the checkpoint was kept busy by a reader; old page images stay in svc.db-wal until the next checkpoint ' +
+        '(docs/compliance.md)',
+    );
 }

@@ -40,7 +40,11 @@ export const complianceHooks: RecordHookDecl[] = [
       const kind = String(ctx.record['subject_kind'] ?? '');
       const classes = Array.isArray(ctx.record['data_classes']) ? (ctx.record['data_classes'] as string[]) : [];
       const holds = await coveringHolds(ctx.tx, ctx.tenant, { kind, refs: [ctx.id], dataClasses: classes });
-      if (holds.length > 0) throw new ApiError('legal_hold', `a legal hold covers ${kind} ${ctx.id}; its ledger meta cannot be erased (hold ${holds.join(', ')})`);
+      if (holds.length > 0)
+        throw new ApiError(
+          'legal_hold',
+          `a legal hold covers ${kind} ${ctx.id}; its ledger meta cannot be erased (hold ${holds.join(', ')})`,
+        );
     },
   },
 ];

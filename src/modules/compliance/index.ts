@@ -4,4 +4,9 @@ import { complianceEvents } from './events.js';
 import { complianceHooks } from './hooks.js';
 import { complianceRoutes } from './routes.js';
 
-export const complianceManifest: ModuleManifest = { name: 'compliance', routes: complianceRoutes, events: complianceEvents, hooks: complianceHooks };
+export const complianceManifest: ModuleManifest = {
+  name: 'compliance',
+  routes: complianceRoutes,
+  events: complianceEvents,
+  hooks: complianceHooks,
+};

@@ -19,12 +19,22 @@ export const Hold = Type.Object(
   { additionalProperties: false },
 );
 
-export const HoldPage = Type.Object({ items: Type.Array(Hold), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const HoldPage = Type.Object(
+  { items: Type.Array(Hold), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const HoldCreateBody = Type.Object(
   {
     scope: Type.Optional(HoldScope),
-    subject_kind: Type.Optional(Text({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$', description: 'kind of the held subject (`agent`, `user`, `workspace`…); scope subject' })),
+    subject_kind: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[a-z][a-z0-9_]*$',
+        description: 'kind of the held subject (`agent`, `user`, `workspace`…); scope subject',
+      }),
+    ),
     subject_ref: Type.Optional(Short('id or reference of the held subject; scope subject')),
     data_class: Type.Optional(Short('data class id; scope data_class')),
     matter: Short('the legal matter'),
@@ -35,10 +45,17 @@ export const HoldCreateBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const HoldListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Uuid), status: Type.Optional(HoldStatus) }, { additionalProperties: false });
+export const HoldListQuery = Type.Object(
+  { limit: Type.Optional(Limit), cursor: Type.Optional(Uuid), status: Type.Optional(HoldStatus) },
+  { additionalProperties: false },
+);
 
 export const HoldCheckQuery = Type.Object(
-  { subject_kind: Type.Optional(Text({ minLength: 1, maxLength: 64 })), subject_ref: Type.Optional(Short()), data_class: Type.Optional(Short()) },
+  {
+    subject_kind: Type.Optional(Text({ minLength: 1, maxLength: 64 })),
+    subject_ref: Type.Optional(Short()),
+    data_class: Type.Optional(Short()),
+  },
   { additionalProperties: false },
 );
 
@@ -49,7 +66,10 @@ export const ApprovalRefBody = Type.Object(
   { additionalProperties: false, description: 'without approval_id: opens an approval (202 pending_approval); with one: uses it' },
 );
 
-export const PendingApproval = Type.Object({ status: Type.Literal('pending_approval'), approval_id: Uuid }, { additionalProperties: false });
+export const PendingApproval = Type.Object(
+  { status: Type.Literal('pending_approval'), approval_id: Uuid },
+  { additionalProperties: false },
+);
 
 export const CustodyEvent = Type.Object(
   {
@@ -64,13 +84,27 @@ export const ErasureStatus = Type.Union([Type.Literal('received'), Type.Literal(
 
 export const Erasure = Type.Object(
   {
-    id: Uuid, tenant_id: Uuid, case_ref: Type.String(), subject_kind: Type.String(), subject_ref: Type.String(), aliases: Type.Array(Type.String()),
-    data_classes: Type.Array(Type.String()), reason: Type.String(), status: ErasureStatus, requested_by: Type.String(),
-    approval_id: Type.Union([Uuid, Type.Null()]), completed_at: Type.Union([Timestamp, Type.Null()]), created_at: Timestamp, updated_at: Timestamp,
+    id: Uuid,
+    tenant_id: Uuid,
+    case_ref: Type.String(),
+    subject_kind: Type.String(),
+    subject_ref: Type.String(),
+    aliases: Type.Array(Type.String()),
+    data_classes: Type.Array(Type.String()),
+    reason: Type.String(),
+    status: ErasureStatus,
+    requested_by: Type.String(),
+    approval_id: Type.Union([Uuid, Type.Null()]),
+    completed_at: Type.Union([Timestamp, Type.Null()]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
   },
   { additionalProperties: false },
 );
-export const ErasurePage = Type.Object({ items: Type.Array(Erasure), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const ErasurePage = Type.Object(
+  { items: Type.Array(Erasure), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const ErasureCreateBody = Type.Object(
   {
@@ -83,7 +117,10 @@ export const ErasureCreateBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const ErasureListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Uuid), status: Type.Optional(ErasureStatus) }, { additionalProperties: false });
+export const ErasureListQuery = Type.Object(
+  { limit: Type.Optional(Limit), cursor: Type.Optional(Uuid), status: Type.Optional(ErasureStatus) },
+  { additionalProperties: false },
+);
 
 export const Receipt = Type.Object(
   {

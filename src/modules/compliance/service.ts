@@ -25,18 +25,52 @@ type Tx = Transaction<Database>;
 export type HoldScope = 'tenant' | 'data_class' | 'subject';
 
 export interface Hold {
-  id: string; tenant_id: string; scope: HoldScope; subject_kind: string; subject_ref: string; data_class: string; matter: string; reason: string;
-  title: string; on_behalf_of: string; status: 'active' | 'released'; placed_by: string; released_by: string | null; release_approval_id: string | null;
-  released_at: string | null; created_at: string; updated_at: string;
+  id: string;
+  tenant_id: string;
+  scope: HoldScope;
+  subject_kind: string;
+  subject_ref: string;
+  data_class: string;
+  matter: string;
+  reason: string;
+  title: string;
+  on_behalf_of: string;
+  status: 'active' | 'released';
+  placed_by: string;
+  released_by: string | null;
+  release_approval_id: string | null;
+  released_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Erasure {
-  id: string; tenant_id: string; case_ref: string; subject_kind: string; subject_ref: string; aliases: string[]; data_classes: string[]; reason: string;
-  status: 'received' | 'pending_approval' | 'completed'; requested_by: string; approval_id: string | null; completed_at: string | null; created_at: string; updated_at: string;
+  id: string;
+  tenant_id: string;
+  case_ref: string;
+  subject_kind: string;
+  subject_ref: string;
+  aliases: string[];
+  data_classes: string[];
+  reason: string;
+  status: 'received' | 'pending_approval' | 'completed';
+  requested_by: string;
+  approval_id: string | null;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface CustodyEvent {
-  id: string; record_kind: string; record_id: string; event: string; people: string[]; approval_id: string | null; ledger_seq: number; ledger_hash: string; created_at: string;
+  id: string;
+  record_kind: string;
+  record_id: string;
+  event: string;
+  people: string[];
+  approval_id: string | null;
+  ledger_seq: number;
+  ledger_hash: string;
+  created_at: string;
 }
 
 type Page<T> = { items: T[]; has_more: boolean; cursor?: string };
@@ -54,11 +88,41 @@ function who(ctx: Ctx): string {
 }
 
 /** Appends the ledger record of a step and its custody event (tied to that record's seq and hash). */
-async function step(ctx: Ctx, kind: 'hold' | 'erasure', id: string, event: string, action: string, people: string[], approvalId: string | null, meta: Record<string, unknown>): Promise<CustodyEvent> {
+async function step(
+  ctx: Ctx,
+  kind: 'hold' | 'erasure',
+  id: string,
+  event: string,
+  action: string,
+  people: string[],
+  approvalId: string | null,
+  meta: Record<string, unknown>,
+): Promise<CustodyEvent> {
   const tenant = tenantOf(ctx);
-  const rec = await ctx.services.audit.append(tenant, { ...actorOf(ctx), action, target_kind: kind === 'hold' ? 'legal_hold' : 'erasure_request', target_id: id, meta: { ...meta, people, ...(approvalId ? { approval_id: approvalId } : {}), request_id: ctx.requestId } });
-  const ev: CustodyEvent = { id: newId(), record_kind: kind, record_id: id, event, people, approval_id: approvalId, ledger_seq: Number(rec.seq), ledger_hash: rec.hash, created_at: nowTimestamp() };
-  await ctx.services.store.withTenant(tenant, (tx) => tx.insertInto('cmp_custody').values({ ...ev, tenant_id: tenant, people: JSON.stringify(people) }).execute());
+  const rec = await ctx.services.audit.append(tenant, {
+    ...actorOf(ctx),
+    action,
+    target_kind: kind === 'hold' ? 'legal_hold' : 'erasure_request',
+    target_id: id,
+    meta: { ...meta, people, ...(approvalId ? { approval_id: approvalId } : {}), request_id: ctx.requestId },
+  });
+  const ev: CustodyEvent = {
+    id: newId(),
+    record_kind: kind,
+    record_id: id,
+    event,
+    people,
+    approval_id: approvalId,
+    ledger_seq: Number(rec.seq),
+    ledger_hash: rec.hash,
+    created_at: nowTimestamp(),
+  };
+  await ctx.services.store.withTenant(tenant, (tx) =>
+    tx
+      .insertInto('cmp_custody')
+      .values({ ...ev, tenant_id: tenant, people: JSON.stringify(people) })
+      .execute(),
+  );
   return ev;
 }
 
@@ -67,8 +131,24 @@ export async function custodyEvents(store: Store, tenant: string, kind: 'hold' |
     const table = kind === 'hold' ? 'cmp_holds' : 'cmp_erasures';
     const exists = await tx.selectFrom(table).select('id').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
     if (!exists) throw errors.notFound(kind === 'hold' ? 'legal hold' : 'erasure request');
-    const rows = await tx.selectFrom('cmp_custody').selectAll().where('tenant_id', '=', tenant).where('record_id', '=', id).orderBy('id').execute();
-    return rows.map((r) => ({ id: r.id, record_kind: r.record_kind, record_id: r.record_id, event: r.event, people: JSON.parse(r.people) as string[], approval_id: r.approval_id, ledger_seq: Number(r.ledger_seq), ledger_hash: r.ledger_hash, created_at: r.created_at }));
+    const rows = await tx
+      .selectFrom('cmp_custody')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('record_id', '=', id)
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      record_kind: r.record_kind,
+      record_id: r.record_id,
+      event: r.event,
+      people: JSON.parse(r.people) as string[],
+      approval_id: r.approval_id,
+      ledger_seq: Number(r.ledger_seq),
+      ledger_hash: r.ledger_hash,
+      created_at: r.created_at,
+    }));
   });
 }
 
@@ -84,29 +164,75 @@ async function readHold(tx: Tx, tenant: string, id: string): Promise<Hold> {
   return toHold(r);
 }
 
-export interface HoldInput { scope?: HoldScope; subject_kind?: string; subject_ref?: string; data_class?: string; matter: string; reason: string; title?: string; on_behalf_of?: string }
+export interface HoldInput {
+  scope?: HoldScope;
+  subject_kind?: string;
+  subject_ref?: string;
+  data_class?: string;
+  matter: string;
+  reason: string;
+  title?: string;
+  on_behalf_of?: string;
+}
 
 /** Places a hold: `active` at once, custody chain started, `hold.placed` on the bus. */
 export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
   const tenant = tenantOf(ctx);
   const me = who(ctx);
   const scope = input.scope ?? 'subject';
-  if (scope === 'subject' && (!input.subject_kind || !input.subject_ref)) throw errors.badRequest('a subject hold needs subject_kind and subject_ref');
+  if (scope === 'subject' && (!input.subject_kind || !input.subject_ref))
+    throw errors.badRequest('a subject hold needs subject_kind and subject_ref');
   if (scope === 'data_class' && !input.data_class) throw errors.badRequest('a data_class hold needs data_class');
-  if (scope !== 'subject' && (input.subject_kind || input.subject_ref)) throw errors.badRequest(`a ${scope} hold takes no subject_kind or subject_ref`);
+  if (scope !== 'subject' && (input.subject_kind || input.subject_ref))
+    throw errors.badRequest(`a ${scope} hold takes no subject_kind or subject_ref`);
   if (scope !== 'data_class' && input.data_class) throw errors.badRequest(`a ${scope} hold takes no data_class`);
   const now = nowTimestamp();
   const hold: Hold = {
-    id: newId(), tenant_id: tenant, scope, subject_kind: input.subject_kind ?? '', subject_ref: input.subject_ref ?? '', data_class: input.data_class ?? '',
-    matter: input.matter, reason: input.reason, title: input.title ?? '', on_behalf_of: input.on_behalf_of ?? '', status: 'active', placed_by: me,
-    released_by: null, release_approval_id: null, released_at: null, created_at: now, updated_at: now,
+    id: newId(),
+    tenant_id: tenant,
+    scope,
+    subject_kind: input.subject_kind ?? '',
+    subject_ref: input.subject_ref ?? '',
+    data_class: input.data_class ?? '',
+    matter: input.matter,
+    reason: input.reason,
+    title: input.title ?? '',
+    on_behalf_of: input.on_behalf_of ?? '',
+    status: 'active',
+    placed_by: me,
+    released_by: null,
+    release_approval_id: null,
+    released_at: null,
+    created_at: now,
+    updated_at: now,
   };
   await ctx.services.store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     await tx.insertInto('cmp_holds').values(hold).execute();
   });
-  await step(ctx, 'hold', hold.id, 'placed', 'compliance.hold.place', [me], null, { scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class, matter: hold.matter, reason: hold.reason });
-  ctx.services.events.publish([{ type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`, data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class, matter: hold.matter } }]);
+  await step(ctx, 'hold', hold.id, 'placed', 'compliance.hold.place', [me], null, {
+    scope,
+    subject_kind: hold.subject_kind,
+    subject_ref: hold.subject_ref,
+    data_class: hold.data_class,
+    matter: hold.matter,
+    reason: hold.reason,
+  });
+  ctx.services.events.publish([
+    {
+      type: 'hold.placed',
+      tenant,
+      subject: `legal_hold/${hold.id}`,
+      data: {
+        id: hold.id,
+        scope,
+        subject_kind: hold.subject_kind,
+        subject_ref: hold.subject_ref,
+        data_class: hold.data_class,
+        matter: hold.matter,
+      },
+    },
+  ]);
   return hold;
 }
 
@@ -125,7 +251,11 @@ export async function listHolds(store: Store, tenant: string, f: { limit: number
 }
 
 /** The active holds covering a subject (any of `refs` of `kind`) or one of `dataClasses`; tenant-wide holds cover everything. */
-export async function coveringHolds(tx: Tx, tenant: string, q: { kind?: string; refs?: string[]; dataClasses?: string[] }): Promise<string[]> {
+export async function coveringHolds(
+  tx: Tx,
+  tenant: string,
+  q: { kind?: string; refs?: string[]; dataClasses?: string[] },
+): Promise<string[]> {
   const refs = q.refs ?? [];
   const classes = q.dataClasses ?? [];
   const rows = await tx
@@ -135,7 +265,8 @@ export async function coveringHolds(tx: Tx, tenant: string, q: { kind?: string; 
     .where('status', '=', 'active')
     .where((eb) => {
       const ors = [eb('scope', '=', 'tenant')];
-      if (q.kind && refs.length > 0) ors.push(eb.and([eb('scope', '=', 'subject'), eb('subject_kind', '=', q.kind), eb('subject_ref', 'in', refs)]));
+      if (q.kind && refs.length > 0)
+        ors.push(eb.and([eb('scope', '=', 'subject'), eb('subject_kind', '=', q.kind), eb('subject_ref', 'in', refs)]));
       if (classes.length > 0) ors.push(eb.and([eb('scope', '=', 'data_class'), eb('data_class', 'in', classes)]));
       return eb.or(ors);
     })
@@ -144,16 +275,30 @@ export async function coveringHolds(tx: Tx, tenant: string, q: { kind?: string; 
   return rows.map((r) => r.id);
 }
 
-export async function checkHold(store: Store, tenant: string, q: { subject_kind?: string; subject_ref?: string; data_class?: string }): Promise<{ held: boolean; holds: string[] }> {
+export async function checkHold(
+  store: Store,
+  tenant: string,
+  q: { subject_kind?: string; subject_ref?: string; data_class?: string },
+): Promise<{ held: boolean; holds: string[] }> {
   if ((q.subject_kind === undefined) !== (q.subject_ref === undefined)) throw errors.badRequest('subject_kind and subject_ref go together');
-  if (q.subject_kind === undefined && q.data_class === undefined) throw errors.badRequest('name a subject (subject_kind, subject_ref) or a data_class');
-  const holds = await store.withTenant(tenant, (tx) => coveringHolds(tx, tenant, { ...(q.subject_kind ? { kind: q.subject_kind, refs: [q.subject_ref as string] } : {}), ...(q.data_class ? { dataClasses: [q.data_class] } : {}) }));
+  if (q.subject_kind === undefined && q.data_class === undefined)
+    throw errors.badRequest('name a subject (subject_kind, subject_ref) or a data_class');
+  const holds = await store.withTenant(tenant, (tx) =>
+    coveringHolds(tx, tenant, {
+      ...(q.subject_kind ? { kind: q.subject_kind, refs: [q.subject_ref as string] } : {}),
+      ...(q.data_class ? { dataClasses: [q.data_class] } : {}),
+    }),
+  );
   return { held: holds.length > 0, holds };
 }
 
 /** The plan a release approval is bound to: the hold's exact scope. */
 function releasePlan(h: Hold): Plan {
-  return { action: 'compliance.hold.release', subject: `legal_hold/${h.id}`, params: { scope: h.scope, subject_kind: h.subject_kind, subject_ref: h.subject_ref, data_class: h.data_class, matter: h.matter } };
+  return {
+    action: 'compliance.hold.release',
+    subject: `legal_hold/${h.id}`,
+    params: { scope: h.scope, subject_kind: h.subject_kind, subject_ref: h.subject_ref, data_class: h.data_class, matter: h.matter },
+  };
 }
 
 async function approvers(ctx: Ctx, approvalId: string): Promise<string[]> {
@@ -166,44 +311,76 @@ async function approvers(ctx: Ctx, approvalId: string): Promise<string[]> {
  * scope and answers `{pending}`; with one: consumes it (409 `approval_required` before quorum) and
  * the hold is `released`. A released hold answers 409 `conflict`.
  */
-export async function releaseHold(ctx: Ctx, id: string, input: { approval_id?: string; reason?: string }): Promise<{ pending: Approval } | { hold: Hold }> {
+export async function releaseHold(
+  ctx: Ctx,
+  id: string,
+  input: { approval_id?: string; reason?: string },
+): Promise<{ pending: Approval } | { hold: Hold }> {
   const tenant = tenantOf(ctx);
   const me = who(ctx);
   const hold = await getHold(ctx.services.store, tenant, id);
   if (hold.status === 'released') throw errors.conflict('the legal hold is already released');
-  const gate = await gateOnApproval(ctx, releasePlan(hold), input.approval_id, { reason: input.reason ?? `release legal hold ${id} (${hold.matter})` });
+  const gate = await gateOnApproval(ctx, releasePlan(hold), input.approval_id, {
+    reason: input.reason ?? `release legal hold ${id} (${hold.matter})`,
+  });
   if ('pending' in gate) {
-    await step(ctx, 'hold', id, 'release_requested', 'compliance.hold.release_request', [me], gate.pending.id, { reason: input.reason ?? '' });
+    await step(ctx, 'hold', id, 'release_requested', 'compliance.hold.release_request', [me], gate.pending.id, {
+      reason: input.reason ?? '',
+    });
     return { pending: gate.pending };
   }
   const approval = gate.consumed;
   const now = nowTimestamp();
   const released = await ctx.services.store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const res = await tx.updateTable('cmp_holds').set({ status: 'released', released_by: me, release_approval_id: approval.id, released_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+    const res = await tx
+      .updateTable('cmp_holds')
+      .set({ status: 'released', released_by: me, release_approval_id: approval.id, released_at: now, updated_at: now })
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the legal hold is already released');
     return readHold(tx, tenant, id);
   });
   const people = await approvers(ctx, approval.id);
-  await step(ctx, 'hold', id, 'approved', 'compliance.hold.release_approve', [approval.requested_by, ...people], approval.id, { approvals: approval.approvals, quorum: approval.quorum, plan_hash: approval.plan_hash });
+  await step(ctx, 'hold', id, 'approved', 'compliance.hold.release_approve', [approval.requested_by, ...people], approval.id, {
+    approvals: approval.approvals,
+    quorum: approval.quorum,
+    plan_hash: approval.plan_hash,
+  });
   await step(ctx, 'hold', id, 'released', 'compliance.hold.release', [me], approval.id, { reason: input.reason ?? '' });
-  ctx.services.events.publish([{ type: 'hold.released', tenant, subject: `legal_hold/${id}`, data: { id, approval_id: approval.id, released_by: me } }]);
+  ctx.services.events.publish([
+    { type: 'hold.released', tenant, subject: `legal_hold/${id}`, data: { id, approval_id: approval.id, released_by: me } },
+  ]);
   return { hold: released };
 }
 
 /** Guard of the record hooks: refuses `action` on `kind/id` while an active hold covers it. */
 export async function guardAgainstHolds(tx: Tx, tenant: string, kind: string, id: string, what: string): Promise<void> {
   const holds = await coveringHolds(tx, tenant, { kind, refs: [id] });
-  if (holds.length > 0) throw new ApiError('legal_hold', `a legal hold covers ${kind} ${id}; it cannot be ${what} (hold ${holds.join(', ')})`);
+  if (holds.length > 0)
+    throw new ApiError('legal_hold', `a legal hold covers ${kind} ${id}; it cannot be ${what} (hold ${holds.join(', ')})`);
 }
 
 // ---------------------------------------------------------------- erasure requests
 
 function toErasure(r: Database['cmp_erasures']): Erasure {
   return {
-    id: r.id, tenant_id: r.tenant_id, case_ref: r.case_ref, subject_kind: r.subject_kind, subject_ref: r.subject_ref, aliases: JSON.parse(r.aliases) as string[],
-    data_classes: JSON.parse(r.data_classes) as string[], reason: r.reason, status: r.status as Erasure['status'], requested_by: r.requested_by,
-    approval_id: r.approval_id, completed_at: r.completed_at, created_at: r.created_at, updated_at: r.updated_at,
+    id: r.id,
+    tenant_id: r.tenant_id,
+    case_ref: r.case_ref,
+    subject_kind: r.subject_kind,
+    subject_ref: r.subject_ref,
+    aliases: JSON.parse(r.aliases) as string[],
+    data_classes: JSON.parse(r.data_classes) as string[],
+    reason: r.reason,
+    status: r.status as Erasure['status'],
+    requested_by: r.requested_by,
+    approval_id: r.approval_id,
+    completed_at: r.completed_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
@@ -213,7 +390,14 @@ async function readErasure(tx: Tx, tenant: string, id: string): Promise<Database
   return r;
 }
 
-export interface ErasureInput { case_ref: string; subject_kind?: string; subject_ref: string; aliases?: string[]; data_classes?: string[]; reason?: string }
+export interface ErasureInput {
+  case_ref: string;
+  subject_kind?: string;
+  subject_ref: string;
+  aliases?: string[];
+  data_classes?: string[];
+  reason?: string;
+}
 
 /** Registers an erasure request: `received`; destroys nothing. */
 export async function registerErasure(ctx: Ctx, input: ErasureInput): Promise<Erasure> {
@@ -221,15 +405,30 @@ export async function registerErasure(ctx: Ctx, input: ErasureInput): Promise<Er
   const me = who(ctx);
   const now = nowTimestamp();
   const row: Database['cmp_erasures'] = {
-    id: newId(), tenant_id: tenant, case_ref: input.case_ref, subject_kind: input.subject_kind ?? 'user', subject_ref: input.subject_ref,
-    aliases: JSON.stringify([...new Set(input.aliases ?? [])]), data_classes: JSON.stringify([...new Set(input.data_classes ?? [])]), reason: input.reason ?? '',
-    status: 'received', requested_by: me, approval_id: null, receipt: null, completed_at: null, created_at: now, updated_at: now,
+    id: newId(),
+    tenant_id: tenant,
+    case_ref: input.case_ref,
+    subject_kind: input.subject_kind ?? 'user',
+    subject_ref: input.subject_ref,
+    aliases: JSON.stringify([...new Set(input.aliases ?? [])]),
+    data_classes: JSON.stringify([...new Set(input.data_classes ?? [])]),
+    reason: input.reason ?? '',
+    status: 'received',
+    requested_by: me,
+    approval_id: null,
+    receipt: null,
+    completed_at: null,
+    created_at: now,
+    updated_at: now,
   };
   await ctx.services.store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     await tx.insertInto('cmp_erasures').values(row).execute();
   });
-  await step(ctx, 'erasure', row.id, 'received', 'compliance.erasure.register', [me], null, { case_ref: row.case_ref, subject_kind: row.subject_kind });
+  await step(ctx, 'erasure', row.id, 'received', 'compliance.erasure.register', [me], null, {
+    case_ref: row.case_ref,
+    subject_kind: row.subject_kind,
+  });
   return toErasure(row);
 }
 
@@ -237,30 +436,60 @@ export async function getErasure(store: Store, tenant: string, id: string): Prom
   return toErasure(await store.withTenant(tenant, (tx) => readErasure(tx, tenant, id)));
 }
 
-export async function listErasures(store: Store, tenant: string, f: { limit: number; cursor?: string; status?: string }): Promise<Page<Erasure>> {
+export async function listErasures(
+  store: Store,
+  tenant: string,
+  f: { limit: number; cursor?: string; status?: string },
+): Promise<Page<Erasure>> {
   const rows = await store.withTenant(tenant, async (tx) => {
     let q = tx.selectFrom('cmp_erasures').selectAll().where('tenant_id', '=', tenant);
     if (f.cursor) q = q.where('id', '>', f.cursor);
     if (f.status) q = q.where('status', '=', f.status);
-    return (await q.orderBy('id').limit(f.limit + 1).execute()).map(toErasure);
+    return (
+      await q
+        .orderBy('id')
+        .limit(f.limit + 1)
+        .execute()
+    ).map(toErasure);
   });
   return page(rows, f.limit);
 }
 
 function erasurePlan(e: Erasure): Plan {
-  return { action: 'compliance.erasure.execute', subject: `erasure_request/${e.id}`, params: { subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases_sha256: e.aliases.map(aliasDigest), data_classes: e.data_classes } };
+  return {
+    action: 'compliance.erasure.execute',
+    subject: `erasure_request/${e.id}`,
+    params: {
+      subject_kind: e.subject_kind,
+      subject_ref: e.subject_ref,
+      aliases_sha256: e.aliases.map(aliasDigest),
+      data_classes: e.data_classes,
+    },
+  };
 }
 
 /** What execution leaves in place, stated on every receipt (docs/compliance.md "What is not erased"). */
 export const NOT_ERASED = [
-  'audit ledger: that a record existed, who acted (actor id), on what (target id), when, and the action (kept by design); the meta commitment stays in place of the meta',
+  'audit ledger: that a record existed, who acted (actor id), on what (target id), when, and the action (kept by design); the meta ' +
+    'commitment stays in place of the meta',
   'the erasure request: the subject id and the SHA-256 of each alias (the receipt must say whose data it was)',
   'records of modules that register no `erase` cascade',
 ];
 
 export type Receipt = {
-  erasure_id: string; case_ref: string; subject_kind: string; subject_ref: string; aliases: string[]; approval_id: string; approvers: string[]; executed_by: string;
-  completed_at: string; erased: { where: string; count: number }[]; not_erased: string[]; ledger_seq: number; ledger_hash: string;
+  erasure_id: string;
+  case_ref: string;
+  subject_kind: string;
+  subject_ref: string;
+  aliases: string[];
+  approval_id: string;
+  approvers: string[];
+  executed_by: string;
+  completed_at: string;
+  erased: { where: string; count: number }[];
+  not_erased: string[];
+  ledger_seq: number;
+  ledger_hash: string;
 };
 
 /**
@@ -269,13 +498,19 @@ export type Receipt = {
  * `pending_approval`); with an approved one it runs the `erase` record hooks of the subject (each
  * module's cascade erases its own records) and seals a receipt (`completed`).
  */
-export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?: string; reason?: string }): Promise<{ pending: Approval } | { erasure: Erasure }> {
+export async function executeErasure(
+  ctx: Ctx,
+  id: string,
+  input: { approval_id?: string; reason?: string },
+): Promise<{ pending: Approval } | { erasure: Erasure }> {
   const tenant = tenantOf(ctx);
   const me = who(ctx);
   const store = ctx.services.store;
   const e = await getErasure(store, tenant, id);
   if (e.status === 'completed') throw errors.conflict('the erasure request is already completed');
-  const held = await store.withTenant(tenant, (tx) => coveringHolds(tx, tenant, { kind: e.subject_kind, refs: [e.subject_ref, ...e.aliases], dataClasses: e.data_classes }));
+  const held = await store.withTenant(tenant, (tx) =>
+    coveringHolds(tx, tenant, { kind: e.subject_kind, refs: [e.subject_ref, ...e.aliases], dataClasses: e.data_classes }),
+  );
   if (held.length > 0) {
     await step(ctx, 'erasure', id, 'refused_legal_hold', 'compliance.erasure.refuse', [me], null, { holds: held });
     throw new ApiError('legal_hold', `a legal hold covers this subject; the erasure cannot run (hold ${held.join(', ')})`);
@@ -285,7 +520,13 @@ export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?
     const now = nowTimestamp();
     await store.withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
-      await tx.updateTable('cmp_erasures').set({ status: 'pending_approval', approval_id: gate.pending.id, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '!=', 'completed').execute();
+      await tx
+        .updateTable('cmp_erasures')
+        .set({ status: 'pending_approval', approval_id: gate.pending.id, updated_at: now })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id)
+        .where('status', '!=', 'completed')
+        .execute();
     });
     await step(ctx, 'erasure', id, 'execution_requested', 'compliance.erasure.execute_request', [me], gate.pending.id, {});
     return { pending: gate.pending };
@@ -295,32 +536,73 @@ export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?
   const outcome = await runErasure(ctx, tenant, e, async (tx) => {
     await assertTenantWritable(tx, tenant);
     // The hold check again, inside the transaction that erases: a hold placed meanwhile still wins.
-    const late = await coveringHolds(tx, tenant, { kind: e.subject_kind, refs: [e.subject_ref, ...e.aliases], dataClasses: e.data_classes });
-    if (late.length > 0) throw new ApiError('legal_hold', `a legal hold covers this subject; the erasure cannot run (hold ${late.join(', ')})`);
+    const late = await coveringHolds(tx, tenant, {
+      kind: e.subject_kind,
+      refs: [e.subject_ref, ...e.aliases],
+      dataClasses: e.data_classes,
+    });
+    if (late.length > 0)
+      throw new ApiError('legal_hold', `a legal hold covers this subject; the erasure cannot run (hold ${late.join(', ')})`);
   });
   const erased = outcome.erased;
   const now = nowTimestamp();
   // The request keeps the subject id and the SHA-256 of each alias; the aliases themselves were personal data.
   const aliases = e.aliases.map(aliasDigest);
   const done = await store.withTenant(tenant, async (tx) => {
-    const res = await tx.updateTable('cmp_erasures').set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '!=', 'completed').executeTakeFirst();
+    const res = await tx
+      .updateTable('cmp_erasures')
+      .set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now })
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .where('status', '!=', 'completed')
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
     return readErasure(tx, tenant, id);
   });
-  const ev = await step(ctx, 'erasure', id, 'completed', 'compliance.erasure.execute', [me, approval.requested_by, ...people], approval.id, { approvals: approval.approvals, quorum: approval.quorum, plan_hash: approval.plan_hash, erased });
+  const ev = await step(
+    ctx,
+    'erasure',
+    id,
+    'completed',
+    'compliance.erasure.execute',
+    [me, approval.requested_by, ...people],
+    approval.id,
+    { approvals: approval.approvals, quorum: approval.quorum, plan_hash: approval.plan_hash, erased },
+  );
   const receipt: Receipt = {
-    erasure_id: id, case_ref: e.case_ref, subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases, approval_id: approval.id, approvers: people,
-    executed_by: me, completed_at: now, erased, not_erased: [...outcome.not_erased, ...NOT_ERASED], ledger_seq: ev.ledger_seq, ledger_hash: ev.ledger_hash,
+    erasure_id: id,
+    case_ref: e.case_ref,
+    subject_kind: e.subject_kind,
+    subject_ref: e.subject_ref,
+    aliases,
+    approval_id: approval.id,
+    approvers: people,
+    executed_by: me,
+    completed_at: now,
+    erased,
+    not_erased: [...outcome.not_erased, ...NOT_ERASED],
+    ledger_seq: ev.ledger_seq,
+    ledger_hash: ev.ledger_hash,
   };
   await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services));
-  await store.withTenant(tenant, (tx) => tx.updateTable('cmp_erasures').set({ receipt: JSON.stringify(receipt) }).where('tenant_id', '=', tenant).where('id', '=', id).execute());
+  await store.withTenant(tenant, (tx) =>
+    tx
+      .updateTable('cmp_erasures')
+      .set({ receipt: JSON.stringify(receipt) })
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .execute(),
+  );
   await reclaimAfterErasure(store, [], erasureOffload(ctx.services));
-  ctx.services.events.publish([{ type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } }]);
+  ctx.services.events.publish([
+    { type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } },
+  ]);
   return { erasure: toErasure(done) };
 }
 
 export async function erasureReceipt(store: Store, tenant: string, id: string): Promise<Receipt> {
   const r = await store.withTenant(tenant, (tx) => readErasure(tx, tenant, id));
-  if (r.status !== 'completed' || r.receipt === null) throw errors.conflict(`the erasure request is ${r.status}; a receipt exists once it is completed`);
+  if (r.status !== 'completed' || r.receipt === null)
+    throw errors.conflict(`the erasure request is ${r.status}; a receipt exists once it is completed`);
   return JSON.parse(r.receipt) as Receipt;
 }

@@ -1,4 +1,6 @@
-/** `GET /v1/console/bus` (core, superadmin): the bus binding, subscribers per event type, queue depths and drops, and the delivery lanes. */
+/**
+ * `GET /v1/console/bus` (core, superadmin): the bus binding, subscribers per event type, queue depths and drops, and the delivery lanes.
+ */
 import { route, type AnyRoute } from '../../contract/route.js';
 import { SYSTEM_ADMIN } from '../../auth/roles.js';
 import { queueDepth } from '../../events/delivery/delivery-store.js';
@@ -17,7 +19,12 @@ export const consoleBusRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const bus = ctx.services.events;
       const stats = bus.stats();
-      const types = bus.catalog.list().map((d) => ({ type: d.type, subscribers: stats.subscribers.filter((s) => s.types === '*' || s.types.includes(d.type)).map((s) => s.name) }));
+      const types = bus.catalog
+        .list()
+        .map((d) => ({
+          type: d.type,
+          subscribers: stats.subscribers.filter((s) => s.types === '*' || s.types.includes(d.type)).map((s) => s.name),
+        }));
       const lanes = ctx.services.eventing?.engine.stats() ?? [];
       const depth = new Map<string, number>();
       for (const tenant of new Set(lanes.map((l) => l.tenant))) {

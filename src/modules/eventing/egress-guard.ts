@@ -8,13 +8,16 @@ export async function refuseByEgress(store: Store, input: { endpoint: string; en
   const policy = await readEgressPolicy(store);
   if (policy.mode !== 'enforced') return;
   const v = checkEgress(input.endpoint, policy.allow);
-  if (!v.allowed) throw errors.badRequest(`egress policy enforced: ${v.reason} (GET /v1/m/eventing/egress-policy; svc eventing egress actuate --allow)`);
+  if (!v.allowed)
+    throw errors.badRequest(`egress policy enforced: ${v.reason} (GET /v1/m/eventing/egress-policy; svc eventing egress actuate --allow)`);
 }
 
 /** The database fence (migration 30) refused the write: a 400 naming it, not a 500. Rethrows anything else. */
 export function fenceRefusal(err: unknown): never {
   if (err instanceof Error && /egress fence/.test(err.message)) {
-    throw errors.badRequest('egress fence: the database refuses an enabled subscription to a host outside the egress allowlist (svc eventing fence status)');
+    throw errors.badRequest(
+      'egress fence: the database refuses an enabled subscription to a host outside the egress allowlist (svc eventing fence status)',
+    );
   }
   throw err;
 }

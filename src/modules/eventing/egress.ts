@@ -77,9 +77,20 @@ export async function egressRefusal(store: Store, endpoint: string): Promise<str
 }
 
 /** What enforcing would block now: the enabled subscriptions of `tenant` whose endpoint is not allowed. */
-export async function wouldBlock(store: Store, tenant: string, allow: readonly string[]): Promise<{ id: string; name: string; endpoint: string; reason: string }[]> {
+export async function wouldBlock(
+  store: Store,
+  tenant: string,
+  allow: readonly string[],
+): Promise<{ id: string; name: string; endpoint: string; reason: string }[]> {
   const rows = await store.withTenant(tenant, (tx) =>
-    tx.selectFrom('event_subscriptions').select(['id', 'name', 'endpoint']).where('tenant_id', '=', tenant).where('enabled', '=', 1).orderBy('name').execute());
+    tx
+      .selectFrom('event_subscriptions')
+      .select(['id', 'name', 'endpoint'])
+      .where('tenant_id', '=', tenant)
+      .where('enabled', '=', 1)
+      .orderBy('name')
+      .execute(),
+  );
   return rows.flatMap((r) => {
     const v = checkEgress(r.endpoint, allow);
     return v.allowed ? [] : [{ id: r.id, name: r.name, endpoint: r.endpoint, reason: v.reason }];
@@ -103,8 +114,12 @@ export async function verifyFence(store: Store): Promise<FenceVerifyResult> {
   const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
   try {
     await store.withTenant(tenant, async (tx) => {
-      await sql`insert into event_subscriptions (id, tenant_id, name, enabled, event_types, endpoint, sink_format, secret_sealed, max_attempts, initial_interval_s, timeout_ms, role, created_by, cursor_seq, version, created_at, updated_at)
-        values (${randomUUID()}, ${tenant}, 'egress-fence-verify', 1, '[]', 'https://egress-fence-verify.invalid/', 'json', 'x', 1, 1, 1000, 'viewer', 'svc eventing fence verify', 0, 1, ${now}, ${now})`.execute(tx);
+      await sql`insert into event_subscriptions (id, tenant_id, name, enabled, event_types, endpoint, sink_format, secret_sealed,
+        max_attempts, initial_interval_s, timeout_ms, role, created_by, cursor_seq, version, created_at, updated_at)
+        values (${randomUUID()}, ${tenant}, 'egress-fence-verify', 1, '[]', 'https://egress-fence-verify.invalid/', 'json', 'x', 1, 1,
+          1000, 'viewer', 'svc eventing fence verify', 0, 1, ${now}, ${now})`.execute(
+        tx,
+      );
       throw new Rollback('the database accepted the forbidden write (rolled back)');
     });
   } catch (err) {

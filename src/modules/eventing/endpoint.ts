@@ -31,8 +31,15 @@ export function checkEndpoint(endpoint: string, allowInsecure: boolean): string 
   if (url.username || url.password) throw errors.badRequest('endpoint must not carry credentials; use auth');
   if (url.hash) throw errors.badRequest('endpoint must not carry a fragment');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowInsecure)) {
-    throw errors.badRequest(allowInsecure ? 'endpoint must be https:// or http://' : 'endpoint must be https:// (plain HTTP needs SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true, a development flag)');
+    throw errors.badRequest(
+      allowInsecure
+        ? 'endpoint must be https:// or http://'
+        : 'endpoint must be https:// (plain HTTP needs SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true, a development flag)',
+    );
   }
-  if (isLoopback(url.hostname) && !allowInsecure) throw errors.badRequest('endpoint is a loopback address (allowed only with SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true, a development flag)');
+  if (isLoopback(url.hostname) && !allowInsecure)
+    throw errors.badRequest(
+      'endpoint is a loopback address (allowed only with SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true, a development flag)',
+    );
   return url.toString();
 }

@@ -21,7 +21,16 @@ export function egressEvent(e: BusEvent): EgressEvent {
   for (const [k, v] of Object.entries(e.data)) {
     fields[`data.${k}`] = v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : JSON.stringify(v);
   }
-  return { id: e.id, type: e.type, time: e.time, severity: 'info', tenant: e.tenant, title: `${e.type} ${e.subject}`, fields, raw: cloudEvent(e) };
+  return {
+    id: e.id,
+    type: e.type,
+    time: e.time,
+    severity: 'info',
+    tenant: e.tenant,
+    title: `${e.type} ${e.subject}`,
+    fields,
+    raw: cloudEvent(e),
+  };
 }
 
 /** Renders one event for a stored token; a corrupt token throws (no fall-back to JSON). */

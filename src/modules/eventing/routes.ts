@@ -14,7 +14,15 @@ import { newId } from '../../store/ids.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { fenceRefusal, refuseByEgress } from './egress-guard.js';
 import { authoringInput, callerRole, runtimeOf } from './service.js';
-import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, readSubscriptionRow, rotateSecret, updateSubscription } from './subscription-store.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  readSubscriptionRow,
+  rotateSecret,
+  updateSubscription,
+} from './subscription-store.js';
 import {
   CloudEvent,
   DeadLettersQuery,
@@ -49,7 +57,18 @@ export const eventingRoutes: AnyRoute[] = [
     summary: 'The catalog of event types: type, data schema, stability, and the permission a role needs to receive it',
     permission: 'eventing:event_type:read',
     response: EventTypeList,
-    handler: (ctx) => ({ items: runtimeOf(ctx).catalog.list().map((d) => ({ type: d.type, source: d.source, description: d.description, stability: d.stability, permission: d.permission, schema: d.schema })) }),
+    handler: (ctx) => ({
+      items: runtimeOf(ctx)
+        .catalog.list()
+        .map((d) => ({
+          type: d.type,
+          source: d.source,
+          description: d.description,
+          stability: d.stability,
+          permission: d.permission,
+          schema: d.schema,
+        })),
+    }),
   }),
   route({
     ...beta,
@@ -83,8 +102,21 @@ export const eventingRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const input = authoringInput(ctx, rt, ctx.body);
       await refuseByEgress(ctx.services.store, input);
-      const { subscription, secret } = await ctx.services.store.withTenant(tenant, (tx) => createSubscription(tx, ctx.services.sealer, tenant, ctx.principal?.actor ?? 'system', input)).catch(fenceRefusal);
-      await auditEvent(ctx, 'eventing.subscription.create', { kind: 'event_subscription', id: subscription.id }, { name: subscription.name, endpoint: subscription.endpoint, event_types: subscription.event_types, role: subscription.role, sink_format: subscription.sink_format });
+      const { subscription, secret } = await ctx.services.store
+        .withTenant(tenant, (tx) => createSubscription(tx, ctx.services.sealer, tenant, ctx.principal?.actor ?? 'system', input))
+        .catch(fenceRefusal);
+      await auditEvent(
+        ctx,
+        'eventing.subscription.create',
+        { kind: 'event_subscription', id: subscription.id },
+        {
+          name: subscription.name,
+          endpoint: subscription.endpoint,
+          event_types: subscription.event_types,
+          role: subscription.role,
+          sink_format: subscription.sink_format,
+        },
+      );
       await rt.engine.refresh();
       return reply.json({ ...subscription, secret }, 201);
     },
@@ -116,8 +148,22 @@ export const eventingRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const input = authoringInput(ctx, rt, ctx.body);
       await refuseByEgress(ctx.services.store, input);
-      const { after } = await ctx.services.store.withTenant(tenant, (tx) => updateSubscription(tx, ctx.services.sealer, tenant, ctx.params.id, ctx.body.version, input)).catch(fenceRefusal);
-      await auditEvent(ctx, 'eventing.subscription.update', { kind: 'event_subscription', id: after.id }, { name: after.name, endpoint: after.endpoint, event_types: after.event_types, role: after.role, enabled: after.enabled, version: after.version });
+      const { after } = await ctx.services.store
+        .withTenant(tenant, (tx) => updateSubscription(tx, ctx.services.sealer, tenant, ctx.params.id, ctx.body.version, input))
+        .catch(fenceRefusal);
+      await auditEvent(
+        ctx,
+        'eventing.subscription.update',
+        { kind: 'event_subscription', id: after.id },
+        {
+          name: after.name,
+          endpoint: after.endpoint,
+          event_types: after.event_types,
+          role: after.role,
+          enabled: after.enabled,
+          version: after.version,
+        },
+      );
       await rt.engine.refresh();
       return after;
     },
@@ -137,7 +183,8 @@ export const eventingRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const gone = await ctx.services.store.withTenant(tenant, async (tx) => {
         const cur = await getSubscription(tx, tenant, ctx.params.id);
-        if (ctx.query.version !== undefined && cur.version !== ctx.query.version) throw errors.conflict(`version mismatch: the subscription is at version ${cur.version}`);
+        if (ctx.query.version !== undefined && cur.version !== ctx.query.version)
+          throw errors.conflict(`version mismatch: the subscription is at version ${cur.version}`);
         return deleteSubscription(tx, tenant, ctx.params.id);
       });
       await auditEvent(ctx, 'eventing.subscription.delete', { kind: 'event_subscription', id: gone.id }, { name: gone.name });
@@ -158,8 +205,15 @@ export const eventingRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const rt = runtimeOf(ctx);
       const tenant = tenantOf(ctx);
-      const { subscription, secret } = await ctx.services.store.withTenant(tenant, (tx) => rotateSecret(tx, ctx.services.sealer, tenant, ctx.params.id));
-      await auditEvent(ctx, 'eventing.subscription.rotate_secret', { kind: 'event_subscription', id: subscription.id }, { previous_secret_expires_at: subscription.previous_secret_expires_at });
+      const { subscription, secret } = await ctx.services.store.withTenant(tenant, (tx) =>
+        rotateSecret(tx, ctx.services.sealer, tenant, ctx.params.id),
+      );
+      await auditEvent(
+        ctx,
+        'eventing.subscription.rotate_secret',
+        { kind: 'event_subscription', id: subscription.id },
+        { previous_secret_expires_at: subscription.previous_secret_expires_at },
+      );
       await rt.engine.refresh();
       return { ...subscription, secret };
     },
@@ -180,11 +234,24 @@ export const eventingRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const row = await ctx.services.store.withTenant(tenant, (tx) => readSubscriptionRow(tx, tenant, ctx.params.id));
       if (!row) throw errors.notFound('subscription');
-      const event = { id: newId(), type: 'subscription.tested', source: '/svc/eventing', subject: `subscription/${row.id}`, time: nowTimestamp(), tenant, data: { subscription_id: row.id, message: 'a test delivery from svc' } };
+      const event = {
+        id: newId(),
+        type: 'subscription.tested',
+        source: '/svc/eventing',
+        subject: `subscription/${row.id}`,
+        time: nowTimestamp(),
+        tenant,
+        data: { subscription_id: row.id, message: 'a test delivery from svc' },
+      };
       const target = rt.target(row);
       const outcome = await target.send({ deliveryId: event.id, tenant, laneId: row.id, attempt: 1, event }).finally(() => target.close());
       const delivery = await ctx.services.store.withTenant(tenant, (tx) => recordFinished(tx, tenant, row.id, event, 'test', outcome));
-      await auditEvent(ctx, 'eventing.subscription.test', { kind: 'event_subscription', id: row.id }, { delivery_id: delivery.id, status: delivery.status, http_status: delivery.last_status });
+      await auditEvent(
+        ctx,
+        'eventing.subscription.test',
+        { kind: 'event_subscription', id: row.id },
+        { delivery_id: delivery.id, status: delivery.status, http_status: delivery.last_status },
+      );
       return { delivery };
     },
   }),
@@ -236,7 +303,11 @@ export const eventingRoutes: AnyRoute[] = [
       const rows = await ctx.services.store.withTenant(tenant, (tx) => readEvents(tx, tenant, after, limit + 1, types));
       const items = rows.slice(0, limit);
       // Logged events always carry their sequence, so each envelope matches the schema.
-      return { items: items.map(cloudEvent) as Array<Static<typeof CloudEvent>>, has_more: rows.length > limit, next_after: items[items.length - 1]?.sequence ?? after };
+      return {
+        items: items.map(cloudEvent) as Array<Static<typeof CloudEvent>>,
+        has_more: rows.length > limit,
+        next_after: items[items.length - 1]?.sequence ?? after,
+      };
     },
   }),
   route({
@@ -252,7 +323,14 @@ export const eventingRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const limit = ctx.query.limit ?? 50;
       const after = ctx.query.cursor ? decodeCursor(ctx.query.cursor) : undefined;
-      const rows = await ctx.services.store.withTenant(tenant, (tx) => listDeliveries(tx, tenant, { limit, ...(after ? { after } : {}), ...(ctx.query.subscription_id ? { subscription_id: ctx.query.subscription_id } : {}), ...(ctx.query.status ? { status: ctx.query.status } : {}) }));
+      const rows = await ctx.services.store.withTenant(tenant, (tx) =>
+        listDeliveries(tx, tenant, {
+          limit,
+          ...(after ? { after } : {}),
+          ...(ctx.query.subscription_id ? { subscription_id: ctx.query.subscription_id } : {}),
+          ...(ctx.query.status ? { status: ctx.query.status } : {}),
+        }),
+      );
       return pageOf(rows, limit);
     },
   }),
@@ -269,7 +347,14 @@ export const eventingRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const limit = ctx.query.limit ?? 50;
       const after = ctx.query.cursor ? decodeCursor(ctx.query.cursor) : undefined;
-      const rows = await ctx.services.store.withTenant(tenant, (tx) => listDeliveries(tx, tenant, { limit, status: 'dead', ...(after ? { after } : {}), ...(ctx.query.subscription_id ? { subscription_id: ctx.query.subscription_id } : {}) }));
+      const rows = await ctx.services.store.withTenant(tenant, (tx) =>
+        listDeliveries(tx, tenant, {
+          limit,
+          status: 'dead',
+          ...(after ? { after } : {}),
+          ...(ctx.query.subscription_id ? { subscription_id: ctx.query.subscription_id } : {}),
+        }),
+      );
       return pageOf(rows, limit);
     },
   }),
@@ -291,7 +376,12 @@ export const eventingRoutes: AnyRoute[] = [
         if (await getDelivery(tx, tenant, ctx.params.id)) throw errors.conflict('only a dead delivery can be redelivered');
         throw errors.notFound('dead letter');
       });
-      await auditEvent(ctx, 'eventing.delivery.redeliver', { kind: 'event_delivery', id: d.id }, { subscription_id: d.subscription_id, event_id: d.event_id });
+      await auditEvent(
+        ctx,
+        'eventing.delivery.redeliver',
+        { kind: 'event_delivery', id: d.id },
+        { subscription_id: d.subscription_id, event_id: d.event_id },
+      );
       ctx.services.eventing?.engine.wakeLanes(tenant);
       return d;
     },

@@ -48,7 +48,12 @@ export class EventingRuntime {
   constructor(o: EventingOptions) {
     this.#o = o;
     this.catalog = o.bus.catalog;
-    this.engine = new DeliveryEngine({ store: o.store, log: o.log, loadLanes: () => this.#loadLanes(), ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}) });
+    this.engine = new DeliveryEngine({
+      store: o.store,
+      log: o.log,
+      loadLanes: () => this.#loadLanes(),
+      ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    });
   }
 
   async start(): Promise<void> {
@@ -94,7 +99,10 @@ export class EventingRuntime {
     if (format === 'otlp' && !this.#warnedOtlp.has(r.id)) {
       // OTLP rule 5: `otlp` is delivered as the envelope (the same bytes as otlp_envelope); said once per subscription.
       this.#warnedOtlp.add(r.id);
-      this.#o.log.warn({ subscription: r.id, tenant: r.tenant_id, sink_format: format }, 'eventing: subscription sink_format "otlp" delivers the OTLP envelope (same as otlp_envelope)');
+      this.#o.log.warn(
+        { subscription: r.id, tenant: r.tenant_id, sink_format: format },
+        'eventing: subscription sink_format "otlp" delivers the OTLP envelope (same as otlp_envelope)',
+      );
     }
     return new WebhookTarget({
       endpoint: String(r.endpoint),
@@ -115,12 +123,17 @@ export class EventingRuntime {
     const tenants = await store.transaction((tx) => tx.selectFrom('tenants').select('id').where('deleted_at', 'is', null).execute());
     const lanes: Lane[] = [];
     for (const { id: tenant } of tenants) {
-      const rows = (await store.withTenant(tenant, (tx) => tx.selectFrom('event_subscriptions').selectAll().where('tenant_id', '=', tenant).where('enabled', '=', 1).execute())) as SubscriptionRow[];
+      const rows = (await store.withTenant(tenant, (tx) =>
+        tx.selectFrom('event_subscriptions').selectAll().where('tenant_id', '=', tenant).where('enabled', '=', 1).execute(),
+      )) as SubscriptionRow[];
       for (const r of rows) {
         try {
           lanes.push(this.#lane(r));
         } catch (err) {
-          this.#o.log.error({ err, subscription: r.id }, 'eventing: subscription cannot run (its sealed secret does not open with this key?)');
+          this.#o.log.error(
+            { err, subscription: r.id },
+            'eventing: subscription cannot run (its sealed secret does not open with this key?)',
+          );
         }
       }
     }
@@ -156,14 +169,21 @@ export class EventingRuntime {
       key: `webhooks:${tenant}`,
       tenant,
       dispatch: async (tx, laneIds) => {
-        let q = tx.selectFrom('event_subscriptions').select(['id', 'cursor_seq', 'event_types', 'role', 'enabled']).where('tenant_id', '=', tenant).where('id', 'in', [...laneIds]).orderBy('id');
+        let q = tx
+          .selectFrom('event_subscriptions')
+          .select(['id', 'cursor_seq', 'event_types', 'role', 'enabled'])
+          .where('tenant_id', '=', tenant)
+          .where('id', 'in', [...laneIds])
+          .orderBy('id');
         // Two replicas dispatching one tenant take turns on Postgres; SQLite has one writer anyway.
         if (this.#o.store.capabilities.supportsConcurrentWriters) q = q.forUpdate();
         const upto = await lastSeq(tx, tenant);
         const behind = (await q.execute()).filter((s) => Number(s.enabled) === 1 && Number(s.cursor_seq) < upto);
         const queued = new Set<string>();
         if (behind.length === 0) return { queued, more: false };
-        const wants = new Map(behind.map((s) => [s.id, new Set((JSON.parse(s.event_types) as string[]).filter((t) => this.mayReceive(s.role, t)))]));
+        const wants = new Map(
+          behind.map((s) => [s.id, new Set((JSON.parse(s.event_types) as string[]).filter((t) => this.mayReceive(s.role, t)))]),
+        );
         const from = Math.min(...behind.map((s) => Number(s.cursor_seq)));
         const types = [...new Set([...wants.values()].flatMap((t) => [...t]))];
         const events: BusEvent[] = await readEvents(tx, tenant, from, DISPATCH_BATCH, types, upto);
@@ -178,7 +198,14 @@ export class EventingRuntime {
         await queueMany(tx, tenant, rows);
         for (const r of rows) queued.add(r.laneId);
         const moving = behind.filter((s) => Number(s.cursor_seq) < next).map((s) => s.id);
-        if (moving.length > 0) await tx.updateTable('event_subscriptions').set({ cursor_seq: next }).where('tenant_id', '=', tenant).where('id', 'in', moving).where('cursor_seq', '<', next).execute();
+        if (moving.length > 0)
+          await tx
+            .updateTable('event_subscriptions')
+            .set({ cursor_seq: next })
+            .where('tenant_id', '=', tenant)
+            .where('id', 'in', moving)
+            .where('cursor_seq', '<', next)
+            .execute();
         return { queued, more };
       },
     };

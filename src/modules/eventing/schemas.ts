@@ -9,8 +9,14 @@ const Text = (max: number) => TextRule({ minLength: 1, maxLength: max });
 export const ReceiverAuth = Type.Union(
   [
     Type.Object({ kind: Type.Literal('bearer'), token: Text(4096) }, { additionalProperties: false }),
-    Type.Object({ kind: Type.Literal('basic'), username: TextRule({ minLength: 1, maxLength: 256, pattern: '^[^:]*$' }), password: Text(1024) }, { additionalProperties: false }),
-    Type.Object({ kind: Type.Literal('header'), name: Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$" }), value: Text(4096) }, { additionalProperties: false }),
+    Type.Object(
+      { kind: Type.Literal('basic'), username: TextRule({ minLength: 1, maxLength: 256, pattern: '^[^:]*$' }), password: Text(1024) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { kind: Type.Literal('header'), name: Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$" }), value: Text(4096) },
+      { additionalProperties: false },
+    ),
   ],
   { description: 'credential the receiver expects; stored sealed, never returned (a hint of at most 4 characters is)' },
 );
@@ -18,7 +24,13 @@ export const ReceiverAuth = Type.Union(
 const Retry = Type.Object(
   {
     max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'attempts before `dead` (default 12)' })),
-    initial_interval_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, description: 'first retry delay; doubles per attempt, capped at 8 h, ±20% jitter (default 30)' })),
+    initial_interval_s: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 86_400,
+        description: 'first retry delay; doubles per attempt, capped at 8 h, ±20% jitter (default 30)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,15 +40,26 @@ const SubscriptionFields = {
   enabled: Type.Optional(Type.Boolean()),
   event_types: Type.Array(EventType, { minItems: 1, maxItems: 200 }),
   endpoint: TextRule({ minLength: 1, maxLength: 2048 }),
-  ca_pem: Type.Optional(Type.Union([MultilineText({ maxLength: 65_536 }), Type.Null()], { description: 'PEM CA bundle the receiver certificate must chain to (a private receiver)' })),
-  pin_sha256: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), Type.Null()], { description: "base64 SHA-256 of the receiver's public key (SubjectPublicKeyInfo); with it the chain is not checked, the key is" })),
+  ca_pem: Type.Optional(
+    Type.Union([MultilineText({ maxLength: 65_536 }), Type.Null()], {
+      description: 'PEM CA bundle the receiver certificate must chain to (a private receiver)',
+    }),
+  ),
+  pin_sha256: Type.Optional(
+    Type.Union([Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), Type.Null()], {
+      description: "base64 SHA-256 of the receiver's public key (SubjectPublicKeyInfo); with it the chain is not checked, the key is",
+    }),
+  ),
   sink_format: Type.Optional(TextRule({ maxLength: 32, description: 'ocsf (default), cef, leef, syslog, otlp, otlp_envelope, json' })),
   retry: Type.Optional(Retry),
   timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'per attempt (default 10000)' })),
   role: Type.Optional(Role),
 };
 
-export const SubscriptionCreateBody = Type.Object({ ...SubscriptionFields, auth: Type.Optional(ReceiverAuth) }, { additionalProperties: false });
+export const SubscriptionCreateBody = Type.Object(
+  { ...SubscriptionFields, auth: Type.Optional(ReceiverAuth) },
+  { additionalProperties: false },
+);
 
 export const SubscriptionUpdateBody = Type.Object(
   {
@@ -57,13 +80,18 @@ export const Subscription = Type.Object(
     ca_pem: Type.Union([Type.String(), Type.Null()]),
     pin_sha256: Type.Union([Type.String(), Type.Null()]),
     sink_format: Type.String(),
-    auth: Type.Union([Type.Object({ kind: Type.String(), header: Type.Optional(Type.String()), hint: Type.String() }, { additionalProperties: false }), Type.Null()]),
+    auth: Type.Union([
+      Type.Object({ kind: Type.String(), header: Type.Optional(Type.String()), hint: Type.String() }, { additionalProperties: false }),
+      Type.Null(),
+    ]),
     retry: Type.Object({ max_attempts: Type.Integer(), initial_interval_s: Type.Integer() }, { additionalProperties: false }),
     timeout_ms: Type.Integer(),
     role: Type.String({ description: 'role ceiling: only event types this role may read are delivered' }),
     created_by: Type.String(),
     cursor_seq: Type.Integer({ description: 'events up to this sequence have been queued for delivery' }),
-    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], { description: 'after a rotation: until then the old secret signs too' }),
+    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'after a rotation: until then the old secret signs too',
+    }),
     version: Type.Integer({ minimum: 1 }),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -76,16 +104,27 @@ export const SubscriptionWithSecret = Type.Object(
   { additionalProperties: false },
 );
 
-export const Page = <T extends ReturnType<typeof Type.Object>>(item: T) => Type.Object({ items: Type.Array(item), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const Page = <T extends ReturnType<typeof Type.Object>>(item: T) =>
+  Type.Object({ items: Type.Array(item), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
 
-export const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) }, { additionalProperties: false });
+export const ListQuery = Type.Object(
+  { limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 export const DeleteQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });
 
 export const EventTypeItem = Type.Object(
-  { type: Type.String(), source: Type.String(), description: Type.String(), stability: Type.String(), permission: Type.String({ description: 'what a role needs to receive it' }), schema: Type.Unknown() },
+  {
+    type: Type.String(),
+    source: Type.String(),
+    description: Type.String(),
+    stability: Type.String(),
+    permission: Type.String({ description: 'what a role needs to receive it' }),
+    schema: Type.Unknown(),
+  },
   { additionalProperties: false },
 );
 export const EventTypeList = Type.Object({ items: Type.Array(EventTypeItem) }, { additionalProperties: false });
@@ -115,7 +154,14 @@ export const EventsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export const EventPage = Type.Object({ items: Type.Array(CloudEvent), has_more: Type.Boolean(), next_after: Type.Integer({ description: 'pass as `after` for the next page' }) }, { additionalProperties: false });
+export const EventPage = Type.Object(
+  {
+    items: Type.Array(CloudEvent),
+    has_more: Type.Boolean(),
+    next_after: Type.Integer({ description: 'pass as `after` for the next page' }),
+  },
+  { additionalProperties: false },
+);
 
 export const Delivery = Type.Object(
   {
@@ -139,10 +185,18 @@ export const Delivery = Type.Object(
 export const DeliveryStatus = Type.Union(['queued', 'delivering', 'delivered', 'failed', 'dead'].map((s) => Type.Literal(s)));
 
 export const DeliveriesQuery = Type.Object(
-  { subscription_id: Type.Optional(Uuid), status: Type.Optional(DeliveryStatus), limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) },
+  {
+    subscription_id: Type.Optional(Uuid),
+    status: Type.Optional(DeliveryStatus),
+    limit: Type.Optional(Limit),
+    cursor: Type.Optional(TextRule({ maxLength: 200 })),
+  },
   { additionalProperties: false },
 );
-export const DeadLettersQuery = Type.Object({ subscription_id: Type.Optional(Uuid), limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) }, { additionalProperties: false });
+export const DeadLettersQuery = Type.Object(
+  { subscription_id: Type.Optional(Uuid), limit: Type.Optional(Limit), cursor: Type.Optional(TextRule({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
 
 export const ReplayBody = Type.Object(
   {
@@ -151,7 +205,10 @@ export const ReplayBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const ReplayAnswer = Type.Object({ queued: Type.Integer(), from_seq: Type.Integer(), to_seq: Type.Integer(), truncated: Type.Boolean() }, { additionalProperties: false });
+export const ReplayAnswer = Type.Object(
+  { queued: Type.Integer(), from_seq: Type.Integer(), to_seq: Type.Integer(), truncated: Type.Boolean() },
+  { additionalProperties: false },
+);
 
 export const TestAnswer = Type.Object({ delivery: Delivery }, { additionalProperties: false });
 
@@ -161,11 +218,34 @@ export const BusAnswer = Type.Object(
     published: Type.Integer(),
     types: Type.Array(Type.Object({ type: Type.String(), subscribers: Type.Array(Type.String()) }, { additionalProperties: false })),
     subscribers: Type.Array(
-      Type.Object({ name: Type.String(), types: Type.Union([Type.Array(Type.String()), Type.Literal('*')]), depth: Type.Integer(), delivered: Type.Integer(), dropped: Type.Integer(), failed: Type.Integer() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          name: Type.String(),
+          types: Type.Union([Type.Array(Type.String()), Type.Literal('*')]),
+          depth: Type.Integer(),
+          delivered: Type.Integer(),
+          dropped: Type.Integer(),
+          failed: Type.Integer(),
+        },
+        { additionalProperties: false },
+      ),
     ),
     drops: Type.Integer(),
     lanes: Type.Array(
-      Type.Object({ id: Type.String(), tenant: Type.String(), name: Type.String(), queued: Type.Integer(), delivered: Type.Integer(), retried: Type.Integer(), failed: Type.Integer(), dead: Type.Integer(), in_flight: Type.Boolean() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          id: Type.String(),
+          tenant: Type.String(),
+          name: Type.String(),
+          queued: Type.Integer(),
+          delivered: Type.Integer(),
+          retried: Type.Integer(),
+          failed: Type.Integer(),
+          dead: Type.Integer(),
+          in_flight: Type.Boolean(),
+        },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -176,9 +256,17 @@ export const EgressPolicyAnswer = Type.Object(
     mode: Type.Union([Type.Literal('compatibility'), Type.Literal('enforced')]),
     fence_armed: Type.Boolean(),
     allow: Type.Array(Type.String()),
-    would_block: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), endpoint: Type.String(), reason: Type.String() }, { additionalProperties: false })),
+    would_block: Type.Array(
+      Type.Object(
+        { id: Type.String(), name: Type.String(), endpoint: Type.String(), reason: Type.String() },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 export const EgressCheckBody = Type.Object({ endpoint: TextRule({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false });
-export const EgressCheckAnswer = Type.Object({ endpoint: Type.String(), mode: Type.String(), allowed: Type.Boolean(), enforced: Type.Boolean(), reason: Type.String() }, { additionalProperties: false });
+export const EgressCheckAnswer = Type.Object(
+  { endpoint: Type.String(), mode: Type.String(), allowed: Type.Boolean(), enforced: Type.Boolean(), reason: Type.String() },
+  { additionalProperties: false },
+);

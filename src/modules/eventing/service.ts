@@ -46,16 +46,26 @@ export function authoringInput(ctx: Ctx, rt: EventingRuntime, body: AuthoringBod
   try {
     sink_format = parseFormatToken('eventing_sink', body.sink_format);
   } catch (err) {
-    if (err instanceof FormatTokenError) throw errors.badRequest(`sink_format ${JSON.stringify(body.sink_format)} is not accepted; accepted: ${err.accepted.join(', ')}`);
+    if (err instanceof FormatTokenError)
+      throw errors.badRequest(`sink_format ${JSON.stringify(body.sink_format)} is not accepted; accepted: ${err.accepted.join(', ')}`);
     throw err;
   }
   const unknown = body.event_types.filter((t) => !rt.catalog.get(t));
-  if (unknown.length > 0) throw errors.badRequest(`unknown event type(s): ${unknown.join(', ')} (GET /v1/m/eventing/event-types lists them)`);
+  if (unknown.length > 0)
+    throw errors.badRequest(`unknown event type(s): ${unknown.join(', ')} (GET /v1/m/eventing/event-types lists them)`);
   const mine = callerRole(ctx);
   const role = body.role ?? mine;
   if (!roleAtLeast(mine, role)) throw new ApiError('role_ceiling', `a subscription's role cannot be above yours (${mine})`);
   if (body.ca_pem && !/-----BEGIN CERTIFICATE-----/.test(body.ca_pem)) throw errors.badRequest('ca_pem must hold PEM certificates');
-  const input: SubscriptionInput = { name: body.name, event_types: body.event_types, endpoint, sink_format, role, ca_pem: body.ca_pem ?? null, pin_sha256: body.pin_sha256 ?? null };
+  const input: SubscriptionInput = {
+    name: body.name,
+    event_types: body.event_types,
+    endpoint,
+    sink_format,
+    role,
+    ca_pem: body.ca_pem ?? null,
+    pin_sha256: body.pin_sha256 ?? null,
+  };
   if (body.enabled !== undefined) input.enabled = body.enabled;
   if (body.auth !== undefined) input.auth = body.auth;
   if (body.retry !== undefined) input.retry = body.retry;

@@ -21,7 +21,10 @@ type Tx = Transaction<Database>;
 /** How long the old secret keeps signing after a rotation. */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
 
-export type ReceiverAuth = { kind: 'bearer'; token: string } | { kind: 'basic'; username: string; password: string } | { kind: 'header'; name: string; value: string };
+export type ReceiverAuth =
+  | { kind: 'bearer'; token: string }
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'header'; name: string; value: string };
 
 /** What a create or an update sets. */
 export interface SubscriptionInput {
@@ -77,13 +80,18 @@ export function toSubscription(r: SubscriptionRow): Subscription {
     ca_pem: (r.ca_pem as string | null) ?? null,
     pin_sha256: (r.pin_sha256 as string | null) ?? null,
     sink_format: String(r.sink_format),
-    auth: r.auth_kind ? { kind: String(r.auth_kind), ...(r.auth_header ? { header: String(r.auth_header) } : {}), hint: String(r.auth_hint ?? '') } : null,
+    auth: r.auth_kind
+      ? { kind: String(r.auth_kind), ...(r.auth_header ? { header: String(r.auth_header) } : {}), hint: String(r.auth_hint ?? '') }
+      : null,
     retry: { max_attempts: Number(r.max_attempts), initial_interval_s: Number(r.initial_interval_s) },
     timeout_ms: Number(r.timeout_ms),
     role: String(r.role),
     created_by: String(r.created_by),
     cursor_seq: Number(r.cursor_seq),
-    previous_secret_expires_at: r.previous_secret_sealed && r.previous_expires_at && String(r.previous_expires_at) > nowTimestamp() ? String(r.previous_expires_at) : null,
+    previous_secret_expires_at:
+      r.previous_secret_sealed && r.previous_expires_at && String(r.previous_expires_at) > nowTimestamp()
+        ? String(r.previous_expires_at)
+        : null,
     version: Number(r.version),
     created_at: String(r.created_at),
     updated_at: String(r.updated_at),
@@ -127,7 +135,13 @@ const conflictOnName = (err: unknown): never => {
 };
 
 /** Creates a subscription starting at the tenant's current sequence (earlier events: replay); returns it with its secret. */
-export async function createSubscription(tx: Tx, sealer: Sealer, tenant: string, createdBy: string, input: SubscriptionInput): Promise<{ subscription: Subscription; secret: string }> {
+export async function createSubscription(
+  tx: Tx,
+  sealer: Sealer,
+  tenant: string,
+  createdBy: string,
+  input: SubscriptionInput,
+): Promise<{ subscription: Subscription; secret: string }> {
   const id = newId();
   const now = nowTimestamp();
   const secret = newWebhookSecret();
@@ -154,7 +168,12 @@ export async function createSubscription(tx: Tx, sealer: Sealer, tenant: string,
 }
 
 export async function readSubscriptionRow(tx: Tx, tenant: string, id: string): Promise<SubscriptionRow | undefined> {
-  return (await tx.selectFrom('event_subscriptions').selectAll().where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst()) as SubscriptionRow | undefined;
+  return (await tx
+    .selectFrom('event_subscriptions')
+    .selectAll()
+    .where('tenant_id', '=', tenant)
+    .where('id', '=', id)
+    .executeTakeFirst()) as SubscriptionRow | undefined;
 }
 
 export async function getSubscription(tx: Tx, tenant: string, id: string): Promise<Subscription> {
@@ -170,7 +189,14 @@ export async function listSubscriptions(tx: Tx, tenant: string, after: string | 
 }
 
 /** Edits in place; `version` must be current (409 otherwise). The signing secret is untouched. */
-export async function updateSubscription(tx: Tx, sealer: Sealer, tenant: string, id: string, version: number, input: SubscriptionInput): Promise<{ before: Subscription; after: Subscription }> {
+export async function updateSubscription(
+  tx: Tx,
+  sealer: Sealer,
+  tenant: string,
+  id: string,
+  version: number,
+  input: SubscriptionInput,
+): Promise<{ before: Subscription; after: Subscription }> {
   const cur = await readSubscriptionRow(tx, tenant, id);
   if (!cur) throw errors.notFound('subscription');
   if (Number(cur.version) !== version) throw errors.conflict(`version mismatch: the subscription is at version ${String(cur.version)}`);
@@ -178,9 +204,21 @@ export async function updateSubscription(tx: Tx, sealer: Sealer, tenant: string,
   const authCols =
     input.auth === undefined
       ? {}
-      : { auth_kind: input.auth?.kind ?? null, auth_header: auth?.header ?? null, auth_sealed: auth ? sealer.seal(auth.secret, id) : null, auth_hint: auth ? secretHint(auth.secret) : null };
+      : {
+          auth_kind: input.auth?.kind ?? null,
+          auth_header: auth?.header ?? null,
+          auth_sealed: auth ? sealer.seal(auth.secret, id) : null,
+          auth_hint: auth ? secretHint(auth.secret) : null,
+        };
   const set = { ...settings(input), ...authCols, version: version + 1, updated_at: nowTimestamp() };
-  const res = await tx.updateTable('event_subscriptions').set(set).where('tenant_id', '=', tenant).where('id', '=', id).where('version', '=', version).executeTakeFirst().catch(conflictOnName);
+  const res = await tx
+    .updateTable('event_subscriptions')
+    .set(set)
+    .where('tenant_id', '=', tenant)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .executeTakeFirst()
+    .catch(conflictOnName);
   if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('version mismatch: the subscription changed concurrently');
   return { before: toSubscription(cur), after: toSubscription({ ...cur, ...set } as SubscriptionRow) };
 }
@@ -195,7 +233,13 @@ export async function deleteSubscription(tx: Tx, tenant: string, id: string): Pr
 }
 
 /** A new signing secret (returned once); the current one signs beside it until the grace window ends. */
-export async function rotateSecret(tx: Tx, sealer: Sealer, tenant: string, id: string, graceMs = ROTATION_GRACE_MS): Promise<{ subscription: Subscription; secret: string }> {
+export async function rotateSecret(
+  tx: Tx,
+  sealer: Sealer,
+  tenant: string,
+  id: string,
+  graceMs = ROTATION_GRACE_MS,
+): Promise<{ subscription: Subscription; secret: string }> {
   const cur = await readSubscriptionRow(tx, tenant, id);
   if (!cur) throw errors.notFound('subscription');
   const secret = newWebhookSecret();
@@ -213,6 +257,7 @@ export async function rotateSecret(tx: Tx, sealer: Sealer, tenant: string, id: s
 /** The secrets that sign now: the current one, then the previous one inside its grace window. */
 export function signingSecrets(sealer: Sealer, r: SubscriptionRow, now = nowTimestamp()): string[] {
   const out = [sealer.open(String(r.secret_sealed), r.id)];
-  if (r.previous_secret_sealed && r.previous_expires_at && String(r.previous_expires_at) > now) out.push(sealer.open(String(r.previous_secret_sealed), r.id));
+  if (r.previous_secret_sealed && r.previous_expires_at && String(r.previous_expires_at) > now)
+    out.push(sealer.open(String(r.previous_secret_sealed), r.id));
   return out;
 }

@@ -96,7 +96,12 @@ export class WebhookTarget implements DeliveryTarget {
     const refused = this.#s.egressRefusal ? await this.#s.egressRefusal(this.#s.endpoint) : null;
     if (refused) return { result: 'failed', error: refused };
     const { body, contentType } = renderCached(this.#s.sinkFormat, job.event, this.#s.version);
-    const headers = { ...this.#s.authHeaders, 'content-type': contentType, 'user-agent': `svc-webhooks/${this.#s.version}`, ...webhookHeaders(this.#s.secrets(), job.event.id, body) };
+    const headers = {
+      ...this.#s.authHeaders,
+      'content-type': contentType,
+      'user-agent': `svc-webhooks/${this.#s.version}`,
+      ...webhookHeaders(this.#s.secrets(), job.event.id, body),
+    };
     return this.post(body, headers);
   }
 
@@ -104,14 +109,27 @@ export class WebhookTarget implements DeliveryTarget {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), this.#s.timeoutMs);
     try {
-      const res = await this.#agent.request({ origin: this.#origin, path: this.#path, method: 'POST', headers, body, signal: ac.signal, headersTimeout: this.#s.timeoutMs, bodyTimeout: this.#s.timeoutMs });
+      const res = await this.#agent.request({
+        origin: this.#origin,
+        path: this.#path,
+        method: 'POST',
+        headers,
+        body,
+        signal: ac.signal,
+        headersTimeout: this.#s.timeoutMs,
+        bodyTimeout: this.#s.timeoutMs,
+      });
       // The answer's body is not read beyond draining it: any 2xx delivers (OTLP rule 2).
       res.body.dump().catch(() => undefined);
       return outcomeOf(res.statusCode, res.headers['retry-after']);
     } catch (err) {
-      if (ac.signal.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT') return { result: 'retry', error: `no answer within ${this.#s.timeoutMs} ms` };
+      if (ac.signal.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT')
+        return { result: 'retry', error: `no answer within ${this.#s.timeoutMs} ms` };
       const e = err as Error & { cause?: Error };
-      return { result: 'retry', error: `network: ${e.message}${e.cause?.message && e.cause.message !== e.message ? ` (${e.cause.message})` : ''}` };
+      return {
+        result: 'retry',
+        error: `network: ${e.message}${e.cause?.message && e.cause.message !== e.message ? ` (${e.cause.message})` : ''}`,
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -4,8 +4,19 @@ import { Limit, Timestamp, Uuid, MultilineText, Text } from '../../contract/comm
 
 const Name = Text({ minLength: 1, maxLength: 200 });
 const Reason = MultilineText({ maxLength: 2000 });
-const Params = Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, 'x-opaque': true, description: 'exactly what will be done; part of the plan hash' });
-const Status = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled'), Type.Literal('consumed'), Type.Literal('expired')]);
+const Params = Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), {
+  maxProperties: 200,
+  'x-opaque': true,
+  description: 'exactly what will be done; part of the plan hash',
+});
+const Status = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('approved'),
+  Type.Literal('rejected'),
+  Type.Literal('cancelled'),
+  Type.Literal('consumed'),
+  Type.Literal('expired'),
+]);
 
 export const Approval = Type.Object(
   {
@@ -14,7 +25,10 @@ export const Approval = Type.Object(
     action: Type.String(),
     subject: Type.String(),
     params: Type.Record(Text(), Type.Unknown(), { 'x-opaque': true }),
-    plan_hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the RFC 8785 canonical JSON of {action, subject, params}' }),
+    plan_hash: Type.String({
+      pattern: '^[0-9a-f]{64}$',
+      description: 'hex SHA-256 of the RFC 8785 canonical JSON of {action, subject, params}',
+    }),
     quorum: Type.Integer({ minimum: 1 }),
     approvals: Type.Integer({ minimum: 0, description: 'distinct people who approved' }),
     status: Status,
@@ -29,15 +43,22 @@ export const Approval = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApprovalPage = Type.Object({ items: Type.Array(Approval), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const ApprovalPage = Type.Object(
+  { items: Type.Array(Approval), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const ApprovalCreateBody = Type.Object(
   {
     action: Name,
     subject: Name,
     params: Type.Optional(Params),
-    quorum: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'distinct approvers needed besides the requester (default 2)' })),
-    expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 24 * 3600, description: 'seconds until the approval expires (default 86400)' })),
+    quorum: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 10, description: 'distinct approvers needed besides the requester (default 2)' }),
+    ),
+    expires_in: Type.Optional(
+      Type.Integer({ minimum: 60, maximum: 30 * 24 * 3600, description: 'seconds until the approval expires (default 86400)' }),
+    ),
     reason: Type.Optional(Reason),
   },
   { additionalProperties: false },
@@ -49,7 +70,15 @@ export const ApprovalListQuery = Type.Object(
 );
 
 export const Decision = Type.Object(
-  { id: Uuid, approval_id: Uuid, user_id: Uuid, actor: Type.String(), decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]), reason: Type.String(), created_at: Timestamp },
+  {
+    id: Uuid,
+    approval_id: Uuid,
+    user_id: Uuid,
+    actor: Type.String(),
+    decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
+    reason: Type.String(),
+    created_at: Timestamp,
+  },
   { additionalProperties: false },
 );
 

@@ -5,7 +5,11 @@ import { governanceEvents } from './events.js';
 import { pdpRoutes } from './pdp-routes.js';
 import { pepRoutes } from './pep-routes.js';
 
-export const governanceManifest: ModuleManifest = { name: 'governance', routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes], events: governanceEvents };
+export const governanceManifest: ModuleManifest = {
+  name: 'governance',
+  routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes],
+  events: governanceEvents,
+};
 
 /** What other modules may use: the approval gate (dual control) and the 202 body. */
 export { gateOnApproval, getApproval, listDecisions, pendingApprovalBody, type Approval, type Plan } from './approval-service.js';

@@ -24,7 +24,14 @@ export function scopeOf(agent: string | undefined): string {
 }
 
 export async function listKillSwitches(store: Store, tenant: string): Promise<KillSwitch[]> {
-  return store.withTenant(tenant, (tx) => tx.selectFrom('gov_kill_switches').select(['scope', 'reason', 'created_by', 'created_at']).where('tenant_id', '=', tenant).orderBy('scope').execute());
+  return store.withTenant(tenant, (tx) =>
+    tx
+      .selectFrom('gov_kill_switches')
+      .select(['scope', 'reason', 'created_by', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .orderBy('scope')
+      .execute(),
+  );
 }
 
 /** Engages a switch (idempotent: engaging again keeps the first record). */
@@ -32,7 +39,12 @@ export async function engageKillSwitch(store: Store, tenant: string, scope: stri
   const row = { tenant_id: tenant, scope, reason, created_by: actor, created_at: nowTimestamp() };
   const out = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const cur = await tx.selectFrom('gov_kill_switches').select(['scope', 'reason', 'created_by', 'created_at']).where('tenant_id', '=', tenant).where('scope', '=', scope).executeTakeFirst();
+    const cur = await tx
+      .selectFrom('gov_kill_switches')
+      .select(['scope', 'reason', 'created_by', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .where('scope', '=', scope)
+      .executeTakeFirst();
     if (cur) return cur;
     await tx.insertInto('gov_kill_switches').values(row).execute();
     return { scope, reason, created_by: actor, created_at: row.created_at };
@@ -42,7 +54,9 @@ export async function engageKillSwitch(store: Store, tenant: string, scope: stri
 }
 
 export async function releaseKillSwitch(store: Store, tenant: string, scope: string): Promise<void> {
-  const res = await store.withTenant(tenant, (tx) => tx.deleteFrom('gov_kill_switches').where('tenant_id', '=', tenant).where('scope', '=', scope).executeTakeFirst());
+  const res = await store.withTenant(tenant, (tx) =>
+    tx.deleteFrom('gov_kill_switches').where('tenant_id', '=', tenant).where('scope', '=', scope).executeTakeFirst(),
+  );
   cache.delete(tenant);
   if (Number(res.numDeletedRows) === 0) throw errors.notFound('kill switch');
 }

@@ -7,12 +7,28 @@ import { compilePolicies } from './policy-engine.js';
 import { activePolicy, compiledFor, getRevision, HOOKS_SURFACE, listRevisions, publishRevision, rollbackRevision } from './policy-store.js';
 import { policySigner } from './policy-signing.js';
 import { hookCedarCall } from './pep-service.js';
-import { EvalBody, EvalResult, PolicyDocBody, Revision, RevisionList, RevisionParams, RollbackBody, RollbackResult, SigningKey, SurfaceQuery, ValidateResult } from './pep-schemas.js';
+import {
+  EvalBody,
+  EvalResult,
+  PolicyDocBody,
+  Revision,
+  RevisionList,
+  RevisionParams,
+  RollbackBody,
+  RollbackResult,
+  SigningKey,
+  SurfaceQuery,
+  ValidateResult,
+} from './pep-schemas.js';
 
 const common = { stability: 'beta' as const, tags: ['governance'] };
 const BASE = '/v1/m/governance/pdp';
 
-type EvalCtx = Parameters<typeof hookCedarCall>[0] & Parameters<typeof tenantOf>[0] & { services: { store: import('../../store/store.js').Store }; body: import('typebox').Static<typeof EvalBody> };
+type EvalCtx = Parameters<typeof hookCedarCall>[0] &
+  Parameters<typeof tenantOf>[0] & {
+    services: { store: import('../../store/store.js').Store };
+    body: import('typebox').Static<typeof EvalBody>;
+  };
 
 /** Evaluates the body's input against its candidate document, or the surface's active revision. */
 async function evaluateBody(ctx: EvalCtx, sliced: boolean) {
@@ -37,65 +53,153 @@ async function evaluateBody(ctx: EvalCtx, sliced: boolean) {
 
 export const pdpRoutes: AnyRoute[] = [
   route({
-    ...common, method: 'POST', path: `${BASE}/validate`, operationId: 'validatePolicy', summary: 'Parse and check a Cedar policy document without storing it',
-    permission: 'governance:policy:read', body: PolicyDocBody, response: ValidateResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/validate`,
+    operationId: 'validatePolicy',
+    summary: 'Parse and check a Cedar policy document without storing it',
+    permission: 'governance:policy:read',
+    body: PolicyDocBody,
+    response: ValidateResult,
     handler: (ctx) => {
       const r = compilePolicies(ctx.body.content);
       return { valid: r.ok, errors: r.errors, policies: r.policies };
     },
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/explain`, operationId: 'explainPolicyDecision', summary: 'Decide a hook input against the whole set (candidate or active) and name the policies that decided',
-    permission: 'governance:policy:read', body: EvalBody, response: EvalResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/explain`,
+    operationId: 'explainPolicyDecision',
+    summary: 'Decide a hook input against the whole set (candidate or active) and name the policies that decided',
+    permission: 'governance:policy:read',
+    body: EvalBody,
+    response: EvalResult,
     handler: (ctx) => evaluateBody(ctx, false),
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/dry-run`, operationId: 'dryRunPolicy', summary: 'Decide a hook input as the decision endpoint would, against a candidate document (or the active revision), recording nothing',
-    permission: 'governance:policy:read', body: EvalBody, response: EvalResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/dry-run`,
+    operationId: 'dryRunPolicy',
+    summary: 'Decide a hook input as the decision endpoint would, against a candidate document (or the active revision), recording nothing',
+    permission: 'governance:policy:read',
+    body: EvalBody,
+    response: EvalResult,
     handler: (ctx) => evaluateBody(ctx, true),
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/publish`, operationId: 'publishPolicy', summary: 'Compile, sign and store a new revision (replaces the whole document) and make it active; one that does not compile changes nothing (400)',
-    permission: 'governance:policy:admin', audit: 'policy.publish', body: PolicyDocBody, response: Revision, status: 201,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/publish`,
+    operationId: 'publishPolicy',
+    summary:
+      'Compile, sign and store a new revision (replaces the whole document) and make it active; one that does not compile changes ' +
+      'nothing (400)',
+    permission: 'governance:policy:admin',
+    audit: 'policy.publish',
+    body: PolicyDocBody,
+    response: Revision,
+    status: 201,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const surface = ctx.body.surface ?? HOOKS_SURFACE;
-      const rev = await publishRevision(ctx.services.store, ctx.services.dataDir, tenant, { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' });
-      await auditEvent(ctx, 'policy.publish', { kind: 'policy_revision', id: `${surface}/${rev.revision}` }, { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note });
-      ctx.services.events.publish([{ type: 'policy.published', tenant, subject: `policy_revision/${surface}/${rev.revision}`, data: { id: `${surface}/${rev.revision}`, surface, revision: rev.revision, sha256: rev.sha256 } }]);
+      const rev = await publishRevision(ctx.services.store, ctx.services.dataDir, tenant, {
+        surface,
+        content: ctx.body.content,
+        note: ctx.body.note ?? '',
+        actor: ctx.principal?.actor ?? 'system',
+      });
+      await auditEvent(
+        ctx,
+        'policy.publish',
+        { kind: 'policy_revision', id: `${surface}/${rev.revision}` },
+        { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note },
+      );
+      ctx.services.events.publish([
+        {
+          type: 'policy.published',
+          tenant,
+          subject: `policy_revision/${surface}/${rev.revision}`,
+          data: { id: `${surface}/${rev.revision}`, surface, revision: rev.revision, sha256: rev.sha256 },
+        },
+      ]);
       return reply.json(rev, 201);
     },
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/rollback`, operationId: 'rollbackPolicy', summary: 'Make a stored revision active again',
-    permission: 'governance:policy:admin', audit: 'policy.rollback', body: RollbackBody, response: RollbackResult,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/rollback`,
+    operationId: 'rollbackPolicy',
+    summary: 'Make a stored revision active again',
+    permission: 'governance:policy:admin',
+    audit: 'policy.rollback',
+    body: RollbackBody,
+    response: RollbackResult,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const surface = ctx.body.surface ?? HOOKS_SURFACE;
       const out = await rollbackRevision(ctx.services.store, tenant, surface, ctx.body.revision);
-      await auditEvent(ctx, 'policy.rollback', { kind: 'policy_revision', id: `${surface}/${out.to.revision}` }, { surface, from: out.from, to: out.to.revision, sha256: out.to.sha256 });
-      ctx.services.events.publish([{ type: 'policy.rolled_back', tenant, subject: `policy_revision/${surface}/${out.to.revision}`, data: { id: `${surface}/${out.to.revision}`, surface, from: out.from, to: out.to.revision } }]);
+      await auditEvent(
+        ctx,
+        'policy.rollback',
+        { kind: 'policy_revision', id: `${surface}/${out.to.revision}` },
+        { surface, from: out.from, to: out.to.revision, sha256: out.to.sha256 },
+      );
+      ctx.services.events.publish([
+        {
+          type: 'policy.rolled_back',
+          tenant,
+          subject: `policy_revision/${surface}/${out.to.revision}`,
+          data: { id: `${surface}/${out.to.revision}`, surface, from: out.from, to: out.to.revision },
+        },
+      ]);
       return out;
     },
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/versions`, operationId: 'listPolicyVersions', summary: 'The revisions of a surface, newest first',
-    permission: 'governance:policy:read', query: SurfaceQuery, response: RevisionList,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/versions`,
+    operationId: 'listPolicyVersions',
+    summary: 'The revisions of a surface, newest first',
+    permission: 'governance:policy:read',
+    query: SurfaceQuery,
+    response: RevisionList,
     handler: async (ctx) => ({ items: await listRevisions(ctx.services.store, tenantOf(ctx), ctx.query.surface ?? HOOKS_SURFACE) }),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/versions/{revision}`, operationId: 'getPolicyVersion', summary: 'One revision: content, sha256, key fingerprint, signature',
-    permission: 'governance:policy:read', params: RevisionParams, query: SurfaceQuery, response: Revision,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/versions/{revision}`,
+    operationId: 'getPolicyVersion',
+    summary: 'One revision: content, sha256, key fingerprint, signature',
+    permission: 'governance:policy:read',
+    params: RevisionParams,
+    query: SurfaceQuery,
+    response: Revision,
     handler: (ctx) => getRevision(ctx.services.store, tenantOf(ctx), ctx.query.surface ?? HOOKS_SURFACE, Number(ctx.params.revision)),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/active`, operationId: 'getActivePolicy', summary: 'The revision deciding now',
-    permission: 'governance:policy:read', query: SurfaceQuery, response: Revision,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/active`,
+    operationId: 'getActivePolicy',
+    summary: 'The revision deciding now',
+    permission: 'governance:policy:read',
+    query: SurfaceQuery,
+    response: Revision,
     handler: (ctx) => getRevision(ctx.services.store, tenantOf(ctx), ctx.query.surface ?? HOOKS_SURFACE, 'active'),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/signing-key`, operationId: 'getPolicySigningKey', summary: 'The public key that signs policy revisions (verify artifacts offline with openssl)',
-    permission: 'governance:policy:read', response: SigningKey,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/signing-key`,
+    operationId: 'getPolicySigningKey',
+    summary: 'The public key that signs policy revisions (verify artifacts offline with openssl)',
+    permission: 'governance:policy:read',
+    response: SigningKey,
     handler: async (ctx) => {
       const s = await policySigner(ctx.services.dataDir);
       return { alg: 'ed25519' as const, fingerprint: s.fingerprint, public_key_pem: s.publicKeyPem };

@@ -7,7 +7,17 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { decideHook } from './pep-service.js';
 import { engageKillSwitch, listKillSwitches, releaseKillSwitch, scopeOf } from './kill-switch.js';
 import type { Static } from 'typebox';
-import { PepDecisionRecord, HookBody, KillSwitch, KillSwitchBody, KillSwitchList, KillSwitchReleaseBody, PepDecision, PepDecisionListQuery, PepDecisionPage } from './pep-schemas.js';
+import {
+  PepDecisionRecord,
+  HookBody,
+  KillSwitch,
+  KillSwitchBody,
+  KillSwitchList,
+  KillSwitchReleaseBody,
+  PepDecision,
+  PepDecisionListQuery,
+  PepDecisionPage,
+} from './pep-schemas.js';
 
 const common = { stability: 'beta' as const, tags: ['governance'] };
 const BASE = '/v1/m/governance/pep';
@@ -16,15 +26,31 @@ type Rec = Record<string, unknown>;
 
 export const pepRoutes: AnyRoute[] = [
   route({
-    ...common, method: 'POST', path: `${BASE}/decisions`, operationId: 'decideToolCall',
-    summary: 'Decide an agent tool call from its hook JSON: allow, deny or ask, with the reason, the deciding policy revision and a decision id (each decision a ledger record)',
-    permission: 'governance:pep:write', audit: 'pep.decision', body: HookBody, response: PepDecision, bodyLimit: 256 * 1024,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/decisions`,
+    operationId: 'decideToolCall',
+    summary:
+      'Decide an agent tool call from its hook JSON: allow, deny or ask, with the reason, the deciding policy revision and a ' +
+      'decision id (each decision a ledger record)',
+    permission: 'governance:pep:write',
+    audit: 'pep.decision',
+    body: HookBody,
+    response: PepDecision,
+    bodyLimit: 256 * 1024,
     handler: (ctx) => decideHook(ctx, ctx.body),
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/decisions`, operationId: 'listToolCallDecisions',
+    ...common,
+    method: 'GET',
+    path: `${BASE}/decisions`,
+    operationId: 'listToolCallDecisions',
     summary: 'Recent decisions from the ledger (default: the last hour), filtered by decision, tool, session or agent',
-    permission: 'governance:pep:read', privileged: true, audit: 'pep.decisions.read', query: PepDecisionListQuery, response: PepDecisionPage,
+    permission: 'governance:pep:read',
+    privileged: true,
+    audit: 'pep.decisions.read',
+    query: PepDecisionListQuery,
+    response: PepDecisionPage,
     handler: async (ctx) => {
       const ledger = ctx.services.ledger;
       if (!ledger) throw new ApiError('not_configured', 'the audit ledger is not configured on this server');
@@ -41,12 +67,29 @@ export const pepRoutes: AnyRoute[] = [
         for (const r of page.items) {
           from = r.seq + 1;
           const m = JSON.parse(r.meta ?? '{}') as Rec;
-          if ((q.decision && m['decision'] !== q.decision) || (q.tool_name && m['tool_name'] !== q.tool_name) || (q.session_id && m['session_id'] !== q.session_id) || (q.agent_id && m['agent_id'] !== q.agent_id)) continue;
+          if (
+            (q.decision && m['decision'] !== q.decision) ||
+            (q.tool_name && m['tool_name'] !== q.tool_name) ||
+            (q.session_id && m['session_id'] !== q.session_id) ||
+            (q.agent_id && m['agent_id'] !== q.agent_id)
+          )
+            continue;
           items.push({
-            decision_id: r.target_id, seq: Number(r.seq), decided_at: r.occurred_at, actor: r.actor, decision: String(m['decision']), reason: String(m['reason'] ?? ''),
-            revision: (m['revision'] as number | null) ?? null, policies: (m['policies'] as string[]) ?? [], kill_switch: (m['kill_switch'] as string | null) ?? null,
-            hook_event_name: String(m['hook_event_name'] ?? ''), tool_name: String(m['tool_name'] ?? ''), session_id: String(m['session_id'] ?? ''), agent_id: String(m['agent_id'] ?? ''),
-            tool_input: m['tool_input'] ?? null, tool_input_sha256: String(m['tool_input_sha256'] ?? ''),
+            decision_id: r.target_id,
+            seq: Number(r.seq),
+            decided_at: r.occurred_at,
+            actor: r.actor,
+            decision: String(m['decision']),
+            reason: String(m['reason'] ?? ''),
+            revision: (m['revision'] as number | null) ?? null,
+            policies: (m['policies'] as string[]) ?? [],
+            kill_switch: (m['kill_switch'] as string | null) ?? null,
+            hook_event_name: String(m['hook_event_name'] ?? ''),
+            tool_name: String(m['tool_name'] ?? ''),
+            session_id: String(m['session_id'] ?? ''),
+            agent_id: String(m['agent_id'] ?? ''),
+            tool_input: m['tool_input'] ?? null,
+            tool_input_sha256: String(m['tool_input_sha256'] ?? ''),
           });
           if (items.length > limit) break;
         }
@@ -59,25 +102,47 @@ export const pepRoutes: AnyRoute[] = [
     },
   }),
   route({
-    ...common, method: 'GET', path: `${BASE}/kill-switches`, operationId: 'listKillSwitches', summary: 'Engaged kill switches (tenant-wide or per agent)',
-    permission: 'governance:pep:read', response: KillSwitchList,
+    ...common,
+    method: 'GET',
+    path: `${BASE}/kill-switches`,
+    operationId: 'listKillSwitches',
+    summary: 'Engaged kill switches (tenant-wide or per agent)',
+    permission: 'governance:pep:read',
+    response: KillSwitchList,
     handler: async (ctx) => ({ items: await listKillSwitches(ctx.services.store, tenantOf(ctx)) }),
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/kill-switches`, operationId: 'engageKillSwitch', summary: 'Engage a kill switch: every decision for the tenant (or the agent) is deny until released',
-    permission: 'governance:killswitch:admin', audit: 'pep.killswitch.engage', body: KillSwitchBody, response: KillSwitch, status: 201,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/kill-switches`,
+    operationId: 'engageKillSwitch',
+    summary: 'Engage a kill switch: every decision for the tenant (or the agent) is deny until released',
+    permission: 'governance:killswitch:admin',
+    audit: 'pep.killswitch.engage',
+    body: KillSwitchBody,
+    response: KillSwitch,
+    status: 201,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);
       const ks = await engageKillSwitch(ctx.services.store, tenant, scope, ctx.body.reason ?? '', ctx.principal?.actor ?? 'system');
       await auditEvent(ctx, 'pep.killswitch.engage', { kind: 'kill_switch', id: scope }, { reason: ks.reason });
-      ctx.services.events.publish([{ type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: ks.reason } }]);
+      ctx.services.events.publish([
+        { type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: ks.reason } },
+      ]);
       return reply.json(ks, 201);
     },
   }),
   route({
-    ...common, method: 'POST', path: `${BASE}/kill-switches/release`, operationId: 'releaseKillSwitch', summary: 'Release a kill switch (404 when it is not engaged)',
-    permission: 'governance:killswitch:admin', audit: 'pep.killswitch.release', body: KillSwitchReleaseBody, status: 204,
+    ...common,
+    method: 'POST',
+    path: `${BASE}/kill-switches/release`,
+    operationId: 'releaseKillSwitch',
+    summary: 'Release a kill switch (404 when it is not engaged)',
+    permission: 'governance:killswitch:admin',
+    audit: 'pep.killswitch.release',
+    body: KillSwitchReleaseBody,
+    status: 204,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);

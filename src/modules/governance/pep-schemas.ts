@@ -7,7 +7,10 @@ const Verdict = Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Li
 
 export const HookBody = Type.Object(
   {
-    hook_event_name: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9]{0,63}$', description: '`PreToolUse`, `PostToolUse`, …: the Cedar action' }),
+    hook_event_name: Type.String({
+      pattern: '^[A-Za-z][A-Za-z0-9]{0,63}$',
+      description: '`PreToolUse`, `PostToolUse`, …: the Cedar action',
+    }),
     session_id: Short(200),
     tool_name: Type.String({ pattern: '^[A-Za-z0-9_.:/-]{1,200}$', description: 'the Cedar resource `Svc::Tool::"<tool_name>"`' }),
     tool_input: Type.Record(Text({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, 'x-opaque': true }),
@@ -24,7 +27,9 @@ export const PepDecision = Type.Object(
   {
     decision: Verdict,
     reason: Type.String(),
-    revision: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the policy revision that decided; null when a kill switch or the absence of a policy did' }),
+    revision: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'the policy revision that decided; null when a kill switch or the absence of a policy did',
+    }),
     decision_id: Uuid,
     policies: Type.Array(Type.String(), { description: 'the policies that decided' }),
     kill_switch: Type.Union([Type.String(), Type.Null()]),
@@ -66,31 +71,59 @@ export const PepDecisionRecord = Type.Object(
   { additionalProperties: false },
 );
 
-export const PepDecisionPage = Type.Object({ items: Type.Array(PepDecisionRecord), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const PepDecisionPage = Type.Object(
+  { items: Type.Array(PepDecisionRecord), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const KillSwitchBody = Type.Object(
-  { agent: Type.Optional(Short(200, 'an agent id or credential actor (`token:<id>`); absent: the whole tenant')), reason: Type.Optional(Text({ maxLength: 2000 })) },
+  {
+    agent: Type.Optional(Short(200, 'an agent id or credential actor (`token:<id>`); absent: the whole tenant')),
+    reason: Type.Optional(Text({ maxLength: 2000 })),
+  },
   { additionalProperties: false },
 );
 export const KillSwitchReleaseBody = Type.Object({ agent: Type.Optional(Short(200)) }, { additionalProperties: false });
-export const KillSwitch = Type.Object({ scope: Type.String(), reason: Type.String(), created_by: Type.String(), created_at: Timestamp }, { additionalProperties: false });
+export const KillSwitch = Type.Object(
+  { scope: Type.String(), reason: Type.String(), created_by: Type.String(), created_at: Timestamp },
+  { additionalProperties: false },
+);
 export const KillSwitchList = Type.Object({ items: Type.Array(KillSwitch) }, { additionalProperties: false });
 
 // ---- policy revisions ----
 
-const Surface = Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'the policy surface (default `hooks`, the decision endpoint)' });
+const Surface = Type.String({
+  pattern: '^[a-z][a-z0-9-]{0,62}$',
+  description: 'the policy surface (default `hooks`, the decision endpoint)',
+});
 export const SurfaceQuery = Type.Object({ surface: Type.Optional(Surface) }, { additionalProperties: false });
 export const RevisionParams = Type.Object({ revision: Type.String({ pattern: '^[1-9][0-9]{0,17}$' }) }, { additionalProperties: false });
 
 export const PolicyDocBody = Type.Object(
-  { surface: Type.Optional(Surface), content: MultilineText({ maxLength: 1024 * 1024, description: 'the whole Cedar policy document (replace semantics)' }), note: Type.Optional(Text({ maxLength: 2000 })) },
+  {
+    surface: Type.Optional(Surface),
+    content: MultilineText({ maxLength: 1024 * 1024, description: 'the whole Cedar policy document (replace semantics)' }),
+    note: Type.Optional(Text({ maxLength: 2000 })),
+  },
   { additionalProperties: false },
 );
 
-export const RollbackBody = Type.Object({ surface: Type.Optional(Surface), revision: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const RollbackBody = Type.Object(
+  { surface: Type.Optional(Surface), revision: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
 
 export const ValidateResult = Type.Object(
-  { valid: Type.Boolean(), errors: Type.Array(Type.String()), policies: Type.Array(Type.Object({ id: Type.String(), effect: Type.String(), annotations: Type.Record(Type.String(), Type.String()) }, { additionalProperties: false })) },
+  {
+    valid: Type.Boolean(),
+    errors: Type.Array(Type.String()),
+    policies: Type.Array(
+      Type.Object(
+        { id: Type.String(), effect: Type.String(), annotations: Type.Record(Type.String(), Type.String()) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -99,7 +132,13 @@ export const EvalBody = Type.Object(
     surface: Type.Optional(Surface),
     content: Type.Optional(MultilineText({ maxLength: 1024 * 1024, description: 'a candidate document; absent: the active revision' })),
     input: Type.Object(
-      { hook_event_name: HookBody.properties.hook_event_name, session_id: Type.Optional(Short(200)), tool_name: HookBody.properties.tool_name, tool_input: Type.Optional(HookBody.properties.tool_input), agent_id: Type.Optional(Short(200)) },
+      {
+        hook_event_name: HookBody.properties.hook_event_name,
+        session_id: Type.Optional(Short(200)),
+        tool_name: HookBody.properties.tool_name,
+        tool_input: Type.Optional(HookBody.properties.tool_input),
+        agent_id: Type.Optional(Short(200)),
+      },
       { additionalProperties: false, description: 'a hook call, decided as the caller would see it' },
     ),
   },
@@ -107,7 +146,13 @@ export const EvalBody = Type.Object(
 );
 
 export const EvalResult = Type.Object(
-  { decision: Verdict, reason: Type.String(), policies: Type.Array(Type.String()), errors: Type.Array(Type.String()), revision: Type.Union([Type.Integer(), Type.Null()]) },
+  {
+    decision: Verdict,
+    reason: Type.String(),
+    policies: Type.Array(Type.String()),
+    errors: Type.Array(Type.String()),
+    revision: Type.Union([Type.Integer(), Type.Null()]),
+  },
   { additionalProperties: false },
 );
 
@@ -122,5 +167,11 @@ export const Revision = Type.Object(
   { additionalProperties: false },
 );
 export const RevisionList = Type.Object({ items: Type.Array(Revision) }, { additionalProperties: false });
-export const RollbackResult = Type.Object({ from: Type.Union([Type.Integer(), Type.Null()]), to: Revision }, { additionalProperties: false });
-export const SigningKey = Type.Object({ alg: Type.Literal('ed25519'), fingerprint: Type.String(), public_key_pem: Type.String() }, { additionalProperties: false });
+export const RollbackResult = Type.Object(
+  { from: Type.Union([Type.Integer(), Type.Null()]), to: Revision },
+  { additionalProperties: false },
+);
+export const SigningKey = Type.Object(
+  { alg: Type.Literal('ed25519'), fingerprint: Type.String(), public_key_pem: Type.String() },
+  { additionalProperties: false },
+);

@@ -53,7 +53,11 @@ export function hookCedarCall(ctx: Pick<RequestContext, 'principal'>, tenant: st
   const principal = p.kind === 'token' ? uid('ApiKey', p.credentialId) : uid('User', p.userId);
   const role = grantIn(p, tenant)?.role;
   const entities: EntityJson[] = [
-    { uid: principal, attrs: { kind: p.kind, actor: p.actor, user_id: p.userId, superadmin: p.superadmin, aal: p.aal, ...(role ? { role } : {}) }, parents: [tenantUid] },
+    {
+      uid: principal,
+      attrs: { kind: p.kind, actor: p.actor, user_id: p.userId, superadmin: p.superadmin, aal: p.aal, ...(role ? { role } : {}) },
+      parents: [tenantUid],
+    },
     { uid: uid('Tool', h.tool_name), attrs: { name: h.tool_name }, parents: [] },
     { uid: tenantUid, attrs: {}, parents: [] },
   ];
@@ -71,7 +75,10 @@ export function hookCedarCall(ctx: Pick<RequestContext, 'principal'>, tenant: st
 }
 
 /** Decides one hook call, records it in the ledger and publishes it; resolves once the record is durable. */
-export async function decideHook(ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>, h: HookInput): Promise<PepDecision> {
+export async function decideHook(
+  ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>,
+  h: HookInput,
+): Promise<PepDecision> {
   const tenant = tenantOf(ctx);
   const p = ctx.principal;
   if (!p) throw errors.unauthenticated();
@@ -79,10 +86,24 @@ export async function decideHook(ctx: Pick<RequestContext, 'principal' | 'tenant
   const switches = await killSwitches(ctx.services.store, tenant);
   const sw = switches.get('tenant') ?? switches.get(`agent:${agent}`) ?? switches.get(`agent:${p.actor}`);
   let out: { decision: Verdict; reason: string; revision: number | null; policies: string[]; kill_switch: string | null };
-  if (sw) out = { decision: 'deny', reason: `kill switch ${sw.scope} is engaged${sw.reason ? `: ${sw.reason}` : ''}`, revision: null, policies: [], kill_switch: sw.scope };
+  if (sw)
+    out = {
+      decision: 'deny',
+      reason: `kill switch ${sw.scope} is engaged${sw.reason ? `: ${sw.reason}` : ''}`,
+      revision: null,
+      policies: [],
+      kill_switch: sw.scope,
+    };
   else {
     const pol = await activePolicy(ctx.services.store, tenant, HOOKS_SURFACE);
-    if (!pol) out = { decision: 'deny', reason: `no policy is published for surface ${HOOKS_SURFACE} (deny by default)`, revision: null, policies: [], kill_switch: null };
+    if (!pol)
+      out = {
+        decision: 'deny',
+        reason: `no policy is published for surface ${HOOKS_SURFACE} (deny by default)`,
+        revision: null,
+        policies: [],
+        kill_switch: null,
+      };
     else {
       const ev: Evaluation = pol.compiled.evaluate(hookCedarCall(ctx, tenant, h));
       out = { decision: ev.decision, reason: ev.reason, revision: pol.revision, policies: ev.policies, kill_switch: null };
@@ -96,12 +117,37 @@ export async function decideHook(ctx: Pick<RequestContext, 'principal' | 'tenant
     target_kind: 'pep_decision',
     target_id: id,
     meta: {
-      decision: out.decision, reason: out.reason, revision: out.revision, policies: out.policies, kill_switch: out.kill_switch,
-      hook_event_name: h.hook_event_name, tool_name: h.tool_name, session_id: h.session_id, agent_id: agent,
-      tool_input: summariseInput(h.tool_input), tool_input_sha256: createHash('sha256').update(canonicalize(h.tool_input) ?? '').digest('hex'),
+      decision: out.decision,
+      reason: out.reason,
+      revision: out.revision,
+      policies: out.policies,
+      kill_switch: out.kill_switch,
+      hook_event_name: h.hook_event_name,
+      tool_name: h.tool_name,
+      session_id: h.session_id,
+      agent_id: agent,
+      tool_input: summariseInput(h.tool_input),
+      tool_input_sha256: createHash('sha256')
+        .update(canonicalize(h.tool_input) ?? '')
+        .digest('hex'),
       request_id: ctx.requestId,
     },
   });
-  ctx.services.events.publish([{ type: 'pep.decided', tenant, subject: `pep_decision/${id}`, data: { id, decision: out.decision, revision: out.revision, tool_name: h.tool_name, hook_event_name: h.hook_event_name, session_id: h.session_id, agent_id: agent } }]);
+  ctx.services.events.publish([
+    {
+      type: 'pep.decided',
+      tenant,
+      subject: `pep_decision/${id}`,
+      data: {
+        id,
+        decision: out.decision,
+        revision: out.revision,
+        tool_name: h.tool_name,
+        hook_event_name: h.hook_event_name,
+        session_id: h.session_id,
+        agent_id: agent,
+      },
+    },
+  ]);
   return { ...out, decision_id: id };
 }

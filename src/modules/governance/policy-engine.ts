@@ -78,7 +78,8 @@ const uidKey = (u: EntityUidJson): string => {
 export function compilePolicies(text: string): CompileResult {
   const parts = cedar.policySetTextToParts(text);
   if (parts.type !== 'success') return { ok: false, errors: parts.errors.map((e) => e.message), policies: [] };
-  if (parts.policy_templates.length > 0) return { ok: false, errors: ['policy templates are not supported; write static policies'], policies: [] };
+  if (parts.policy_templates.length > 0)
+    return { ok: false, errors: ['policy templates are not supported; write static policies'], policies: [] };
   const infos: PolicyInfo[] = [];
   const errs: string[] = [];
   const seen = new Set<string>();
@@ -88,18 +89,38 @@ export function compilePolicies(text: string): CompileResult {
       errs.push(...j.errors.map((e) => `policy${i}: ${e.message}`));
       return;
     }
-    const json = j.json as unknown as { effect: 'permit' | 'forbid'; principal: { op: string }; action: { op: string; entity?: EntityUidJson }; resource: { op: string; entity?: EntityUidJson }; conditions: unknown[]; annotations?: Record<string, string | null> };
+    const json = j.json as unknown as {
+      effect: 'permit' | 'forbid';
+      principal: { op: string };
+      action: { op: string; entity?: EntityUidJson };
+      resource: { op: string; entity?: EntityUidJson };
+      conditions: unknown[];
+      annotations?: Record<string, string | null>;
+    };
     const id = json.annotations?.['id'] ?? `policy${i}`;
     if (seen.has(id)) errs.push(`two policies share the id ${JSON.stringify(id)}`);
     seen.add(id);
     const action = json.action.op === '==' && json.action.entity ? uidKey(json.action.entity) : null;
     const resource = json.resource.op === '==' && json.resource.entity ? uidKey(json.resource.entity) : null;
     infos.push({
-      id, text: p, effect: json.effect, ask: json.annotations?.['decision'] === 'ask', action, resource,
-      scopeOnly: json.principal.op === 'All' && (json.action.op === 'All' || json.action.op === '==') && (json.resource.op === 'All' || json.resource.op === '==') && json.conditions.length === 0,
+      id,
+      text: p,
+      effect: json.effect,
+      ask: json.annotations?.['decision'] === 'ask',
+      action,
+      resource,
+      scopeOnly:
+        json.principal.op === 'All' &&
+        (json.action.op === 'All' || json.action.op === '==') &&
+        (json.resource.op === 'All' || json.resource.op === '==') &&
+        json.conditions.length === 0,
     });
   });
-  const summary = infos.map((p) => ({ id: p.id, effect: p.effect, annotations: (p.ask ? { decision: 'ask' } : {}) as Record<string, string> }));
+  const summary = infos.map((p) => ({
+    id: p.id,
+    effect: p.effect,
+    annotations: (p.ask ? { decision: 'ask' } : {}) as Record<string, string>,
+  }));
   if (errs.length > 0) return { ok: false, errors: errs, policies: summary };
   // The whole set must preparse too (Cedar's own checks, e.g. ids), or the document is refused.
   const whole = `svc-gov-${++nextSet}`;
@@ -138,8 +159,22 @@ export class CompiledPolicySet {
     const key = `${action}\u0000${resource}`;
     let s = this.#slices.get(key);
     if (s) return s;
-    const members = this.policies.filter((p) => (p.action === null || p.action === action) && (p.resource === null || p.resource === resource));
-    if (members.every((p) => p.scopeOnly)) s = { setId: null, fixed: { ...verdictOf(members.filter((p) => p.effect === 'forbid'), members.filter((p) => p.effect === 'permit')), errors: [], path: 'static' }, memo: new Map() };
+    const members = this.policies.filter(
+      (p) => (p.action === null || p.action === action) && (p.resource === null || p.resource === resource),
+    );
+    if (members.every((p) => p.scopeOnly))
+      s = {
+        setId: null,
+        fixed: {
+          ...verdictOf(
+            members.filter((p) => p.effect === 'forbid'),
+            members.filter((p) => p.effect === 'permit'),
+          ),
+          errors: [],
+          path: 'static',
+        },
+        memo: new Map(),
+      };
     else {
       const setId = `svc-gov-${++nextSet}`;
       const pre = cedar.preparsePolicySet(setId, { staticPolicies: Object.fromEntries(members.map((p) => [p.id, p.text])) });
@@ -154,23 +189,49 @@ export class CompiledPolicySet {
   #engine(setId: string, call: CedarCall): Evaluation {
     try {
       const answer = cedar.statefulIsAuthorized({ ...call, preparsedPolicySetId: setId });
-      if (answer.type !== 'success') return { decision: 'deny', reason: `policy evaluation failed: ${answer.errors.map((e) => e.message).join('; ')}`, policies: [], errors: answer.errors.map((e) => e.message), path: 'engine' };
+      if (answer.type !== 'success')
+        return {
+          decision: 'deny',
+          reason: `policy evaluation failed: ${answer.errors.map((e) => e.message).join('; ')}`,
+          policies: [],
+          errors: answer.errors.map((e) => e.message),
+          path: 'engine',
+        };
       const errs = answer.response.diagnostics.errors.map((e) => `${e.policyId}: ${e.error.message}`);
-      if (errs.length > 0) return { decision: 'deny', reason: `a policy failed to evaluate, so the decision is deny: ${errs.join('; ')}`, policies: answer.response.diagnostics.errors.map((e) => e.policyId), errors: errs, path: 'engine' };
+      if (errs.length > 0)
+        return {
+          decision: 'deny',
+          reason: `a policy failed to evaluate, so the decision is deny: ${errs.join('; ')}`,
+          policies: answer.response.diagnostics.errors.map((e) => e.policyId),
+          errors: errs,
+          path: 'engine',
+        };
       const deciding = answer.response.diagnostics.reason.map((id) => this.#byId.get(id)).filter((p): p is PolicyInfo => p !== undefined);
       if (answer.response.decision === 'allow') return { ...verdictOf([], deciding), errors: [], path: 'engine' };
       return { ...verdictOf(deciding.filter((p) => p.effect === 'forbid'), []), errors: [], path: 'engine' };
     } catch (err) {
-      return { decision: 'deny', reason: `policy engine failed: ${(err as Error).message}`, policies: [], errors: [(err as Error).message], path: 'engine' };
+      return {
+        decision: 'deny',
+        reason: `policy engine failed: ${(err as Error).message}`,
+        policies: [],
+        errors: [(err as Error).message],
+        path: 'engine',
+      };
     }
   }
 }
 
 function verdictOf(forbids: PolicyInfo[], permits: PolicyInfo[]): { decision: Verdict; reason: string; policies: string[] } {
-  if (forbids.length > 0) return { decision: 'deny', reason: `forbidden by policy ${forbids.map((p) => p.id).join(', ')}`, policies: forbids.map((p) => p.id) };
+  if (forbids.length > 0)
+    return { decision: 'deny', reason: `forbidden by policy ${forbids.map((p) => p.id).join(', ')}`, policies: forbids.map((p) => p.id) };
   if (permits.length === 0) return { decision: 'deny', reason: 'no policy permits this call (deny by default)', policies: [] };
   const ask = permits.filter((p) => p.ask);
-  if (ask.length > 0) return { decision: 'ask', reason: `policy ${ask.map((p) => p.id).join(', ')} asks for confirmation`, policies: permits.map((p) => p.id) };
+  if (ask.length > 0)
+    return {
+      decision: 'ask',
+      reason: `policy ${ask.map((p) => p.id).join(', ')} asks for confirmation`,
+      policies: permits.map((p) => p.id),
+    };
   return { decision: 'allow', reason: `permitted by policy ${permits.map((p) => p.id).join(', ')}`, policies: permits.map((p) => p.id) };
 }
 

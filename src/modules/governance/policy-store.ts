@@ -56,12 +56,35 @@ export function compiledFor(content: string): CompiledPolicySet {
   return c;
 }
 
-type Row = { surface: string; revision: number | string; content: string; note: string; sha256: string; key_fingerprint: string; signature: string; created_by: string; created_at: string };
+type Row = {
+  surface: string;
+  revision: number | string;
+  content: string;
+  note: string;
+  sha256: string;
+  key_fingerprint: string;
+  signature: string;
+  created_by: string;
+  created_at: string;
+};
 
-const toRevision = (r: Row, active: number | null): PolicyRevision => ({ ...r, revision: Number(r.revision), active: Number(r.revision) === active });
+const toRevision = (r: Row, active: number | null): PolicyRevision => ({
+  ...r,
+  revision: Number(r.revision),
+  active: Number(r.revision) === active,
+});
 
-async function activeRevision(tx: Parameters<Parameters<Store['withTenant']>[1]>[0], tenant: string, surface: string): Promise<number | null> {
-  const a = await tx.selectFrom('gov_policy_active').select('revision').where('tenant_id', '=', tenant).where('surface', '=', surface).executeTakeFirst();
+async function activeRevision(
+  tx: Parameters<Parameters<Store['withTenant']>[1]>[0],
+  tenant: string,
+  surface: string,
+): Promise<number | null> {
+  const a = await tx
+    .selectFrom('gov_policy_active')
+    .select('revision')
+    .where('tenant_id', '=', tenant)
+    .where('surface', '=', surface)
+    .executeTakeFirst();
   return a ? Number(a.revision) : null;
 }
 
@@ -69,7 +92,12 @@ async function activeRevision(tx: Parameters<Parameters<Store['withTenant']>[1]>
  * Checks (by default: compiles as Cedar), signs and stores a new revision and makes it active,
  * atomically. `check` throws to refuse; the claude-policy module passes its own for JSON surfaces.
  */
-export async function publishRevision(store: Store, dataDir: string, tenant: string, input: { surface: string; content: string; note?: string; actor: string; check?: (content: string) => unknown }): Promise<PolicyRevision> {
+export async function publishRevision(
+  store: Store,
+  dataDir: string,
+  tenant: string,
+  input: { surface: string; content: string; note?: string; actor: string; check?: (content: string) => unknown },
+): Promise<PolicyRevision> {
   (input.check ?? compiledFor)(input.content);
   const signer = await policySigner(dataDir);
   const artifact = Buffer.from(input.content, 'utf8');
@@ -77,12 +105,27 @@ export async function publishRevision(store: Store, dataDir: string, tenant: str
   const out = await store
     .withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
-      const last = await tx.selectFrom('gov_policy_revisions').select((eb) => eb.fn.max('revision').as('m')).where('tenant_id', '=', tenant).where('surface', '=', input.surface).executeTakeFirst();
+      const last = await tx
+        .selectFrom('gov_policy_revisions')
+        .select((eb) => eb.fn.max('revision').as('m'))
+        .where('tenant_id', '=', tenant)
+        .where('surface', '=', input.surface)
+        .executeTakeFirst();
       const row: Row = {
-        surface: input.surface, revision: Number(last?.m ?? 0) + 1, content: input.content, note: input.note ?? '', sha256: sha256Hex(artifact),
-        key_fingerprint: signer.fingerprint, signature: signer.sign(artifact), created_by: input.actor, created_at: now,
+        surface: input.surface,
+        revision: Number(last?.m ?? 0) + 1,
+        content: input.content,
+        note: input.note ?? '',
+        sha256: sha256Hex(artifact),
+        key_fingerprint: signer.fingerprint,
+        signature: signer.sign(artifact),
+        created_by: input.actor,
+        created_at: now,
       };
-      await tx.insertInto('gov_policy_revisions').values({ ...row, tenant_id: tenant, revision: Number(row.revision) }).execute();
+      await tx
+        .insertInto('gov_policy_revisions')
+        .values({ ...row, tenant_id: tenant, revision: Number(row.revision) })
+        .execute();
       await setActive(tx, tenant, input.surface, Number(row.revision), now);
       return toRevision(row, Number(row.revision));
     })
@@ -95,16 +138,39 @@ export async function publishRevision(store: Store, dataDir: string, tenant: str
   return out;
 }
 
-async function setActive(tx: Parameters<Parameters<Store['withTenant']>[1]>[0], tenant: string, surface: string, revision: number, now: string): Promise<void> {
-  const res = await tx.updateTable('gov_policy_active').set({ revision, updated_at: now }).where('tenant_id', '=', tenant).where('surface', '=', surface).executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) await tx.insertInto('gov_policy_active').values({ tenant_id: tenant, surface, revision, updated_at: now }).execute();
+async function setActive(
+  tx: Parameters<Parameters<Store['withTenant']>[1]>[0],
+  tenant: string,
+  surface: string,
+  revision: number,
+  now: string,
+): Promise<void> {
+  const res = await tx
+    .updateTable('gov_policy_active')
+    .set({ revision, updated_at: now })
+    .where('tenant_id', '=', tenant)
+    .where('surface', '=', surface)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0)
+    await tx.insertInto('gov_policy_active').values({ tenant_id: tenant, surface, revision, updated_at: now }).execute();
 }
 
 /** Makes an earlier (or any stored) revision active again; its content must still compile. */
-export async function rollbackRevision(store: Store, tenant: string, surface: string, revision: number): Promise<{ from: number | null; to: PolicyRevision }> {
+export async function rollbackRevision(
+  store: Store,
+  tenant: string,
+  surface: string,
+  revision: number,
+): Promise<{ from: number | null; to: PolicyRevision }> {
   const out = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const row = (await tx.selectFrom('gov_policy_revisions').select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at']).where('tenant_id', '=', tenant).where('surface', '=', surface).where('revision', '=', revision).executeTakeFirst()) as Row | undefined;
+    const row = (await tx
+      .selectFrom('gov_policy_revisions')
+      .select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .where('surface', '=', surface)
+      .where('revision', '=', revision)
+      .executeTakeFirst()) as Row | undefined;
     if (!row) throw errors.notFound('policy revision');
     compiledFor(row.content);
     const from = await activeRevision(tx, tenant, surface);
@@ -118,7 +184,14 @@ export async function rollbackRevision(store: Store, tenant: string, surface: st
 export async function listRevisions(store: Store, tenant: string, surface: string): Promise<PolicyRevision[]> {
   return store.withTenant(tenant, async (tx) => {
     const active = await activeRevision(tx, tenant, surface);
-    const rows = (await tx.selectFrom('gov_policy_revisions').select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at']).where('tenant_id', '=', tenant).where('surface', '=', surface).orderBy('revision', 'desc').limit(1000).execute()) as Row[];
+    const rows = (await tx
+      .selectFrom('gov_policy_revisions')
+      .select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .where('surface', '=', surface)
+      .orderBy('revision', 'desc')
+      .limit(1000)
+      .execute()) as Row[];
     return rows.map((r) => toRevision(r, active));
   });
 }
@@ -128,7 +201,13 @@ export async function getRevision(store: Store, tenant: string, surface: string,
     const active = await activeRevision(tx, tenant, surface);
     const n = revision === 'active' ? active : revision;
     if (n === null) return undefined;
-    const row = (await tx.selectFrom('gov_policy_revisions').select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at']).where('tenant_id', '=', tenant).where('surface', '=', surface).where('revision', '=', n).executeTakeFirst()) as Row | undefined;
+    const row = (await tx
+      .selectFrom('gov_policy_revisions')
+      .select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .where('surface', '=', surface)
+      .where('revision', '=', n)
+      .executeTakeFirst()) as Row | undefined;
     return row ? toRevision(row, active) : undefined;
   });
   if (!r) throw errors.notFound(revision === 'active' ? 'active policy revision' : 'policy revision');
@@ -160,7 +239,13 @@ export function activePolicy(store: Store, tenant: string, surface: string): Pro
     .withTenant(tenant, async (tx) => {
       const n = await activeRevision(tx, tenant, surface);
       if (n === null) return null;
-      const row = await tx.selectFrom('gov_policy_revisions').select(['content', 'sha256']).where('tenant_id', '=', tenant).where('surface', '=', surface).where('revision', '=', n).executeTakeFirstOrThrow();
+      const row = await tx
+        .selectFrom('gov_policy_revisions')
+        .select(['content', 'sha256'])
+        .where('tenant_id', '=', tenant)
+        .where('surface', '=', surface)
+        .where('revision', '=', n)
+        .executeTakeFirstOrThrow();
       return { revision: n, sha256: row.sha256, compiled: compiledFor(row.content) };
     })
     .then(

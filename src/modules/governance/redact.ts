@@ -4,7 +4,8 @@
  * any string (svc tokens, bearer headers, private keys, cloud and SaaS keys, `password=…`) are
  * replaced; strings are cut at 256 characters, arrays at 20 items, objects at 50 keys, depth 4.
  */
-const SECRET_KEY = /(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credential|private[_-]?key|cookie|session[_-]?key|access[_-]?key)/i;
+const SECRET_KEY =
+  /(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credential|private[_-]?key|cookie|session[_-]?key|access[_-]?key)/i;
 const SECRET_TEXT: RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /\bsvc(st|s|k)_[A-Za-z0-9]+/g,
@@ -20,7 +21,8 @@ const MAX_STRING = 256;
 
 function redactText(s: string): string {
   let out = s;
-  for (const re of SECRET_TEXT) out = out.replace(re, (m, ...g) => (re.source.startsWith('\\b(password') ? `${String(g[0])}${String(g[1])}[redacted]` : '[redacted]'));
+  for (const re of SECRET_TEXT)
+    out = out.replace(re, (m, ...g) => (re.source.startsWith('\\b(password') ? `${String(g[0])}${String(g[1])}[redacted]` : '[redacted]'));
   return out.length > MAX_STRING ? `${out.slice(0, MAX_STRING)}…(${out.length} chars)` : out;
 }
 

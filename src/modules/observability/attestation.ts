@@ -40,10 +40,18 @@ export function attestation(services: Pick<Services, 'build' | 'engine'>) {
     build_date: b.buildDate,
     release,
     provenance: release
-      ? `stamped as release ${b.version} from commit ${b.commit}; this is the binary's own statement, to be checked against the release's published digests`
+      ? `stamped as release ${b.version} from commit ${b.commit}; this is the binary's own statement, to be checked against the ` +
+        `release's published digests`
       : `a ${b.version === 'dev' ? 'dev' : 'non-release'} build: not proof of provenance (no tagged release stamped it)`,
     lockfile: digest('package-lock.json'),
     installed_lockfile: digest('node_modules/.package-lock.json'),
-    runtime: { node: b.node, os: b.os, arch: b.arch, fips: b.fips, http_engine: services.engine.http, crypto_engine: services.engine.crypto },
+    runtime: {
+      node: b.node,
+      os: b.os,
+      arch: b.arch,
+      fips: b.fips,
+      http_engine: services.engine.http,
+      crypto_engine: services.engine.crypto,
+    },
   };
 }

@@ -60,14 +60,24 @@ export function checkOcsf(device: DeviceIdentity): CheckResult {
     const { line, ok } = roundTrip('ocsf', device);
     const ev = JSON.parse(line) as { metadata?: { version?: string }; class_uid?: number };
     const version = ev.metadata?.version;
-    return { verified: ok && version === OCSF_VERSION, detail: `probe encoded as class ${ev.class_uid}, metadata.version ${JSON.stringify(version)}, pinned ${OCSF_VERSION}; decoded back ${ok ? 'with' : 'WITHOUT'} its integrity fields` };
+    return {
+      verified: ok && version === OCSF_VERSION,
+      detail:
+        `probe encoded as class ${ev.class_uid}, metadata.version ${JSON.stringify(version)}, pinned ${OCSF_VERSION}; decoded back ` +
+        `${ok ? 'with' : 'WITHOUT'} its integrity fields`,
+    };
   });
 }
 
 export function checkAsim(device: DeviceIdentity): CheckResult {
   return attempt(() => {
     const rec = JSON.parse(asimEncoder.encodeRecord(PROBE, { device })) as { EventSchema?: string; EventSchemaVersion?: string };
-    return { verified: rec.EventSchema === 'AuditEvent' && rec.EventSchemaVersion === '0.1', detail: `probe encoded as EventSchema ${JSON.stringify(rec.EventSchema)} version ${JSON.stringify(rec.EventSchemaVersion)}, pinned AuditEvent 0.1` };
+    return {
+      verified: rec.EventSchema === 'AuditEvent' && rec.EventSchemaVersion === '0.1',
+      detail:
+        `probe encoded as EventSchema ${JSON.stringify(rec.EventSchema)} version ${JSON.stringify(rec.EventSchemaVersion)}, pinned ` +
+        `AuditEvent 0.1`,
+    };
   });
 }
 
@@ -97,7 +107,12 @@ export function checkTraceContext(): CheckResult {
     const good = parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
     const bad = parseTraceparent('00-00000000000000000000000000000000-00f067aa0ba902b7-01');
     const ok = good?.trace_id === '4bf92f3577b34da6a3ce929d0e0e4736' && bad === undefined;
-    return { verified: ok, detail: `traceparent version ${TRACE_CONTEXT_VERSION}: the recommendation's example parses and an all-zero trace id is refused (${ok ? 'as expected' : 'NOT as expected'})` };
+    return {
+      verified: ok,
+      detail:
+        `traceparent version ${TRACE_CONTEXT_VERSION}: the recommendation's example parses and an all-zero trace id is refused ` +
+        `(${ok ? 'as expected' : 'NOT as expected'})`,
+    };
   });
 }
 
@@ -105,6 +120,11 @@ export function checkPrometheus(contentType: string, text: string): CheckResult 
   return attempt(() => {
     const version = /version=([0-9.]+)/.exec(contentType)?.[1];
     const typed = /^# TYPE svc_http_requests_total counter$/m.test(text);
-    return { verified: version === '0.0.4' && typed, detail: `exposition content type ${JSON.stringify(contentType)}; svc_http_requests_total ${typed ? 'declared' : 'NOT declared'} as a counter; pinned text format 0.0.4` };
+    return {
+      verified: version === '0.0.4' && typed,
+      detail:
+        `exposition content type ${JSON.stringify(contentType)}; svc_http_requests_total ${typed ? 'declared' : 'NOT declared'} as a ` +
+        `counter; pinned text format 0.0.4`,
+    };
   });
 }

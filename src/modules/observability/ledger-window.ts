@@ -41,7 +41,11 @@ export async function visitRecent(store: Store, tenant: string, window: number, 
 }
 
 /** Export records (`audit.export`, `security.findings.export`) in the window, by format: count and last time. */
-export async function exportsByFormat(store: Store, tenant: string, window: number): Promise<{ range: Window; formats: Map<string, { count: number; last_seen: string }> }> {
+export async function exportsByFormat(
+  store: Store,
+  tenant: string,
+  window: number,
+): Promise<{ range: Window; formats: Map<string, { count: number; last_seen: string }> }> {
   return store.withTenant(tenant, async (tx) => {
     const head = (await readHead(tx, tenant))?.seq ?? 0;
     const from = Math.max(1, head - window + 1);

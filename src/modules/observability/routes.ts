@@ -13,9 +13,16 @@ import { DEFAULT_WINDOW } from './ledger-window.js';
 import { getTrace, listTraces } from './traces.js';
 
 const common = { stability: 'beta' as const, tags: ['observability'] };
-const WindowParam = Type.Integer({ minimum: 1, maximum: 1_000_000, description: `ledger records examined, counted back from the chain head (default ${DEFAULT_WINDOW})` });
+const WindowParam = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000,
+  description: `ledger records examined, counted back from the chain head (default ${DEFAULT_WINDOW})`,
+});
 const WindowAnswer = Type.Object({ from_seq: Type.Integer(), to_seq: Type.Integer() }, { additionalProperties: false });
-const Flow = Type.Object({ what: Type.String(), count: Type.Number(), last_seen: Type.Union([Timestamp, Type.Null()]) }, { additionalProperties: false });
+const Flow = Type.Object(
+  { what: Type.String(), count: Type.Number(), last_seen: Type.Union([Timestamp, Type.Null()]) },
+  { additionalProperties: false },
+);
 const Check = Type.Object({ verified: Type.Boolean(), detail: Type.String() }, { additionalProperties: false });
 const Standard = Type.Object(
   {
@@ -31,7 +38,20 @@ const Standard = Type.Object(
 );
 const TraceId = Type.String({ pattern: '^[0-9a-f]{32}$', description: 'W3C trace id (32 lowercase hex digits)' });
 const TraceRecord = Type.Object(
-  { seq: Type.Integer(), occurred_at: Timestamp, actor: Type.String(), actor_kind: Type.String(), action: Type.String(), target_kind: Type.String(), target_id: Type.String(), traceparent: Type.String(), prev_hash: Type.String(), hash: Type.String(), sig: Type.String(), key_id: Type.String() },
+  {
+    seq: Type.Integer(),
+    occurred_at: Timestamp,
+    actor: Type.String(),
+    actor_kind: Type.String(),
+    action: Type.String(),
+    target_kind: Type.String(),
+    target_id: Type.String(),
+    traceparent: Type.String(),
+    prev_hash: Type.String(),
+    hash: Type.String(),
+    sig: Type.String(),
+    key_id: Type.String(),
+  },
   { additionalProperties: false },
 );
 const Digest = Type.Union([Type.Object({ path: Type.String(), sha256: Type.String() }, { additionalProperties: false }), Type.Null()]);
@@ -55,11 +75,19 @@ export const observabilityRoutes: AnyRoute[] = [
     operationId: 'observabilityTraces',
     summary: 'Traces the ledger records carry (requests with a W3C traceparent), most recent first',
     permission: 'observability:trace:read',
-    query: Type.Object({ window: Type.Optional(WindowParam), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+    query: Type.Object(
+      { window: Type.Optional(WindowParam), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) },
+      { additionalProperties: false },
+    ),
     response: Type.Object(
       {
         ledger_window: WindowAnswer,
-        items: Type.Array(Type.Object({ trace_id: TraceId, records: Type.Integer(), first_seen: Timestamp, last_seen: Timestamp, actions: Type.Array(Type.String()) }, { additionalProperties: false })),
+        items: Type.Array(
+          Type.Object(
+            { trace_id: TraceId, records: Type.Integer(), first_seen: Timestamp, last_seen: Timestamp, actions: Type.Array(Type.String()) },
+            { additionalProperties: false },
+          ),
+        ),
         has_more: Type.Boolean(),
       },
       { additionalProperties: false },
@@ -71,11 +99,14 @@ export const observabilityRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/observability/traces/{id}',
     operationId: 'observabilityTrace',
-    summary: "One trace: its ledger records in order, with their integrity fields (404 when the window holds none)",
+    summary: 'One trace: its ledger records in order, with their integrity fields (404 when the window holds none)',
     permission: 'observability:trace:read',
     params: Type.Object({ id: TraceId }, { additionalProperties: false }),
     query: Type.Object({ window: Type.Optional(WindowParam) }, { additionalProperties: false }),
-    response: Type.Object({ trace_id: TraceId, ledger_window: WindowAnswer, records: Type.Array(TraceRecord) }, { additionalProperties: false }),
+    response: Type.Object(
+      { trace_id: TraceId, ledger_window: WindowAnswer, records: Type.Array(TraceRecord) },
+      { additionalProperties: false },
+    ),
     handler: (ctx) => getTrace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.query.window ?? DEFAULT_WINDOW),
   }),
   route({
@@ -94,7 +125,17 @@ export const observabilityRoutes: AnyRoute[] = [
         provenance: Type.String(),
         lockfile: Digest,
         installed_lockfile: Digest,
-        runtime: Type.Object({ node: Type.String(), os: Type.String(), arch: Type.String(), fips: Type.Boolean(), http_engine: Type.String(), crypto_engine: Type.String() }, { additionalProperties: false }),
+        runtime: Type.Object(
+          {
+            node: Type.String(),
+            os: Type.String(),
+            arch: Type.String(),
+            fips: Type.Boolean(),
+            http_engine: Type.String(),
+            crypto_engine: Type.String(),
+          },
+          { additionalProperties: false },
+        ),
       },
       { additionalProperties: false },
     ),

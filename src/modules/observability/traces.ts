@@ -14,7 +14,12 @@ export interface TraceSummary {
 }
 
 /** Traces seen in the window, most recent first. */
-export async function listTraces(store: Store, tenant: string, window: number, limit: number): Promise<{ ledger_window: Window; items: TraceSummary[]; has_more: boolean }> {
+export async function listTraces(
+  store: Store,
+  tenant: string,
+  window: number,
+  limit: number,
+): Promise<{ ledger_window: Window; items: TraceSummary[]; has_more: boolean }> {
   const traces = new Map<string, TraceSummary>();
   const range = await visitRecent(store, tenant, window, (r) => {
     const id = traceIdOf(r);
@@ -32,7 +37,20 @@ export async function listTraces(store: Store, tenant: string, window: number, l
 /** A record as the trace answer shows it: what happened, and the integrity fields to re-verify it. */
 function view(r: AuditRecord) {
   const meta = JSON.parse(r.meta ?? '{}') as { traceparent?: string };
-  return { seq: r.seq, occurred_at: r.occurred_at, actor: r.actor, actor_kind: r.actor_kind, action: r.action, target_kind: r.target_kind, target_id: r.target_id, traceparent: meta.traceparent ?? '', prev_hash: r.prev_hash, hash: r.hash, sig: r.sig, key_id: r.key_id };
+  return {
+    seq: r.seq,
+    occurred_at: r.occurred_at,
+    actor: r.actor,
+    actor_kind: r.actor_kind,
+    action: r.action,
+    target_kind: r.target_kind,
+    target_id: r.target_id,
+    traceparent: meta.traceparent ?? '',
+    prev_hash: r.prev_hash,
+    hash: r.hash,
+    sig: r.sig,
+    key_id: r.key_id,
+  };
 }
 
 /** Every record of one trace in the window, in seq order; 404 when there is none. */

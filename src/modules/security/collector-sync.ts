@@ -37,7 +37,11 @@ interface ItemBody {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** A finding report from one stored item, or undefined for a body that is not one (never expected: ingest validated it). */
-export function reportOfItem(body: string, batch: { collector: string; ledger_seq: number | null }, tenant: string): FindingReport | undefined {
+export function reportOfItem(
+  body: string,
+  batch: { collector: string; ledger_seq: number | null },
+  tenant: string,
+): FindingReport | undefined {
   let b: ItemBody;
   try {
     b = JSON.parse(body) as ItemBody;
@@ -78,7 +82,11 @@ export async function syncCollectorFindings(store: Store, tenant: string, now = 
     if (!lastItem) return { items: 0, reported: [], repeated: 0 };
     const reports: FindingReport[] = [];
     for (const it of items) {
-      const r = reportOfItem(it.body, { collector: it.collector ?? '', ledger_seq: it.ledger_seq === null || it.ledger_seq === undefined ? null : Number(it.ledger_seq) }, tenant);
+      const r = reportOfItem(
+        it.body,
+        { collector: it.collector ?? '', ledger_seq: it.ledger_seq === null || it.ledger_seq === undefined ? null : Number(it.ledger_seq) },
+        tenant,
+      );
       if (r) reports.push(r);
     }
     const out = await upsertReportsInTx(tx, tenant, 'collector', reports, 'system');
@@ -86,7 +94,12 @@ export async function syncCollectorFindings(store: Store, tenant: string, now = 
     if (!mark) {
       await tx.insertInto('security_ingest_marks').values({ tenant_id: tenant, last_item_id: lastItem.id, updated_at: at }).execute();
     } else {
-      const moved = await tx.updateTable('security_ingest_marks').set({ last_item_id: lastItem.id, updated_at: at }).where('tenant_id', '=', tenant).where('last_item_id', '=', mark.last_item_id).executeTakeFirst();
+      const moved = await tx
+        .updateTable('security_ingest_marks')
+        .set({ last_item_id: lastItem.id, updated_at: at })
+        .where('tenant_id', '=', tenant)
+        .where('last_item_id', '=', mark.last_item_id)
+        .executeTakeFirst();
       // Another run moved the mark first: roll this one back (its items were counted there).
       if (Number(moved.numUpdatedRows) !== 1) throw new ApiError('conflict', 'collector findings were folded concurrently; retry');
     }

@@ -27,15 +27,22 @@ export const DETECTOR_RULES = [DRIFT_UNEXPECTED_RULE, DRIFT_UNUSED_RULE, ESCALAT
 export const DETECTOR_RULE_TEXT: Readonly<Record<string, { description: string; help: string }>> = {
   [DRIFT_UNEXPECTED_RULE]: {
     description: 'An access was observed that no grant covers (access-map drift: observed but not permitted).',
-    help: 'An agent, session or identity used a resource it holds no grant for. Either record the grant (POST /v1/m/accessmap/grants) if the access is intended, or stop it at its source. The finding resolves by itself once a grant covers the access.',
+    help:
+      'An agent, session or identity used a resource it holds no grant for. Either record the grant (POST /v1/m/accessmap/grants) if ' +
+      'the access is intended, or stop it at its source. The finding resolves by itself once a grant covers the access.',
   },
   [DRIFT_UNUSED_RULE]: {
     description: 'A grant was never observed in use (access-map drift: permitted but never observed).',
-    help: 'A principal holds a grant that no connected signal source has seen it use. Absence of a signal is not proof: check the sources, then revoke the grant (POST /v1/m/accessmap/grants/revoke) if it is not needed. The finding resolves once the grant is used or revoked.',
+    help:
+      'A principal holds a grant that no connected signal source has seen it use. Absence of a signal is not proof: check the sources, ' +
+      'then revoke the grant (POST /v1/m/accessmap/grants/revoke) if it is not needed. The finding resolves once the grant is used or ' +
+      'revoked.',
   },
   [ESCALATION_RULE]: {
     description: 'An agent can come to act as another principal through credentials or writable code/config (access-map attack path).',
-    help: 'The evidence (GET /v1/m/security/findings/{id}/evidence) holds the shortest path. Break a hop: revoke the credential read, or the write onto code/config another principal runs. The finding resolves once no path remains.',
+    help:
+      'The evidence (GET /v1/m/security/findings/{id}/evidence) holds the shortest path. Break a hop: revoke the credential read, or ' +
+      'the write onto code/config another principal runs. The finding resolves once no path remains.',
   },
 };
 
@@ -83,14 +90,20 @@ export function driftReport(d: DriftItem): FindingReport {
 }
 
 /** The finding report of one escalation target. */
-export function escalationReport(agent: { id: string; name: string }, target: { kind: string; id: string; name: string | null }, path: AttackPath): FindingReport {
+export function escalationReport(
+  agent: { id: string; name: string },
+  target: { kind: string; id: string; name: string | null },
+  path: AttackPath,
+): FindingReport {
   return {
     rule_id: ESCALATION_RULE,
     kind: 'attack_path',
     severity: path.confidence === 'high' ? 'high' : 'medium',
     subject_kind: 'attack_path',
     subject_ref: `agent:${agent.id} -> ${target.kind}:${target.id}`,
-    message: `agent ${JSON.stringify(agent.name)} can come to act as ${who(target.kind, target.id, target.name)} in ${path.length} hop(s) (${path.hops.map((h) => h.via).join(' → ')}); path confidence ${path.confidence}`,
+    message:
+      `agent ${JSON.stringify(agent.name)} can come to act as ${who(target.kind, target.id, target.name)} in ${path.length} hop(s) ` +
+      `(${path.hops.map((h) => h.via).join(' → ')}); path confidence ${path.confidence}`,
     tags: ['attack-path', 'escalation', `confidence:${path.confidence}`],
     evidence: { agent, target, path },
   };
@@ -110,7 +123,11 @@ async function allDrift(store: Store, tenant: string, max: number): Promise<{ it
 }
 
 /** Runs the detectors on one tenant's graph now: reports what they see, resolves what is gone. */
-export async function evaluateDetectors(store: Store, tenant: string, bounds: DetectorBounds = DEFAULT_DETECTOR_BOUNDS): Promise<DetectorOutcome> {
+export async function evaluateDetectors(
+  store: Store,
+  tenant: string,
+  bounds: DetectorBounds = DEFAULT_DETECTOR_BOUNDS,
+): Promise<DetectorOutcome> {
   const drift = await allDrift(store, tenant, bounds.maxDrift);
   const reports = drift.items.map(driftReport);
   const incompleteAgents = new Set<string>();
@@ -122,7 +139,9 @@ export async function evaluateDetectors(store: Store, tenant: string, bounds: De
     const page = await listAgents(store, tenant, { limit: Math.min(100, bounds.maxAgents - agents), ...(cursor ? { cursor } : {}) });
     for (const a of page.items) {
       agents++;
-      const esc = await withFoldedGraph(store, tenant, (g) => escalation(g, a.id, { maxDepth: 6, maxNodes: 20_000, limit: 100, budget: bounds.budget }));
+      const esc = await withFoldedGraph(store, tenant, (g) =>
+        escalation(g, a.id, { maxDepth: 6, maxNodes: 20_000, limit: 100, budget: bounds.budget }),
+      );
       if (!esc.complete || esc.truncated) incompleteAgents.add(a.id);
       for (const t of esc.targets) {
         reports.push(escalationReport({ id: a.id, name: a.name }, t.target, t.path));
@@ -138,8 +157,18 @@ export async function evaluateDetectors(store: Store, tenant: string, bounds: De
     const up = await upsertReportsInTx(tx, tenant, 'detector', reports, 'system');
     const rules = [...(drift.complete ? [DRIFT_UNEXPECTED_RULE, DRIFT_UNUSED_RULE] : []), ...(agentsComplete ? [ESCALATION_RULE] : [])];
     // An agent whose search was cut short keeps its escalation findings: absence is unproven there.
-    const keep = (f: Finding): boolean => f.rule_id === ESCALATION_RULE && incompleteAgents.has(/^agent:([0-9a-f-]{36}) /.exec(f.subject_ref)?.[1] ?? '');
-    const resolved = rules.length > 0 ? await resolveAbsent(tx, tenant, 'detector', rules, present, 'no longer detected: the access map no longer shows it', keep) : [];
-    return { reported: up.reported, resolved, repeated: up.repeated, drift: { items: drift.items.length, complete: drift.complete }, escalation: { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 } };
+    const keep = (f: Finding): boolean =>
+      f.rule_id === ESCALATION_RULE && incompleteAgents.has(/^agent:([0-9a-f-]{36}) /.exec(f.subject_ref)?.[1] ?? '');
+    const resolved =
+      rules.length > 0
+        ? await resolveAbsent(tx, tenant, 'detector', rules, present, 'no longer detected: the access map no longer shows it', keep)
+        : [];
+    return {
+      reported: up.reported,
+      resolved,
+      repeated: up.repeated,
+      drift: { items: drift.items.length, complete: drift.complete },
+      escalation: { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 },
+    };
   });
 }

@@ -102,7 +102,13 @@ const later = (a: string, b: string): string => (a > b ? a : b);
 const earlier = (a: string, b: string): string => (a < b ? a : b);
 
 /** Folds reports into findings inside the caller's transaction; `actor` is who reopens a resolved one. */
-export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingSource, reports: readonly FindingReport[], actor: string): Promise<UpsertOutcome> {
+export async function upsertReportsInTx(
+  tx: Tx,
+  tenant: string,
+  source: FindingSource,
+  reports: readonly FindingReport[],
+  actor: string,
+): Promise<UpsertOutcome> {
   const now = nowTimestamp();
   const keyed = new Map<string, FindingReport[]>();
   for (const r of reports) {
@@ -111,7 +117,13 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
   }
   const existing = new Map<string, FindingRow>();
   for (const c of chunks([...keyed.keys()], 500)) {
-    for (const row of await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('natural_key', 'in', c).execute()) existing.set(row.natural_key, row);
+    for (const row of await tx
+      .selectFrom('security_findings')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('natural_key', 'in', c)
+      .execute())
+      existing.set(row.natural_key, row);
   }
   const out: UpsertOutcome = { reported: [], repeated: 0, ids: new Map() };
   // New findings go in as multi-row inserts: one statement per finding spent most of a collector
@@ -124,7 +136,10 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
     const lastSeen = seen.reduce(later);
     const count = group.reduce((n, r) => n + (r.count ?? 1), 0);
     const tags = [...new Set(group.flatMap((r) => r.tags ?? []))].sort();
-    const refs = mergeRefs([], group.flatMap((r) => r.ledger_refs ?? []));
+    const refs = mergeRefs(
+      [],
+      group.flatMap((r) => r.ledger_refs ?? []),
+    );
     const cur = existing.get(key);
     if (!cur) {
       const row: FindingRow = {
@@ -163,14 +178,28 @@ export async function upsertReportsInTx(tx: Tx, tenant: string, source: FindingS
   // Another writer (request, replica) may report the same natural key at once: the first insert
   // wins, and a report that lost then updates the winner's row like any repeat.
   for (const c of chunks(inserts, INSERT_ROWS)) {
-    const won = new Set((await tx.insertInto('security_findings').values(c.map((p) => p.row)).onConflict((oc) => oc.columns(['tenant_id', 'natural_key']).doNothing()).returning('natural_key').execute()).map((r) => r.natural_key));
+    const won = new Set(
+      (
+        await tx
+          .insertInto('security_findings')
+          .values(c.map((p) => p.row))
+          .onConflict((oc) => oc.columns(['tenant_id', 'natural_key']).doNothing())
+          .returning('natural_key')
+          .execute()
+      ).map((r) => r.natural_key),
+    );
     for (const { row, d } of c) {
       if (won.has(row.natural_key)) {
         out.ids.set(row.natural_key, row.id);
         out.reported.push(toFinding(row));
         continue;
       }
-      const winner = await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('natural_key', '=', row.natural_key).executeTakeFirstOrThrow();
+      const winner = await tx
+        .selectFrom('security_findings')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('natural_key', '=', row.natural_key)
+        .executeTakeFirstOrThrow();
       await repeat(winner, d);
     }
   }
@@ -213,7 +242,13 @@ interface Derived {
 }
 
 /** Folds reports into findings in a transaction of their own (refused in a suspended tenant). */
-export function upsertReports(store: Store, tenant: string, source: FindingSource, reports: readonly FindingReport[], actor: string): Promise<UpsertOutcome> {
+export function upsertReports(
+  store: Store,
+  tenant: string,
+  source: FindingSource,
+  reports: readonly FindingReport[],
+  actor: string,
+): Promise<UpsertOutcome> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     return upsertReportsInTx(tx, tenant, source, reports, actor);
@@ -222,7 +257,9 @@ export function upsertReports(store: Store, tenant: string, source: FindingSourc
 
 /** One finding with its evidence, or 404. */
 export async function getFindingRow(store: Store, tenant: string, id: string): Promise<FindingRow> {
-  const row = await store.withTenant(tenant, (tx) => tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst());
+  const row = await store.withTenant(tenant, (tx) =>
+    tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst(),
+  );
   if (!row) throw errors.notFound('finding');
   return row;
 }
@@ -242,33 +279,73 @@ export function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: Findi
 }
 
 /** A keyset page of findings in id (creation) order under the filters. */
-export async function listFindings(store: Store, tenant: string, f: FindingFilter & { cursor?: string; limit: number }): Promise<{ items: Finding[]; has_more: boolean; cursor?: string }> {
+export async function listFindings(
+  store: Store,
+  tenant: string,
+  f: FindingFilter & { cursor?: string; limit: number },
+): Promise<{ items: Finding[]; has_more: boolean; cursor?: string }> {
   const after = f.cursor ? decodeCursor(f.cursor) : undefined;
   const rows = await store.withTenant(tenant, (tx) => {
     let q = tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant);
     if (after) q = q.where('id', '>', after);
-    return filtered(q, f).orderBy('id').limit(f.limit + 1).execute();
+    return filtered(q, f)
+      .orderBy('id')
+      .limit(f.limit + 1)
+      .execute();
   });
   return pageOf(rows.map(toFinding), f.limit);
 }
 
 /** Sets a finding's status and note; `version`, when given, must be current (409 otherwise). */
-export async function triageFinding(store: Store, tenant: string, id: string, change: { status: FindingStatus; note?: string; version?: number }, actor: string): Promise<{ finding: Finding; previous: FindingStatus }> {
+export async function triageFinding(
+  store: Store,
+  tenant: string,
+  id: string,
+  change: { status: FindingStatus; note?: string; version?: number },
+  actor: string,
+): Promise<{ finding: Finding; previous: FindingStatus }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    const cur = await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
+    const cur = await tx
+      .selectFrom('security_findings')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!cur) throw errors.notFound('finding');
-    if (change.version !== undefined && Number(cur.version) !== change.version) throw errors.conflict(`version mismatch: the finding is at version ${cur.version}`);
+    if (change.version !== undefined && Number(cur.version) !== change.version)
+      throw errors.conflict(`version mismatch: the finding is at version ${cur.version}`);
     const now = nowTimestamp();
-    const next = { status: change.status, status_by: actor, status_note: change.note ?? '', status_at: now, version: Number(cur.version) + 1, updated_at: now };
-    const res = await tx.updateTable('security_findings').set(next).where('tenant_id', '=', tenant).where('id', '=', id).where('version', '=', Number(cur.version)).executeTakeFirst();
+    const next = {
+      status: change.status,
+      status_by: actor,
+      status_note: change.note ?? '',
+      status_at: now,
+      version: Number(cur.version) + 1,
+      updated_at: now,
+    };
+    const res = await tx
+      .updateTable('security_findings')
+      .set(next)
+      .where('tenant_id', '=', tenant)
+      .where('id', '=', id)
+      .where('version', '=', Number(cur.version))
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the finding changed meanwhile; read it again');
     return { finding: toFinding({ ...cur, ...next }), previous: cur.status as FindingStatus };
   });
 }
 
 /** Resolves open or acknowledged findings of `source` and the given rules whose key is not in `present` (a detector's drift is gone). */
-export async function resolveAbsent(tx: Tx, tenant: string, source: FindingSource, rules: readonly string[], present: ReadonlySet<string>, note: string, keep: (f: Finding) => boolean = () => false): Promise<Finding[]> {
+export async function resolveAbsent(
+  tx: Tx,
+  tenant: string,
+  source: FindingSource,
+  rules: readonly string[],
+  present: ReadonlySet<string>,
+  note: string,
+  keep: (f: Finding) => boolean = () => false,
+): Promise<Finding[]> {
   const live = await tx
     .selectFrom('security_findings')
     .selectAll()
@@ -281,7 +358,14 @@ export async function resolveAbsent(tx: Tx, tenant: string, source: FindingSourc
   const out: Finding[] = [];
   for (const cur of live) {
     if (present.has(cur.natural_key) || keep(toFinding(cur))) continue;
-    const next = { status: 'resolved', status_by: 'system', status_note: note, status_at: now, version: Number(cur.version) + 1, updated_at: now };
+    const next = {
+      status: 'resolved',
+      status_by: 'system',
+      status_note: note,
+      status_at: now,
+      version: Number(cur.version) + 1,
+      updated_at: now,
+    };
     await tx.updateTable('security_findings').set(next).where('tenant_id', '=', tenant).where('id', '=', cur.id).execute();
     out.push(toFinding({ ...cur, ...next }));
   }

@@ -17,7 +17,18 @@ import { announce } from './events.js';
 import { catchUpCollector, evaluateTenant } from './runner.js';
 import { countExport, exportCapFromEnv, sarifChunks, sarifRunner, type ExportPlan } from './sarif-export.js';
 import { naturalKey } from './model.js';
-import { EvaluateAnswer, EvidenceAnswer, ExportQuery, Finding, FindingPage, IdParams, ListQuery, ReportAnswer, ReportBody, TriageBody } from './schemas.js';
+import {
+  EvaluateAnswer,
+  EvidenceAnswer,
+  ExportQuery,
+  Finding,
+  FindingPage,
+  IdParams,
+  ListQuery,
+  ReportAnswer,
+  ReportBody,
+  TriageBody,
+} from './schemas.js';
 
 /** DECISIONS.md "SARIF export headers". */
 export const TRUNCATED_HEADER = 'x-service-truncated';
@@ -31,7 +42,8 @@ type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId
 
 function filterOf(q: Record<string, unknown>): FindingFilter {
   const f: Record<string, unknown> = {};
-  for (const k of ['status', 'severity', 'source', 'kind', 'rule_id', 'subject_kind', 'subject_ref'] as const) if (q[k] !== undefined) f[k] = q[k];
+  for (const k of ['status', 'severity', 'source', 'kind', 'rule_id', 'subject_kind', 'subject_ref'] as const)
+    if (q[k] !== undefined) f[k] = q[k];
   return f as FindingFilter;
 }
 
@@ -57,7 +69,12 @@ async function exportFindings(ctx: Ctx & { query: Record<string, unknown> }) {
   if (count.truncated) headers[TRUNCATED_HEADER] = 'true';
   const properties = { 'svc.tenant': tenant, 'svc.filters': plan.filter, 'svc.cap': cap, 'svc.commit': ctx.services.build.commit };
   const chunks = sarifChunks(runner, plan, count, properties, (o) =>
-    auditEvent(ctx, 'security.findings.export', { kind: 'security_findings', id: '' }, { format, filter: plan.filter, cap, emitted: o.emitted, refused: o.refused, truncated: count.truncated, bytes: o.bytes }),
+    auditEvent(
+      ctx,
+      'security.findings.export',
+      { kind: 'security_findings', id: '' },
+      { format, filter: plan.filter, cap, emitted: o.emitted, refused: o.refused, truncated: count.truncated, bytes: o.bytes },
+    ),
   );
   return reply.stream(chunks, SARIF_CONTENT_TYPE, 200, headers);
 }
@@ -75,7 +92,11 @@ export const securityRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       await catchUpCollector(ctx.services, tenant, ctx.log);
-      return listFindings(ctx.services.store, tenant, { ...filterOf(ctx.query), ...(ctx.query.cursor ? { cursor: ctx.query.cursor } : {}), limit: ctx.query.limit ?? 50 });
+      return listFindings(ctx.services.store, tenant, {
+        ...filterOf(ctx.query),
+        ...(ctx.query.cursor ? { cursor: ctx.query.cursor } : {}),
+        limit: ctx.query.limit ?? 50,
+      });
     },
   }),
   route({
@@ -83,7 +104,9 @@ export const securityRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/v1/m/security/findings',
     operationId: 'securityReportFindings',
-    summary: 'Report findings from an integration (the REST write path beside collector ingest); deduplicated by rule, subject, artifact and region',
+    summary:
+      'Report findings from an integration (the REST write path beside collector ingest); deduplicated by rule, subject, artifact ' +
+      'and region',
     permission: 'security:finding:write',
     audit: 'security.findings.report',
     body: ReportBody,
@@ -91,12 +114,24 @@ export const securityRoutes: AnyRoute[] = [
     bodyLimit: 4 * 1024 * 1024,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
-      for (const r of ctx.body.findings) if (r.region?.end_line !== undefined && r.region.end_line < r.region.start_line) throw errors.badRequest('region.end_line is before region.start_line');
+      for (const r of ctx.body.findings)
+        if (r.region?.end_line !== undefined && r.region.end_line < r.region.start_line)
+          throw errors.badRequest('region.end_line is before region.start_line');
       const out = await upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx));
-      await auditEvent(ctx, 'security.findings.report', { kind: 'security_findings', id: '' }, { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated });
+      await auditEvent(
+        ctx,
+        'security.findings.report',
+        { kind: 'security_findings', id: '' },
+        { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated },
+      );
       announce(ctx.services, tenant, out.reported);
       // Ids in request order: a report's finding is the one with its natural key.
-      return { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated, ids: ctx.body.findings.map((r) => out.ids.get(naturalKey(r)) ?? '') };
+      return {
+        accepted: ctx.body.findings.length,
+        reported: out.reported.length,
+        repeated: out.repeated,
+        ids: ctx.body.findings.map((r) => out.ids.get(naturalKey(r)) ?? ''),
+      };
     },
   }),
   route({
@@ -104,7 +139,9 @@ export const securityRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/security/findings/export',
     operationId: 'securityExportFindings',
-    summary: 'The findings under the list filters as SARIF 2.1.0 (application/sarif+json), streamed; capped, with X-Service-Result-Count and X-Service-Truncated',
+    summary:
+      'The findings under the list filters as SARIF 2.1.0 (application/sarif+json), streamed; capped, with X-Service-Result-Count ' +
+      'and X-Service-Truncated',
     permission: 'security:finding:read',
     audit: 'security.findings.export',
     query: ExportQuery,
@@ -117,14 +154,21 @@ export const securityRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/v1/m/security/findings/evaluate',
     operationId: 'securityEvaluateFindings',
-    summary: "Run svc's detectors (access-map drift and attack paths) and fold collector findings now; detector findings no longer seen are resolved",
+    summary:
+      "Run svc's detectors (access-map drift and attack paths) and fold collector findings now; detector findings no longer seen are " +
+      'resolved',
     permission: 'security:finding:write',
     audit: 'security.findings.evaluate',
     response: EvaluateAnswer,
     timeoutMs: 120_000,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
-      const out = await evaluateTenant(ctx.services, tenant, { actor: ctx.principal?.actor ?? 'system', actorKind: ctx.principal?.actorKind ?? 'system', requestId: ctx.requestId }, ctx.log);
+      const out = await evaluateTenant(
+        ctx.services,
+        tenant,
+        { actor: ctx.principal?.actor ?? 'system', actorKind: ctx.principal?.actorKind ?? 'system', requestId: ctx.requestId },
+        ctx.log,
+      );
       return out;
     },
   }),
@@ -148,7 +192,8 @@ export const securityRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/v1/m/security/findings/{id}/evidence',
     operationId: 'securityFindingEvidence',
-    summary: "A finding's evidence (a detector's drift item or attack path): access-graph data, so a privileged read (editor and above, audited)",
+    summary:
+      "A finding's evidence (a detector's drift item or attack path): access-graph data, so a privileged read (editor and above, audited)",
     permission: 'security:evidence:read',
     privileged: true,
     audit: 'security.finding.evidence.read',
@@ -164,7 +209,8 @@ export const securityRoutes: AnyRoute[] = [
     method: 'PATCH',
     path: '/v1/m/security/findings/{id}',
     operationId: 'securityTriageFinding',
-    summary: 'Triage: set status (open, acknowledged, resolved, suppressed) with a note; audited; `version` when given must be current (409)',
+    summary:
+      'Triage: set status (open, acknowledged, resolved, suppressed) with a note; audited; `version` when given must be current (409)',
     permission: 'security:finding:write',
     audit: 'security.finding.triage',
     params: IdParams,
@@ -173,7 +219,12 @@ export const securityRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const { finding, previous } = await triageFinding(ctx.services.store, tenant, ctx.params.id, ctx.body, actor(ctx));
-      await auditEvent(ctx, 'security.finding.triage', { kind: 'finding', id: finding.id }, { status: finding.status, previous_status: previous, note: finding.status_note, version: finding.version });
+      await auditEvent(
+        ctx,
+        'security.finding.triage',
+        { kind: 'finding', id: finding.id },
+        { status: finding.status, previous_status: previous, note: finding.status_note, version: finding.version },
+      );
       announce(ctx.services, tenant, [], [{ finding, previous }]);
       return finding;
     },

@@ -28,12 +28,20 @@ async function serialised<T>(tenant: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** Folds new collector items; never fails the caller (a read must not break on a busy fold). */
-export async function catchUpCollector(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, log?: Pick<Logger, 'warn'>): Promise<number> {
+export async function catchUpCollector(
+  services: Pick<Services, 'store' | 'audit' | 'events'>,
+  tenant: string,
+  log?: Pick<Logger, 'warn'>,
+): Promise<number> {
   try {
     return await serialised(tenant, async () => {
       const out = await syncCollectorFindings(services.store, tenant);
       if (out.items === 0) return 0;
-      await auditSystem(services, tenant, 'security.findings.collect', { items: out.items, reported: out.reported.length, repeated: out.repeated });
+      await auditSystem(services, tenant, 'security.findings.collect', {
+        items: out.items,
+        reported: out.reported.length,
+        repeated: out.repeated,
+      });
       announce(services, tenant, out.reported);
       return out.items;
     });
@@ -51,17 +59,48 @@ export interface Requester {
 }
 
 /** Folds collector items and runs the detectors on one tenant; audited and announced. */
-export async function evaluateTenant(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, who: Requester, log?: Pick<Logger, 'warn'>) {
+export async function evaluateTenant(
+  services: Pick<Services, 'store' | 'audit' | 'events'>,
+  tenant: string,
+  who: Requester,
+  log?: Pick<Logger, 'warn'>,
+) {
   const items = await catchUpCollector(services, tenant, log);
   return serialised(tenant, async () => {
     const out = await evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS);
-    const meta = { reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation, ...(who.requestId ? { request_id: who.requestId } : {}) };
+    const meta = {
+      reported: out.reported.length,
+      resolved: out.resolved.length,
+      repeated: out.repeated,
+      drift: out.drift,
+      escalation: out.escalation,
+      ...(who.requestId ? { request_id: who.requestId } : {}),
+    };
     // A request's evaluation is always recorded (it is a mutation route); a background run only when it changed something.
     if (who.actor !== 'system' || out.reported.length + out.resolved.length > 0) {
-      await services.audit.append(tenant, { actor: who.actor, actor_kind: who.actorKind, action: 'security.findings.evaluate', target_kind: 'security_findings', target_id: '', meta });
+      await services.audit.append(tenant, {
+        actor: who.actor,
+        actor_kind: who.actorKind,
+        action: 'security.findings.evaluate',
+        target_kind: 'security_findings',
+        target_id: '',
+        meta,
+      });
     }
-    announce(services, tenant, out.reported, out.resolved.map((f) => ({ finding: f, previous: 'open' })));
-    return { collector: { items }, reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation };
+    announce(
+      services,
+      tenant,
+      out.reported,
+      out.resolved.map((f) => ({ finding: f, previous: 'open' })),
+    );
+    return {
+      collector: { items },
+      reported: out.reported.length,
+      resolved: out.resolved.length,
+      repeated: out.repeated,
+      drift: out.drift,
+      escalation: out.escalation,
+    };
   });
 }
 
@@ -83,21 +122,33 @@ export function startSecurity(services: Services): () => Promise<void> {
   const run = (tenant: string): void => {
     pending.delete(tenant);
     if (stopped) return;
-    evaluateTenant(services, tenant, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) => log.warn({ err, tenant }, 'findings evaluation failed'));
+    evaluateTenant(services, tenant, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) =>
+      log.warn({ err, tenant }, 'findings evaluation failed'),
+    );
   };
-  const unsubscribe = services.events.subscribe({ name: 'security-detectors', types: ['edge.observed', 'agent.created', 'agent.deleted'] }, (e) => {
-    if (stopped || pending.has(e.tenant)) return;
-    pending.set(e.tenant, setTimeout(() => run(e.tenant), DEBOUNCE_MS).unref());
-  });
+  const unsubscribe = services.events.subscribe(
+    { name: 'security-detectors', types: ['edge.observed', 'agent.created', 'agent.deleted'] },
+    (e) => {
+      if (stopped || pending.has(e.tenant)) return;
+      pending.set(e.tenant, setTimeout(() => run(e.tenant), DEBOUNCE_MS).unref());
+    },
+  );
   const every = evaluateIntervalMs();
   const sweep = async (): Promise<void> => {
-    const tenants = await services.store.transaction((tx) => tx.selectFrom('tenants').select('id').where('status', '=', 'active').where('deleted_at', 'is', null).execute());
+    const tenants = await services.store.transaction((tx) =>
+      tx.selectFrom('tenants').select('id').where('status', '=', 'active').where('deleted_at', 'is', null).execute(),
+    );
     for (const t of tenants) {
       if (stopped) return;
-      await evaluateTenant(services, t.id, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) => log.warn({ err, tenant: t.id }, 'findings evaluation failed'));
+      await evaluateTenant(services, t.id, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) =>
+        log.warn({ err, tenant: t.id }, 'findings evaluation failed'),
+      );
     }
   };
-  const timer = every > 0 ? setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'findings sweep failed')), every).unref() : undefined;
+  const timer =
+    every > 0
+      ? setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'findings sweep failed')), every).unref()
+      : undefined;
   return async () => {
     stopped = true;
     unsubscribe();

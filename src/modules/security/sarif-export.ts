@@ -18,7 +18,16 @@ import type { Store } from '../../store/store.js';
 import { sarifHead, sarifTail, type SarifRule } from '../../encoders/sarif.js';
 import type { FindingFilter } from './finding-store.js';
 import { DETECTOR_RULE_TEXT } from './detectors.js';
-import { countFindings, encodeFindingsPage, NAMED_REFUSALS, type CountRequest, type CountResult, type FindingsReader, type PageRequest, type PageResult } from './sarif-pages.js';
+import {
+  countFindings,
+  encodeFindingsPage,
+  NAMED_REFUSALS,
+  type CountRequest,
+  type CountResult,
+  type FindingsReader,
+  type PageRequest,
+  type PageResult,
+} from './sarif-pages.js';
 import type { SarifTask } from './sarif-worker.js';
 
 /** The default cap on results of one export; `SERVICE_FINDINGS_EXPORT_CAP` changes it. */
@@ -96,8 +105,20 @@ export interface ExportOutcome {
  * order, and each is pulled only when the consumer (the HTTP stream, with back-pressure) asks for
  * the next chunk, so memory stays at a few pages whatever the export's size.
  */
-export async function* sarifChunks(runner: SarifRunner, plan: ExportPlan, count: ExportCount, properties: Record<string, unknown>, done: (o: ExportOutcome) => Promise<void>): AsyncGenerator<Uint8Array | string> {
-  const head = sarifHead({ toolName: 'svc', toolVersion: plan.toolVersion, informationUri: 'https://github.com/svc/svc/blob/main/docs/findings.md', rules: count.rules, properties });
+export async function* sarifChunks(
+  runner: SarifRunner,
+  plan: ExportPlan,
+  count: ExportCount,
+  properties: Record<string, unknown>,
+  done: (o: ExportOutcome) => Promise<void>,
+): AsyncGenerator<Uint8Array | string> {
+  const head = sarifHead({
+    toolName: 'svc',
+    toolVersion: plan.toolVersion,
+    informationUri: 'https://github.com/svc/svc/blob/main/docs/findings.md',
+    rules: count.rules,
+    properties,
+  });
   let bytes = Buffer.byteLength(head);
   yield head;
   let emitted = 0;
@@ -106,7 +127,12 @@ export async function* sarifChunks(runner: SarifRunner, plan: ExportPlan, count:
   const pending: Array<Promise<PageResult>> = [];
   let next = 0;
   const request = (i: number): Promise<PageResult> => {
-    const p = runner.page({ tenant: plan.tenant, filter: plan.filter, after: i === 0 ? undefined : count.bounds[i - 1], upTo: count.bounds[i] as string });
+    const p = runner.page({
+      tenant: plan.tenant,
+      filter: plan.filter,
+      after: i === 0 ? undefined : count.bounds[i - 1],
+      upTo: count.bounds[i] as string,
+    });
     // A page the consumer never reaches (the client went away) must not be an unhandled rejection.
     p.catch(() => undefined);
     return p;

@@ -14,9 +14,18 @@ import { openStore, type Store } from '../../store/store.js';
 import type { ExportSource } from '../../workers/export-protocol.js';
 import { sourceKey } from '../../workers/export-source.js';
 import { idleReaders } from '../../workers/idle-readers.js';
-import { countFindings, encodeFindingsPage, type CountRequest, type CountResult, type FindingsReader, type PageRequest, type PageResult } from './sarif-pages.js';
+import {
+  countFindings,
+  encodeFindingsPage,
+  type CountRequest,
+  type CountResult,
+  type FindingsReader,
+  type PageRequest,
+  type PageResult,
+} from './sarif-pages.js';
 
-export type SarifTask = ({ kind: 'sarif-count' } & CountRequest & { source: ExportSource }) | ({ kind: 'sarif-page' } & PageRequest & { source: ExportSource });
+export type SarifTask =
+  ({ kind: 'sarif-count' } & CountRequest & { source: ExportSource }) | ({ kind: 'sarif-page' } & PageRequest & { source: ExportSource });
 
 type Reader = FindingsReader & { close(): Promise<void> };
 const readers = idleReaders<Reader>();
@@ -29,7 +38,14 @@ function open(source: ExportSource): Reader {
     return { read: (_tenant, fn) => fn(db), close: () => db.destroy() };
   }
   let opened: Promise<Store> | undefined;
-  const store = () => (opened ??= openStore({ backend: 'postgres', dataDir: '', dsn: source.dsn, poolSize: 1, ...(source.appRole !== undefined ? { pgAppRole: source.appRole } : {}) }));
+  const store = () =>
+    (opened ??= openStore({
+      backend: 'postgres',
+      dataDir: '',
+      dsn: source.dsn,
+      poolSize: 1,
+      ...(source.appRole !== undefined ? { pgAppRole: source.appRole } : {}),
+    }));
   return {
     read: async (tenant, fn) => (await store()).withTenant(tenant, fn),
     close: async () => {

@@ -102,7 +102,8 @@ export async function ensureAppRole(tx: Transaction<MigrationDatabase>, role: st
   } catch (err) {
     throw new StoreError(
       'isolation_broken',
-      `user ${row.user} cannot switch to role ${role}: run "GRANT ${role} TO ${row.user}" as an administrator (docs/storage.md): ${(err as Error).message}`,
+      `user ${row.user} cannot switch to role ${role}: run "GRANT ${role} TO ${row.user}" as an administrator (docs/storage.md): ` +
+        `${(err as Error).message}`,
     );
   }
 }

@@ -48,7 +48,10 @@ class PostgresStore implements Store {
     if (me.rows[0]?.super) {
       // RLS holds for the app role either way, but a superuser session can SET ROLE back, so a SQL
       // injection would not be confined by the database; a non-superuser owner removes that path.
-      this.log.warn({ user: me.rows[0].user, app_role: role }, 'store connects as a PostgreSQL superuser; use a non-superuser owner role (docs/storage.md)');
+      this.log.warn(
+        { user: me.rows[0].user, app_role: role },
+        'store connects as a PostgreSQL superuser; use a non-superuser owner role (docs/storage.md)',
+      );
     }
     await this.#checkAutovacuum(mdb);
     const result = await runMigrations(mdb, POSTGRES_MIGRATIONS, {
@@ -88,8 +91,10 @@ class PostgresStore implements Store {
     this.log.warn(
       { autovacuum: row.autovacuum, track_counts: row.track_counts, ...(tables.length > 0 ? { tables_without_autovacuum: tables } : {}) },
       serverOff
-        ? 'PostgreSQL autovacuum is off: tables that ingest grows keep no statistics or visibility map and path searches slow down; turn it on or run VACUUM (ANALYZE) after large loads (docs/storage.md "Maintenance")'
-        : `PostgreSQL autovacuum is disabled on ${tables.join(', ')}: run VACUUM (ANALYZE) on them after large loads or re-enable it (docs/storage.md "Maintenance")`,
+        ? 'PostgreSQL autovacuum is off: tables that ingest grows keep no statistics or visibility map and path searches slow down; ' +
+            'turn it on or run VACUUM (ANALYZE) after large loads (docs/storage.md "Maintenance")'
+        : `PostgreSQL autovacuum is disabled on ${tables.join(', ')}: run VACUUM (ANALYZE) on them after large loads or re-enable it ` +
+            `(docs/storage.md "Maintenance")`,
     );
   }
 
@@ -154,7 +159,8 @@ export async function openPostgresStore(config: StoreConfig, log: StoreLog): Pro
   if (!config.dsn) throw new StoreError('invalid_config', 'the postgres store needs a DSN (--dsn or SERVICE_DSN)');
   const appRole = resolveAppRole(config.pgAppRole);
   const poolSize = config.poolSize ?? 10;
-  if (!Number.isInteger(poolSize) || poolSize < 1) throw new StoreError('invalid_config', `postgres pool size must be a positive integer, got ${poolSize}`);
+  if (!Number.isInteger(poolSize) || poolSize < 1)
+    throw new StoreError('invalid_config', `postgres pool size must be a positive integer, got ${poolSize}`);
   const pool = new pg.Pool({
     connectionString: config.dsn,
     max: poolSize,

@@ -57,12 +57,17 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
   const timeout = opts.busyTimeoutMs ?? 10_000;
   const src = join(dataDir, SQLITE_FILE_NAME);
   const srcEdges = join(dataDir, EDGE_FILE_NAME);
-  for (const f of [src, srcEdges]) if (!existsSync(f)) throw new StoreError('invalid_config', `${f} does not exist: not the data directory of a store that svc serve has opened`);
+  for (const f of [src, srcEdges])
+    if (!existsSync(f))
+      throw new StoreError('invalid_config', `${f} does not exist: not the data directory of a store that svc serve has opened`);
   mkdirSync(dest, { recursive: true, mode: 0o700 });
   const outDb = join(dest, SQLITE_FILE_NAME);
   const outEdges = join(dest, EDGE_FILE_NAME);
-  const taken = [...[outDb, outEdges].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]), ...KEPT_DIRS.map((d) => join(dest, d))].filter((f) => existsSync(f));
-  if (taken.length > 0) throw new StoreError('invalid_config', `${dest} already holds ${taken.join(', ')}: refusing to overwrite; choose an empty directory`);
+  const taken = [...[outDb, outEdges].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]), ...KEPT_DIRS.map((d) => join(dest, d))].filter((f) =>
+    existsSync(f),
+  );
+  if (taken.length > 0)
+    throw new StoreError('invalid_config', `${dest} already holds ${taken.join(', ')}: refusing to overwrite; choose an empty directory`);
   // 0600 before SQLite writes them (the -wal and -shm files inherit the mode, as in sqlite-store.ts).
   for (const f of [outDb, outEdges]) closeSync(openSync(f, 'wx', 0o600));
   const reader = new BetterSqlite3(src, { fileMustExist: true, timeout });
@@ -70,7 +75,10 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
   try {
     reader.prepare(`attach database ? as ${EDGE_SCHEMA}`).run(srcEdges);
     if (!checkEdgeFile(reader, srcEdges) || !hasTable(reader, EDGE_SCHEMA, 'access_edges')) {
-      throw new StoreError('invalid_config', `${dataDir}: the access map's edges are not in ${EDGE_FILE_NAME} yet; start svc serve once (it moves them) and back up again`);
+      throw new StoreError(
+        'invalid_config',
+        `${dataDir}: the access map's edges are not in ${EDGE_FILE_NAME} yet; start svc serve once (it moves them) and back up again`,
+      );
     }
     const lock = new BetterSqlite3(src, { fileMustExist: true, timeout });
     const lockStarted = performance.now();
@@ -82,7 +90,11 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
         lock.prepare(SVC_DB_LOCK).run();
       } catch (err) {
         if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
-          throw new StoreError('busy', `${src}: another writer held the database for ${timeout} ms (a long transaction, or another process on the file); nothing was copied, try again`);
+          throw new StoreError(
+            'busy',
+            `${src}: another writer held the database for ${timeout} ms (a long transaction, or another process on the file); ` +
+              `nothing was copied, try again`,
+          );
         }
         throw err;
       }
@@ -97,11 +109,16 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
     await backupSchema(reader, 'main', outDb);
     await backupSchema(reader, EDGE_SCHEMA, outEdges);
     reader.exec('commit');
-    for (const d of KEPT_DIRS) if (existsSync(join(dataDir, d))) cpSync(join(dataDir, d), join(dest, d), { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
+    for (const d of KEPT_DIRS)
+      if (existsSync(join(dataDir, d)))
+        cpSync(join(dataDir, d), join(dest, d), { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
     done = true;
     return {
       dir: dest,
-      files: [outDb, outEdges, ...KEPT_DIRS.flatMap((d) => filesUnder(join(dest, d)))].map((file) => ({ file, bytes: statSync(file).size })),
+      files: [outDb, outEdges, ...KEPT_DIRS.flatMap((d) => filesUnder(join(dest, d)))].map((file) => ({
+        file,
+        bytes: statSync(file).size,
+      })),
       recent_level_rows: level,
       merged_up_to: mark,
       lock_ms: Math.round(lockMs * 10) / 10,
@@ -117,7 +134,10 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
   }
 }
 
-/** better-sqlite3's online backup of one schema of the connection (its `attached` option, documented and in lib/methods/backup.js, missing from @types/better-sqlite3). */
+/**
+ * better-sqlite3's online backup of one schema of the connection (its `attached` option, documented and in lib/methods/backup.js, missing
+ * from @types/better-sqlite3).
+ */
 function backupSchema(db: BetterSqlite3.Database, schema: string, file: string): Promise<unknown> {
   return (db.backup as unknown as (file: string, options: { attached: string }) => Promise<unknown>).call(db, file, { attached: schema });
 }

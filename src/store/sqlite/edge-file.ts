@@ -42,7 +42,8 @@ export function attachEdgeFile(sqlite: BetterSqlite3.Database, dataDir: string, 
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   sqlite.prepare(`attach database ? as ${EDGE_SCHEMA}`).run(file);
   const mode = sqlite.pragma(`${EDGE_SCHEMA}.journal_mode = WAL`, { simple: true });
-  if (String(mode).toLowerCase() !== 'wal') throw new StoreError('invalid_config', `${file}: cannot enable WAL (journal_mode=${String(mode)})`);
+  if (String(mode).toLowerCase() !== 'wal')
+    throw new StoreError('invalid_config', `${file}: cannot enable WAL (journal_mode=${String(mode)})`);
   sqlite.pragma(`${EDGE_SCHEMA}.synchronous = ${opts.synchronous}`);
   sqlite.pragma(`${EDGE_SCHEMA}.cache_size = -${opts.cacheMib * 1024}`);
   return file;
@@ -59,14 +60,17 @@ const has = (sqlite: BetterSqlite3.Database, schema: string, table: string): boo
 export function checkEdgeFile(sqlite: BetterSqlite3.Database, file: string): boolean {
   if (!has(sqlite, 'main', 'access_edges_file')) return false;
   const want = (sqlite.prepare('select file_id from main.access_edges_file').get() as { file_id: string } | undefined)?.file_id;
-  const got = has(sqlite, EDGE_SCHEMA, 'access_edges_merged') ? (sqlite.prepare(`select file_id from ${EDGE_SCHEMA}.access_edges_merged`).get() as { file_id: string } | undefined)?.file_id : undefined;
+  const got = has(sqlite, EDGE_SCHEMA, 'access_edges_merged')
+    ? (sqlite.prepare(`select file_id from ${EDGE_SCHEMA}.access_edges_merged`).get() as { file_id: string } | undefined)?.file_id
+    : undefined;
   if (want !== undefined && got === want && has(sqlite, EDGE_SCHEMA, 'access_edges')) return true;
   // svc.db still holding access_edges is a move cut short by a crash: relocateEdges copies it again.
   if (has(sqlite, 'main', 'access_edges')) return true;
   throw new StoreError(
     'invalid_config',
     got === undefined
-      ? `${file}: the access map's edges are missing (svc.db says they are in this file, id ${want}); restore it from the backup taken with svc.db`
+      ? `${file}: the access map's edges are missing (svc.db says they are in this file, id ${want}); restore it from the backup taken ` +
+          `with svc.db`
       : `${file}: this edge file belongs to another database (id ${got}, svc.db expects ${want}); restore the one taken with svc.db`,
   );
 }
@@ -85,24 +89,44 @@ export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefine
   // what it has moved meanwhile is then found moved.
   sqlite.transaction(() => {
     if (!has(sqlite, 'main', 'access_edges')) return;
-    const ddl = sqlite.prepare("select type, name, sql from main.sqlite_master where tbl_name = 'access_edges' and sql is not null").all() as Array<{ type: string; name: string; sql: string }>;
+    const ddl = sqlite
+      .prepare("select type, name, sql from main.sqlite_master where tbl_name = 'access_edges' and sql is not null")
+      .all() as Array<{ type: string; name: string; sql: string }>;
     const table = ddl.find((d) => d.type === 'table');
     if (table === undefined) throw new Error('access_edges: no table definition in svc.db');
     // The tenant's foreign key cannot reach across files (SQLite keeps foreign keys within one
     // schema); tenants are never removed, and every write checks its tenant first (scope.ts).
-    const tableSql = table.sql.replace(/^CREATE TABLE\s+"?access_edges"?\s*\(/i, `create table ${EDGE_SCHEMA}.access_edges (`).replace(/\s+references tenants\s*\(id\)/i, '');
-    const indexSql = ddl.filter((d) => d.type === 'index').map((d) => d.sql.replace(/^CREATE (UNIQUE )?INDEX\s+"?(\w+)"?\s+on/i, (_m, u: string | undefined, n: string) => `create ${u ?? ''}index ${EDGE_SCHEMA}.${n} on`));
+    const tableSql = table.sql
+      .replace(/^CREATE TABLE\s+"?access_edges"?\s*\(/i, `create table ${EDGE_SCHEMA}.access_edges (`)
+      .replace(/\s+references tenants\s*\(id\)/i, '');
+    const indexSql = ddl
+      .filter((d) => d.type === 'index')
+      .map((d) =>
+        d.sql.replace(
+          /^CREATE (UNIQUE )?INDEX\s+"?(\w+)"?\s+on/i,
+          (_m, u: string | undefined, n: string) => `create ${u ?? ''}index ${EDGE_SCHEMA}.${n} on`,
+        ),
+      );
     // The id svc.db already names (a file whose edges were moved back by hand), else a new one.
-    const fileId = has(sqlite, 'main', 'access_edges_file') ? (sqlite.prepare('select file_id from main.access_edges_file').get() as { file_id: string } | undefined)?.file_id : randomUUID();
+    const fileId = has(sqlite, 'main', 'access_edges_file')
+      ? (sqlite.prepare('select file_id from main.access_edges_file').get() as { file_id: string } | undefined)?.file_id
+      : randomUUID();
     if (fileId === undefined) throw new Error('access_edges_file: no row in svc.db');
     sqlite.exec(`drop table if exists ${EDGE_SCHEMA}.access_edges; drop table if exists ${EDGE_SCHEMA}.access_edges_merged`);
     sqlite.exec(tableSql);
     for (const s of indexSql) sqlite.exec(s);
     moved = sqlite.prepare(`insert into ${EDGE_SCHEMA}.access_edges select * from main.access_edges order by seq`).run().changes;
     // Seqs are never handed out twice (migration 14): the counter comes along, also past edges deleted since.
-    const counter = (sqlite.prepare("select max(seq) as seq from main.sqlite_sequence where name = 'access_edges'").get() as { seq: number | null }).seq ?? 0;
+    const counter =
+      (sqlite.prepare("select max(seq) as seq from main.sqlite_sequence where name = 'access_edges'").get() as { seq: number | null })
+        .seq ?? 0;
     sqlite.prepare(`delete from ${EDGE_SCHEMA}.sqlite_sequence where name = 'access_edges'`).run();
-    sqlite.prepare(`insert into ${EDGE_SCHEMA}.sqlite_sequence (name, seq) values ('access_edges', max(?, coalesce((select max(seq) from ${EDGE_SCHEMA}.access_edges), 0)))`).run(counter);
+    sqlite
+      .prepare(
+        `insert into ${EDGE_SCHEMA}.sqlite_sequence (name, seq) values ('access_edges', max(?, coalesce((select max(seq) from ` +
+          `${EDGE_SCHEMA}.access_edges), 0)))`,
+      )
+      .run(counter);
     // Before the move a merge emptied the level of what it merged, so every row waiting there is
     // unmerged: the mark starts at 0. (A move cut short after this step is copied again with the
     // same mark: no merge runs before the store has finished migrating.)
@@ -139,8 +163,15 @@ export function keepLevelAboveMark(sqlite: BetterSqlite3.Database): void {
   if (!has(sqlite, EDGE_SCHEMA, 'access_edges_merged') || !has(sqlite, 'main', 'access_edges_recent')) return;
   sqlite
     .transaction(() => {
-      const mark = Number((sqlite.prepare(`select up_to from ${EDGE_SCHEMA}.access_edges_merged`).get() as { up_to: number } | undefined)?.up_to ?? 0);
-      const counter = (sqlite.prepare("select max(seq) as seq from main.sqlite_sequence where name = 'access_edges_recent'").get() as { seq: number | null }).seq ?? 0;
+      const mark = Number(
+        (sqlite.prepare(`select up_to from ${EDGE_SCHEMA}.access_edges_merged`).get() as { up_to: number } | undefined)?.up_to ?? 0,
+      );
+      const counter =
+        (
+          sqlite.prepare("select max(seq) as seq from main.sqlite_sequence where name = 'access_edges_recent'").get() as {
+            seq: number | null;
+          }
+        ).seq ?? 0;
       if (counter >= mark) return;
       sqlite.prepare("delete from main.sqlite_sequence where name = 'access_edges_recent'").run();
       sqlite.prepare("insert into main.sqlite_sequence (name, seq) values ('access_edges_recent', ?)").run(mark);

@@ -20,7 +20,8 @@ export const SQLITE_CACHE_MIB_RANGE = [16, 65_536] as const;
 /** `mib` if it is an integer within {@link SQLITE_CACHE_MIB_RANGE}; a RangeError naming the setting otherwise. */
 export function checkSqliteCacheMib(mib: number, shown: string = String(mib)): number {
   const [lo, hi] = SQLITE_CACHE_MIB_RANGE;
-  if (!Number.isInteger(mib) || mib < lo || mib > hi) throw new RangeError(`SERVICE_SQLITE_CACHE_MIB must be an integer from ${lo} to ${hi} (MiB), got ${shown}`);
+  if (!Number.isInteger(mib) || mib < lo || mib > hi)
+    throw new RangeError(`SERVICE_SQLITE_CACHE_MIB must be an integer from ${lo} to ${hi} (MiB), got ${shown}`);
   return mib;
 }
 

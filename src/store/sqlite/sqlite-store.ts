@@ -81,7 +81,10 @@ class SqliteStore implements Store {
   #svcDbLock: BetterSqlite3.Statement | undefined;
   #totalChanges: BetterSqlite3.Statement | undefined;
   /** Whether a transaction body changed rows: the connection's change counter (audit-intent.ts). */
-  readonly #changes: ChangeProbe = { kind: 'counter', read: () => Number((this.#totalChanges ??= this.sqlite.prepare('select total_changes()').pluck()).get()) };
+  readonly #changes: ChangeProbe = {
+    kind: 'counter',
+    read: () => Number((this.#totalChanges ??= this.sqlite.prepare('select total_changes()').pluck()).get()),
+  };
   /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
   readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
   /** Resolves once every commit so far is on disk (see the class comment); a property for views (`Object.create`). */
@@ -110,7 +113,14 @@ class SqliteStore implements Store {
       this.#idleWork.add(key);
       const check = (): void => {
         if (this.#closed) return void this.#idleWork.delete(key);
-        if (this.#draining || this.#queue.length > 0 || this.#direct > 0 || this.#syncing > 0 || performance.now() - this.#lastWrite < idleMs) return void setTimeout(check, idleMs).unref();
+        if (
+          this.#draining ||
+          this.#queue.length > 0 ||
+          this.#direct > 0 ||
+          this.#syncing > 0 ||
+          performance.now() - this.#lastWrite < idleMs
+        )
+          return void setTimeout(check, idleMs).unref();
         this.sqliteTransaction(fn).then(
           (again) => (again && !this.#closed ? void setTimeout(check, idleMs).unref() : void this.#idleWork.delete(key)),
           (err: unknown) => {
@@ -147,7 +157,9 @@ class SqliteStore implements Store {
     const expected = latestVersion(SQLITE_MIGRATIONS);
     if (this.#closed) return { ok: false, reachable: false, migrations: { current: 0, expected }, error: 'store is closed' };
     try {
-      const table = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'schema_migrations'`.execute(this.db);
+      const table = await sql<{
+        n: number;
+      }>`select count(*) as n from sqlite_master where type = 'table' and name = 'schema_migrations'`.execute(this.db);
       let current = 0;
       if (Number(table.rows[0]?.n) > 0) {
         const row = await sql<{ v: number | null }>`select max(version) as v from schema_migrations`.execute(this.db);
@@ -202,7 +214,11 @@ class SqliteStore implements Store {
       const trx = await this.db.startTransaction().execute();
       try {
         const started = performance.now();
-        while (this.#queue.length > 0 && members.length < GROUP_MAX && (members.length === 0 || performance.now() - started < GROUP_MAX_MS)) {
+        while (
+          this.#queue.length > 0 &&
+          members.length < GROUP_MAX &&
+          (members.length === 0 || performance.now() - started < GROUP_MAX_MS)
+        ) {
           const job = this.#queue.shift() as Job;
           members.push(job);
           const sp = await trx.savepoint('member').execute();
@@ -221,7 +237,10 @@ class SqliteStore implements Store {
         await trx.commit().execute();
         this.#lastWrite = performance.now();
       } catch (err) {
-        await trx.rollback().execute().catch(() => undefined);
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => undefined);
         throw err;
       }
     } catch (err) {
@@ -355,7 +374,10 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   try {
     const mode = sqlite.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') {
-      throw new StoreError('invalid_config', `${file}: cannot enable WAL (journal_mode=${String(mode)}); is the data dir on a network file system?`);
+      throw new StoreError(
+        'invalid_config',
+        `${file}: cannot enable WAL (journal_mode=${String(mode)}); is the data dir on a network file system?`,
+      );
     }
     // FULL: a commit the store acknowledged survives power loss. SQLite's own FULL would fsync the WAL
     // inside every COMMIT, on the main thread; the store instead runs svc.db at NORMAL and fsyncs the
@@ -379,7 +401,17 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   }
   // Kysely prepares every query anew; the same texts come back on every request (statement-cache.ts).
   const db = new Kysely<Database>({ dialect: createSqliteDialect({ database: cachedStatements(sqlite) }, beginMode) });
-  log.info({ store: 'sqlite', file, journal_mode: 'wal', synchronous, cache_mib: cacheMib, wal_fsync: synchronous === 'full' ? 'thread-pool' : 'none' }, 'store opened');
+  log.info(
+    {
+      store: 'sqlite',
+      file,
+      journal_mode: 'wal',
+      synchronous,
+      cache_mib: cacheMib,
+      wal_fsync: synchronous === 'full' ? 'thread-pool' : 'none',
+    },
+    'store opened',
+  );
   const walSync = synchronous === 'full' ? new WalSync(`${file}-wal`) : undefined;
   return new SqliteStore(db, log, sqlite, beginMode, { edgeFile, dbFile: file, synchronous, cacheMib, busyTimeoutMs }, walSync);
 }

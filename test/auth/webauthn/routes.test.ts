@@ -12,7 +12,10 @@ let apiKey: string;
 
 const post = (path: string, token: string | undefined, body?: unknown) =>
   call(server, 'POST', path, {
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
 
@@ -54,7 +57,16 @@ test('ceremonies need a session: anonymous 401, API key 403', async () => {
 });
 
 test('bad input answers a clear 4xx and registers nothing', async () => {
-  const good = { challenge_id: randomUUID(), response: { id: 'AAAAAAAA', rawId: 'AAAAAAAA', type: 'public-key', response: { clientDataJSON: 'e30', attestationObject: 'oA' }, clientExtensionResults: {} } };
+  const good = {
+    challenge_id: randomUUID(),
+    response: {
+      id: 'AAAAAAAA',
+      rawId: 'AAAAAAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', attestationObject: 'oA' },
+      clientExtensionResults: {},
+    },
+  };
   const cases: Array<[string, unknown, number, string]> = [
     ['malformed JSON', '{"challenge_id":', 400, 'bad_request'],
     ['missing response', { challenge_id: good.challenge_id }, 400, 'bad_request'],
@@ -64,26 +76,48 @@ test('bad input answers a clear 4xx and registers nothing', async () => {
     ['not base64url', { ...good, response: { ...good.response, rawId: 'a b' } }, 400, 'bad_request'],
     ['name too long', { ...good, name: 'x'.repeat(101) }, 400, 'bad_request'],
     ['unknown challenge', good, 400, 'bad_request'],
-    ['oversized body', { ...good, response: { ...good.response, response: { ...good.response.response, attestationObject: 'A'.repeat(70_000) } } }, 413, 'request_body_too_large'],
+    [
+      'oversized body',
+      { ...good, response: { ...good.response, response: { ...good.response.response, attestationObject: 'A'.repeat(70_000) } } },
+      413,
+      'request_body_too_large',
+    ],
   ];
   for (const [name, body, status, code] of cases) {
     const r = await post('/v1/m/identity/webauthn/registration', session, body);
     assert.equal(r.status, status, `${name}: ${r.text}`);
     assert.equal(r.json().error.code, code, name);
   }
-  const stepUp = await post('/v1/m/identity/step-up', session, { challenge_id: randomUUID(), response: { id: 'AAAAAAAA', rawId: 'AAAAAAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' }, clientExtensionResults: {} } });
+  const stepUp = await post('/v1/m/identity/step-up', session, {
+    challenge_id: randomUUID(),
+    response: {
+      id: 'AAAAAAAA',
+      rawId: 'AAAAAAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+      clientExtensionResults: {},
+    },
+  });
   assert.equal(stepUp.status, 400, stepUp.text);
   // A challenge issued to this session, answered with a forged clientDataJSON: 403, and nothing stored.
   const start = (await post('/v1/m/identity/webauthn/registration/options', session)).json();
   assert.equal(start.public_key.authenticatorSelection.userVerification, 'required');
-  const forged = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: start.public_key.challenge, origin: `https://localhost:${server.port}` })).toString('base64url');
-  const r = await post('/v1/m/identity/webauthn/registration', session, { ...good, challenge_id: start.challenge_id, response: { ...good.response, response: { clientDataJSON: forged, attestationObject: 'oA' } } });
+  const forged = Buffer.from(
+    JSON.stringify({ type: 'webauthn.create', challenge: start.public_key.challenge, origin: `https://localhost:${server.port}` }),
+  ).toString('base64url');
+  const r = await post('/v1/m/identity/webauthn/registration', session, {
+    ...good,
+    challenge_id: start.challenge_id,
+    response: { ...good.response, response: { clientDataJSON: forged, attestationObject: 'oA' } },
+  });
   assert.equal(r.status, 403, r.text);
   const list = await call(server, 'GET', '/v1/m/identity/webauthn/credentials', { headers: { authorization: `Bearer ${session}` } });
   assert.deepEqual(list.json(), { items: [], has_more: false });
   const none = await post('/v1/m/identity/step-up/options', session);
   assert.equal(none.status, 409);
-  const del = await call(server, 'DELETE', `/v1/m/identity/webauthn/credentials/${randomUUID()}`, { headers: { authorization: `Bearer ${session}` } });
+  const del = await call(server, 'DELETE', `/v1/m/identity/webauthn/credentials/${randomUUID()}`, {
+    headers: { authorization: `Bearer ${session}` },
+  });
   assert.equal(del.status, 403);
   assert.equal(del.json().error.code, 'step_up_required');
 });

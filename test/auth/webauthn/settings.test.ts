@@ -15,12 +15,18 @@ test('webauthn settings: localhost by default, any https port on the RP host', (
 });
 
 test('webauthn settings: configured origins are exact and must sit within the RP ID', () => {
-  const s = webauthnSettingsFromEnv({ SERVICE_WEBAUTHN_RP_ID: 'Example.COM', SERVICE_WEBAUTHN_ORIGINS: 'https://cp.example.com:8443, https://example.com' });
+  const s = webauthnSettingsFromEnv({
+    SERVICE_WEBAUTHN_RP_ID: 'Example.COM',
+    SERVICE_WEBAUTHN_ORIGINS: 'https://cp.example.com:8443, https://example.com',
+  });
   assert.equal(s.rpId, 'example.com');
   assert.equal(originAllowed('https://cp.example.com:8443', s), true);
   assert.equal(originAllowed('https://cp.example.com', s), false);
   assert.equal(originAllowed('https://example.com', s), true);
   assert.throws(() => webauthnSettingsFromEnv({ SERVICE_WEBAUTHN_RP_ID: '10.0.0.1' }), /DNS name/);
   assert.throws(() => webauthnSettingsFromEnv({ SERVICE_WEBAUTHN_ORIGINS: 'http://localhost:8443' }), /https origin/);
-  assert.throws(() => webauthnSettingsFromEnv({ SERVICE_WEBAUTHN_RP_ID: 'example.com', SERVICE_WEBAUTHN_ORIGINS: 'https://example.org' }), /not within/);
+  assert.throws(
+    () => webauthnSettingsFromEnv({ SERVICE_WEBAUTHN_RP_ID: 'example.com', SERVICE_WEBAUTHN_ORIGINS: 'https://example.org' }),
+    /not within/,
+  );
 });

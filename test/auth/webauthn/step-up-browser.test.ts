@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs';
 import { call, startServer, type TestServer } from '../../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `chromium is not installed at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium fonts-liberation)`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `chromium is not installed at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium fonts-liberation)`;
 
 const EMAIL = 'owner@example.test';
 const PASSWORD = 'correct horse battery staple';
@@ -23,7 +25,10 @@ before(async () => {
   server = await startServer();
   const token = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0];
   assert.ok(token, 'setup token on stdout');
-  const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: EMAIL, password: PASSWORD }), headers: { 'content-type': 'application/json' } });
+  const setup = await call(server, 'POST', '/v1/setup', {
+    body: JSON.stringify({ token, email: EMAIL, password: PASSWORD }),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(setup.status, 201, setup.text);
   tenantId = setup.json().organization.id;
 });
@@ -41,7 +46,13 @@ test('webauthn step-up in real Chromium with a virtual authenticator', { skip, t
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${server.pinSha256}`],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      `--ignore-certificate-errors-spki-list=${server.pinSha256}`,
+    ],
   });
   try {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
@@ -66,7 +77,11 @@ test('webauthn step-up in real Chromium with a virtual authenticator', { skip, t
       await page.evaluate(() => ((globalThis as any).document.getElementById('status').dataset.state = 'clicked'));
       await page.click(`#${id}`);
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      await page.waitForFunction(() => !['clicked', 'busy'].includes((globalThis as any).document.getElementById('status').dataset.state), undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => !['clicked', 'busy'].includes((globalThis as any).document.getElementById('status').dataset.state),
+        undefined,
+        { timeout: 30_000 },
+      );
       const state = (await page.getAttribute('#status', 'data-state')) ?? '';
       const text = (await page.textContent('#status')) ?? '';
       let body: any = text;
@@ -106,7 +121,10 @@ test('webauthn step-up in real Chromium with a virtual authenticator', { skip, t
     assert.equal(up.state, 'ok', JSON.stringify(up.body));
     assert.equal(up.body.aal, 3);
     const expires = Date.parse(up.body.aal_expires_at);
-    assert.ok(expires > Date.now() + 14 * 60_000 && expires <= Date.now() + 15 * 60_000 + 5_000, `AAL3 lasts 15 minutes, got ${up.body.aal_expires_at}`);
+    assert.ok(
+      expires > Date.now() + 14 * 60_000 && expires <= Date.now() + 15 * 60_000 + 5_000,
+      `AAL3 lasts 15 minutes, got ${up.body.aal_expires_at}`,
+    );
 
     const who = await call(server, 'GET', '/v1/auth/whoami', json(session));
     assert.equal(who.json().aal, 3);
@@ -120,9 +138,15 @@ test('webauthn step-up in real Chromium with a virtual authenticator', { skip, t
     assert.equal((await click('stepup')).state, 'ok');
 
     // A new session of the same user starts at AAL1 again.
-    const other = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: EMAIL, password: PASSWORD }), headers: { 'content-type': 'application/json' } });
+    const other = await call(server, 'POST', '/v1/auth/login', {
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+      headers: { 'content-type': 'application/json' },
+    });
     const otherToken = other.json().token as string;
-    assert.equal((await call(server, 'PUT', `/v1/system/orgs/${tenantId}/status`, json(otherToken, { status: 'active' }))).json().error.code, 'step_up_required');
+    assert.equal(
+      (await call(server, 'PUT', `/v1/system/orgs/${tenantId}/status`, json(otherToken, { status: 'active' }))).json().error.code,
+      'step_up_required',
+    );
     // …and it may not enrol a second authenticator without stepping up first.
     const enrol = await call(server, 'POST', '/v1/m/identity/webauthn/registration/options', json(otherToken));
     assert.equal(enrol.status, 403);

@@ -22,7 +22,14 @@ async function slowServer(delayMs: number): Promise<{ origin: string; close(): P
 test('latency includes the queueing delay behind a slow server', async () => {
   const s = await slowServer(50);
   try {
-    const r = await runLoad({ origin: s.origin, connections: 1, rate: 100, durationMs: 1_000, graceMs: 12_000, request: () => ({ method: 'GET', path: '/' }) });
+    const r = await runLoad({
+      origin: s.origin,
+      connections: 1,
+      rate: 100,
+      durationMs: 1_000,
+      graceMs: 12_000,
+      request: () => ({ method: 'GET', path: '/' }),
+    });
     assert.equal(r.due, 100);
     assert.equal(r.ok, 100, JSON.stringify(r));
     assert.equal(r.timedOut, 0);
@@ -41,7 +48,13 @@ test('latency includes the queueing delay behind a slow server', async () => {
 test('below capacity the latency is the service time, and the run is bounded', async () => {
   const s = await slowServer(5);
   try {
-    const r = await runLoad({ origin: s.origin, connections: 4, rate: 50, durationMs: 1_000, request: () => ({ method: 'GET', path: '/' }) });
+    const r = await runLoad({
+      origin: s.origin,
+      connections: 4,
+      rate: 50,
+      durationMs: 1_000,
+      request: () => ({ method: 'GET', path: '/' }),
+    });
     assert.equal(r.ok, 50);
     assert.ok(r.latencyMs.p50 < 500, `p50 ${r.latencyMs.p50}`);
     assert.ok(r.achievedRate > 20, `achieved ${r.achievedRate}`);
@@ -55,7 +68,14 @@ test('requests a server never answers are counted as timed out with their age, n
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   try {
-    const r = await runLoad({ origin: `http://127.0.0.1:${port}`, connections: 2, rate: 20, durationMs: 500, graceMs: 500, request: () => ({ method: 'GET', path: '/' }) });
+    const r = await runLoad({
+      origin: `http://127.0.0.1:${port}`,
+      connections: 2,
+      rate: 20,
+      durationMs: 500,
+      graceMs: 500,
+      request: () => ({ method: 'GET', path: '/' }),
+    });
     assert.equal(r.ok, 0);
     assert.equal(r.timedOut, r.due);
     assert.ok(r.latencyMs.max >= 500, `max ${r.latencyMs.max}`);

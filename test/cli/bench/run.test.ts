@@ -10,7 +10,9 @@ import { jsonOut, runSvc, tempDir } from '../harness.js';
 
 test('svc bench http --duration 2s against a scratch server', async () => {
   const report = join(tempDir('svc-bench-run-'), 'report.md');
-  const run = await runSvc(['bench', 'http', '--duration', '2s', '--rate', '200', '--connections', '8', '--report', report, '-o', 'json'], { timeoutMs: 60_000 });
+  const run = await runSvc(['bench', 'http', '--duration', '2s', '--rate', '200', '--connections', '8', '--report', report, '-o', 'json'], {
+    timeoutMs: 60_000,
+  });
   assert.equal(run.code, 0, run.stderr);
   const r = jsonOut(run);
   assert.equal(r.scenario, 'http');

@@ -10,7 +10,9 @@ import { jsonOut, runSvc } from '../harness.js';
 
 for (const scenario of ['pep', 'verify', 'export']) {
   test(`svc bench ${scenario} against a scratch server`, async () => {
-    const run = await runSvc(['bench', scenario, '--duration', '1s', '--rate', '20', '--connections', '4', '-o', 'json'], { timeoutMs: 180_000 });
+    const run = await runSvc(['bench', scenario, '--duration', '1s', '--rate', '20', '--connections', '4', '-o', 'json'], {
+      timeoutMs: 180_000,
+    });
     assert.equal(run.code, 0, run.stderr + run.stdout);
     const r = jsonOut(run);
     assert.deepEqual([r.scenario, r.target], [scenario, 'scratch']);

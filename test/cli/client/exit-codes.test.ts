@@ -6,7 +6,17 @@ describe('exit codes', () => {
   it('keep the numbers of the spec table (never renumbered)', () => {
     // Spec "Client exit codes": scripts depend on these exact values.
     assert.deepEqual(
-      [ExitCode.OK, ExitCode.Err, ExitCode.Usage, ExitCode.Auth, ExitCode.NotFound, ExitCode.Conflict, ExitCode.Server, ExitCode.Degraded, ExitCode.Indeterminate],
+      [
+        ExitCode.OK,
+        ExitCode.Err,
+        ExitCode.Usage,
+        ExitCode.Auth,
+        ExitCode.NotFound,
+        ExitCode.Conflict,
+        ExitCode.Server,
+        ExitCode.Degraded,
+        ExitCode.Indeterminate,
+      ],
       [0, 1, 2, 3, 4, 5, 6, 7, 8],
     );
   });

@@ -53,7 +53,11 @@ describe('HttpClient', () => {
       (err: unknown) => err instanceof CliError && err.exitCode === 2 && err.code === 'cleartext_refused',
     );
     // Allowed: no token, loopback, or --allow-cleartext (constructing opens no connection).
-    for (const ok of [settings('http://192.0.2.10'), settings('http://127.0.0.1:1', { token: 't' }), settings('http://192.0.2.10', { token: 't', allowCleartext: true })]) {
+    for (const ok of [
+      settings('http://192.0.2.10'),
+      settings('http://127.0.0.1:1', { token: 't' }),
+      settings('http://192.0.2.10', { token: 't', allowCleartext: true }),
+    ]) {
       void new HttpClient(ok, quiet).close();
     }
   });
@@ -61,7 +65,10 @@ describe('HttpClient', () => {
   it('streams a download into a writable, and maps a non-2xx download to ApiError', async () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ seq: i + 1, pad: 'x'.repeat(40) })).join('\n');
     server.routes.set('GET /v1/audit/export?format=json', { status: 200, body: `${lines}\n`, contentType: 'application/x-ndjson' });
-    server.routes.set('GET /v1/audit/export?format=bad', { status: 400, body: { error: { code: 'bad_request', message: 'unknown format' } } });
+    server.routes.set('GET /v1/audit/export?format=bad', {
+      status: 400,
+      body: { error: { code: 'bad_request', message: 'unknown format' } },
+    });
     const client = new HttpClient(settings(server.url, { pins: [Buffer.from(cert.pinHex, 'hex')] }), quiet);
     try {
       const out = sink();
@@ -79,7 +86,10 @@ describe('HttpClient', () => {
   it('raises TransportError tls_pin_mismatch in-process for a wrong pin', async () => {
     const client = new HttpClient(settings(server.url, { pins: [Buffer.alloc(32)] }), quiet);
     try {
-      await assert.rejects(client.get('/status'), (err: unknown) => err instanceof TransportError && err.failure === 'tls_pin_mismatch' && err.exitCode === 6);
+      await assert.rejects(
+        client.get('/status'),
+        (err: unknown) => err instanceof TransportError && err.failure === 'tls_pin_mismatch' && err.exitCode === 6,
+      );
     } finally {
       await client.close();
     }

@@ -91,8 +91,17 @@ describe('server URL and loopback', () => {
 
   it('knows which hosts are loopback', () => {
     const mapped = new URL('http://[::ffff:127.0.0.1]/').hostname;
-    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '[::1]', mapped]) assert.equal(isLoopbackHost(host), true, host);
-    for (const host of ['10.255.255.1', '128.0.0.1', 'example.com', 'localhost.example.com', '[::2]', '0.0.0.0', new URL('http://[::ffff:10.0.0.1]/').hostname]) {
+    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '[::1]', mapped])
+      assert.equal(isLoopbackHost(host), true, host);
+    for (const host of [
+      '10.255.255.1',
+      '128.0.0.1',
+      'example.com',
+      'localhost.example.com',
+      '[::2]',
+      '0.0.0.0',
+      new URL('http://[::ffff:10.0.0.1]/').hostname,
+    ]) {
       assert.equal(isLoopbackHost(host), false, host);
     }
   });

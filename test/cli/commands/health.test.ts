@@ -21,7 +21,11 @@ describe('svc health against a real node:https server', () => {
     server.routes.set('GET /readyz', { status: 200, body: ready });
     const run = await health('-o', 'json');
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(jsonOut(run), { ready: true, healthz: { http_status: 200, body: { status: 'ok' } }, readyz: { http_status: 200, body: ready } });
+    assert.deepEqual(jsonOut(run), {
+      ready: true,
+      healthz: { http_status: 200, body: { status: 'ok' } },
+      readyz: { http_status: 200, body: ready },
+    });
   });
 
   it('exits 7 when /readyz answers 503, and says why', async () => {

@@ -29,7 +29,17 @@ describe('svc status on a server needing setup', () => {
     assert.equal(doc.setup_required, true);
 
     const token = /svcst_[A-Z2-7]+/.exec(server.stdout())?.[0] as string;
-    const boot = await runSvc(['auth', 'bootstrap', ...trust, '--setup-token', token, '--email', 'a@example.test', '--password', 'a long enough passphrase']);
+    const boot = await runSvc([
+      'auth',
+      'bootstrap',
+      ...trust,
+      '--setup-token',
+      token,
+      '--email',
+      'a@example.test',
+      '--password',
+      'a long enough passphrase',
+    ]);
     assert.equal(boot.code, 0, boot.stderr);
     const ok = await runSvc(['status', ...trust, '-o', 'json']);
     assert.equal(ok.code, 0, ok.stderr);

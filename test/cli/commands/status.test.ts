@@ -6,7 +6,12 @@ import { stringify } from 'yaml';
 import { jsonOut, makeCert, runSvc, startFakeServer, tempDir } from '../harness.js';
 import type { FakeServer, TestCert } from '../harness.js';
 
-const OK_DOC = { status: 'ok', version: 'dev', uptime_seconds: 5, components: { http: { status: 'ok', engine: 'uws-native' }, store: { status: 'ok', backend: 'sqlite' } } };
+const OK_DOC = {
+  status: 'ok',
+  version: 'dev',
+  uptime_seconds: 5,
+  components: { http: { status: 'ok', engine: 'uws-native' }, store: { status: 'ok', backend: 'sqlite' } },
+};
 
 describe('svc status over HTTPS against a real node:https server', () => {
   let cert: TestCert;

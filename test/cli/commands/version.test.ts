@@ -40,7 +40,11 @@ describe('scripts/build-info.mjs', () => {
       env: { ...process.env, GIT_CEILING_DIRECTORIES: root, SOURCE_DATE_EPOCH: '1700000000' },
       stdio: 'ignore',
     });
-    return JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8')) as { version: string; commit: string; buildDate: string };
+    return JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8')) as {
+      version: string;
+      commit: string;
+      buildDate: string;
+    };
   };
   const project = (): string => {
     const root = tempDir('svc-buildinfo-');
@@ -49,11 +53,15 @@ describe('scripts/build-info.mjs', () => {
     return root;
   };
   const git = (root: string, ...args: string[]): string =>
-    execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', '-c', 'tag.gpgsign=false', ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, GIT_CEILING_DIRECTORIES: root },
-    }).trim();
+    execFileSync(
+      'git',
+      ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', '-c', 'tag.gpgsign=false', ...args],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_CEILING_DIRECTORIES: root },
+      },
+    ).trim();
 
   it('does not fail without git metadata: dev, unknown', () => {
     const info = stamp(project());

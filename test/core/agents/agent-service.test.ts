@@ -30,7 +30,11 @@ for (const b of await testStores()) {
 
     it('PATCH merges: absent fields stay, labels merge key by key and null removes one; version moves by one', async () => {
       const a = await createAgent(h.store, tenant, { name: 'merge-me', kind: 'support', labels: { team: 'infra', tier: 'gold' } });
-      const { agent, changed } = await patchAgent(h.store, tenant, a.id, { version: 1, status: 'paused', labels: { tier: null, owner: 'ana' } });
+      const { agent, changed } = await patchAgent(h.store, tenant, a.id, {
+        version: 1,
+        status: 'paused',
+        labels: { tier: null, owner: 'ana' },
+      });
       assert.equal(agent.name, 'merge-me', 'name was absent: unchanged');
       assert.equal(agent.kind, 'support');
       assert.equal(agent.status, 'paused');
@@ -60,7 +64,9 @@ for (const b of await testStores()) {
 
     it('delete checks the version, removes the agent and its access edges; another tenant gets 404', async () => {
       const a = await createAgent(h.store, tenant, { name: 'doomed' });
-      await ingestObservations(h.store, tenant, [{ origin: { kind: 'agent', id: a.id }, resource: { ref: 'doomed://r' }, mode: 'r', confidence: 'high', signal_source: 't' }]);
+      await ingestObservations(h.store, tenant, [
+        { origin: { kind: 'agent', id: a.id }, resource: { ref: 'doomed://r' }, mode: 'r', confidence: 'high', signal_source: 't' },
+      ]);
       const other = await addTenant(h.store);
       await assert.rejects(deleteAgent(h.store, recordHooks(), other, a.id), { code: 'not_found' });
       await assert.rejects(deleteAgent(h.store, recordHooks(), tenant, a.id, 7), { code: 'conflict' });

@@ -52,7 +52,16 @@ describe('audit export over HTTPS (sqlite)', () => {
     const authenticate = async (ctx: RequestContext) => {
       (ctx as { tenant?: string }).tenant = TENANT;
     };
-    const app = new App({ routes: auditExportRoutes, services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1024, timeoutMs: 5000, setupRequired: () => false, authenticate });
+    const app = new App({
+      routes: auditExportRoutes,
+      services,
+      log: pino({ level: 'silent' }),
+      tls: true,
+      bodyLimit: 1024,
+      timeoutMs: 5000,
+      setupRequired: () => false,
+      authenticate,
+    });
     dir = tempDir();
     tls = await loadOrCreateTls({ dataDir: dir, hosts: ['127.0.0.1'] });
     server = await listenHttp(app, { host: '127.0.0.1', port: 0, tls: { certFile: tls.certPath, keyFile: tls.keyPath } });
@@ -65,7 +74,10 @@ describe('audit export over HTTPS (sqlite)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function get(path: string, onData: (chunk: Buffer, req: import('node:http').ClientRequest) => void): Promise<{ status: number; closed: 'end' | 'aborted' }> {
+  function get(
+    path: string,
+    onData: (chunk: Buffer, req: import('node:http').ClientRequest) => void,
+  ): Promise<{ status: number; closed: 'end' | 'aborted' }> {
     return new Promise((resolve, reject) => {
       const req = https.get({ host: '127.0.0.1', port: server.port, path, ca: tls.certPem, agent: false }, (res) => {
         res.on('data', (c: Buffer) => onData(c, req));
@@ -87,10 +99,17 @@ describe('audit export over HTTPS (sqlite)', () => {
         res.on('end', () => process.stdout.write(JSON.stringify({ status: res.statusCode, bytes, tail })));
       }).on('error', (e) => { console.error(e); process.exit(1); });`;
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, CA: tls.certPem }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['-e', script], {
+        env: { ...process.env, CA: tls.certPem },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { status: number; bytes: number; tail: string }) : reject(new Error(`download exited ${code}`))));
+      child.on('exit', (code) =>
+        code === 0
+          ? resolve(JSON.parse(out) as { status: number; bytes: number; tail: string })
+          : reject(new Error(`download exited ${code}`)),
+      );
     });
   }
 

@@ -44,7 +44,16 @@ for (const b of await testStores()) {
         c.principal = principal;
         if (withTenant) c.tenant = TENANT;
       };
-      app = new App({ routes: auditExportRoutes, services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1024, timeoutMs: 5000, setupRequired: () => false, authenticate });
+      app = new App({
+        routes: auditExportRoutes,
+        services,
+        log: pino({ level: 'silent' }),
+        tls: true,
+        bodyLimit: 1024,
+        timeoutMs: 5000,
+        setupRequired: () => false,
+        authenticate,
+      });
     });
 
     after(async () => {
@@ -71,7 +80,20 @@ for (const b of await testStores()) {
       assert.equal(draft.action, 'audit.export');
       assert.equal(draft.actor, 'user:u-1');
       assert.equal(draft.actor_kind, 'user');
-      assert.deepEqual({ ...draft.meta, request_id: undefined }, { format: 'cef', from: 1, to: N, filter: {}, complete: true, count: N, last_seq: N, bytes: Buffer.byteLength(res.text) - lines[N]!.length - 1, request_id: undefined });
+      assert.deepEqual(
+        { ...draft.meta, request_id: undefined },
+        {
+          format: 'cef',
+          from: 1,
+          to: N,
+          filter: {},
+          complete: true,
+          count: N,
+          last_seq: N,
+          bytes: Buffer.byteLength(res.text) - lines[N]!.length - 1,
+          request_id: undefined,
+        },
+      );
     });
 
     test('JSON formats are application/x-ndjson and end with the export_complete object', async () => {
@@ -119,7 +141,14 @@ for (const b of await testStores()) {
     });
 
     test('the export is a consistent prefix: records appended while it streams are not in it', async () => {
-      const res = await app.handle({ method: 'GET', path: '/v1/audit/export', query: 'format=otlp_log_record', headers: {}, body: Buffer.alloc(0), remoteAddress: '127.0.0.1' });
+      const res = await app.handle({
+        method: 'GET',
+        path: '/v1/audit/export',
+        query: 'format=otlp_log_record',
+        headers: {},
+        body: Buffer.alloc(0),
+        remoteAddress: '127.0.0.1',
+      });
       assert.equal(res.status, 200);
       // The head was read when the request was answered; these land before the first page is read.
       await fillLedger(ts.store, TENANT, 50);

@@ -28,7 +28,22 @@ describe('audit export through svc serve', () => {
 
   test('svc audit export writes the chain as CEF; each line carries the served seq and hash; the export is on the chain', async () => {
     const out = join(server.dataDir, 'audit.cef');
-    const run = await runSvc(['audit', 'export', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '--out', out, '-o', 'json']);
+    const run = await runSvc([
+      'audit',
+      'export',
+      '--server',
+      server.url,
+      '--pin-sha256',
+      server.pinSha256 as string,
+      '--token',
+      token,
+      '--tenant',
+      tenant,
+      '--out',
+      out,
+      '-o',
+      'json',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const summary = jsonOut(run) as { count: number; last_seq: number };
     assert.ok(summary.count >= 1);

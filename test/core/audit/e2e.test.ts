@@ -51,7 +51,18 @@ describe('audit ledger through svc serve', () => {
   });
 
   test('on-demand checkpoints, then svc audit verify with the pinned key, live and from a file', async () => {
-    const cpRun = await runSvc(['audit', 'checkpoint', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '-o', 'json']);
+    const cpRun = await runSvc([
+      'audit',
+      'checkpoint',
+      '--server',
+      server.url,
+      '--pin-sha256',
+      server.pinSha256 as string,
+      '--token',
+      token,
+      '-o',
+      'json',
+    ]);
     assert.equal(cpRun.code, 0, cpRun.stderr);
     const cps = jsonOut(cpRun).checkpoints as Array<{ tenant: string }>;
     assert.ok(cps.some((c) => c.tenant === tenant));
@@ -59,12 +70,50 @@ describe('audit ledger through svc serve', () => {
     assert.equal(keys.status, 200, keys.text);
     const key = keys.json().keys[0] as { algorithm: string; public_key: string };
     // `svc keys ls` serves the same keys, with the form --pubkey takes.
-    const ls = await runSvc(['keys', 'ls', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '-o', 'json']);
+    const ls = await runSvc([
+      'keys',
+      'ls',
+      '--server',
+      server.url,
+      '--pin-sha256',
+      server.pinSha256 as string,
+      '--token',
+      token,
+      '--tenant',
+      tenant,
+      '-o',
+      'json',
+    ]);
     assert.equal(ls.code, 0, ls.stderr);
     assert.deepEqual(jsonOut(ls), keys.json());
-    const text = await runSvc(['keys', 'ls', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant]);
+    const text = await runSvc([
+      'keys',
+      'ls',
+      '--server',
+      server.url,
+      '--pin-sha256',
+      server.pinSha256 as string,
+      '--token',
+      token,
+      '--tenant',
+      tenant,
+    ]);
     assert.match(text.stdout, new RegExp(`--pubkey ${key.algorithm}:${key.public_key.replace(/[+/]/g, '\\$&')}`));
-    const common = ['--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '--pubkey', `${key.algorithm}:${key.public_key}`, '--strict', '-o', 'json'];
+    const common = [
+      '--server',
+      server.url,
+      '--pin-sha256',
+      server.pinSha256 as string,
+      '--token',
+      token,
+      '--tenant',
+      tenant,
+      '--pubkey',
+      `${key.algorithm}:${key.public_key}`,
+      '--strict',
+      '-o',
+      'json',
+    ];
     const live = await runSvc(['audit', 'verify', ...common]);
     assert.equal(live.code, 0, live.stderr);
     const report = jsonOut(live);
@@ -75,15 +124,50 @@ describe('audit ledger through svc serve', () => {
     const records = page.json().items as Array<Record<string, unknown>>;
     const file = join(server.dataDir, 'served.ndjson');
     writeFileSync(file, records.map((r, i) => JSON.stringify(i === 1 ? { ...r, actor: 'user:mallory' } : r)).join('\n'));
-    const tampered = await runSvc(['audit', 'verify', '--file', file, '--pubkey', `${key.algorithm}:${key.public_key}`, '--strict', '-o', 'json']);
+    const tampered = await runSvc([
+      'audit',
+      'verify',
+      '--file',
+      file,
+      '--pubkey',
+      `${key.algorithm}:${key.public_key}`,
+      '--strict',
+      '-o',
+      'json',
+    ]);
     assert.equal(tampered.code, 7);
     assert.deepEqual([jsonOut(tampered).chain.reason, jsonOut(tampered).chain.break_at], ['hash-mismatch', 2]);
     // What a SIEM receives: `svc audit export` in each family, verified offline with the same pinned key.
     for (const format of ['cef', 'ocsf']) {
       const out = join(server.dataDir, `export.${format}`);
-      const exp = await runSvc(['audit', 'export', '--server', server.url, '--pin-sha256', server.pinSha256 as string, '--token', token, '--tenant', tenant, '--format', format, '--out', out]);
+      const exp = await runSvc([
+        'audit',
+        'export',
+        '--server',
+        server.url,
+        '--pin-sha256',
+        server.pinSha256 as string,
+        '--token',
+        token,
+        '--tenant',
+        tenant,
+        '--format',
+        format,
+        '--out',
+        out,
+      ]);
       assert.equal(exp.code, 0, exp.stderr);
-      const offline = await runSvc(['audit', 'verify', '--file', out, '--pubkey', `${key.algorithm}:${key.public_key}`, '--strict', '-o', 'json']);
+      const offline = await runSvc([
+        'audit',
+        'verify',
+        '--file',
+        out,
+        '--pubkey',
+        `${key.algorithm}:${key.public_key}`,
+        '--strict',
+        '-o',
+        'json',
+      ]);
       assert.equal(offline.code, 0, offline.stderr);
       const r = jsonOut(offline);
       assert.equal(r.ok, true, JSON.stringify(r));

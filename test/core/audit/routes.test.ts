@@ -45,8 +45,22 @@ for (const b of await testStores()) {
       await ts.store.migrate();
       ledger = await LedgerService.open({ store: ts.store, dataDir: ts.config.dataDir, threads: 1, checkpointIntervalMs: 0, env: {} });
       const services = { store: ts.store, audit: ledger.sink, ledger } as unknown as Services;
-      app = new App({ routes: auditRoutes, services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1 << 20, timeoutMs: 10_000, setupRequired: () => false, authenticate: actAs, validateResponses: true });
-      await Promise.all(Array.from({ length: 30 }, (_, i) => ledger.append(TENANT, draft(i, i % 5 === 0 ? { action: 'token.create', target_kind: 'token' } : {}))));
+      app = new App({
+        routes: auditRoutes,
+        services,
+        log: pino({ level: 'silent' }),
+        tls: true,
+        bodyLimit: 1 << 20,
+        timeoutMs: 10_000,
+        setupRequired: () => false,
+        authenticate: actAs,
+        validateResponses: true,
+      });
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          ledger.append(TENANT, draft(i, i % 5 === 0 ? { action: 'token.create', target_kind: 'token' } : {})),
+        ),
+      );
       await ledger.append(SYSTEM_TENANT, draft(100, { action: 'auth.login' }));
     });
     after(async () => {
@@ -151,7 +165,17 @@ for (const b of await testStores()) {
 describe('audit routes on a server composed without a ledger', () => {
   test('answer 501 not_configured in the error envelope, not a 500', async () => {
     const services = {} as unknown as Services;
-    const app = new App({ routes: auditRoutes, services, log: pino({ level: 'silent' }), tls: true, bodyLimit: 1 << 20, timeoutMs: 10_000, setupRequired: () => false, authenticate: actAs, validateResponses: true });
+    const app = new App({
+      routes: auditRoutes,
+      services,
+      log: pino({ level: 'silent' }),
+      tls: true,
+      bodyLimit: 1 << 20,
+      timeoutMs: 10_000,
+      setupRequired: () => false,
+      authenticate: actAs,
+      validateResponses: true,
+    });
     for (const path of ['/v1/audit', '/v1/audit/verify', '/v1/audit/pubkey']) {
       const res = await app.request('GET', path, { headers: { 'x-service-tenant': TENANT } });
       assert.equal(res.status, 501, path);

@@ -32,7 +32,10 @@ describe('auth routes', () => {
     assert.ok(ttl > 12 * 3600_000 - 5_000 && ttl <= 12 * 3600_000 + 5_000, `ttl ${ttl}`);
     const rec = h.audit.appended.at(-1)!;
     assert.equal(rec.tenant, SYSTEM_TENANT);
-    assert.deepEqual([rec.draft.action, rec.draft.actor, rec.draft.target_kind, rec.draft.target_id], ['auth.login', `user:${admin.userId}`, 'session', body.session_id]);
+    assert.deepEqual(
+      [rec.draft.action, rec.draft.actor, rec.draft.target_kind, rec.draft.target_id],
+      ['auth.login', `user:${admin.userId}`, 'session', body.session_id],
+    );
   });
 
   test('whoami has the DECISIONS.md shape for a session', async () => {
@@ -57,7 +60,13 @@ describe('auth routes', () => {
     assert.equal(b.status, 401);
     assert.deepEqual(a.json(), b.json());
     const failed = h.audit.appended.filter((r) => r.draft.action === 'auth.login_failed');
-    assert.deepEqual(failed.map((r) => [r.tenant, r.draft.actor, r.draft.meta?.['reason']]), [[SYSTEM_TENANT, `user:${admin.userId}`, 'wrong_password'], [SYSTEM_TENANT, 'anonymous', 'unknown_user']]);
+    assert.deepEqual(
+      failed.map((r) => [r.tenant, r.draft.actor, r.draft.meta?.['reason']]),
+      [
+        [SYSTEM_TENANT, `user:${admin.userId}`, 'wrong_password'],
+        [SYSTEM_TENANT, 'anonymous', 'unknown_user'],
+      ],
+    );
     assert.ok(!JSON.stringify(failed).includes('not the password'), 'passwords never reach the ledger');
   });
 

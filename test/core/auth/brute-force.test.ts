@@ -25,7 +25,14 @@ describe('brute force (production password cost)', () => {
   });
 
   const attempt = (password: string, email: string = ADMIN.email, ip = '127.0.0.1') =>
-    h.app.handle({ method: 'POST', path: '/v1/auth/login', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ email, password })), remoteAddress: ip });
+    h.app.handle({
+      method: 'POST',
+      path: '/v1/auth/login',
+      query: '',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ email, password })),
+      remoteAddress: ip,
+    });
 
   test('6th wrong password → 429 locked_out with Retry-After; the right password is refused until the window passes', async () => {
     for (let i = 0; i < 5; i++) {

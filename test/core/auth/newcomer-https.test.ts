@@ -36,12 +36,21 @@ test('newcomer: setup token from stdout → setup → login → whoami → API k
   assert.equal(gated.json().error.code, 'setup_required');
   assert.equal((await call(server, 'GET', '/v1/server-info')).json().setup_required, true);
 
-  const setup = await call(server, 'POST', '/v1/setup', json({ token: setupToken, email: 'newcomer@example.test', password: 'a newcomer password', organization: 'Newco' }));
+  const setup = await call(
+    server,
+    'POST',
+    '/v1/setup',
+    json({ token: setupToken, email: 'newcomer@example.test', password: 'a newcomer password', organization: 'Newco' }),
+  );
   assert.equal(setup.status, 201, setup.text);
   assert.equal(setup.json().organization.name, 'Newco');
   await assert.rejects(stat(path.join(dataDir, 'setup.token')));
   assert.equal((await call(server, 'GET', '/v1/server-info')).json().setup_required, false);
-  assert.equal((await call(server, 'POST', '/v1/setup', json({ token: setupToken, email: 'x@example.test', password: 'another password' }))).json().error.code, 'setup_complete');
+  assert.equal(
+    (await call(server, 'POST', '/v1/setup', json({ token: setupToken, email: 'x@example.test', password: 'another password' }))).json()
+      .error.code,
+    'setup_complete',
+  );
 
   const login = await call(server, 'POST', '/v1/auth/login', json({ email: 'newcomer@example.test', password: 'a newcomer password' }));
   assert.equal(login.status, 200, login.text);
@@ -51,7 +60,10 @@ test('newcomer: setup token from stdout → setup → login → whoami → API k
   assert.deepEqual([who.json().kind, who.json().superadmin, who.json().grants[0].role], ['user', true, 'owner']);
   assert.ok(who.headers['ratelimit-limit'], 'RateLimit-* headers on authenticated answers');
 
-  const issued = await call(server, 'POST', '/v1/tokens', { body: JSON.stringify({ name: 'ci' }), headers: { ...bearer(session).headers, 'content-type': 'application/json' } });
+  const issued = await call(server, 'POST', '/v1/tokens', {
+    body: JSON.stringify({ name: 'ci' }),
+    headers: { ...bearer(session).headers, 'content-type': 'application/json' },
+  });
   assert.equal(issued.status, 201, issued.text);
   const key = issued.json();
   const used = await call(server, 'GET', '/v1/auth/whoami', bearer(key.token));
@@ -72,7 +84,8 @@ test('newcomer: setup token from stdout → setup → login → whoami → API k
   const system = await call(server, 'GET', '/v1/audit/system?limit=1000', bearer(session));
   assert.equal(system.status, 200, system.text);
   const actions = (system.json().items as Array<{ action: string }>).map((r) => r.action);
-  for (const a of ['setup.complete', 'user.create', 'membership.create', 'auth.login', 'token.create', 'token.rotate', 'token.revoke']) assert.ok(actions.includes(a), `${a} in ${actions.join(',')}`);
+  for (const a of ['setup.complete', 'user.create', 'membership.create', 'auth.login', 'token.create', 'token.rotate', 'token.revoke'])
+    assert.ok(actions.includes(a), `${a} in ${actions.join(',')}`);
   const chain = await call(server, 'GET', '/v1/audit?limit=1', bearer(session));
   assert.equal(chain.status, 200, chain.text);
   assert.deepEqual([chain.json().items[0].seq, chain.json().items[0].action], [1, 'org.create']);

@@ -57,7 +57,9 @@ async function writeAndKill(server: TestServer, inTenant: Api): Promise<number> 
     server.child.kill('SIGKILL');
   })();
   await Promise.all([trigger, ...Array.from({ length: 4 }, (_, w) => worker(w))]);
-  await new Promise<void>((resolve) => (server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once('exit', () => resolve())));
+  await new Promise<void>((resolve) =>
+    server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once('exit', () => resolve()),
+  );
   assert.equal(server.child.signalCode, 'SIGKILL');
   return acked;
 }
@@ -66,81 +68,101 @@ const backends = selectedBackends();
 const pg = await pgTestDsn();
 const cases: Array<{ backend: string; skip: string | undefined; args: (db: TempDatabase | undefined) => string[] }> = [];
 if (backends.has('sqlite')) cases.push({ backend: 'sqlite', skip: undefined, args: () => [] });
-if (backends.has('postgres')) cases.push({ backend: 'postgres', skip: pg.skip, args: (db) => ['--store', 'postgres', '--dsn', (db as TempDatabase).dsn] });
+if (backends.has('postgres'))
+  cases.push({ backend: 'postgres', skip: pg.skip, args: (db) => ['--store', 'postgres', '--dsn', (db as TempDatabase).dsn] });
 
 for (const c of cases) {
   describe(`${c.backend}: kill -9 of svc serve during ledger forwarding`, { skip: c.skip }, () => {
-    test('after the restart the file has every record up to the head, no gap, duplicates identical, and it verifies', { timeout: 240_000 }, async (t) => {
-      const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-fwd-kill-'));
-      const db = c.backend === 'postgres' ? await createTempDatabase(pg.dsn as string) : undefined;
-      t.after(async () => {
-        rmSync(dataDir, { recursive: true, force: true });
-        await db?.drop();
-      });
-      const opts: StartOptions = { dataDir, args: c.args(db), timeoutMs: 120_000 };
-      const first = await startServer(opts);
-      let token: string;
-      let tenant: string;
-      let pubkey: string;
-      let acked: number;
-      try {
-        ({ tenant, token } = await setupAndLogin(first, ADMIN));
-        const admin = api(first, token);
-        const inTenant = api(first, token, tenant);
-        const keys = await inTenant('GET', '/v1/audit/pubkey');
-        assert.equal(keys.status, 200, keys.text);
-        const k = keys.json().keys[0] as { algorithm: string; public_key: string };
-        pubkey = `${k.algorithm}:${k.public_key}`;
-        // A backlog before the connector exists, so the first batches are large.
-        await makeRecords(inTenant, 200, 'pre');
-        const put = await admin('PUT', '/v1/console/connectors', { name: 'file-kill', kind: 'filelog', tenant, format: 'cef', config: { path: FILE }, max_attempts: 20, initial_interval_s: 1 });
-        assert.equal(put.status, 200, put.text);
-        acked = await writeAndKill(first, inTenant);
-      } finally {
-        await first.stop('SIGKILL');
-      }
-      assert.ok(acked > 0, 'writes ran while forwarding');
-      const beforeRestart = lines(first).filter((l) => l !== '').length;
-
-      const second = await startServer(opts);
-      try {
-        const admin = api(second, token);
-        // A batch claimed by the killed process is taken over when its lease (15 s) runs out.
-        const h = await waitHealth(admin, 'file-kill', caughtUp, 120_000);
-        assert.equal(h.state, 'running', JSON.stringify(h));
-        assert.equal(h.dead_letters, 0, JSON.stringify(h));
-        const head = (h.lanes as Array<{ source: string; head_seq: number }>).find((l) => l.source === 'ledger')!.head_seq;
-
-        const all = lines(second);
-        assert.equal(all[all.length - 1], '', 'the file ends with a complete line');
-        const got = all.slice(0, -1);
-        assert.ok(got.length >= beforeRestart, 'the restart appended to the file, never truncated it');
-        const bySeq = new Map<number, string>();
-        let dups = 0;
-        for (const l of got) {
-          assert.ok(l.startsWith('CEF:0|svc|control-plane|'), `a whole CEF line: ${l.slice(0, 120)}`);
-          const seq = seqOf(l);
-          const prev = bySeq.get(seq);
-          if (prev !== undefined) {
-            dups++;
-            assert.equal(l, prev, `the duplicate of seq ${seq} is the same record, verbatim`);
-          } else bySeq.set(seq, l);
+    test(
+      'after the restart the file has every record up to the head, no gap, duplicates identical, and it verifies',
+      { timeout: 240_000 },
+      async (t) => {
+        const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-fwd-kill-'));
+        const db = c.backend === 'postgres' ? await createTempDatabase(pg.dsn as string) : undefined;
+        t.after(async () => {
+          rmSync(dataDir, { recursive: true, force: true });
+          await db?.drop();
+        });
+        const opts: StartOptions = { dataDir, args: c.args(db), timeoutMs: 120_000 };
+        const first = await startServer(opts);
+        let token: string;
+        let tenant: string;
+        let pubkey: string;
+        let acked: number;
+        try {
+          ({ tenant, token } = await setupAndLogin(first, ADMIN));
+          const admin = api(first, token);
+          const inTenant = api(first, token, tenant);
+          const keys = await inTenant('GET', '/v1/audit/pubkey');
+          assert.equal(keys.status, 200, keys.text);
+          const k = keys.json().keys[0] as { algorithm: string; public_key: string };
+          pubkey = `${k.algorithm}:${k.public_key}`;
+          // A backlog before the connector exists, so the first batches are large.
+          await makeRecords(inTenant, 200, 'pre');
+          const put = await admin('PUT', '/v1/console/connectors', {
+            name: 'file-kill',
+            kind: 'filelog',
+            tenant,
+            format: 'cef',
+            config: { path: FILE },
+            max_attempts: 20,
+            initial_interval_s: 1,
+          });
+          assert.equal(put.status, 200, put.text);
+          acked = await writeAndKill(first, inTenant);
+        } finally {
+          await first.stop('SIGKILL');
         }
-        const seqs = [...bySeq.keys()].sort((a, b) => a - b);
-        assert.deepEqual(seqs, Array.from({ length: head }, (_, i) => i + 1), 'every record from seq 1 to the head, no gap');
-        assert.ok(head >= 200 + acked, `the head (${head}) covers every acknowledged write (${200 + acked} records at least)`);
-        t.diagnostic(`${c.backend}: head ${head}, ${beforeRestart} lines before the kill, ${dups} duplicates after the restart`);
+        assert.ok(acked > 0, 'writes ran while forwarding');
+        const beforeRestart = lines(first).filter((l) => l !== '').length;
 
-        const file = path.join(dataDir, 'verify.cef');
-        writeFileSync(file, seqs.map((s) => bySeq.get(s)).join('\n') + '\n');
-        const run = await runSvc(['audit', 'verify', '--file', file, '--format', 'cef', '--tenant', tenant, '--pubkey', pubkey, '-o', 'json'], { timeoutMs: 120_000 });
-        assert.equal(run.code, 0, run.stderr + run.stdout);
-        const report = JSON.parse(run.stdout);
-        assert.equal(report.chain?.ok ?? report.ok, true, run.stdout);
-        assert.equal(report.signatures?.ok ?? report.ok, true, run.stdout);
-      } finally {
-        await second.stop();
-      }
-    });
+        const second = await startServer(opts);
+        try {
+          const admin = api(second, token);
+          // A batch claimed by the killed process is taken over when its lease (15 s) runs out.
+          const h = await waitHealth(admin, 'file-kill', caughtUp, 120_000);
+          assert.equal(h.state, 'running', JSON.stringify(h));
+          assert.equal(h.dead_letters, 0, JSON.stringify(h));
+          const head = (h.lanes as Array<{ source: string; head_seq: number }>).find((l) => l.source === 'ledger')!.head_seq;
+
+          const all = lines(second);
+          assert.equal(all[all.length - 1], '', 'the file ends with a complete line');
+          const got = all.slice(0, -1);
+          assert.ok(got.length >= beforeRestart, 'the restart appended to the file, never truncated it');
+          const bySeq = new Map<number, string>();
+          let dups = 0;
+          for (const l of got) {
+            assert.ok(l.startsWith('CEF:0|svc|control-plane|'), `a whole CEF line: ${l.slice(0, 120)}`);
+            const seq = seqOf(l);
+            const prev = bySeq.get(seq);
+            if (prev !== undefined) {
+              dups++;
+              assert.equal(l, prev, `the duplicate of seq ${seq} is the same record, verbatim`);
+            } else bySeq.set(seq, l);
+          }
+          const seqs = [...bySeq.keys()].sort((a, b) => a - b);
+          assert.deepEqual(
+            seqs,
+            Array.from({ length: head }, (_, i) => i + 1),
+            'every record from seq 1 to the head, no gap',
+          );
+          assert.ok(head >= 200 + acked, `the head (${head}) covers every acknowledged write (${200 + acked} records at least)`);
+          t.diagnostic(`${c.backend}: head ${head}, ${beforeRestart} lines before the kill, ${dups} duplicates after the restart`);
+
+          const file = path.join(dataDir, 'verify.cef');
+          writeFileSync(file, seqs.map((s) => bySeq.get(s)).join('\n') + '\n');
+          const run = await runSvc(
+            ['audit', 'verify', '--file', file, '--format', 'cef', '--tenant', tenant, '--pubkey', pubkey, '-o', 'json'],
+            { timeoutMs: 120_000 },
+          );
+          assert.equal(run.code, 0, run.stderr + run.stdout);
+          const report = JSON.parse(run.stdout);
+          assert.equal(report.chain?.ok ?? report.ok, true, run.stdout);
+          assert.equal(report.signatures?.ok ?? report.ok, true, run.stdout);
+        } finally {
+          await second.stop();
+        }
+      },
+    );
   });
 }

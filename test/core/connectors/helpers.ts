@@ -6,7 +6,11 @@ export type Api = (method: string, path: string, body?: unknown) => Promise<{ st
 export function api(server: TestServer, token: string, tenant?: string): Api {
   return (method, path, body) =>
     call(server, method, path, {
-      headers: { authorization: `Bearer ${token}`, ...(tenant ? { 'x-service-tenant': tenant } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(tenant ? { 'x-service-tenant': tenant } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
 }

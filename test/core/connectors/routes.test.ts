@@ -23,17 +23,37 @@ for (const b of await serveBackends()) {
     await t.test('validation refuses bad input with a clear message, nothing stored', async () => {
       const base = { name: 'c1', kind: 'filelog', tenant, config: { path: 'out/c1.log' } };
       const cases: Array<[unknown, number, RegExp]> = [
-        [{ ...base, format: 'xml' }, 400, /format "xml" is not accepted for notification connector format; accepted: json, cef, leef, syslog, otlp, otlp_envelope, ocsf, asim/],
+        [
+          { ...base, format: 'xml' },
+          400,
+          /format "xml" is not accepted for notification connector format; accepted: json, cef, leef, syslog, otlp, otlp_envelope, ocsf, asim/,
+        ],
         [{ ...base, kind: 'syslog', format: 'json', config: { host: '127.0.0.1' } }, 400, /accepted: syslog, cef, leef/],
         [{ ...base, kind: 'nope' }, 400, /unknown connector kind "nope"; known: syslog, filelog/],
         [{ ...base, config: { path: 'x', colour: 'red' } }, 400, /config.*colour/],
         [{ ...base, surprise: 1 }, 400, /surprise/],
         [{ ...base, tenant: '0197aaaa-0000-7000-8000-000000000000' }, 404, /tenant not found/],
         [{ ...base, kind: 'syslog', config: { host: '127.0.0.1', transport: 'tcp' } }, 400, /allow_cleartext/],
-        [{ ...base, kind: 'syslog', config: { host: '127.0.0.1', transport: 'udp', allow_cleartext: true, port: 6514 } }, 400, /never downgraded/],
-        [{ ...base, kind: 'syslog', config: { host: '127.0.0.1', transport: 'tcp', allow_cleartext: true, ca_file: '/etc/ssl/ca.pem' } }, 400, /never downgraded/],
-        [{ ...base, kind: 'syslog', config: { host: '127.0.0.1', client_cert_file: '/c.pem', client_key: 'secret:nope' } }, 400, /secret:nope, which does not exist/],
-        [{ ...base, kind: 'syslog', config: { host: '127.0.0.1', client_cert_file: '/c.pem', client_key: '-----BEGIN PRIVATE KEY-----' } }, 400, /client_key/],
+        [
+          { ...base, kind: 'syslog', config: { host: '127.0.0.1', transport: 'udp', allow_cleartext: true, port: 6514 } },
+          400,
+          /never downgraded/,
+        ],
+        [
+          { ...base, kind: 'syslog', config: { host: '127.0.0.1', transport: 'tcp', allow_cleartext: true, ca_file: '/etc/ssl/ca.pem' } },
+          400,
+          /never downgraded/,
+        ],
+        [
+          { ...base, kind: 'syslog', config: { host: '127.0.0.1', client_cert_file: '/c.pem', client_key: 'secret:nope' } },
+          400,
+          /secret:nope, which does not exist/,
+        ],
+        [
+          { ...base, kind: 'syslog', config: { host: '127.0.0.1', client_cert_file: '/c.pem', client_key: '-----BEGIN PRIVATE KEY-----' } },
+          400,
+          /client_key/,
+        ],
         [{ ...base, sources: { ledger: false } }, 400, /forwards the ledger, events, or both/],
         [{ ...base, sources: { events: { types: ['no.such.type'] } } }, 400, /unknown event type "no.such.type"/],
         [{ ...base, name: 'Bad Name' }, 400, /name/],
@@ -54,7 +74,15 @@ for (const b of await serveBackends()) {
 
     await t.test('a filelog connector forwards the whole ledger of its tenant, each line verbatim, mode 0600', async () => {
       await makeRecords(inTenant, 12, 'agent');
-      const put = await admin('PUT', '/v1/console/connectors', { name: 'file-cef', kind: 'filelog', tenant, format: 'cef', config: { path: 'out/ledger.cef' }, max_attempts: 3, initial_interval_s: 1 });
+      const put = await admin('PUT', '/v1/console/connectors', {
+        name: 'file-cef',
+        kind: 'filelog',
+        tenant,
+        format: 'cef',
+        config: { path: 'out/ledger.cef' },
+        max_attempts: 3,
+        initial_interval_s: 1,
+      });
       assert.equal(put.status, 200, put.text);
       assert.equal(put.json().format, 'cef');
       assert.equal(put.json().tenant, tenant);
@@ -73,7 +101,10 @@ for (const b of await serveBackends()) {
       const d = await admin('GET', '/v1/console/connectors?name=file-cef&deliveries=all');
       assert.equal(d.status, 200, d.text);
       const rows = d.json().deliveries as any[];
-      assert.ok(rows.length >= 1 && rows.length < lane.head_seq, `batches, not one row per record (${rows.length} rows for ${lane.head_seq} records)`);
+      assert.ok(
+        rows.length >= 1 && rows.length < lane.head_seq,
+        `batches, not one row per record (${rows.length} rows for ${lane.head_seq} records)`,
+      );
       assert.ok(rows.every((r) => r.status === 'delivered' && r.source === 'ledger' && r.tenant === tenant));
       // Health summary and setup status read the real state.
       const hs = await admin('GET', '/v1/console/health-summary');
@@ -84,7 +115,14 @@ for (const b of await serveBackends()) {
     });
 
     await t.test('PUT replaces by name (version grows), GET by name, unknown name 404, DELETE audited', async () => {
-      const again = await admin('PUT', '/v1/console/connectors', { name: 'file-cef', kind: 'filelog', tenant, format: 'cef', config: { path: 'out/ledger.cef' }, enabled: false });
+      const again = await admin('PUT', '/v1/console/connectors', {
+        name: 'file-cef',
+        kind: 'filelog',
+        tenant,
+        format: 'cef',
+        config: { path: 'out/ledger.cef' },
+        enabled: false,
+      });
       assert.equal(again.status, 200, again.text);
       assert.equal(again.json().version, 2);
       assert.equal(again.json().enabled, false);
@@ -113,12 +151,21 @@ for (const b of await serveBackends()) {
         assert.equal(r.status, status, r.text);
         assert.match(r.json().error?.message ?? r.text, re);
       }
-      const ok = await admin('PUT', '/v1/console/sources', { name: 'edge-logs', kind: 'jsonl', tenant, config: { path: '/var/log/agent/access.jsonl' }, poll_interval_s: 30 });
+      const ok = await admin('PUT', '/v1/console/sources', {
+        name: 'edge-logs',
+        kind: 'jsonl',
+        tenant,
+        config: { path: '/var/log/agent/access.jsonl' },
+        poll_interval_s: 30,
+      });
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.json().last_seen_at, null);
       assert.deepEqual(ok.json().counts, {});
       const list = await admin('GET', `/v1/console/sources?tenant=${tenant}`);
-      assert.deepEqual(list.json().items.map((s: any) => [s.name, s.kind, s.poll_interval_s, s.enabled]), [['edge-logs', 'jsonl', 30, true]]);
+      assert.deepEqual(
+        list.json().items.map((s: any) => [s.name, s.kind, s.poll_interval_s, s.enabled]),
+        [['edge-logs', 'jsonl', 30, true]],
+      );
       assert.equal((await admin('DELETE', '/v1/console/sources?name=edge-logs')).status, 204);
       assert.equal((await admin('DELETE', '/v1/console/sources?name=edge-logs')).status, 404);
       const sys = await admin('GET', '/v1/audit/system?limit=1000');

@@ -25,8 +25,18 @@ const SSO_SECRET = 'sso-client-secret-value-z1x2c3v4';
 const licenseKey = generateKeyPairSync('ed25519');
 const licensePub = licenseKey.publicKey.export({ type: 'spki', format: 'der' }).subarray(12).toString('base64');
 function signedLicense(fields: Record<string, unknown>): string {
-  const license = { license_id: 'lic-0001', holder: 'Acme Corp', limits: { users: 50, tenants: 5 }, issued_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z', ...fields };
-  return JSON.stringify({ license, signature: sign(null, Buffer.from(canonicalize(license) as string), licenseKey.privateKey).toString('base64') });
+  const license = {
+    license_id: 'lic-0001',
+    holder: 'Acme Corp',
+    limits: { users: 50, tenants: 5 },
+    issued_at: '2026-01-01T00:00:00Z',
+    expires_at: '2099-01-01T00:00:00Z',
+    ...fields,
+  };
+  return JSON.stringify({
+    license,
+    signature: sign(null, Buffer.from(canonicalize(license) as string), licenseKey.privateKey).toString('base64'),
+  });
 }
 
 const targets: Array<{ backend: 'sqlite' | 'postgres'; skip?: string }> = [{ backend: 'sqlite' }];
@@ -42,11 +52,16 @@ for (const t of targets) {
     const json = { 'content-type': 'application/json' };
     const as = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
     const get = (p: string, token = session) => call(server, 'GET', p, { headers: as(token) });
-    const send = (method: string, p: string, body: unknown, token = session) => call(server, method, p, { body: JSON.stringify(body), headers: as(token, json) });
+    const send = (method: string, p: string, body: unknown, token = session) =>
+      call(server, method, p, { body: JSON.stringify(body), headers: as(token, json) });
     let apiKey = '';
 
     before(async () => {
-      const env: Record<string, string> = { SERVICE_EXTRA_API_TOKEN: ENV_SECRET, SERVICE_DRAIN_MS: '4000', SERVICE_LICENSE_PUBLIC_KEY: licensePub };
+      const env: Record<string, string> = {
+        SERVICE_EXTRA_API_TOKEN: ENV_SECRET,
+        SERVICE_DRAIN_MS: '4000',
+        SERVICE_LICENSE_PUBLIC_KEY: licensePub,
+      };
       const args: string[] = [];
       if (t.backend === 'postgres') {
         db = await createTempDatabase(pgTarget.dsn as string);
@@ -67,7 +82,15 @@ for (const t of targets) {
 
     test('every console route is superadmin only: an editor key gets 403, no token 401', async () => {
       const editor = (await send('POST', '/v1/tokens', { name: 'ed', role: 'editor', tenant })).json().token as string;
-      for (const p of ['/v1/console/setup-status', '/v1/console/health-summary', '/v1/console/config/effective', '/v1/console/keys', '/v1/console/secrets', '/v1/console/license', '/v1/console/sso']) {
+      for (const p of [
+        '/v1/console/setup-status',
+        '/v1/console/health-summary',
+        '/v1/console/config/effective',
+        '/v1/console/keys',
+        '/v1/console/secrets',
+        '/v1/console/license',
+        '/v1/console/sso',
+      ]) {
         assert.equal((await get(p, editor)).status, 403, p);
         assert.equal((await call(server, 'GET', p)).status, 401, p);
       }
@@ -80,7 +103,12 @@ for (const t of targets) {
         ['PUT', '/v1/console/secrets', { name: 'ok', value: 'v', extra: 1 }, 400],
         ['PUT', '/v1/console/sso', { issuer: 'ftp://x', client_id: 'c' }, 400],
         ['PUT', '/v1/console/sso', { issuer: 'https://idp.example.test', client_id: 'c', scopes: ['email'] }, 400],
-        ['PUT', '/v1/console/sso', { issuer: 'https://idp.example.test', client_id: 'c', role_mapping: [{ claim: 'g', value: 'v', tenant: 'nope', role: 'owner' }] }, 400],
+        [
+          'PUT',
+          '/v1/console/sso',
+          { issuer: 'https://idp.example.test', client_id: 'c', role_mapping: [{ claim: 'g', value: 'v', tenant: 'nope', role: 'owner' }] },
+          400,
+        ],
         ['POST', '/v1/console/license', { license: 'not json at all' }, 400],
         ['POST', '/v1/console/license', { license: '{"license":{},"signature":"AAAA"}' }, 400],
       ];
@@ -89,12 +117,21 @@ for (const t of targets) {
         assert.equal(res.status, status, `${method} ${p} ${JSON.stringify(body)}: ${res.text}`);
         assert.ok(typeof res.json().error.code === 'string' && typeof res.json().error.message === 'string');
       }
-      for (const [method, p, status] of [['DELETE', '/v1/console/secrets', 400], ['DELETE', '/v1/console/secrets?name=never-stored', 404], ['DELETE', '/v1/console/license', 404], ['DELETE', '/v1/console/sso', 404], ['POST', '/v1/console/sso/test', 404]] as const) {
+      for (const [method, p, status] of [
+        ['DELETE', '/v1/console/secrets', 400],
+        ['DELETE', '/v1/console/secrets?name=never-stored', 404],
+        ['DELETE', '/v1/console/license', 404],
+        ['DELETE', '/v1/console/sso', 404],
+        ['POST', '/v1/console/sso/test', 404],
+      ] as const) {
         const res = await call(server, method, p, { headers: as(session) });
         assert.equal(res.status, status, `${method} ${p}: ${res.text}`);
         assert.ok(res.json().error.code);
       }
-      const start = await call(server, 'POST', '/v1/m/identity/sso/start', { body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:1/cb' }), headers: json });
+      const start = await call(server, 'POST', '/v1/m/identity/sso/start', {
+        body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:1/cb' }),
+        headers: json,
+      });
       assert.equal(start.status, 501, 'SSO not configured');
       assert.equal(start.json().error.code, 'not_configured');
     });
@@ -110,7 +147,10 @@ for (const t of targets) {
       assert.equal(by('drain_ms')?.value, 4000);
       assert.equal(by('body_limit')?.source, 'default');
       assert.equal(by('body_limit')?.value, 1048576);
-      assert.deepEqual([by('extra_api_token')?.source, by('extra_api_token')?.redacted, by('extra_api_token')?.value], ['env', true, '[redacted]']);
+      assert.deepEqual(
+        [by('extra_api_token')?.source, by('extra_api_token')?.redacted, by('extra_api_token')?.value],
+        ['env', true, '[redacted]'],
+      );
       if (t.backend === 'postgres') {
         assert.equal(by('dsn')?.source, 'flag');
         assert.equal(by('dsn')?.redacted, true);
@@ -138,13 +178,20 @@ for (const t of targets) {
     });
 
     test('setup-status follows real state: a second superadmin completes dual control', async () => {
-      const steps = () => get('/v1/console/setup-status').then((r) => Object.fromEntries((r.json().steps as Array<{ id: string; completed: boolean }>).map((s) => [s.id, s.completed])));
+      const steps = () =>
+        get('/v1/console/setup-status').then((r) =>
+          Object.fromEntries((r.json().steps as Array<{ id: string; completed: boolean }>).map((s) => [s.id, s.completed])),
+        );
       const before1 = await steps();
       assert.equal(before1['first_admin'], true);
       assert.equal(before1['tls_trusted'], false, 'the generated certificate is self-signed');
       assert.equal(before1['second_admin'], false);
       assert.equal(before1['sso'], false);
-      const created = await send('POST', '/v1/users', { email: 'second@example.test', password: 'another long password', superadmin: true });
+      const created = await send('POST', '/v1/users', {
+        email: 'second@example.test',
+        password: 'another long password',
+        superadmin: true,
+      });
       assert.equal(created.status, 201, created.text);
       assert.equal((await steps())['second_admin'], true);
       const healthRes = await get('/v1/console/health-summary');
@@ -164,12 +211,27 @@ for (const t of targets) {
       assert.deepEqual([put.json().name, put.json().hint], ['webhook-token', CONSOLE_SECRET.slice(-4)]);
       assert.equal((await send('PUT', '/v1/console/secrets', { name: 'sso-client', value: SSO_SECRET })).status, 200);
       assert.equal((await send('PUT', '/v1/console/secrets', { name: 'Bad Name', value: 'x' })).json().error.code, 'bad_request');
-      const missingRef = await send('PUT', '/v1/console/sso', { issuer: 'http://127.0.0.1:9/', client_id: 'svc', client_secret_ref: 'secret:nope' });
+      const missingRef = await send('PUT', '/v1/console/sso', {
+        issuer: 'http://127.0.0.1:9/',
+        client_id: 'svc',
+        client_secret_ref: 'secret:nope',
+      });
       assert.equal(missingRef.status, 400);
-      const sso = await send('PUT', '/v1/console/sso', { issuer: 'http://127.0.0.1:9', client_id: 'svc', client_secret_ref: 'secret:sso-client', allowed_domains: ['example.test'] });
+      const sso = await send('PUT', '/v1/console/sso', {
+        issuer: 'http://127.0.0.1:9',
+        client_id: 'svc',
+        client_secret_ref: 'secret:sso-client',
+        allowed_domains: ['example.test'],
+      });
       assert.equal(sso.status, 200, sso.text);
       const list = await get('/v1/console/secrets');
-      assert.deepEqual(list.json().items.map((i: { name: string; references: string[] }) => [i.name, i.references]), [['sso-client', ['sso']], ['webhook-token', []]]);
+      assert.deepEqual(
+        list.json().items.map((i: { name: string; references: string[] }) => [i.name, i.references]),
+        [
+          ['sso-client', ['sso']],
+          ['webhook-token', []],
+        ],
+      );
       for (const v of [CONSOLE_SECRET, SSO_SECRET]) assert.ok(!list.text.includes(v));
       if (t.backend === 'sqlite') {
         const file = new Database(path.join(server.dataDir, 'svc.db'), { readonly: true });
@@ -183,7 +245,8 @@ for (const t of targets) {
         assert.ok(rows.every((r) => r.sealed.startsWith('sv1:')) && !JSON.stringify(rows).includes(CONSOLE_SECRET));
       }
       const ok = await call(server, 'POST', '/v1/console/sso/test', { headers: as(session) });
-      const step = (r: typeof ok, name: string) => (r.json().steps as Array<{ step: string; ok: boolean; detail: string }>).find((s) => s.step === name);
+      const step = (r: typeof ok, name: string) =>
+        (r.json().steps as Array<{ step: string; ok: boolean; detail: string }>).find((s) => s.step === name);
       assert.equal(step(ok, 'discovery')?.ok, false, 'nothing listens on port 9: provider down is reported');
       assert.equal(step(ok, 'client_secret')?.ok, true);
       assert.equal((await call(server, 'DELETE', '/v1/console/secrets?name=sso-client', { headers: as(session) })).status, 204);
@@ -206,7 +269,10 @@ for (const t of targets) {
       const bad = await send('POST', '/v1/console/license', { license: JSON.stringify(tampered) });
       assert.equal(bad.status, 400);
       assert.match(bad.json().error.message, /signature does not verify/);
-      assert.equal((await send('POST', '/v1/console/license', { license: signedLicense({ expires_at: '2020-01-01T00:00:00Z' }) })).status, 400);
+      assert.equal(
+        (await send('POST', '/v1/console/license', { license: signedLicense({ expires_at: '2020-01-01T00:00:00Z' }) })).status,
+        400,
+      );
       const ok = await send('POST', '/v1/console/license', { license: signedLicense({}) });
       assert.equal(ok.status, 200, ok.text);
       const shown = (await get('/v1/console/license')).json();
@@ -237,7 +303,8 @@ for (const t of targets) {
         file.pragma('busy_timeout = 5000');
         file.prepare("update sessions set aal = 3, aal_expires_at = ?, amr = 'pwd,hwk' where id = ?").run(until, sid);
         file.close();
-      } else await pgQuery(db?.dsn as string, "update sessions set aal = 3, aal_expires_at = $1, amr = 'pwd,hwk' where id = $2", [until, sid]);
+      } else
+        await pgQuery(db?.dsn as string, "update sessions set aal = 3, aal_expires_at = $1, amr = 'pwd,hwk' where id = $2", [until, sid]);
       const res = await fetchBundle(server, token);
       assert.equal(res.status, 200, res.text);
       const dir = tempDir('svc-bundle-');
@@ -246,7 +313,19 @@ for (const t of targets) {
       execFileSync('tar', ['-xzf', file, '-C', dir]);
       const files = walk(path.join(dir, 'svc-support'));
       const names = files.map((f) => path.relative(path.join(dir, 'svc-support'), f)).sort();
-      assert.deepEqual(names, ['config-effective.json', 'connectors.json', 'health-summary.json', 'keys.json', 'ledger.json', 'logs/README.txt', 'manifest.json', 'migrations.json', 'setup-status.json', 'store-stats.json', 'version.json']);
+      assert.deepEqual(names, [
+        'config-effective.json',
+        'connectors.json',
+        'health-summary.json',
+        'keys.json',
+        'ledger.json',
+        'logs/README.txt',
+        'manifest.json',
+        'migrations.json',
+        'setup-status.json',
+        'store-stats.json',
+        'version.json',
+      ]);
       const secrets = [ENV_SECRET, CONSOLE_SECRET, SSO_SECRET, session, token, apiKey, ADMIN.password, ADMIN.email, 'second@example.test'];
       if (t.backend === 'postgres') secrets.push(DSN_PASSWORD);
       for (const f of files) {
@@ -254,7 +333,10 @@ for (const t of targets) {
         for (const s of secrets) {
           assert.ok(!text.includes(s), `${path.basename(f)} holds ${s.slice(0, 6)}…`);
           assert.ok(!text.includes(Buffer.from(s).toString('base64')), `${path.basename(f)} holds base64 of ${s.slice(0, 6)}…`);
-          assert.ok(!text.includes(Buffer.from(s).toString('base64url').slice(0, 16)), `${path.basename(f)} holds base64url of ${s.slice(0, 6)}…`);
+          assert.ok(
+            !text.includes(Buffer.from(s).toString('base64url').slice(0, 16)),
+            `${path.basename(f)} holds base64url of ${s.slice(0, 6)}…`,
+          );
         }
         assert.ok(!/PRIVATE KEY|scrypt\$|\$scrypt/.test(text), `${path.basename(f)} holds key material or a password hash`);
       }
@@ -271,7 +353,11 @@ for (const t of targets) {
 
 async function fetchBundle(server: TestServer, token: string): Promise<{ status: number; body: Buffer; text: string }> {
   const { request } = await import('undici');
-  const res = await request(`${server.url}/v1/console/support-bundle`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, dispatcher: server.dispatcher });
+  const res = await request(`${server.url}/v1/console/support-bundle`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    dispatcher: server.dispatcher,
+  });
   const body = Buffer.from(await res.body.arrayBuffer());
   return { status: res.statusCode, body, text: res.statusCode === 200 ? '' : body.toString('utf8') };
 }

@@ -14,16 +14,59 @@ import { allRoutes } from '../../../src/routes.js';
 
 /** The spec's core contract table, path by path (53). */
 const SPEC_PATHS = [
-  '/healthz', '/livez', '/metrics', '/openapi.json', '/pod-readyz', '/readyz', '/status', '/v1/server-info',
-  '/v1/auth/login', '/v1/auth/logout', '/v1/auth/refresh', '/v1/auth/whoami', '/v1/setup',
-  '/v1/access-edges', '/v1/agents', '/v1/agents/{id}',
-  '/v1/audit', '/v1/audit/export', '/v1/audit/pubkey', '/v1/audit/system', '/v1/audit/verify',
-  '/v1/users', '/v1/users/superadmins', '/v1/users/{id}/disable', '/v1/users/{id}/enable',
-  '/v1/tokens', '/v1/tokens/{id}', '/v1/tokens/{id}/rotate',
-  '/v1/workspaces', '/v1/workspaces/{id}',
-  '/v1/members', '/v1/memberships', '/v1/search', '/v1/system/orgs', '/v1/system/orgs/{tenant_id}', '/v1/system/orgs/{tenant_id}/region', '/v1/system/orgs/{tenant_id}/status', '/v1/system/residency',
+  '/healthz',
+  '/livez',
+  '/metrics',
+  '/openapi.json',
+  '/pod-readyz',
+  '/readyz',
+  '/status',
+  '/v1/server-info',
+  '/v1/auth/login',
+  '/v1/auth/logout',
+  '/v1/auth/refresh',
+  '/v1/auth/whoami',
+  '/v1/setup',
+  '/v1/access-edges',
+  '/v1/agents',
+  '/v1/agents/{id}',
+  '/v1/audit',
+  '/v1/audit/export',
+  '/v1/audit/pubkey',
+  '/v1/audit/system',
+  '/v1/audit/verify',
+  '/v1/users',
+  '/v1/users/superadmins',
+  '/v1/users/{id}/disable',
+  '/v1/users/{id}/enable',
+  '/v1/tokens',
+  '/v1/tokens/{id}',
+  '/v1/tokens/{id}/rotate',
+  '/v1/workspaces',
+  '/v1/workspaces/{id}',
+  '/v1/members',
+  '/v1/memberships',
+  '/v1/search',
+  '/v1/system/orgs',
+  '/v1/system/orgs/{tenant_id}',
+  '/v1/system/orgs/{tenant_id}/region',
+  '/v1/system/orgs/{tenant_id}/status',
+  '/v1/system/residency',
   '/v1/connectors/health',
-  '/v1/console/bus', '/v1/console/config/effective', '/v1/console/connectors', '/v1/console/connectors/test', '/v1/console/health-summary', '/v1/console/keys', '/v1/console/license', '/v1/console/secrets', '/v1/console/setup-status', '/v1/console/sources', '/v1/console/sso', '/v1/console/sso/test', '/v1/console/support-bundle', '/v1/console/update-check',
+  '/v1/console/bus',
+  '/v1/console/config/effective',
+  '/v1/console/connectors',
+  '/v1/console/connectors/test',
+  '/v1/console/health-summary',
+  '/v1/console/keys',
+  '/v1/console/license',
+  '/v1/console/secrets',
+  '/v1/console/setup-status',
+  '/v1/console/sources',
+  '/v1/console/sso',
+  '/v1/console/sso/test',
+  '/v1/console/support-bundle',
+  '/v1/console/update-check',
 ];
 
 /**
@@ -45,8 +88,13 @@ test('/openapi.json publishes only spec paths; the missing ones are exactly thos
   assert.deepEqual(extra, [], 'a stable path outside the spec table');
   const missing = SPEC_PATHS.filter((p) => !published.includes(p)).sort();
   assert.deepEqual(missing, BUILT_ELSEWHERE.filter((p) => !published.includes(p)).sort(), `still missing: ${missing.join(', ')}`);
-  assert.equal(published.length - EXTRA_KNOWN.length, 53 - missing.length, `${published.length} of 53 paths published; missing: ${missing.join(', ')}`);
-  for (const p of SPEC_PATHS.filter((x) => x.startsWith('/v1/console/') && !BUILT_ELSEWHERE.includes(x))) assert.ok(published.includes(p), `${p} is published`);
+  assert.equal(
+    published.length - EXTRA_KNOWN.length,
+    53 - missing.length,
+    `${published.length} of 53 paths published; missing: ${missing.join(', ')}`,
+  );
+  for (const p of SPEC_PATHS.filter((x) => x.startsWith('/v1/console/') && !BUILT_ELSEWHERE.includes(x)))
+    assert.ok(published.includes(p), `${p} is published`);
   assert.deepEqual(missing, [], 'all 53 of the spec\'s core paths are published');
 });
 

@@ -27,8 +27,15 @@ let loopback: Server;
 let redirectUri: string;
 let nextCallback: (q: URLSearchParams) => void = () => undefined;
 
-const as = (token: string, body?: unknown) => ({ headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-const post = (p: string, body: unknown, token?: string) => call(server, 'POST', p, { body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+const as = (token: string, body?: unknown) => ({
+  headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+  ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+});
+const post = (p: string, body: unknown, token?: string) =>
+  call(server, 'POST', p, {
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
 
 before(async () => {
   server = await startServer();
@@ -43,7 +50,10 @@ before(async () => {
   });
   await new Promise<void>((r) => loopback.listen(0, '127.0.0.1', () => r()));
   redirectUri = `http://127.0.0.1:${(loopback.address() as AddressInfo).port}/callback`;
-  assert.equal((await call(server, 'PUT', '/v1/console/secrets', as(session, { name: 'oidc-client', value: provider.clientSecret }))).status, 200);
+  assert.equal(
+    (await call(server, 'PUT', '/v1/console/secrets', as(session, { name: 'oidc-client', value: provider.clientSecret }))).status,
+    200,
+  );
   const put = await call(server, 'PUT', '/v1/console/sso', as(session, {
     issuer: provider.issuer,
     client_id: provider.clientId,
@@ -63,7 +73,10 @@ after(async () => {
 /** Drive Chromium from the authorization URL through the provider's login and consent to a loopback callback. */
 async function browserLogin(url: string, login: string, got?: Promise<unknown>): Promise<URLSearchParams> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
   try {
     const page = await browser.newPage();
     const callback = got ?? new Promise<URLSearchParams>((resolve) => (nextCallback = resolve));
@@ -90,72 +103,114 @@ async function start(): Promise<{ authorization_url: string; state: string }> {
 test('sso/test reports each step against the real provider', { skip }, async () => {
   const res = await call(server, 'POST', '/v1/console/sso/test', as(session));
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.json().steps.map((s: { step: string; ok: boolean }) => [s.step, s.ok]), [['discovery', true], ['issuer', true], ['pkce', true], ['endpoints', true], ['jwks', true], ['client_secret', true]]);
+  assert.deepEqual(
+    res.json().steps.map((s: { step: string; ok: boolean }) => [s.step, s.ok]),
+    [
+      ['discovery', true],
+      ['issuer', true],
+      ['pkce', true],
+      ['endpoints', true],
+      ['jwks', true],
+      ['client_secret', true],
+    ],
+  );
 });
 
-test('Chromium through the provider: a provisioned user with the mapped role gets an svcs_ session; state and code are single-use', { skip, timeout: 120_000 }, async () => {
-  const { authorization_url, state } = await start();
-  const url = new URL(authorization_url);
-  assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
-  assert.ok(url.searchParams.get('nonce') && url.searchParams.get('code_challenge'));
-  const cb = await browserLogin(authorization_url, 'alice');
-  assert.equal(cb.get('state'), state);
-  const code = cb.get('code') as string;
-  const done = await post('/v1/m/identity/sso/complete', { state, code, iss: cb.get('iss') ?? undefined });
-  assert.equal(done.status, 200, done.text);
-  const r = done.json();
-  assert.match(r.token, /^svcs_/);
-  assert.deepEqual([r.email, r.provisioned, r.aal], ['alice@example.test', true, 1]);
-  const who = (await call(server, 'GET', '/v1/auth/whoami', as(r.token))).json();
-  assert.equal(who.user_id, r.user_id);
-  assert.deepEqual(who.grants.map((g: { tenant: string; role: string }) => [g.tenant, g.role]), [[tenant, 'editor']]);
-  assert.ok(who.amr?.includes('fed'), JSON.stringify(who));
-  // The same state again: consumed. A new state with the old code: the provider refuses the replay.
-  const again = await post('/v1/m/identity/sso/complete', { state, code });
-  assert.equal(again.status, 401);
-  assert.match(again.json().error.message, /unknown or expired state/);
-  const second = await start();
-  const replay = await post('/v1/m/identity/sso/complete', { state: second.state, code });
-  assert.equal(replay.status, 401, replay.text);
-  assert.match(replay.json().error.message, /SSO login failed/);
-  const bad = await post('/v1/m/identity/sso/complete', { state: 'not-a-state', code });
-  assert.equal(bad.status, 401);
-  // A second login by the same person finds the link, provisions nothing new.
-  const third = await start();
-  const cb3 = await browserLogin(third.authorization_url, 'alice');
-  const done3 = await post('/v1/m/identity/sso/complete', { state: third.state, code: cb3.get('code'), iss: cb3.get('iss') ?? undefined });
-  assert.equal(done3.status, 200, done3.text);
-  assert.deepEqual([done3.json().user_id, done3.json().provisioned], [r.user_id, false]);
-  // Password login for the provisioned account never works (it has no password).
-  assert.equal((await post('/v1/auth/login', { email: 'alice@example.test', password: 'any password at all' })).status, 401);
-  const audit = (await call(server, 'GET', '/v1/audit/system?limit=1000', as(session))).json().items as Array<{ action: string; meta?: string }>;
-  assert.equal(audit.filter((a) => a.action === 'auth.sso_login').length, 2);
-  assert.ok(audit.filter((a) => a.action === 'auth.sso_login_failed').map((a) => JSON.parse(a.meta ?? '{}').reason).includes('bad_state'));
-});
+test(
+  'Chromium through the provider: a provisioned user with the mapped role gets an svcs_ session; state and code are single-use',
+  { skip, timeout: 120_000 },
+  async () => {
+    const { authorization_url, state } = await start();
+    const url = new URL(authorization_url);
+    assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
+    assert.ok(url.searchParams.get('nonce') && url.searchParams.get('code_challenge'));
+    const cb = await browserLogin(authorization_url, 'alice');
+    assert.equal(cb.get('state'), state);
+    const code = cb.get('code') as string;
+    const done = await post('/v1/m/identity/sso/complete', { state, code, iss: cb.get('iss') ?? undefined });
+    assert.equal(done.status, 200, done.text);
+    const r = done.json();
+    assert.match(r.token, /^svcs_/);
+    assert.deepEqual([r.email, r.provisioned, r.aal], ['alice@example.test', true, 1]);
+    const who = (await call(server, 'GET', '/v1/auth/whoami', as(r.token))).json();
+    assert.equal(who.user_id, r.user_id);
+    assert.deepEqual(
+      who.grants.map((g: { tenant: string; role: string }) => [g.tenant, g.role]),
+      [[tenant, 'editor']],
+    );
+    assert.ok(who.amr?.includes('fed'), JSON.stringify(who));
+    // The same state again: consumed. A new state with the old code: the provider refuses the replay.
+    const again = await post('/v1/m/identity/sso/complete', { state, code });
+    assert.equal(again.status, 401);
+    assert.match(again.json().error.message, /unknown or expired state/);
+    const second = await start();
+    const replay = await post('/v1/m/identity/sso/complete', { state: second.state, code });
+    assert.equal(replay.status, 401, replay.text);
+    assert.match(replay.json().error.message, /SSO login failed/);
+    const bad = await post('/v1/m/identity/sso/complete', { state: 'not-a-state', code });
+    assert.equal(bad.status, 401);
+    // A second login by the same person finds the link, provisions nothing new.
+    const third = await start();
+    const cb3 = await browserLogin(third.authorization_url, 'alice');
+    const done3 = await post('/v1/m/identity/sso/complete', {
+      state: third.state,
+      code: cb3.get('code'),
+      iss: cb3.get('iss') ?? undefined,
+    });
+    assert.equal(done3.status, 200, done3.text);
+    assert.deepEqual([done3.json().user_id, done3.json().provisioned], [r.user_id, false]);
+    // Password login for the provisioned account never works (it has no password).
+    assert.equal((await post('/v1/auth/login', { email: 'alice@example.test', password: 'any password at all' })).status, 401);
+    const audit = (await call(server, 'GET', '/v1/audit/system?limit=1000', as(session))).json().items as Array<{
+      action: string;
+      meta?: string;
+    }>;
+    assert.equal(audit.filter((a) => a.action === 'auth.sso_login').length, 2);
+    assert.ok(
+      audit
+        .filter((a) => a.action === 'auth.sso_login_failed')
+        .map((a) => JSON.parse(a.meta ?? '{}').reason)
+        .includes('bad_state'),
+    );
+  },
+);
 
-test('svc auth login --sso: prints the URL, takes the redirect on its loopback port, saves a session context', { skip, timeout: 120_000 }, async () => {
-  const home = mkdtempSync(path.join(tmpdir(), 'svc-sso-cli-'));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SERVICE_') && v !== undefined) env[k] = v;
-  env['SERVICE_CONFIG'] = path.join(home, 'config.yaml');
-  const child = spawn(process.execPath, [SVC_BIN, 'auth', 'login', '--sso', '--server', server.url, '--pin-sha256', String(server.pinSha256), '--name', 'sso', '-o', 'json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const urlSeen = new Promise<string>((resolve) => child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-    const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-    if (m) resolve(m[1] as string);
-  }));
-  const exited = new Promise<number | null>((r) => child.on('close', r));
-  const url = await urlSeen;
-  await browserLogin(url, 'alice', exited);
-  assert.equal(await exited, 0, stderr);
-  const out = JSON.parse(stdout.trim());
-  assert.equal(out.context, 'sso');
-  assert.equal(out.kind, 'user');
-  assert.deepEqual(out.grants.map((g: { role: string }) => g.role), ['editor']);
-});
+test(
+  'svc auth login --sso: prints the URL, takes the redirect on its loopback port, saves a session context',
+  { skip, timeout: 120_000 },
+  async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'svc-sso-cli-'));
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SERVICE_') && v !== undefined) env[k] = v;
+    env['SERVICE_CONFIG'] = path.join(home, 'config.yaml');
+    const child = spawn(
+      process.execPath,
+      [SVC_BIN, 'auth', 'login', '--sso', '--server', server.url, '--pin-sha256', String(server.pinSha256), '--name', 'sso', '-o', 'json'],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const urlSeen = new Promise<string>((resolve) =>
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
+        if (m) resolve(m[1] as string);
+      }),
+    );
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const url = await urlSeen;
+    await browserLogin(url, 'alice', exited);
+    assert.equal(await exited, 0, stderr);
+    const out = JSON.parse(stdout.trim());
+    assert.equal(out.context, 'sso');
+    assert.equal(out.kind, 'user');
+    assert.deepEqual(
+      out.grants.map((g: { role: string }) => g.role),
+      ['editor'],
+    );
+  },
+);
 
 test('a disallowed e-mail domain is refused and nothing is provisioned', { skip, timeout: 120_000 }, async () => {
   const { authorization_url, state } = await start();
@@ -163,7 +218,9 @@ test('a disallowed e-mail domain is refused and nothing is provisioned', { skip,
   const res = await post('/v1/m/identity/sso/complete', { state, code: cb.get('code'), iss: cb.get('iss') ?? undefined });
   assert.equal(res.status, 401);
   assert.match(res.json().error.message, /domain evil\.test is not allowed/);
-  const users = (await call(server, 'GET', `/v1/users?limit=100`, { headers: { authorization: `Bearer ${session}`, 'x-service-tenant': tenant } })).json();
+  const users = (
+    await call(server, 'GET', `/v1/users?limit=100`, { headers: { authorization: `Bearer ${session}`, 'x-service-tenant': tenant } })
+  ).json();
   assert.ok(!JSON.stringify(users).includes('mallory'));
 });
 

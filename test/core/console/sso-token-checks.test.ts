@@ -39,14 +39,32 @@ function jwt(key: Key, claims: Record<string, unknown>): string {
 before(async () => {
   provider = createServer((req, res) => {
     const url = new URL(req.url ?? '/', issuer);
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     if (url.pathname === '/.well-known/openid-configuration') {
-      return send(200, { issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'], code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['none'] });
+      return send(200, {
+        issuer,
+        authorization_endpoint: `${issuer}/auth`,
+        token_endpoint: `${issuer}/token`,
+        jwks_uri: `${issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+      });
     }
-    if (url.pathname === '/jwks') return send(200, { keys: published.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg: 'RS256', use: 'sig' })) });
+    if (url.pathname === '/jwks')
+      return send(200, {
+        keys: published.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg: 'RS256', use: 'sig' })),
+      });
     if (url.pathname === '/token' && req.method === 'POST') {
       req.resume();
-      return req.on('end', () => (next ? send(200, { access_token: 'opaque-at', token_type: 'Bearer', expires_in: 60, id_token: jwt(next.key, next.claims) }) : send(400, { error: 'invalid_grant' })));
+      return req.on('end', () =>
+        next
+          ? send(200, { access_token: 'opaque-at', token_type: 'Bearer', expires_in: 60, id_token: jwt(next.key, next.claims) })
+          : send(400, { error: 'invalid_grant' }),
+      );
     }
     send(404, { error: 'not_found' });
   });
@@ -61,7 +79,14 @@ before(async () => {
   ({ token: session, tenant } = await setupAndLogin(server, { email: 'root@example.test', password: 'correct horse battery staple' }));
   const put = await call(server, 'PUT', '/v1/console/sso', {
     headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ issuer, client_id: CLIENT_ID, client_secret_ref: null, scopes: ['openid', 'email'], role_mapping: [{ claim: 'groups', value: 'ops', tenant, role: 'viewer' }], allowed_domains: ['example.test'] }),
+    body: JSON.stringify({
+      issuer,
+      client_id: CLIENT_ID,
+      client_secret_ref: null,
+      scopes: ['openid', 'email'],
+      role_mapping: [{ claim: 'groups', value: 'ops', tenant, role: 'viewer' }],
+      allowed_domains: ['example.test'],
+    }),
   });
   assert.equal(put.status, 200, put.text);
 });
@@ -73,14 +98,37 @@ after(async () => {
 });
 
 /** One login: start (for a real state and nonce), the provider's next ID token, complete. */
-async function loginWith(key: Key, overrides: (nonce: string) => Record<string, unknown> = () => ({})): Promise<{ status: number; json: () => any; text: string }> {
-  const started = await call(server, 'POST', '/v1/m/identity/sso/start', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:7/callback' }) });
+async function loginWith(
+  key: Key,
+  overrides: (nonce: string) => Record<string, unknown> = () => ({}),
+): Promise<{ status: number; json: () => any; text: string }> {
+  const started = await call(server, 'POST', '/v1/m/identity/sso/start', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:7/callback' }),
+  });
   assert.equal(started.status, 200, started.text);
   const { authorization_url, state } = started.json();
   const nonce = new URL(authorization_url).searchParams.get('nonce') as string;
   const now = Math.floor(Date.now() / 1000);
-  next = { key, claims: { iss: issuer, sub: 'user-1', aud: CLIENT_ID, iat: now, exp: now + 300, nonce, email: 'bob@example.test', email_verified: true, groups: ['ops'], ...overrides(nonce) } };
-  return call(server, 'POST', '/v1/m/identity/sso/complete', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ state, code: 'code-1' }) });
+  next = {
+    key,
+    claims: {
+      iss: issuer,
+      sub: 'user-1',
+      aud: CLIENT_ID,
+      iat: now,
+      exp: now + 300,
+      nonce,
+      email: 'bob@example.test',
+      email_verified: true,
+      groups: ['ops'],
+      ...overrides(nonce),
+    },
+  };
+  return call(server, 'POST', '/v1/m/identity/sso/complete', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ state, code: 'code-1' }),
+  });
 }
 
 test('a good ID token signed with the published key gives a session', async () => {

@@ -46,7 +46,10 @@ test('no URL: unknown, and no request is made', async () => {
 test('signed manifest: newer → update_available, same → current; tampered or unreachable → unknown', async () => {
   const env = { SERVICE_UPDATE_MANIFEST_URL: url, SERVICE_UPDATE_PUBLIC_KEY: pub };
   body = manifest('1.3.0');
-  assert.deepEqual([(await checkForUpdate('1.2.3', env)).status, (await checkForUpdate('1.2.3', env)).latest_version], ['update_available', '1.3.0']);
+  assert.deepEqual(
+    [(await checkForUpdate('1.2.3', env)).status, (await checkForUpdate('1.2.3', env)).latest_version],
+    ['update_available', '1.3.0'],
+  );
   body = manifest('1.2.3');
   assert.equal((await checkForUpdate('1.2.3', env)).status, 'current');
   body = manifest('1.3.0', true);
@@ -64,9 +67,18 @@ test('versions compare numerically, a pre-release before its release', () => {
 });
 
 test('effective config: DSN password and secret-named variables redacted; key-file paths shown', () => {
-  assert.deepEqual(redactUrlPassword('postgres://svc:hunter2@db:5432/svc'), { value: 'postgres://svc:[redacted]@db:5432/svc', redacted: true });
+  assert.deepEqual(redactUrlPassword('postgres://svc:hunter2@db:5432/svc'), {
+    value: 'postgres://svc:[redacted]@db:5432/svc',
+    redacted: true,
+  });
   assert.deepEqual(redactUrlPassword('host=db password=hunter2 user=svc').value, 'host=db password=[redacted] user=svc');
-  const env = { SERVICE_DSN: 'postgres://svc:hunter2@127.0.0.1/svc', SERVICE_STORE: 'postgres', SERVICE_WEBHOOK_SECRET: 'whsec_abc', SERVICE_SECRETS_KEY_FILE: '/etc/svc/secrets.key', HOME: '/root' };
+  const env = {
+    SERVICE_DSN: 'postgres://svc:hunter2@127.0.0.1/svc',
+    SERVICE_STORE: 'postgres',
+    SERVICE_WEBHOOK_SECRET: 'whsec_abc',
+    SERVICE_SECRETS_KEY_FILE: '/etc/svc/secrets.key',
+    HOME: '/root',
+  };
   const settings = effectiveConfig(resolveServeConfig({}, env), env);
   const text = JSON.stringify(settings);
   assert.ok(!text.includes('hunter2') && !text.includes('whsec_abc'));

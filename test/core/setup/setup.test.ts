@@ -51,7 +51,13 @@ for (const b of await testStores()) {
     });
 
     test('until setup every non-exempt route answers 409 setup_required; health does not', async () => {
-      for (const [method, p] of [['GET', '/v1/auth/whoami'], ['GET', '/v1/tokens'], ['POST', '/v1/auth/logout'], ['GET', '/v1/system/orgs'], ['GET', '/v1/members']] as const) {
+      for (const [method, p] of [
+        ['GET', '/v1/auth/whoami'],
+        ['GET', '/v1/tokens'],
+        ['POST', '/v1/auth/logout'],
+        ['GET', '/v1/system/orgs'],
+        ['GET', '/v1/members'],
+      ] as const) {
         const res = await h.call(method, p);
         assert.equal(res.status, 409, `${method} ${p}`);
         assert.equal(res.json().error.code, 'setup_required');
@@ -73,7 +79,11 @@ for (const b of await testStores()) {
     test('concurrent redemptions: exactly one wins, the others get 409 setup_complete', async () => {
       const token = printedSetupToken(h);
       const results = await Promise.all(
-        Array.from({ length: 4 }, (_, i) => h.call('POST', '/v1/setup', { body: { token, email: `admin${i}@example.test`, password: ADMIN.password, organization: `Org ${i}` } })),
+        Array.from({ length: 4 }, (_, i) =>
+          h.call('POST', '/v1/setup', {
+            body: { token, email: `admin${i}@example.test`, password: ADMIN.password, organization: `Org ${i}` },
+          }),
+        ),
       );
       const statuses = results.map((r) => r.status).sort();
       assert.deepEqual(statuses, [201, 409, 409, 409], results.map((r) => r.text).join('\n'));
@@ -81,7 +91,14 @@ for (const b of await testStores()) {
       const won = results.find((r) => r.status === 201)!.json();
       assert.equal(won.user.superadmin, true);
       assert.match(won.organization.name, /^Org \d$/);
-      assert.deepEqual({ users: (await identityCounts(ts.store)).users, tenants: (await identityCounts(ts.store)).tenants, memberships: (await identityCounts(ts.store)).memberships }, { users: 1, tenants: 1, memberships: 1 });
+      assert.deepEqual(
+        {
+          users: (await identityCounts(ts.store)).users,
+          tenants: (await identityCounts(ts.store)).tenants,
+          memberships: (await identityCounts(ts.store)).memberships,
+        },
+        { users: 1, tenants: 1, memberships: 1 },
+      );
       await assert.rejects(stat(path.join(h.dataDir, 'setup.token')), 'the digest is deleted once redeemed');
       assert.equal(h.runtime.setupRequired(), false);
       // Audit: org.create is seq 1 of the new tenant's chain; the system chain has the setup events.

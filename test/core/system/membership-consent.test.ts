@@ -55,13 +55,30 @@ for (const b of await testStores()) {
     });
 
     test("B's owner still changes the roles of B's members; a superadmin adds a user across tenants", async () => {
-      const change = await h.call('POST', '/v1/memberships', { token: ownerB.session, tenant: tenantB, body: { user_id: memberB.id, role: 'editor' } });
+      const change = await h.call('POST', '/v1/memberships', {
+        token: ownerB.session,
+        tenant: tenantB,
+        body: { user_id: memberB.id, role: 'editor' },
+      });
       assert.equal(change.status, 200, change.text);
       assert.equal(change.json().role, 'editor');
-      const add = await h.call('POST', '/v1/memberships', { token: root.session, tenant: tenantB, body: { user_id: ownerA.id, role: 'viewer' } });
+      const add = await h.call('POST', '/v1/memberships', {
+        token: root.session,
+        tenant: tenantB,
+        body: { user_id: ownerA.id, role: 'viewer' },
+      });
       assert.equal(add.status, 201, add.text);
       // Once a member, B's owner manages that membership like any other.
-      assert.equal((await h.call('POST', '/v1/memberships', { token: ownerB.session, tenant: tenantB, body: { email: 'alice@a.test', role: 'editor' } })).status, 200);
+      assert.equal(
+        (
+          await h.call('POST', '/v1/memberships', {
+            token: ownerB.session,
+            tenant: tenantB,
+            body: { email: 'alice@a.test', role: 'editor' },
+          })
+        ).status,
+        200,
+      );
     });
   });
 }

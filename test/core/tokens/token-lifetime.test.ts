@@ -21,13 +21,33 @@ test('RFC 3339 forms normalise to UTC with nine digits; impossible dates are ref
   assert.equal(normalizeRfc3339('2030-01-01t02:00:00.5+02:00'), '2030-01-01T00:00:00.500000000Z');
   assert.equal(normalizeRfc3339('2029-12-31T23:30:00.123456789-01:00'), '2030-01-01T00:30:00.123456789Z');
   assert.equal(normalizeRfc3339('2030-01-01T00:00:00.000000000Z'), '2030-01-01T00:00:00.000000000Z');
-  for (const bad of ['2030-02-30T00:00:00Z', '2030-01-01T24:00:00Z', '2030-01-01T00:00:60Z', '2030-01-01 00:00:00Z', '2030-01-01T00:00:00', '2030-01-01T00:00:00.0000000001Z', '2030-01-01T00:00:00+24:00']) {
+  for (const bad of [
+    '2030-02-30T00:00:00Z',
+    '2030-01-01T24:00:00Z',
+    '2030-01-01T00:00:60Z',
+    '2030-01-01 00:00:00Z',
+    '2030-01-01T00:00:00',
+    '2030-01-01T00:00:00.0000000001Z',
+    '2030-01-01T00:00:00+24:00',
+  ]) {
     assert.equal(normalizeRfc3339(bad), undefined, bad);
   }
-  assert.deepEqual(['30m', '12h', '90d', '2w', 'never', '0d', '5y', '36501d'].map(parseTtl), [1_800_000, 43_200_000, 90 * DAY, 14 * DAY, null, undefined, undefined, undefined]);
+  assert.deepEqual(['30m', '12h', '90d', '2w', 'never', '0d', '5y', '36501d'].map(parseTtl), [
+    1_800_000,
+    43_200_000,
+    90 * DAY,
+    14 * DAY,
+    null,
+    undefined,
+    undefined,
+    undefined,
+  ]);
   assert.equal(tokenDefaultTtlFromEnv({}), 90 * DAY);
   assert.equal(resolveServeConfig({}, { SERVICE_TOKEN_DEFAULT_TTL: '30d' }).tokenDefaultTtlMs, 30 * DAY);
-  assert.throws(() => resolveServeConfig({}, { SERVICE_TOKEN_DEFAULT_TTL: 'never' }), (e: unknown) => e instanceof ConfigError && /per key/.test(e.message));
+  assert.throws(
+    () => resolveServeConfig({}, { SERVICE_TOKEN_DEFAULT_TTL: 'never' }),
+    (e: unknown) => e instanceof ConfigError && /per key/.test(e.message),
+  );
   assert.throws(() => resolveServeConfig({}, { SERVICE_TOKEN_DEFAULT_TTL: '90 days' }), ConfigError);
 });
 
@@ -52,7 +72,8 @@ for (const b of await testStores()) {
       await h?.dispose();
       await ts?.dispose();
     });
-    const issue = (hh: Harness, token: string, body: Record<string, unknown>) => hh.call('POST', '/v1/tokens', { token, body: { name: 'k', ...body } });
+    const issue = (hh: Harness, token: string, body: Record<string, unknown>) =>
+      hh.call('POST', '/v1/tokens', { token, body: { name: 'k', ...body } });
 
     test('no expiry asked: the default lifetime (90 days; the operator can change it); never only when asked', async () => {
       const before = Date.now();
@@ -82,7 +103,13 @@ for (const b of await testStores()) {
         const res = await issue(h, editor.session, { role: 'viewer', expires_at: given });
         assert.equal(res.status, 201, `${given}: ${res.text}`);
         assert.equal(res.json().expires_at, stored);
-        const row = await ts.store.transaction((tx) => tx.selectFrom('api_tokens').select('expires_at').where('id', '=', res.json().id as string).executeTakeFirstOrThrow());
+        const row = await ts.store.transaction((tx) =>
+          tx
+            .selectFrom('api_tokens')
+            .select('expires_at')
+            .where('id', '=', res.json().id as string)
+            .executeTakeFirstOrThrow(),
+        );
         assert.equal(row.expires_at, stored);
       }
       assert.equal((await issue(h, editor.session, { expires_at: '2030-02-30T00:00:00Z' })).status, 400);
@@ -95,7 +122,11 @@ for (const b of await testStores()) {
       assert.equal(minted.status, 403, minted.text);
       assert.equal(minted.json().error.code, 'forbidden');
       const editorKeyId = (await h.call('GET', '/v1/auth/whoami', { token: editorKey })).json().actor.slice('token:'.length) as string;
-      assert.equal((await h.call('POST', `/v1/tokens/${editorKeyId}/rotate`, { token: editorKey })).status, 403, 'nor rotate itself into a fresh secret');
+      assert.equal(
+        (await h.call('POST', `/v1/tokens/${editorKeyId}/rotate`, { token: editorKey })).status,
+        403,
+        'nor rotate itself into a fresh secret',
+      );
 
       const adminKey = await issue(h, admin.session, { role: 'admin', ttl: '2d' });
       assert.equal(adminKey.status, 201, adminKey.text);
@@ -108,7 +139,11 @@ for (const b of await testStores()) {
         assert.equal(res.status, 403, `${JSON.stringify(body)}: ${res.text}`);
       }
       assert.equal((await issue(h, adminKey.json().token as string, { role: 'admin', ttl: '1h' })).status, 201);
-      assert.equal((await issue(h, adminKey.json().token as string, { role: 'owner', ttl: '1h' })).json().error.code, 'role_ceiling', 'the ceiling still holds');
+      assert.equal(
+        (await issue(h, adminKey.json().token as string, { role: 'owner', ttl: '1h' })).json().error.code,
+        'role_ceiling',
+        'the ceiling still holds',
+      );
     });
   });
 }

@@ -30,7 +30,11 @@ for (const b of await testStores()) {
       assert.equal(issued.status, 201, issued.text);
       const key = issued.json();
       assert.match(key.token, /^svck_[A-Z2-7]{26}_[A-Z2-7]{52}$/);
-      assert.deepEqual([key.role, key.tenant, key.superadmin, key.user_id], ['viewer', admin.tenant, false, editor.id], 'bound to the only tenant by default');
+      assert.deepEqual(
+        [key.role, key.tenant, key.superadmin, key.user_id],
+        ['viewer', admin.tenant, false, editor.id],
+        'bound to the only tenant by default',
+      );
       const who = (await h.call('GET', '/v1/auth/whoami', { token: key.token })).json();
       assert.deepEqual([who.kind, who.actor, who.aal, who.grants[0].role], ['token', `token:${key.id}`, undefined, 'viewer']);
       const list = (await h.call('GET', '/v1/tokens', { token: editor.session })).json();
@@ -43,12 +47,22 @@ for (const b of await testStores()) {
       assert.deepEqual([next.name, next.role, next.tenant, next.rotated_from], ['ci', 'viewer', admin.tenant, key.id]);
       assert.equal((await h.call('GET', '/v1/auth/whoami', { token: key.token })).status, 401, 'old key dies at once');
       assert.equal((await h.call('GET', '/v1/auth/whoami', { token: next.token })).status, 200);
-      assert.equal((await h.call('POST', `/v1/tokens/${key.id}/rotate`, { token: editor.session })).status, 404, 'a revoked key cannot be rotated again');
+      assert.equal(
+        (await h.call('POST', `/v1/tokens/${key.id}/rotate`, { token: editor.session })).status,
+        404,
+        'a revoked key cannot be rotated again',
+      );
 
       assert.equal((await h.call('DELETE', `/v1/tokens/${next.id}`, { token: editor.session })).status, 204);
       assert.equal((await h.call('GET', '/v1/auth/whoami', { token: next.token })).status, 401);
-      const actions = h.audit.appended.filter((r) => r.tenant === SYSTEM_TENANT && r.draft.action.startsWith('token.')).map((r) => [r.draft.action, r.draft.actor, r.draft.target_id]);
-      assert.deepEqual(actions, [['token.create', `user:${editor.id}`, key.id], ['token.rotate', `user:${editor.id}`, next.id], ['token.revoke', `user:${editor.id}`, next.id]]);
+      const actions = h.audit.appended
+        .filter((r) => r.tenant === SYSTEM_TENANT && r.draft.action.startsWith('token.'))
+        .map((r) => [r.draft.action, r.draft.actor, r.draft.target_id]);
+      assert.deepEqual(actions, [
+        ['token.create', `user:${editor.id}`, key.id],
+        ['token.rotate', `user:${editor.id}`, next.id],
+        ['token.revoke', `user:${editor.id}`, next.id],
+      ]);
     });
 
     test('role ceiling: nobody mints above their own role; superadmin tokens only by superadmins', async () => {
@@ -77,7 +91,11 @@ for (const b of await testStores()) {
         assert.equal(res.json().error.code, 'not_found');
       }
       assert.ok(!(await h.call('GET', '/v1/tokens', { token: viewer.session })).json().items.some((t: { id: string }) => t.id === mine.id));
-      assert.equal((await h.call('DELETE', `/v1/tokens/00000000-0000-7000-8000-000000000000`, { token: viewer.session })).status, 404, 'unknown ids look the same');
+      assert.equal(
+        (await h.call('DELETE', `/v1/tokens/00000000-0000-7000-8000-000000000000`, { token: viewer.session })).status,
+        404,
+        'unknown ids look the same',
+      );
       assert.equal((await h.call('DELETE', `/v1/tokens/${mine.id}`, { token: admin.session })).status, 204);
     });
 
@@ -94,7 +112,10 @@ for (const b of await testStores()) {
     });
 
     test('expired keys stop working; expires_at in the past is refused', async () => {
-      const past = await h.call('POST', '/v1/tokens', { token: admin.session, body: { name: 'old', expires_at: '2020-01-01T00:00:00.000000000Z' } });
+      const past = await h.call('POST', '/v1/tokens', {
+        token: admin.session,
+        body: { name: 'old', expires_at: '2020-01-01T00:00:00.000000000Z' },
+      });
       assert.equal(past.status, 400);
     });
   });

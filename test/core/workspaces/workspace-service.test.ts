@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorkspace, DEFAULT_READ_CAP_BYTES, getWorkspace, listWorkspaces, patchWorkspace } from '../../../src/core/workspaces/workspace-service.js';
+import {
+  createWorkspace,
+  DEFAULT_READ_CAP_BYTES,
+  getWorkspace,
+  listWorkspaces,
+  patchWorkspace,
+} from '../../../src/core/workspaces/workspace-service.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 
@@ -29,9 +35,21 @@ for (const b of await testStores()) {
     });
 
     it('keeps explicit attributes and merge-patches with optimistic concurrency', async () => {
-      const ws = await createWorkspace(h.store, tenant, { root_path: '/data/x', display_name: 'X', mount_mode: 'ro', dlp_posture: 'deny', read_cap_bytes: 1024, restricted_subpaths: ['secrets', 'keys/prod'], mount_target: '/mnt/x' });
+      const ws = await createWorkspace(h.store, tenant, {
+        root_path: '/data/x',
+        display_name: 'X',
+        mount_mode: 'ro',
+        dlp_posture: 'deny',
+        read_cap_bytes: 1024,
+        restricted_subpaths: ['secrets', 'keys/prod'],
+        mount_target: '/mnt/x',
+      });
       assert.equal(ws.effective_read_cap_bytes, 1024);
-      const { workspace, changed } = await patchWorkspace(h.store, tenant, ws.id, { version: 1, dlp_posture: 'off', restricted_subpaths: ['only-this'] });
+      const { workspace, changed } = await patchWorkspace(h.store, tenant, ws.id, {
+        version: 1,
+        dlp_posture: 'off',
+        restricted_subpaths: ['only-this'],
+      });
       assert.equal(workspace.mount_mode, 'ro', 'absent: unchanged');
       assert.equal(workspace.dlp_posture, 'off');
       assert.deepEqual(workspace.restricted_subpaths, ['only-this'], 'lists are replaced whole');
@@ -44,7 +62,11 @@ for (const b of await testStores()) {
         await assert.rejects(createWorkspace(h.store, tenant, { root_path }), { code: 'bad_request' }, root_path);
       }
       for (const sub of ['/abs', '../up', 'a/../../b', 'a/./b', '']) {
-        await assert.rejects(createWorkspace(h.store, tenant, { root_path: '/ok', restricted_subpaths: [sub] }), { code: 'bad_request' }, sub);
+        await assert.rejects(
+          createWorkspace(h.store, tenant, { root_path: '/ok', restricted_subpaths: [sub] }),
+          { code: 'bad_request' },
+          sub,
+        );
       }
     });
 

@@ -40,7 +40,13 @@ describe('attack paths on a hand-built estate', () => {
     const g = b.graph();
     const res = await escalation(memoryGraphSource(g.nodes, g.edges), b.id('A'), BIG);
     assert.deepEqual(
-      res.targets.map((t) => [t.target.name, t.path.length, t.path.hops.map((h) => `${h.from.name}-${h.via}:${h.resource_id ? g.nodes.find((n) => n.id === h.resource_id)?.name : ''}->${h.to.name}`)]),
+      res.targets.map((t) => [
+        t.target.name,
+        t.path.length,
+        t.path.hops.map(
+          (h) => `${h.from.name}-${h.via}:${h.resource_id ? g.nodes.find((n) => n.id === h.resource_id)?.name : ''}->${h.to.name}`,
+        ),
+      ]),
       [
         ['B', 1, ['A-writes:cfg->B']],
         ['deploy-bot', 2, ['A-writes:cfg->B', 'B-credential:key->deploy-bot']],
@@ -123,7 +129,8 @@ describe('attack paths on a hand-built estate', () => {
 /** Checks a path hop by hop against the raw graph; returns a reason or undefined. */
 function pathProblem(g: Graph, path: AttackPath, startId: string, endId: string): string | undefined {
   const node = (id: string) => g.nodes.find((n) => n.id === id) as GraphNode;
-  const edge = (o: string, r: string, mode?: string) => g.edges.find((e) => e.origin_id === o && e.resource_id === r && (mode === undefined || e.mode === mode));
+  const edge = (o: string, r: string, mode?: string) =>
+    g.edges.find((e) => e.origin_id === o && e.resource_id === r && (mode === undefined || e.mode === mode));
   if (path.hops[0]?.from.id !== startId) return 'does not start at the start';
   if (path.hops[path.hops.length - 1]?.to.id !== endId) return 'does not end at the end';
   if (path.length !== path.hops.length) return 'length is not the hop count';
@@ -139,7 +146,8 @@ function pathProblem(g: Graph, path: AttackPath, startId: string, endId: string)
         if (!r || r.class !== 'credential' || r.parent_id !== h.to.id || !edge(h.from.id, r.id)) return `hop ${i}: no such credential use`;
         break;
       case 'writes':
-        if (!r || (r.class !== 'config' && r.class !== 'code') || !edge(h.from.id, r.id, 'rw') || !edge(h.to.id, r.id)) return `hop ${i}: no such write`;
+        if (!r || (r.class !== 'config' && r.class !== 'code') || !edge(h.from.id, r.id, 'rw') || !edge(h.to.id, r.id))
+          return `hop ${i}: no such write`;
         break;
       case 'access':
         if (!edge(h.from.id, h.to.id, h.mode ?? undefined)) return `hop ${i}: no such access edge`;
@@ -158,7 +166,8 @@ describe('attack paths on random graphs (fast-check)', () => {
         const src = memoryGraphSource(g.nodes, g.edges);
         for (const a of g.nodes.filter((n) => n.kind === 'agent')) {
           for (const t of (await escalation(src, a.id, BIG)).targets) assert.equal(pathProblem(g, t.path, a.id, t.target.id), undefined);
-          for (const it of (await reachability(src, a.id, BIG)).items) assert.equal(pathProblem(g, it.path, a.id, it.resource.id), undefined);
+          for (const it of (await reachability(src, a.id, BIG)).items)
+            assert.equal(pathProblem(g, it.path, a.id, it.resource.id), undefined);
         }
         for (const r of g.nodes.filter((n) => n.kind === 'resource')) {
           for (const it of (await exfil(src, r.id, BIG)).items) assert.equal(pathProblem(g, it.path, it.principal.id, r.id), undefined);
@@ -179,7 +188,8 @@ describe('attack paths on random graphs (fast-check)', () => {
             const d = dist.get(e.origin_id);
             if (d === undefined) continue;
             const cur = expected.get(e.resource_id);
-            if (!cur || (e.mode === 'rw' && cur.mode === 'r') || (e.mode === cur.mode && d + 1 < cur.length)) expected.set(e.resource_id, { mode: e.mode, length: d + 1 });
+            if (!cur || (e.mode === 'rw' && cur.mode === 'r') || (e.mode === cur.mode && d + 1 < cur.length))
+              expected.set(e.resource_id, { mode: e.mode, length: d + 1 });
           }
           const got = await reachability(src, a.id, { ...BIG, maxDepth: depth });
           assert.deepEqual(new Map(got.items.map((i) => [i.resource.id, { mode: i.mode, length: i.path.length }])), expected);
@@ -201,7 +211,9 @@ describe('attack paths on random graphs (fast-check)', () => {
         const reach = new Map<string, Set<string>>();
         for (const a of agents) reach.set(a.id, new Set((await reachability(src, a.id, BIG)).items.map((i) => i.resource.id)));
         for (const r of g.nodes.filter((n) => n.kind === 'resource')) {
-          const viaExfil = new Set((await exfil(src, r.id, BIG)).items.filter((i) => i.principal.kind === 'agent').map((i) => i.principal.id));
+          const viaExfil = new Set(
+            (await exfil(src, r.id, BIG)).items.filter((i) => i.principal.kind === 'agent').map((i) => i.principal.id),
+          );
           const viaReach = new Set(agents.filter((a) => reach.get(a.id)?.has(r.id)).map((a) => a.id));
           assert.deepEqual(viaExfil, viaReach);
         }
@@ -221,8 +233,14 @@ describe('attack paths on random graphs (fast-check)', () => {
           for (const it of cut.items) assert.equal(pathProblem(g, it.path, a.id, it.resource.id), undefined);
           if (cut.complete) assert.deepEqual(cut.items, exact.items);
           // Cut: only reachable resources, each in the strongest mode found so far (never above the exact one).
-          else assert.ok(cut.items.every((i) => exact.items.some((e) => e.resource.id === i.resource.id && (i.mode === e.mode || i.mode === 'r'))));
-          assert.deepEqual(await reachability(src, a.id, { ...BIG, budget: Math.max(1, exact.examined.edges) }), { ...exact, examined: { ...exact.examined, budget: Math.max(1, exact.examined.edges) } });
+          else
+            assert.ok(
+              cut.items.every((i) => exact.items.some((e) => e.resource.id === i.resource.id && (i.mode === e.mode || i.mode === 'r'))),
+            );
+          assert.deepEqual(await reachability(src, a.id, { ...BIG, budget: Math.max(1, exact.examined.edges) }), {
+            ...exact,
+            examined: { ...exact.examined, budget: Math.max(1, exact.examined.edges) },
+          });
           const esc = await escalation(src, a.id, { ...BIG, budget });
           assertBudgeted(esc, budget);
           for (const t of esc.targets) assert.equal(pathProblem(g, t.path, a.id, t.target.id), undefined);
@@ -239,7 +257,10 @@ describe('attack paths on random graphs (fast-check)', () => {
 });
 
 /** A budgeted answer: never more work than the budget; a cut one is flagged, with its count a lower bound. */
-function assertBudgeted(res: { complete: boolean; truncated: boolean; examined: { edges: number; budget: number }; total?: number; total_at_least?: number }, budget: number): void {
+function assertBudgeted(
+  res: { complete: boolean; truncated: boolean; examined: { edges: number; budget: number }; total?: number; total_at_least?: number },
+  budget: number,
+): void {
   assert.equal(res.examined.budget, budget);
   assert.ok(res.examined.edges <= budget, `examined ${res.examined.edges} > budget ${budget}`);
   if (!res.complete) {

@@ -23,7 +23,13 @@ export class GraphBuilder {
   node(name: string, kind: GraphNode['kind'], opts: { class?: ResourceClass; parent?: string } = {}): string {
     const id = idOf(this.next++);
     this.ids.set(name, id);
-    this.nodes.push({ id, kind, name, class: kind === 'resource' ? (opts.class ?? 'data') : null, parent_id: opts.parent ? this.id(opts.parent) : null });
+    this.nodes.push({
+      id,
+      kind,
+      name,
+      class: kind === 'resource' ? (opts.class ?? 'data') : null,
+      parent_id: opts.parent ? this.id(opts.parent) : null,
+    });
     return id;
   }
 
@@ -59,18 +65,45 @@ export const arbitraryGraph: fc.Arbitrary<Graph> = fc
     agents: fc.integer({ min: 1, max: 4 }),
     sessions: fc.array(fc.nat(3), { maxLength: 4 }),
     identities: fc.integer({ min: 0, max: 3 }),
-    resources: fc.array(fc.record({ cls: fc.constantFrom<ResourceClass>('data', 'config', 'code', 'credential'), parent: fc.nat(2) }), { minLength: 1, maxLength: 7 }),
+    resources: fc.array(fc.record({ cls: fc.constantFrom<ResourceClass>('data', 'config', 'code', 'credential'), parent: fc.nat(2) }), {
+      minLength: 1,
+      maxLength: 7,
+    }),
     edges: fc.array(
-      fc.record({ o: fc.nat(50), r: fc.nat(50), rw: fc.boolean(), permitted: fc.boolean(), conf: fc.constantFrom<Confidence | null>(null, 'high', 'medium', 'low') }),
+      fc.record({
+        o: fc.nat(50),
+        r: fc.nat(50),
+        rw: fc.boolean(),
+        permitted: fc.boolean(),
+        conf: fc.constantFrom<Confidence | null>(null, 'high', 'medium', 'low'),
+      }),
       { maxLength: 22 },
     ),
   })
   .map((spec) => {
     const nodes: GraphNode[] = [];
     let n = 1;
-    const agents = Array.from({ length: spec.agents }, (_, i) => ({ id: idOf(n++), kind: 'agent' as const, name: `agent-${i}`, class: null, parent_id: null }));
-    const sessions = spec.sessions.map((p, i) => ({ id: idOf(n++), kind: 'session' as const, name: `session-${i}`, class: null, parent_id: (agents[p % agents.length] as GraphNode).id }));
-    const identities = Array.from({ length: spec.identities }, (_, i) => ({ id: idOf(n++), kind: 'identity' as const, name: `identity-${i}`, class: null, parent_id: null }));
+    const agents = Array.from({ length: spec.agents }, (_, i) => ({
+      id: idOf(n++),
+      kind: 'agent' as const,
+      name: `agent-${i}`,
+      class: null,
+      parent_id: null,
+    }));
+    const sessions = spec.sessions.map((p, i) => ({
+      id: idOf(n++),
+      kind: 'session' as const,
+      name: `session-${i}`,
+      class: null,
+      parent_id: (agents[p % agents.length] as GraphNode).id,
+    }));
+    const identities = Array.from({ length: spec.identities }, (_, i) => ({
+      id: idOf(n++),
+      kind: 'identity' as const,
+      name: `identity-${i}`,
+      class: null,
+      parent_id: null,
+    }));
     const resources = spec.resources.map((r, i) => ({
       id: idOf(n++),
       kind: 'resource' as const,
@@ -92,7 +125,16 @@ export const arbitraryGraph: fc.Arbitrary<Graph> = fc
       const observed = e.conf !== null;
       // A stored edge is permitted, observed or both (the table's CHECK).
       const permitted = e.permitted || !observed;
-      edges.push({ id: idOf(10_000 + edges.length), origin_kind: o.kind as OriginKind, origin_id: o.id, resource_id: r.id, mode, permitted, observed, confidence: e.conf });
+      edges.push({
+        id: idOf(10_000 + edges.length),
+        origin_kind: o.kind as OriginKind,
+        origin_id: o.id,
+        resource_id: r.id,
+        mode,
+        permitted,
+        observed,
+        confidence: e.conf,
+      });
     }
     return { nodes, edges };
   });

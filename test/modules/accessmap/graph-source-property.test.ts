@@ -32,7 +32,13 @@ function renumbered(g: Graph): Graph {
  * search elsewhere than the in-memory graph told the same numbers.
  */
 async function numbersFor(h: TestStore, g: Graph): Promise<Map<string, number>> {
-  const top = Number((await h.admin.query<{ m: number | string | null }>('select max(m) as m from (select max(no) as m from agents union all select max(no) as m from access_nodes) x'))[0]?.m ?? 0);
+  const top = Number(
+    (
+      await h.admin.query<{ m: number | string | null }>(
+        'select max(m) as m from (select max(no) as m from agents union all select max(no) as m from access_nodes) x',
+      )
+    )[0]?.m ?? 0,
+  );
   const ids = g.nodes.map((n) => n.id).sort().reverse();
   return new Map(ids.map((id, i) => [id, top + 1 + i]));
 }
@@ -42,12 +48,28 @@ async function write(h: TestStore, tenant: string, g: Graph, numbers: ReadonlyMa
   const no = (id: string) => numbers.get(id) as number;
   await h.store.withTenant(tenant, async (tx) => {
     const agents = g.nodes.filter((n) => n.kind === 'agent');
-    if (agents.length > 0) await tx.insertInto('agents').values(agents.map((a) => ({ ...agentRow(tenant, { id: a.id, name: a.name }), no: no(a.id) }))).execute();
+    if (agents.length > 0)
+      await tx
+        .insertInto('agents')
+        .values(agents.map((a) => ({ ...agentRow(tenant, { id: a.id, name: a.name }), no: no(a.id) })))
+        .execute();
     const others = g.nodes.filter((n): n is GraphNode & { kind: 'session' | 'identity' | 'resource' } => n.kind !== 'agent');
     if (others.length > 0) {
       await tx
         .insertInto('access_nodes')
-        .values(others.map((n) => ({ id: n.id, tenant_id: tenant, kind: n.kind, ref: n.id, name: n.name, class: n.class ?? '', parent_id: n.parent_id, created_at: now, no: no(n.id) })))
+        .values(
+          others.map((n) => ({
+            id: n.id,
+            tenant_id: tenant,
+            kind: n.kind,
+            ref: n.id,
+            name: n.name,
+            class: n.class ?? '',
+            parent_id: n.parent_id,
+            created_at: now,
+            no: no(n.id),
+          })),
+        )
         .execute();
     }
     const row = (e: GraphEdge) => ({
@@ -84,23 +106,30 @@ for (const b of await testStores()) {
 
     it('escalation, reachability and exfil: same answers, paths and bounds (a work budget that cuts included)', async () => {
       await fc.assert(
-        fc.asyncProperty(arbitraryGraph, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 6 }), fc.oneof(fc.constant(MAX_BUDGET), fc.integer({ min: 1, max: 12 })), async (raw, maxDepth, limit, budget) => {
-          const g = renumbered(raw);
-          const tenant = await addTenant(h.store);
-          const numbers = await numbersFor(h, g);
-          await write(h, tenant, g, numbers);
-          const mem = memoryGraphSource(g.nodes, g.edges, numbers);
-          const bounds = { maxDepth, maxNodes: 100_000, limit, budget };
-          await h.store.withTenant(tenant, async (tx) => {
-            // On SQLite the connection's own statements (what the routes use), else the query builder.
-            const src = storeGraphSource(tx, tenant, h.store.sqliteHandle?.(tx));
-            for (const a of g.nodes.filter((n) => n.kind === 'agent')) {
-              assert.deepEqual(await escalation(src, a.id, bounds), await escalation(mem, a.id, bounds));
-              assert.deepEqual(await reachability(src, a.id, bounds), await reachability(mem, a.id, bounds));
-            }
-            for (const r of g.nodes.filter((n) => n.kind === 'resource')) assert.deepEqual(await exfil(src, r.id, bounds), await exfil(mem, r.id, bounds));
-          });
-        }),
+        fc.asyncProperty(
+          arbitraryGraph,
+          fc.integer({ min: 1, max: 4 }),
+          fc.integer({ min: 1, max: 6 }),
+          fc.oneof(fc.constant(MAX_BUDGET), fc.integer({ min: 1, max: 12 })),
+          async (raw, maxDepth, limit, budget) => {
+            const g = renumbered(raw);
+            const tenant = await addTenant(h.store);
+            const numbers = await numbersFor(h, g);
+            await write(h, tenant, g, numbers);
+            const mem = memoryGraphSource(g.nodes, g.edges, numbers);
+            const bounds = { maxDepth, maxNodes: 100_000, limit, budget };
+            await h.store.withTenant(tenant, async (tx) => {
+              // On SQLite the connection's own statements (what the routes use), else the query builder.
+              const src = storeGraphSource(tx, tenant, h.store.sqliteHandle?.(tx));
+              for (const a of g.nodes.filter((n) => n.kind === 'agent')) {
+                assert.deepEqual(await escalation(src, a.id, bounds), await escalation(mem, a.id, bounds));
+                assert.deepEqual(await reachability(src, a.id, bounds), await reachability(mem, a.id, bounds));
+              }
+              for (const r of g.nodes.filter((n) => n.kind === 'resource'))
+                assert.deepEqual(await exfil(src, r.id, bounds), await exfil(mem, r.id, bounds));
+            });
+          },
+        ),
         { numRuns: 40 },
       );
     });

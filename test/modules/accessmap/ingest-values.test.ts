@@ -8,7 +8,19 @@ import { addTenant } from '../../store/store-fixtures.js';
 
 // Postgres ingests a batch as arrays (unnest), which the driver writes as array literals: text
 // that looks like array syntax or SQL NULL must come back as it went in, on every backend.
-const AWKWARD = ['NULL', 'null', '', 'a,b', '{x,y}', 'quote " inside', "apostrophe ' inside", 'back\\slash', 'tab\tnewline\n', 'ünïcödé ✓ 𝄞', ' padded '];
+const AWKWARD = [
+  'NULL',
+  'null',
+  '',
+  'a,b',
+  '{x,y}',
+  'quote " inside',
+  "apostrophe ' inside",
+  'back\\slash',
+  'tab\tnewline\n',
+  'ünïcödé ✓ 𝄞',
+  ' padded ',
+];
 
 for (const b of await testStores()) {
   describe(`${b.backend}: observation values`, { skip: b.skip }, () => {
@@ -49,7 +61,16 @@ for (const b of await testStores()) {
       // Round robin, so no kind's observations sit together in the batch: 40 + 30 + 25.
       const batch = [];
       for (let i = 0; i < 40; i++) {
-        for (const k of kinds) if (i < k.times) batch.push({ origin: k.origin, resource: { ref: 'etc/hot.conf' }, mode: 'r' as const, confidence: 'high' as const, signal_source: 'kinds', observed_at: '2026-06-01T10:00:00.000000000Z' });
+        for (const k of kinds)
+          if (i < k.times)
+            batch.push({
+              origin: k.origin,
+              resource: { ref: 'etc/hot.conf' },
+              mode: 'r' as const,
+              confidence: 'high' as const,
+              signal_source: 'kinds',
+              observed_at: '2026-06-01T10:00:00.000000000Z',
+            });
       }
       assert.deepEqual(await ingestObservations(h.store, tenant, batch), { accepted: 95, edges: 3 });
       const page = await listEdges(h.store, tenant, { limit: 10 });
@@ -61,7 +82,10 @@ for (const b of await testStores()) {
       // A kind outside the model is refused whole, as a client error, with nothing stored.
       const bad = [batch[0], { ...batch[1], origin: { kind: 'robot', ref: 'r2' } }] as unknown as typeof batch;
       await assert.rejects(ingestObservations(h.store, tenant, bad), { code: 'bad_request' });
-      assert.deepEqual((await listEdges(h.store, tenant, { limit: 10 })).items.map((e) => e.observed_count).sort(), page.items.map((e) => e.observed_count).sort());
+      assert.deepEqual(
+        (await listEdges(h.store, tenant, { limit: 10 })).items.map((e) => e.observed_count).sort(),
+        page.items.map((e) => e.observed_count).sort(),
+      );
     });
   });
 }

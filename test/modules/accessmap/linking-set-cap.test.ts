@@ -25,20 +25,74 @@ async function chain(h: TestStore, tenant: string, n: number): Promise<{ agent: 
   for (let i = 0; i < n; i++) {
     const config = newId();
     const identity = newId();
-    nodes.push({ id: config, kind: 'resource', name: `c${i}`, class: 'config', parent_id: null }, { id: identity, kind: 'identity', name: `i${i}`, class: null, parent_id: null });
-    edges.push({ id: newId(), origin_kind: writer.kind, origin_id: writer.id, resource_id: config, mode: 'rw', permitted: true, observed: false, confidence: null });
-    edges.push({ id: newId(), origin_kind: 'identity', origin_id: identity, resource_id: config, mode: 'r', permitted: true, observed: false, confidence: null });
+    nodes.push(
+      { id: config, kind: 'resource', name: `c${i}`, class: 'config', parent_id: null },
+      { id: identity, kind: 'identity', name: `i${i}`, class: null, parent_id: null },
+    );
+    edges.push({
+      id: newId(),
+      origin_kind: writer.kind,
+      origin_id: writer.id,
+      resource_id: config,
+      mode: 'rw',
+      permitted: true,
+      observed: false,
+      confidence: null,
+    });
+    edges.push({
+      id: newId(),
+      origin_kind: 'identity',
+      origin_id: identity,
+      resource_id: config,
+      mode: 'r',
+      permitted: true,
+      observed: false,
+      confidence: null,
+    });
     writer = { id: identity, kind: 'identity' };
   }
   await h.store.withTenant(tenant, async (tx) => {
     await tx.insertInto('agents').values(agentRow(tenant, { id: agent, name: 'a' })).execute();
     await tx
       .insertInto('access_nodes')
-      .values(nodes.filter((x) => x.kind !== 'agent').map((x) => ({ id: x.id, tenant_id: tenant, kind: x.kind as 'resource' | 'identity', ref: x.id, name: x.name, class: x.class ?? '', parent_id: null, created_at: now })))
+      .values(
+        nodes
+          .filter((x) => x.kind !== 'agent')
+          .map((x) => ({
+            id: x.id,
+            tenant_id: tenant,
+            kind: x.kind as 'resource' | 'identity',
+            ref: x.id,
+            name: x.name,
+            class: x.class ?? '',
+            parent_id: null,
+            created_at: now,
+          })),
+      )
       .execute();
     await tx
       .insertInto('access_edges')
-      .values(edges.map((e) => ({ id: e.id, tenant_id: tenant, origin_kind: e.origin_kind, origin_id: e.origin_id, origin_no: nodeNo(e.origin_id), resource_id: e.resource_id, resource_no: nodeNo(e.resource_id), mode: e.mode, permitted: 1, grant_source: 'iam', observed_count: 0, first_seen: null, last_seen: null, confidence: '', signal_source: '', created_at: now, updated_at: now })))
+      .values(
+        edges.map((e) => ({
+          id: e.id,
+          tenant_id: tenant,
+          origin_kind: e.origin_kind,
+          origin_id: e.origin_id,
+          origin_no: nodeNo(e.origin_id),
+          resource_id: e.resource_id,
+          resource_no: nodeNo(e.resource_id),
+          mode: e.mode,
+          permitted: 1,
+          grant_source: 'iam',
+          observed_count: 0,
+          first_seen: null,
+          last_seen: null,
+          confidence: '',
+          signal_source: '',
+          created_at: now,
+          updated_at: now,
+        })),
+      )
       .execute();
   });
   return { agent, nodes, edges };
@@ -68,7 +122,8 @@ describe('sqlite: the linking set within SERVICE_ACCESSMAP_LINKING_IDS=3', () =>
     const smallGraph = await chain(h, small, 2);
     const other = await addTenant(h.store);
     const otherGraph = await chain(h, other, 2);
-    const memory = async (g: { agent: string; nodes: GraphNode[]; edges: GraphEdge[] }) => (await reachability(memoryGraphSource(g.nodes, g.edges), g.agent)).items.map((i) => i.resource.id).sort();
+    const memory = async (g: { agent: string; nodes: GraphNode[]; edges: GraphEdge[] }) =>
+      (await reachability(memoryGraphSource(g.nodes, g.edges), g.agent)).items.map((i) => i.resource.id).sort();
 
     const b = await search(big, bigGraph.agent);
     assert.equal(b.cached, undefined, '5 linking resources do not fit in 3');
@@ -83,10 +138,20 @@ describe('sqlite: the linking set within SERVICE_ACCESSMAP_LINKING_IDS=3', () =>
     }
 
     // A tenant in the set that grows past the cap through the change log is dropped, and still answers.
-    await h.store.withTenant(small, (tx) => tx.updateTable('access_nodes').set({ class: 'code' }).where('tenant_id', '=', small).where('kind', '=', 'resource').execute());
+    await h.store.withTenant(small, (tx) =>
+      tx.updateTable('access_nodes').set({ class: 'code' }).where('tenant_id', '=', small).where('kind', '=', 'resource').execute(),
+    );
     const extra = newId();
-    await h.admin.query("insert into access_nodes (id, tenant_id, kind, ref, name, class, parent_id, created_at) values (?, ?, 'resource', ?, 'x', 'credential', null, ?)", [extra, small, extra, nowTimestamp()]);
-    await h.admin.query("insert into access_nodes (id, tenant_id, kind, ref, name, class, parent_id, created_at) values (?, ?, 'resource', ?, 'y', 'credential', null, ?)", [newId(), small, `y-${extra}`, nowTimestamp()]);
+    await h.admin.query(
+      "insert into access_nodes (id, tenant_id, kind, ref, name, class, parent_id, created_at) values (?, ?, 'resource', ?, 'x', " +
+        "'credential', null, ?)",
+      [extra, small, extra, nowTimestamp()],
+    );
+    await h.admin.query(
+      "insert into access_nodes (id, tenant_id, kind, ref, name, class, parent_id, created_at) values (?, ?, 'resource', ?, 'y', " +
+        "'credential', null, ?)",
+      [newId(), small, `y-${extra}`, nowTimestamp()],
+    );
     const grown = await search(small, smallGraph.agent);
     assert.equal(grown.cached, undefined, '4 linking resources now');
     assert.deepEqual(grown.reached, await memory(smallGraph), 'code links as config did');

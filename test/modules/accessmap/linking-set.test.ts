@@ -40,7 +40,16 @@ async function setOf(store: Store, tenant: string): Promise<Fact[] | undefined> 
 }
 
 function insertResource(tenant: string, id: string, cls: Class) {
-  return { id, tenant_id: tenant, kind: 'resource' as const, ref: `r://${id}`, name: id, class: cls, parent_id: null, created_at: nowTimestamp() };
+  return {
+    id,
+    tenant_id: tenant,
+    kind: 'resource' as const,
+    ref: `r://${id}`,
+    name: id,
+    class: cls,
+    parent_id: null,
+    created_at: nowTimestamp(),
+  };
 }
 
 type Op =
@@ -57,7 +66,13 @@ type Op =
 const arbitraryOp: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('create' as const), cls: fc.constantFrom(...CLASSES) }),
   fc.record({ op: fc.constant('set' as const), node: fc.nat(), cls: fc.constantFrom(...CLASSES) }),
-  fc.record({ op: fc.constant('rolled-back' as const), node: fc.nat(), cls: fc.constantFrom(...CLASSES), create: fc.boolean(), then: fc.option(fc.constantFrom(...CLASSES)) }),
+  fc.record({
+    op: fc.constant('rolled-back' as const),
+    node: fc.nat(),
+    cls: fc.constantFrom(...CLASSES),
+    create: fc.boolean(),
+    then: fc.option(fc.constantFrom(...CLASSES)),
+  }),
   fc.record({ op: fc.constant('group' as const), node: fc.nat(), cls: fc.constantFrom(...CLASSES) }),
   fc.record({ op: fc.constant('other-connection' as const), node: fc.nat(), cls: fc.constantFrom(...CLASSES) }),
   fc.record({ op: fc.constant('other-connection-delete' as const), node: fc.nat() }),
@@ -74,103 +89,135 @@ describe('sqlite: the in-memory linking set follows every write', () => {
   });
   after(async () => h?.dispose());
 
-  it('equals the linking resources the connection reads, after commits, rollbacks, group commits and another connection’s writes (fast-check)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(arbitraryOp, { minLength: 1, maxLength: 25 }), async (ops) => {
-        const store = h.store;
-        const tenant = await addTenant(store);
-        const model = new Map<string, { cls: Class; name: string; parent?: string | null }>();
-        const linkingOf = (m: typeof model): Fact[] =>
-          [...m]
-            .filter(([, n]) => isLinking(n.cls))
-            .map(([id, n]): Fact => [id, n.cls, n.name, n.parent ?? null])
-            .sort((a, b) => (a[0] < b[0] ? -1 : 1));
-        const expected = () => linkingOf(model);
-        const withClass = (id: string, cls: Class) => new Map(model).set(id, { ...model.get(id), cls, name: model.get(id)?.name ?? id });
-        const pick = (n: number): string | undefined => [...model.keys()][n % Math.max(1, model.size)];
-        // Loaded empty first, so every later change reaches the set through the change log.
-        assert.deepEqual(await setOf(store, tenant), []);
-        for (const o of ops) {
-          if (o.op === 'create') {
-            const id = newId();
-            await store.withTenant(tenant, (tx) => tx.insertInto('access_nodes').values(insertResource(tenant, id, o.cls)).execute());
-            model.set(id, { cls: o.cls, name: id });
-          } else if (o.op === 'rename') {
-            const id = pick(o.node);
-            if (id === undefined) continue;
-            await store.withTenant(tenant, (tx) => tx.updateTable('access_nodes').set({ name: o.name }).where('tenant_id', '=', tenant).where('id', '=', id).execute());
-            model.set(id, { ...(model.get(id) as { cls: Class }), name: o.name });
-          } else if (o.op === 'other-connection-reparent') {
-            const id = pick(o.node);
-            if (id === undefined) continue;
-            const parent = o.parent ? newId() : null;
-            await h.admin.query('update access_nodes set parent_id = ? where id = ?', [parent, id]);
-            model.set(id, { ...(model.get(id) as { cls: Class; name: string }), parent });
-          } else if (o.op === 'set' || o.op === 'group') {
-            const id = pick(o.node);
-            if (id === undefined) continue;
-            const write = store.withTenant(tenant, (tx) => tx.updateTable('access_nodes').set({ class: o.cls }).where('tenant_id', '=', tenant).where('id', '=', id).execute());
-            if (o.op === 'group') {
-              // Queued together, the two share one BEGIN … COMMIT: the second reads the first's
-              // write before it is committed, and the set must too.
-              const [, seen] = await Promise.all([write, setOf(store, tenant)]);
-              assert.deepEqual(seen, linkingOf(withClass(id, o.cls)), 'a later member of the group reads the earlier one’s write');
-            } else await write;
-            model.set(id, withClass(id, o.cls).get(id) as { cls: Class; name: string });
-          } else if (o.op === 'rolled-back') {
-            const id = o.create ? newId() : pick(o.node);
-            if (id === undefined) continue;
-            const failed = await store
-              .withTenant(tenant, async (tx) => {
-                if (o.create) await tx.insertInto('access_nodes').values(insertResource(tenant, id, o.cls)).execute();
-                else await tx.updateTable('access_nodes').set({ class: o.cls }).where('tenant_id', '=', tenant).where('id', '=', id).execute();
-                // Read inside the transaction that wrote: the set takes in the change…
-                assert.deepEqual(factsOf(store, tx, tenant), linkingOf(withClass(id, o.cls)));
-                throw new Error('roll back');
-              })
-              .then(
-                () => false,
-                (err: Error) => err.message === 'roll back',
+  it(
+    'equals the linking resources the connection reads, after commits, rollbacks, group commits and another connection’s writes ' +
+      '(fast-check)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(arbitraryOp, { minLength: 1, maxLength: 25 }), async (ops) => {
+          const store = h.store;
+          const tenant = await addTenant(store);
+          const model = new Map<string, { cls: Class; name: string; parent?: string | null }>();
+          const linkingOf = (m: typeof model): Fact[] =>
+            [...m]
+              .filter(([, n]) => isLinking(n.cls))
+              .map(([id, n]): Fact => [id, n.cls, n.name, n.parent ?? null])
+              .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+          const expected = () => linkingOf(model);
+          const withClass = (id: string, cls: Class) => new Map(model).set(id, { ...model.get(id), cls, name: model.get(id)?.name ?? id });
+          const pick = (n: number): string | undefined => [...model.keys()][n % Math.max(1, model.size)];
+          // Loaded empty first, so every later change reaches the set through the change log.
+          assert.deepEqual(await setOf(store, tenant), []);
+          for (const o of ops) {
+            if (o.op === 'create') {
+              const id = newId();
+              await store.withTenant(tenant, (tx) =>
+                tx
+                  .insertInto('access_nodes')
+                  .values(insertResource(tenant, id, o.cls))
+                  .execute(),
               );
-            assert.ok(failed, 'the member rolled back for the reason the test gave');
-            // …and must give it up once the member is rolled back (model unchanged), even when the
-            // next write, before any read, takes the rolled-back change's place in the log.
-            if (o.then !== null) {
+              model.set(id, { cls: o.cls, name: id });
+            } else if (o.op === 'rename') {
+              const id = pick(o.node);
+              if (id === undefined) continue;
+              await store.withTenant(tenant, (tx) =>
+                tx.updateTable('access_nodes').set({ name: o.name }).where('tenant_id', '=', tenant).where('id', '=', id).execute(),
+              );
+              model.set(id, { ...(model.get(id) as { cls: Class }), name: o.name });
+            } else if (o.op === 'other-connection-reparent') {
+              const id = pick(o.node);
+              if (id === undefined) continue;
+              const parent = o.parent ? newId() : null;
+              await h.admin.query('update access_nodes set parent_id = ? where id = ?', [parent, id]);
+              model.set(id, { ...(model.get(id) as { cls: Class; name: string }), parent });
+            } else if (o.op === 'set' || o.op === 'group') {
+              const id = pick(o.node);
+              if (id === undefined) continue;
+              const write = store.withTenant(tenant, (tx) =>
+                tx.updateTable('access_nodes').set({ class: o.cls }).where('tenant_id', '=', tenant).where('id', '=', id).execute(),
+              );
+              if (o.op === 'group') {
+                // Queued together, the two share one BEGIN … COMMIT: the second reads the first's
+                // write before it is committed, and the set must too.
+                const [, seen] = await Promise.all([write, setOf(store, tenant)]);
+                assert.deepEqual(seen, linkingOf(withClass(id, o.cls)), 'a later member of the group reads the earlier one’s write');
+              } else await write;
+              model.set(id, withClass(id, o.cls).get(id) as { cls: Class; name: string });
+            } else if (o.op === 'rolled-back') {
+              const id = o.create ? newId() : pick(o.node);
+              if (id === undefined) continue;
+              const failed = await store
+                .withTenant(tenant, async (tx) => {
+                  if (o.create)
+                    await tx
+                      .insertInto('access_nodes')
+                      .values(insertResource(tenant, id, o.cls))
+                      .execute();
+                  else
+                    await tx
+                      .updateTable('access_nodes')
+                      .set({ class: o.cls })
+                      .where('tenant_id', '=', tenant)
+                      .where('id', '=', id)
+                      .execute();
+                  // Read inside the transaction that wrote: the set takes in the change…
+                  assert.deepEqual(factsOf(store, tx, tenant), linkingOf(withClass(id, o.cls)));
+                  throw new Error('roll back');
+                })
+                .then(
+                  () => false,
+                  (err: Error) => err.message === 'roll back',
+                );
+              assert.ok(failed, 'the member rolled back for the reason the test gave');
+              // …and must give it up once the member is rolled back (model unchanged), even when the
+              // next write, before any read, takes the rolled-back change's place in the log.
+              if (o.then !== null) {
+                const next = newId();
+                await store.withTenant(tenant, (tx) =>
+                  tx
+                    .insertInto('access_nodes')
+                    .values(insertResource(tenant, next, o.then as Class))
+                    .execute(),
+                );
+                model.set(next, { cls: o.then, name: next });
+              }
+            } else if (o.op === 'other-connection-reid') {
+              // A new id, the same node (and number): the set is keyed by number and must follow.
+              const id = pick(o.node);
+              if (id === undefined) continue;
               const next = newId();
-              await store.withTenant(tenant, (tx) => tx.insertInto('access_nodes').values(insertResource(tenant, next, o.then as Class)).execute());
-              model.set(next, { cls: o.then, name: next });
+              await h.admin.query('update access_nodes set id = ? where id = ?', [next, id]);
+              model.set(next, model.get(id) as { cls: Class; name: string });
+              model.delete(id);
+            } else if (o.op === 'other-connection') {
+              const id = pick(o.node);
+              if (id === undefined) continue;
+              await h.admin.query('update access_nodes set class = ? where id = ?', [o.cls, id]);
+              model.set(id, withClass(id, o.cls).get(id) as { cls: Class; name: string });
+            } else {
+              const id = pick(o.node);
+              if (id === undefined) continue;
+              await h.admin.query('delete from access_nodes where id = ?', [id]);
+              model.delete(id);
             }
-          } else if (o.op === 'other-connection-reid') {
-            // A new id, the same node (and number): the set is keyed by number and must follow.
-            const id = pick(o.node);
-            if (id === undefined) continue;
-            const next = newId();
-            await h.admin.query('update access_nodes set id = ? where id = ?', [next, id]);
-            model.set(next, model.get(id) as { cls: Class; name: string });
-            model.delete(id);
-          } else if (o.op === 'other-connection') {
-            const id = pick(o.node);
-            if (id === undefined) continue;
-            await h.admin.query('update access_nodes set class = ? where id = ?', [o.cls, id]);
-            model.set(id, withClass(id, o.cls).get(id) as { cls: Class; name: string });
-          } else {
-            const id = pick(o.node);
-            if (id === undefined) continue;
-            await h.admin.query('delete from access_nodes where id = ?', [id]);
-            model.delete(id);
+            assert.deepEqual(await setOf(store, tenant), expected(), `after ${JSON.stringify(o)}`);
           }
-          assert.deepEqual(await setOf(store, tenant), expected(), `after ${JSON.stringify(o)}`);
-        }
-        const truth = await h.admin.query<{ id: string; class: Class; name: string; parent_id: string | null }>("select id, class, name, parent_id from access_nodes where tenant_id = ? and class in ('credential', 'config', 'code') order by id", [tenant]);
-        assert.deepEqual(
-          truth.map((r): Fact => [r.id, r.class, r.name, r.parent_id]),
-          expected(),
-          'the model is what the file holds',
-        );
-      }),
-      { numRuns: 40 },
-    );
-  });
+          const truth = await h.admin.query<{ id: string; class: Class; name: string; parent_id: string | null }>(
+            "select id, class, name, parent_id from access_nodes where tenant_id = ? and class in ('credential', 'config', 'code') " +
+              'order by id',
+            [tenant],
+          );
+          assert.deepEqual(
+            truth.map((r): Fact => [r.id, r.class, r.name, r.parent_id]),
+            expected(),
+            'the model is what the file holds',
+          );
+        }),
+        { numRuns: 40 },
+      );
+    },
+  );
 
   it('a reachability search follows a class change at once: a config resource links, the same resource as data does not', async () => {
     const store = h.store;
@@ -182,7 +229,16 @@ describe('sqlite: the in-memory linking set follows every write', () => {
       await tx
         .insertInto('access_nodes')
         .values([
-          { id: identity, tenant_id: tenant, kind: 'identity', ref: 'svc-deploy', name: 'svc-deploy', class: '', parent_id: null, created_at: now },
+          {
+            id: identity,
+            tenant_id: tenant,
+            kind: 'identity',
+            ref: 'svc-deploy',
+            name: 'svc-deploy',
+            class: '',
+            parent_id: null,
+            created_at: now,
+          },
           insertResource(tenant, config, 'config'),
           insertResource(tenant, secret, 'data'),
         ])
@@ -207,7 +263,10 @@ describe('sqlite: the in-memory linking set follows every write', () => {
         updated_at: now,
       });
       // The agent writes the config the deploy identity reads; only the identity reads the secret.
-      await tx.insertInto('access_edges').values([edge('agent', agent, config, 'rw'), edge('identity', identity, config, 'r'), edge('identity', identity, secret, 'r')]).execute();
+      await tx
+        .insertInto('access_edges')
+        .values([edge('agent', agent, config, 'rw'), edge('identity', identity, config, 'r'), edge('identity', identity, secret, 'r')])
+        .execute();
     });
     const reached = async () =>
       store.withTenant(tenant, async (tx) => {
@@ -227,6 +286,10 @@ describe('SERVICE_ACCESSMAP_LINKING_IDS', () => {
     assert.equal(linkingIdsFromEnv({}), 1_000_000);
     assert.equal(linkingIdsFromEnv({ SERVICE_ACCESSMAP_LINKING_IDS: '0' }), 0);
     assert.equal(linkingIdsFromEnv({ SERVICE_ACCESSMAP_LINKING_IDS: '100000000' }), 100_000_000);
-    for (const bad of ['-1', '1.5', 'lots', '100000001', '1e9']) assert.throws(() => linkingIdsFromEnv({ SERVICE_ACCESSMAP_LINKING_IDS: bad }), /SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000/);
+    for (const bad of ['-1', '1.5', 'lots', '100000001', '1e9'])
+      assert.throws(
+        () => linkingIdsFromEnv({ SERVICE_ACCESSMAP_LINKING_IDS: bad }),
+        /SERVICE_ACCESSMAP_LINKING_IDS must be an integer from 0 to 100000000/,
+      );
   });
 });

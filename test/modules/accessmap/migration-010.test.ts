@@ -11,8 +11,16 @@ import { addTenant } from '../../store/store-fixtures.js';
 import { undoMigration010 } from './undo-migration-010.js';
 
 const AT = '2026-06-01T10:00:00.000000000Z';
-const obs = (agent: string, ref: string, mode: 'r' | 'rw'): Observation => ({ origin: { kind: 'agent', id: agent }, resource: { ref }, mode, confidence: 'high', signal_source: 'test', observed_at: AT });
-const many = (agent: string, n: number, prefix = 'mig://r/'): Observation[] => Array.from({ length: n }, (_, i) => obs(agent, `${prefix}${i}`, i % 5 === 0 ? 'rw' : 'r'));
+const obs = (agent: string, ref: string, mode: 'r' | 'rw'): Observation => ({
+  origin: { kind: 'agent', id: agent },
+  resource: { ref },
+  mode,
+  confidence: 'high',
+  signal_source: 'test',
+  observed_at: AT,
+});
+const many = (agent: string, n: number, prefix = 'mig://r/'): Observation[] =>
+  Array.from({ length: n }, (_, i) => obs(agent, `${prefix}${i}`, i % 5 === 0 ? 'rw' : 'r'));
 
 // Migration 10 numbers every node and edge of a database written before it, rows still waiting in
 // SQLite's recent level included, and moves the edge key onto the numbers. What was stored reads the
@@ -45,7 +53,8 @@ for (const b of await testStores()) {
       // The same 200 accesses once more, after the last read: on SQLite they wait in the recent level
       // (200 rows, more than a direct write takes, fewer than a merge) while the schema changes.
       await ingestObservations(h.store, tenant, many(a.id, 200));
-      if (b.backend === 'sqlite') assert.equal(Number((await h.admin.query<{ n: number }>('select count(*) as n from access_edges_recent'))[0]?.n), 200);
+      if (b.backend === 'sqlite')
+        assert.equal(Number((await h.admin.query<{ n: number }>('select count(*) as n from access_edges_recent'))[0]?.n), 200);
 
       await undoMigration010(h, b.backend);
       await h.store.close();
@@ -61,10 +70,12 @@ for (const b of await testStores()) {
       assert.ok(nodes.every((n) => n.no !== null));
       assert.equal(new Set(nodes.map((n) => Number(n.no))).size, nodes.length, 'numbers are distinct across agents and nodes');
       const top = Math.max(...nodes.map((n) => Number(n.no)));
-      if (b.backend === 'sqlite') assert.equal(Number((await h.admin.query<{ last: number }>('select last from access_node_counter'))[0]?.last), top);
+      if (b.backend === 'sqlite')
+        assert.equal(Number((await h.admin.query<{ last: number }>('select last from access_node_counter'))[0]?.last), top);
       const wrong = await h.admin.query<{ n: number | string }>(`
         select count(*) as n from access_edges e
-        where e.origin_no is distinct from coalesce((select no from agents x where x.id = e.origin_id), (select no from access_nodes x where x.id = e.origin_id))
+        where e.origin_no is distinct from coalesce((select no from agents x where x.id = e.origin_id), (select no from access_nodes x ` +
+          `where x.id = e.origin_id))
            or e.resource_no is distinct from (select no from access_nodes x where x.id = e.resource_id)`);
       assert.equal(Number(wrong[0]?.n), 0, 'each edge names its ends by their numbers');
 
@@ -84,7 +95,11 @@ for (const b of await testStores()) {
       );
       const reach = await withFoldedGraph(store, tenant, (g) => reachability(g, a.id));
       assert.equal(reach.total, 301, 'the path search walks the numbered key');
-      assert.equal((await listEdges(store, other, { limit: 1000 })).items.length, 50, 'the other tenant keeps its edges and sees no others');
+      assert.equal(
+        (await listEdges(store, other, { limit: 1000 })).items.length,
+        50,
+        'the other tenant keeps its edges and sees no others',
+      );
 
       // New nodes take numbers above every existing one; the same accesses still fold into one row.
       await ingestObservations(store, tenant, [...many(a.id, 10), obs(a.id, 'mig://new', 'r')]);
@@ -103,7 +118,10 @@ for (const b of await testStores()) {
       // Deleting an agent removes its edges, found by its number.
       await deleteAgent(store, recordHooks(), tenant, gone.id);
       assert.equal((await listEdges(store, tenant, { origin_id: gone.id, limit: 1000 })).items.length, 0);
-      assert.equal(Number((await h.admin.query<{ n: number }>(`select count(*) as n from access_edges where origin_id = '${gone.id}'`))[0]?.n), 0);
+      assert.equal(
+        Number((await h.admin.query<{ n: number }>(`select count(*) as n from access_edges where origin_id = '${gone.id}'`))[0]?.n),
+        0,
+      );
     });
   });
 }

@@ -27,12 +27,34 @@ for (const b of await testStores()) {
       const gone = await createAgent(h.store, tenant, { name: 'm16-gone' });
       const kept = await createAgent(h.store, tenant, { name: 'm16-kept' });
       // Enough distinct accesses that the batch waits in the recent level on SQLite.
-      const batch = (agent: string): Observation[] => Array.from({ length: 80 }, (_, i) => ({ origin: { kind: 'agent', id: agent }, resource: { ref: `m16-res-${i}` }, mode: 'r', confidence: 'high', signal_source: 'm16', observed_at: AT }));
-      await ingestObservations(h.store, tenant, [...batch(gone.id), ...batch(kept.id), { origin: { kind: 'identity', ref: 'm16-ident' }, resource: { ref: 'm16-res-0' }, mode: 'rw', confidence: 'low', signal_source: 'm16', observed_at: AT }]);
+      const batch = (agent: string): Observation[] =>
+        Array.from({ length: 80 }, (_, i) => ({
+          origin: { kind: 'agent', id: agent },
+          resource: { ref: `m16-res-${i}` },
+          mode: 'r',
+          confidence: 'high',
+          signal_source: 'm16',
+          observed_at: AT,
+        }));
+      await ingestObservations(h.store, tenant, [
+        ...batch(gone.id),
+        ...batch(kept.id),
+        {
+          origin: { kind: 'identity', ref: 'm16-ident' },
+          resource: { ref: 'm16-res-0' },
+          mode: 'rw',
+          confidence: 'low',
+          signal_source: 'm16',
+          observed_at: AT,
+        },
+      ]);
 
       await undoMigration016(h, b.backend);
       // What version 15's agent delete did: remove the agent and its merged edges, leave its waiting rows.
-      await h.admin.query(b.backend === 'sqlite' ? 'delete from access_edges where origin_id = ?' : 'delete from access_edges where origin_id = $1', [gone.id]);
+      await h.admin.query(
+        b.backend === 'sqlite' ? 'delete from access_edges where origin_id = ?' : 'delete from access_edges where origin_id = $1',
+        [gone.id],
+      );
       await h.admin.query(b.backend === 'sqlite' ? 'delete from agents where id = ?' : 'delete from agents where id = $1', [gone.id]);
       if (b.backend === 'sqlite') {
         const [w] = await h.admin.query<{ n: number }>('select count(*) as n from access_edges_recent where origin_id = ?', [gone.id]);

@@ -24,10 +24,20 @@ for (const b of await testStores()) {
     it('keeps the waiting rows, their seqs and operations, and never hands a seq out again after the level is emptied', async () => {
       const tenant = await addTenant(h.store);
       const agent = await createAgent(h.store, tenant, { name: 'm17' });
-      const batch = (tag: string): Observation[] => Array.from({ length: 80 }, (_, i) => ({ origin: { kind: 'agent', id: agent.id }, resource: { ref: `m17-${tag}-${i}` }, mode: 'r', confidence: 'high', signal_source: 'm17', observed_at: AT }));
+      const batch = (tag: string): Observation[] =>
+        Array.from({ length: 80 }, (_, i) => ({
+          origin: { kind: 'agent', id: agent.id },
+          resource: { ref: `m17-${tag}-${i}` },
+          mode: 'r',
+          confidence: 'high',
+          signal_source: 'm17',
+          observed_at: AT,
+        }));
       await ingestObservations(h.store, tenant, batch('a'));
       // A grant while rows wait is an operation of the level (migration 16).
-      await upsertGrants(h.store, tenant, [{ origin: { kind: 'agent', id: agent.id }, resource: { ref: 'm17-a-0' }, mode: 'rw', source: 'iam' }]);
+      await upsertGrants(h.store, tenant, [
+        { origin: { kind: 'agent', id: agent.id }, resource: { ref: 'm17-a-0' }, mode: 'rw', source: 'iam' },
+      ]);
       await undoMigration017(h, b.backend);
       type Level = { seq: number; id: string };
       const levelBefore = b.backend === 'sqlite' ? await h.admin.query<Level>('select seq, id from access_edges_recent order by seq') : [];
@@ -43,8 +53,16 @@ for (const b of await testStores()) {
       assert.deepEqual((await store.migrate()).applied, [17, 18]);
 
       if (b.backend === 'sqlite') {
-        assert.deepEqual(await h.admin.query<Level>('select seq, id from access_edges_recent order by seq'), levelBefore, 'every waiting row kept, with its seq');
-        assert.deepEqual(await h.admin.query('select seq, op from access_edges_recent_ops order by seq'), opsBefore, 'the operation still marks its row');
+        assert.deepEqual(
+          await h.admin.query<Level>('select seq, id from access_edges_recent order by seq'),
+          levelBefore,
+          'every waiting row kept, with its seq',
+        );
+        assert.deepEqual(
+          await h.admin.query('select seq, op from access_edges_recent_ops order by seq'),
+          opsBefore,
+          'the operation still marks its row',
+        );
       }
       const edges = (await listEdges(store, tenant, { limit: 1000 })).items;
       assert.equal(edges.length, 81, '80 observed edges and the granted one');
@@ -55,7 +73,10 @@ for (const b of await testStores()) {
       const highest = Math.max(...levelBefore.map((r) => r.seq));
       await ingestObservations(store, tenant, batch('b'));
       const [next] = await h.admin.query<{ lo: number }>('select min(seq) as lo from access_edges_recent');
-      assert.ok(Number(next?.lo) > highest, `the first row after the level was emptied has seq ${next?.lo}, above every seq handed out before (${highest})`);
+      assert.ok(
+        Number(next?.lo) > highest,
+        `the first row after the level was emptied has seq ${next?.lo}, above every seq handed out before (${highest})`,
+      );
       const ok = await h.admin.query<{ integrity_check: string }>('pragma integrity_check');
       assert.deepEqual(ok.map((r) => r.integrity_check), ['ok']);
     });

@@ -14,7 +14,14 @@ import { addTenant } from '../../store/store-fixtures.js';
 const skip = selectedBackends().has('sqlite') ? false : `SVC_TEST_STORES=${process.env['SVC_TEST_STORES']} excludes sqlite`;
 const AT = '2026-06-01T10:00:00.000000000Z';
 
-const seen = (origin: Observation['origin'], resource: Observation['resource']): Observation => ({ origin, resource, mode: 'r', confidence: 'high', signal_source: 'test', observed_at: AT });
+const seen = (origin: Observation['origin'], resource: Observation['resource']): Observation => ({
+  origin,
+  resource,
+  mode: 'r',
+  confidence: 'high',
+  signal_source: 'test',
+  observed_at: AT,
+});
 
 async function withStore(fn: (h: TestStore, tenant: string) => Promise<void>): Promise<void> {
   const h = await createSqliteTestStore();
@@ -28,7 +35,10 @@ async function withStore(fn: (h: TestStore, tenant: string) => Promise<void>): P
 
 /** Ingest of `obs` fails with the service's not-found error naming `what`. */
 async function refused(h: TestStore, tenant: string, obs: Observation[], what: RegExp): Promise<void> {
-  await assert.rejects(ingestObservations(h.store, tenant, obs), (err: Error & { code?: string }) => err.code === 'not_found' && what.test(err.message));
+  await assert.rejects(
+    ingestObservations(h.store, tenant, obs),
+    (err: Error & { code?: string }) => err.code === 'not_found' && what.test(err.message),
+  );
 }
 
 describe('sqlite: the node cache of ingest', { skip }, () => {
@@ -52,7 +62,10 @@ describe('sqlite: the node cache of ingest', { skip }, () => {
     await withStore(async (h, tenant) => {
       const a = await createAgent(h.store, tenant, { name: 'a' });
       const b = await createAgent(h.store, tenant, { name: 'b' });
-      await ingestObservations(h.store, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r1' }), seen({ kind: 'agent', id: b.id }, { ref: 'r2' })]);
+      await ingestObservations(h.store, tenant, [
+        seen({ kind: 'agent', id: a.id }, { ref: 'r1' }),
+        seen({ kind: 'agent', id: b.id }, { ref: 'r2' }),
+      ]);
       await deleteAgent(h.store, recordHooks(), tenant, a.id);
       await refused(h, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r1' })], new RegExp(a.id));
       // Another writer on the file (a second process, an operator's sqlite3): the trigger counts it too.
@@ -99,7 +112,9 @@ describe('sqlite: the node cache of ingest', { skip }, () => {
       const a = await createAgent(h.store, tenant, { name: 'a' });
       const other = await createAgent(h.store, tenant, { name: 'other' });
       // Resolved and committed, but what it learned is not kept yet (its caller is slow).
-      const first = await h.store.withTenant(tenant, (tx) => ingestInTransaction(h.store, tx, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r' })]));
+      const first = await h.store.withTenant(tenant, (tx) =>
+        ingestInTransaction(h.store, tx, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r' })]),
+      );
       await deleteAgent(h.store, recordHooks(), tenant, a.id);
       // A later batch reads the moved counter; then the slow caller keeps what it learned.
       await ingestObservations(h.store, tenant, [seen({ kind: 'agent', id: other.id }, { ref: 'r' })]);
@@ -119,7 +134,11 @@ describe('sqlite: the node cache of ingest', { skip }, () => {
         }),
         /changed my mind/,
       );
-      assert.equal((await h.admin.query<{ n: number }>('select n from access_node_epoch'))[0]?.n, 0, 'the counter rolled back with the delete');
+      assert.equal(
+        (await h.admin.query<{ n: number }>('select n from access_node_epoch'))[0]?.n,
+        0,
+        'the counter rolled back with the delete',
+      );
       assert.equal((await ingestObservations(h.store, tenant, [seen({ kind: 'agent', id: a.id }, { ref: 'r' })])).accepted, 1);
     });
   });

@@ -17,13 +17,36 @@ import { addTenant, agentRow } from '../../store/store-fixtures.js';
 
 async function resource(store: Store, tenant: string, name: string, cls = 'data'): Promise<string> {
   const id = newId();
-  await store.withTenant(tenant, (tx) => tx.insertInto('access_nodes').values({ id, tenant_id: tenant, kind: 'resource', ref: `t://${id}`, name, class: cls, parent_id: null, created_at: nowTimestamp() }).execute());
+  await store.withTenant(tenant, (tx) =>
+    tx
+      .insertInto('access_nodes')
+      .values({ id, tenant_id: tenant, kind: 'resource', ref: `t://${id}`, name, class: cls, parent_id: null, created_at: nowTimestamp() })
+      .execute(),
+  );
   return id;
 }
 
 function edge(tenant: string, origin: string, res: string, no: number, resNo: number) {
   const now = nowTimestamp();
-  return { id: newId(), tenant_id: tenant, origin_kind: 'agent', origin_id: origin, origin_no: no, resource_id: res, resource_no: resNo, mode: 'rw', permitted: 1, grant_source: 'iam', observed_count: 0, first_seen: null, last_seen: null, confidence: '', signal_source: 'test', created_at: now, updated_at: now };
+  return {
+    id: newId(),
+    tenant_id: tenant,
+    origin_kind: 'agent',
+    origin_id: origin,
+    origin_no: no,
+    resource_id: res,
+    resource_no: resNo,
+    mode: 'rw',
+    permitted: 1,
+    grant_source: 'iam',
+    observed_count: 0,
+    first_seen: null,
+    last_seen: null,
+    confidence: '',
+    signal_source: 'test',
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 for (const b of await testStores()) {
@@ -44,7 +67,12 @@ for (const b of await testStores()) {
       const foreign = await resource(h.store, other, 'other-tenants-secret');
       const foreignKey = await resource(h.store, other, 'other-tenants-key', 'credential');
       const numbers = new Map(
-        (await h.admin.query<{ id: string; no: number | string }>(`select id, no from agents where id = '${agent.id}' union all select id, no from access_nodes where id in ('${own}', '${foreign}', '${foreignKey}')`)).map((r) => [r.id, Number(r.no)]),
+        (
+          await h.admin.query<{ id: string; no: number | string }>(
+            `select id, no from agents where id = '${agent.id}' union all select id, no from access_nodes where id in ('${own}', ` +
+              `'${foreign}', '${foreignKey}')`,
+          )
+        ).map((r) => [r.id, Number(r.no)]),
       );
       const no = (id: string) => numbers.get(id) as number;
       await h.store.withTenant(a, (tx) => tx.insertInto('access_edges').values(edge(a, agent.id, own, no(agent.id), no(own))).execute());
@@ -53,8 +81,10 @@ for (const b of await testStores()) {
       for (const r of [foreign, foreignKey]) {
         const e = edge(a, agent.id, r, no(agent.id), no(r));
         await h.admin.query(
-          `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, grant_source, observed_count, confidence, signal_source, created_at, updated_at)
-           values ('${e.id}', '${a}', 'agent', '${agent.id}', ${e.origin_no}, '${r}', ${e.resource_no}, 'r', 1, 'iam', 0, '', 'test', '${e.created_at}', '${e.updated_at}')`,
+          `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, permitted, ` +
+            `grant_source, observed_count, confidence, signal_source, created_at, updated_at)
+           values ('${e.id}', '${a}', 'agent', '${agent.id}', ${e.origin_no}, '${r}', ${e.resource_no}, 'r', 1, 'iam', 0, '', 'test', ` +
+             `'${e.created_at}', '${e.updated_at}')`,
         );
       }
       await h.store.withTenant(a, async (tx) => {

@@ -10,7 +10,10 @@ before(async () => {
 after(async () => server?.stop());
 
 it('seeds a plausible estate: agents, edges, both kinds of drift, escalation paths', async () => {
-  const login = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }), headers: { 'content-type': 'application/json' } });
+  const login = await call(server, 'POST', '/v1/auth/login', {
+    body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-password-1234' }),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(login.status, 200, login.text);
   const headers = { authorization: `Bearer ${login.json().token}` };
   const agents = (await call(server, 'GET', '/v1/agents?limit=100', { headers })).json();
@@ -24,5 +27,9 @@ it('seeds a plausible estate: agents, edges, both kinds of drift, escalation pat
   const esc = (await call(server, 'GET', `/v1/m/accessmap/attack-paths/escalation?agent_id=${release.id}`, { headers })).json();
   assert.deepEqual(esc.targets.slice(0, 2).map((t: { target: { name: string } }) => t.target.name), ['ci-deployer', 'k8s-cluster-admin']);
   const shared = (await call(server, 'GET', '/v1/m/accessmap/drift?origin_kind=identity&drift=unexpected', { headers })).json();
-  assert.ok(shared.items.some((d: { origin_name: string; drift_confidence: string }) => d.origin_name === 'etl-shared-svc' && d.drift_confidence === 'low'));
+  assert.ok(
+    shared.items.some(
+      (d: { origin_name: string; drift_confidence: string }) => d.origin_name === 'etl-shared-svc' && d.drift_confidence === 'low',
+    ),
+  );
 });

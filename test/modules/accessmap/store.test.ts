@@ -39,29 +39,40 @@ for (const b of await testStores()) {
     });
     after(async () => h?.dispose());
 
-    it('folds observations of one access into one edge: counts add, seen-range widens, confidence keeps the strongest but never exceeds what the attribution allows', async () => {
-      const a = await createAgent(h.store, tenant, { name: 'fold-agent', external_id: 'fold-1' });
-      const res = await ingestObservations(h.store, tenant, [
-        obs({ kind: 'agent', id: a.id }, 'fold://bucket', 'r', { observed_at: T1, confidence: 'low' }),
-        obs({ kind: 'agent', ref: 'fold-1' }, 'fold://bucket', 'r', { observed_at: T0, confidence: 'medium', count: 4 }),
-        obs({ kind: 'identity', ref: 'fold-svc' }, 'fold://bucket', 'r', { confidence: 'high', attribution: 'shared_identity' }),
-      ]);
-      assert.deepEqual(res, { accepted: 3, edges: 2 });
-      await ingestObservations(h.store, tenant, [obs({ kind: 'agent', id: a.id }, 'fold://bucket', 'r', { observed_at: T2, confidence: 'high', attribution: 'inferred', signal_source: 'proxy' })]);
-      const page = await listEdges(h.store, tenant, { origin_id: a.id, limit: 10 });
-      assert.equal(page.items.length, 1);
-      const e = page.items[0];
-      assert.equal(e?.observed_count, 6);
-      assert.equal(e?.first_seen, T0);
-      assert.equal(e?.last_seen, T2);
-      assert.equal(e?.confidence, 'medium', 'inferred attribution caps high at medium');
-      assert.equal(e?.signal_source, 'proxy', 'the latest observation names the source');
-      assert.equal(e?.origin_name, 'fold-agent');
-      assert.equal(e?.resource_name, 'fold://bucket');
-      assert.equal(e?.permitted, false);
-      const svc = await listEdges(h.store, tenant, { origin_kind: 'identity', resource_id: e?.resource_id, limit: 10 });
-      assert.equal(svc.items[0]?.confidence, 'low', 'a shared identity cannot give more than low');
-    });
+    it(
+      'folds observations of one access into one edge: counts add, seen-range widens, confidence keeps the strongest but never exceeds ' +
+        'what the attribution allows',
+      async () => {
+        const a = await createAgent(h.store, tenant, { name: 'fold-agent', external_id: 'fold-1' });
+        const res = await ingestObservations(h.store, tenant, [
+          obs({ kind: 'agent', id: a.id }, 'fold://bucket', 'r', { observed_at: T1, confidence: 'low' }),
+          obs({ kind: 'agent', ref: 'fold-1' }, 'fold://bucket', 'r', { observed_at: T0, confidence: 'medium', count: 4 }),
+          obs({ kind: 'identity', ref: 'fold-svc' }, 'fold://bucket', 'r', { confidence: 'high', attribution: 'shared_identity' }),
+        ]);
+        assert.deepEqual(res, { accepted: 3, edges: 2 });
+        await ingestObservations(h.store, tenant, [
+          obs({ kind: 'agent', id: a.id }, 'fold://bucket', 'r', {
+            observed_at: T2,
+            confidence: 'high',
+            attribution: 'inferred',
+            signal_source: 'proxy',
+          }),
+        ]);
+        const page = await listEdges(h.store, tenant, { origin_id: a.id, limit: 10 });
+        assert.equal(page.items.length, 1);
+        const e = page.items[0];
+        assert.equal(e?.observed_count, 6);
+        assert.equal(e?.first_seen, T0);
+        assert.equal(e?.last_seen, T2);
+        assert.equal(e?.confidence, 'medium', 'inferred attribution caps high at medium');
+        assert.equal(e?.signal_source, 'proxy', 'the latest observation names the source');
+        assert.equal(e?.origin_name, 'fold-agent');
+        assert.equal(e?.resource_name, 'fold://bucket');
+        assert.equal(e?.permitted, false);
+        const svc = await listEdges(h.store, tenant, { origin_kind: 'identity', resource_id: e?.resource_id, limit: 10 });
+        assert.equal(svc.items[0]?.confidence, 'low', 'a shared identity cannot give more than low');
+      },
+    );
 
     it('graph filters: mode, origin kind, signal source, confidence floor, resource', async () => {
       const t = await addTenant(h.store);
@@ -103,10 +114,20 @@ for (const b of await testStores()) {
         obs({ kind: 'identity', ref: 'svc-shared' }, 'secrets', 'r', { confidence: 'high', attribution: 'shared_identity' }),
       ]);
       const drift = await listDrift(h.store, t, { limit: 100 });
-      const got = drift.items.map((d) => `${d.origin_name ?? d.origin_kind}:${d.resource_name}:${d.mode}:${d.drift}:${d.drift_confidence}`).sort();
-      assert.deepEqual(got, ['A:cfg:rw:unexpected:high', 'A:logs:rw:unused:medium', 'B:db:r:unused:low', 'svc-shared:secrets:r:unexpected:low']);
+      const got = drift.items
+        .map((d) => `${d.origin_name ?? d.origin_kind}:${d.resource_name}:${d.mode}:${d.drift}:${d.drift_confidence}`)
+        .sort();
+      assert.deepEqual(got, [
+        'A:cfg:rw:unexpected:high',
+        'A:logs:rw:unused:medium',
+        'B:db:r:unused:low',
+        'svc-shared:secrets:r:unexpected:low',
+      ]);
       assert.match(drift.items.find((d) => d.origin_kind === 'identity')?.basis ?? '', /which agent or person used it is not known/);
-      assert.deepEqual((await listDrift(h.store, t, { drift: 'unused', limit: 100 })).items.map((d) => d.resource_name).sort(), ['db', 'logs']);
+      assert.deepEqual((await listDrift(h.store, t, { drift: 'unused', limit: 100 })).items.map((d) => d.resource_name).sort(), [
+        'db',
+        'logs',
+      ]);
       assert.equal((await listDrift(h.store, t, { confidence: 'medium', limit: 100 })).items.length, 2);
       // Granting the write turns the unexpected write into no drift at all; revoking B's grant removes its edge.
       await upsertGrants(h.store, t, [{ origin: A, resource: { ref: 'cfg' }, mode: 'rw', source: 'iam' }]);
@@ -137,13 +158,23 @@ for (const b of await testStores()) {
         { origin: { kind: 'agent', id: bb.id }, resource: { ref: 'key' }, mode: 'r', source: 'iam' },
         { origin: { kind: 'identity', ref: 'deploy-bot' }, resource: { ref: 'db' }, mode: 'rw', source: 'iam' },
       ]);
-      await ingestObservations(h.store, t, [obs({ kind: 'agent', id: bb.id }, 'cfg', 'r'), obs({ kind: 'session', ref: 'sess-1' }, 'db', 'r')]);
+      await ingestObservations(h.store, t, [
+        obs({ kind: 'agent', id: bb.id }, 'cfg', 'r'),
+        obs({ kind: 'session', ref: 'sess-1' }, 'db', 'r'),
+      ]);
       // A path search on the stored graph reads access_edges: what waits in the recent level (SQLite) is folded first, as the routes do.
       await foldRecent(h.store);
       const esc = await h.store.withTenant(t, (tx) => escalation(storeGraphSource(tx, t), a.id));
       assert.deepEqual(esc.targets.map((x) => [x.target.name, x.path.length]), [['B', 1], ['deploy-bot', 2]]);
       const reach = await h.store.withTenant(t, (tx) => reachability(storeGraphSource(tx, t), a.id));
-      assert.deepEqual(reach.items.map((x) => [x.resource.name, x.mode, x.path.length]), [['cfg', 'rw', 1], ['key', 'r', 2], ['db', 'rw', 3]]);
+      assert.deepEqual(
+        reach.items.map((x) => [x.resource.name, x.mode, x.path.length]),
+        [
+          ['cfg', 'rw', 1],
+          ['key', 'r', 2],
+          ['db', 'rw', 3],
+        ],
+      );
       const ex = await h.store.withTenant(t, (tx) => exfil(storeGraphSource(tx, t), db));
       assert.deepEqual(ex.items.map((x) => [x.principal.name, x.path.length]), [['sess-1', 1], ['deploy-bot', 1], ['A', 2], ['B', 2]]);
 
@@ -174,8 +205,12 @@ for (const b of await testStores()) {
       const a = await createAgent(h.store, t, { name: 'p' });
       const [idn] = await writeNodes(h.store, t, [{ kind: 'identity', ref: 'svc' }]);
       await assert.rejects(writeNodes(h.store, t, [{ kind: 'session', ref: 's', parent_id: idn?.id }]), { code: 'not_found' });
-      await assert.rejects(writeNodes(h.store, t, [{ kind: 'resource', ref: 'k', class: 'credential', parent_id: a.id }]), { code: 'not_found' });
-      await assert.rejects(writeNodes(h.store, t, [{ kind: 'resource', ref: 'd', class: 'data', parent_id: idn?.id }]), { code: 'bad_request' });
+      await assert.rejects(writeNodes(h.store, t, [{ kind: 'resource', ref: 'k', class: 'credential', parent_id: a.id }]), {
+        code: 'not_found',
+      });
+      await assert.rejects(writeNodes(h.store, t, [{ kind: 'resource', ref: 'd', class: 'data', parent_id: idn?.id }]), {
+        code: 'bad_request',
+      });
       const [s1] = await writeNodes(h.store, t, [{ kind: 'session', ref: 's', parent_id: a.id }]);
       assert.equal(s1?.parent_id, a.id);
       // Upsert by ref: the same ref updates, it does not duplicate.
@@ -192,7 +227,10 @@ for (const b of await testStores()) {
       await writeNodes(h.store, t, [{ kind: 'resource', ref: 's3://payments-100%' }]);
       const all = await search(h.store, t, 'PAYMENTS', { limit: 10, graph: true });
       assert.deepEqual(all.items.map((i) => i.kind), ['agent', 'workspace', 'resource']);
-      assert.deepEqual((await search(h.store, t, 'payments', { limit: 10, graph: false })).items.map((i) => i.kind), ['agent', 'workspace']);
+      assert.deepEqual(
+        (await search(h.store, t, 'payments', { limit: 10, graph: false })).items.map((i) => i.kind),
+        ['agent', 'workspace'],
+      );
       assert.deepEqual((await search(h.store, t, '100%', { limit: 10, graph: true })).items.map((i) => i.detail), ['s3://payments-100%']);
       assert.deepEqual((await search(h.store, t, 'pc_', { limit: 10, graph: true })).items.map((i) => i.kind), ['agent']);
       assert.deepEqual((await search(h.store, t, 'p_c', { limit: 10, graph: true })).items, [], '_ is not a wildcard');
@@ -203,7 +241,10 @@ for (const b of await testStores()) {
 
     it('a suspended tenant refuses graph writes with 423 and still serves reads', async () => {
       const t = await addTenant(h.store, { status: 'suspended' });
-      await assert.rejects(upsertGrants(h.store, t, [{ origin: { kind: 'identity', ref: 'x' }, resource: { ref: 'y' }, mode: 'r', source: 'iam' }]), { code: 'tenant_suspended', status: 423 });
+      await assert.rejects(
+        upsertGrants(h.store, t, [{ origin: { kind: 'identity', ref: 'x' }, resource: { ref: 'y' }, mode: 'r', source: 'iam' }]),
+        { code: 'tenant_suspended', status: 423 },
+      );
       assert.deepEqual((await listEdges(h.store, t, { limit: 5 })).items, []);
     });
   });

@@ -1,5 +1,7 @@
 /**
- * Takes a database migrated to 18 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the edges' seq; 15 the covering lookup indexes; 16 the recent level's operations; 17 its seq that only grows; 18 the counter of node changes), as it was before node numbers: for the
+ * Takes a database migrated to 18 back to version 9 (11 added an index that 12 dropped; 13 adds the linking resources' number index; 14 the
+ * edges' seq; 15 the covering lookup indexes; 16 the recent level's operations; 17 its seq that only grows; 18 the counter of node
+ * changes), as it was before node numbers: for the
  * migration tests, which write data with today's code, step the schema back and migrate again.
  */
 import type { TestStore } from '../../helpers/stores.js';
@@ -14,8 +16,15 @@ export async function undoEdgeFile(h: TestStore): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   await q('delete from access_edges_recent_ops where seq <= (select up_to from edges.access_edges_merged)');
   await q('delete from access_edges_recent where seq <= (select up_to from edges.access_edges_merged)');
-  const ddl = await h.admin.query<{ type: string; sql: string }>("select type, sql from edges.sqlite_master where tbl_name = 'access_edges' and sql is not null order by type desc");
-  for (const d of ddl) await q(d.type === 'table' ? d.sql.replace(/^CREATE TABLE access_edges/i, 'create table main.access_edges') : d.sql.replace(/^CREATE (UNIQUE )?INDEX (\w+)/i, (_m, u: string | undefined, n: string) => `create ${u ?? ''}index main.${n}`));
+  const ddl = await h.admin.query<{ type: string; sql: string }>(
+    "select type, sql from edges.sqlite_master where tbl_name = 'access_edges' and sql is not null order by type desc",
+  );
+  for (const d of ddl)
+    await q(
+      d.type === 'table'
+        ? d.sql.replace(/^CREATE TABLE access_edges/i, 'create table main.access_edges')
+        : d.sql.replace(/^CREATE (UNIQUE )?INDEX (\w+)/i, (_m, u: string | undefined, n: string) => `create ${u ?? ''}index main.${n}`),
+    );
   await q('insert into main.access_edges select * from edges.access_edges');
   await q("delete from main.sqlite_sequence where name = 'access_edges'");
   await q("insert into main.sqlite_sequence (name, seq) select name, seq from edges.sqlite_sequence where name = 'access_edges'");
@@ -27,7 +36,8 @@ export async function undoEdgeFile(h: TestStore): Promise<void> {
 /** Takes a database migrated to 18 back to version 17: no counter of node changes, no triggers writing it (SQLite; nothing on Postgres). */
 export async function undoMigration018(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   if (backend === 'sqlite') {
-    for (const t of ['access_nodes_epoch_delete', 'access_nodes_epoch_update', 'agents_epoch_delete', 'agents_epoch_update']) await h.admin.query(`drop trigger ${t}`);
+    for (const t of ['access_nodes_epoch_delete', 'access_nodes_epoch_update', 'agents_epoch_delete', 'agents_epoch_update'])
+      await h.admin.query(`drop trigger ${t}`);
     await h.admin.query('drop table access_node_epoch');
   }
   await h.admin.query('delete from schema_migrations where version between 18 and 18');
@@ -46,7 +56,10 @@ export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgr
       seq integer primary key, id text not null, tenant_id text not null, origin_kind text not null, origin_id text not null,
       resource_id text not null, mode text not null, observed_count integer not null, first_seen text not null, last_seen text not null,
       confidence text not null, signal_source text not null, recorded_at text not null, origin_no integer, resource_no integer) strict`);
-    await q('insert into access_edges_recent_v16 select seq, id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at, origin_no, resource_no from access_edges_recent');
+    await q(
+      'insert into access_edges_recent_v16 select seq, id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, ' +
+        'first_seen, last_seen, confidence, signal_source, recorded_at, origin_no, resource_no from access_edges_recent',
+    );
     await q('drop table access_edges_recent');
     await q('alter table access_edges_recent_v16 rename to access_edges_recent');
     await q("delete from sqlite_sequence where name = 'access_edges_recent'");
@@ -54,14 +67,19 @@ export async function undoMigration017(h: TestStore, backend: 'sqlite' | 'postgr
   await h.admin.query('delete from schema_migrations where version between 17 and 18');
 }
 
-/** Takes a database migrated to 18 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres). */
+/**
+ * Takes a database migrated to 18 back to version 15: no table of the operations waiting in the recent level (SQLite; nothing on Postgres).
+ */
 export async function undoMigration016(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   await undoMigration017(h, backend);
   if (backend === 'sqlite') await h.admin.query('drop table access_edges_recent_ops');
   await h.admin.query('delete from schema_migrations where version between 16 and 18');
 }
 
-/** Takes a database migrated to 18 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the columns lookups read. */
+/**
+ * Takes a database migrated to 18 back to version 14: the `(tenant_id, id)` indexes of `access_nodes` and `agents` again, without the
+ * columns lookups read.
+ */
 export async function undoMigration015(h: TestStore, backend: 'sqlite' | 'postgres'): Promise<void> {
   const q = (s: string) => h.admin.query(s);
   await undoMigration016(h, backend);
@@ -77,7 +95,9 @@ export async function undoMigration014(h: TestStore, backend: 'sqlite' | 'postgr
   const q = (s: string) => h.admin.query(s);
   await undoMigration015(h, backend);
   if (backend === 'sqlite') {
-    const columns = 'id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at, origin_no, resource_no';
+    const columns =
+      'id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, ' +
+      'confidence, signal_source, created_at, updated_at, origin_no, resource_no';
     // Version 13's columns and indexes, without `seq`; its CHECKs are left out (migration 14
     // builds its table with its own and copies the rows into it). Rows in reverse id order, so
     // that rowid order is not id order: migration 14 must number by id.
@@ -100,11 +120,13 @@ export async function undoMigration010(h: TestStore, backend: 'sqlite' | 'postgr
   await undoMigration014(h, backend);
   await q('drop index access_nodes_linking_no');
   if (backend === 'sqlite') {
-    for (const t of ['agents', 'access_nodes']) for (const tr of ['number', 'number_given', 'number_fixed']) await q(`drop trigger ${t}_${tr}`);
+    for (const t of ['agents', 'access_nodes'])
+      for (const tr of ['number', 'number_given', 'number_fixed']) await q(`drop trigger ${t}_${tr}`);
     for (const i of ['agents_no_key', 'access_nodes_no_key', 'access_edges_key', 'access_edges_resource_idx']) await q(`drop index ${i}`);
     await q('alter table agents drop column no');
     await q('alter table access_nodes drop column no');
-    for (const t of ['access_edges', 'access_edges_recent']) for (const c of ['origin_no', 'resource_no']) await q(`alter table ${t} drop column ${c}`);
+    for (const t of ['access_edges', 'access_edges_recent'])
+      for (const c of ['origin_no', 'resource_no']) await q(`alter table ${t} drop column ${c}`);
     await q('drop table access_node_counter');
     await q('create unique index access_edges_key on access_edges (tenant_id, origin_id, resource_id, mode)');
     await q('create index access_edges_resource_idx on access_edges (tenant_id, resource_id, id)');

@@ -23,19 +23,29 @@ for (const b of await testStores()) {
 
   const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
     call(server, method, p, {
-      headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenantId, ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-service-tenant': tenantId,
+        ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
 
   const C = '/v1/m/compliance';
-  const approve = async (token: string, approvalId: string) => send(token, 'POST', `/v1/m/governance/approvals/${approvalId}/decisions`, { decision: 'approve', reason: 'checked' });
+  const approve = async (token: string, approvalId: string) =>
+    send(token, 'POST', `/v1/m/governance/approvals/${approvalId}/decisions`, { decision: 'approve', reason: 'checked' });
   const agent = async (name: string): Promise<string> => {
     const res = await send(owner, 'POST', '/v1/agents', { name });
     assert.equal(res.status, 201, res.text);
     return res.json().id as string;
   };
   const placeOn = async (agentId: string) => {
-    const res = await send(owner, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: agentId, matter: 'Acme v. Example', reason: 'litigation' });
+    const res = await send(owner, 'POST', `${C}/holds`, {
+      subject_kind: 'agent',
+      subject_ref: agentId,
+      matter: 'Acme v. Example',
+      reason: 'litigation',
+    });
     assert.equal(res.status, 201, res.text);
     return res.json() as { id: string; status: string };
   };
@@ -52,10 +62,14 @@ for (const b of await testStores()) {
       server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 120_000 });
       const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
       const json = { 'content-type': 'application/json' };
-      const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+      const setup = await call(server, 'POST', '/v1/setup', {
+        body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }),
+        headers: json,
+      });
       assert.equal(setup.status, 201, setup.text);
       tenant = setup.json().organization.id;
-      const login = async (email: string, password: string) => (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
+      const login = async (email: string, password: string) =>
+        (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
       owner = await login('owner@example.test', 'owner password 123');
       for (const [email, role] of [['editor@example.test', 'editor'], ['third@example.test', 'editor']] as const) {
         const u = await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role });
@@ -73,53 +87,77 @@ for (const b of await testStores()) {
       await dropDb?.();
     });
 
-    it('hold: place → active; release without quorum stays active; the same person twice is not quorum; with quorum → released; then 409', async () => {
-      const held = await agent('held-1');
-      const hold = await placeOn(held);
-      assert.equal(hold.status, 'active');
-      const listed = await send(owner, 'GET', `${C}/holds?status=active`);
-      assert.ok(listed.json().items.some((h: { id: string }) => h.id === hold.id));
-      const check = await send(owner, 'GET', `${C}/holds/check?subject_kind=agent&subject_ref=${held}`);
-      assert.equal(check.status, 200, check.text);
-      assert.deepEqual(check.json(), { held: true, holds: [hold.id] });
+    it(
+      'hold: place → active; release without quorum stays active; the ' +
+        'same person twice is not quorum; with quorum → released; then 409',
+      async () => {
+        const held = await agent('held-1');
+        const hold = await placeOn(held);
+        assert.equal(hold.status, 'active');
+        const listed = await send(owner, 'GET', `${C}/holds?status=active`);
+        assert.ok(listed.json().items.some((h: { id: string }) => h.id === hold.id));
+        const check = await send(owner, 'GET', `${C}/holds/check?subject_kind=agent&subject_ref=${held}`);
+        assert.equal(check.status, 200, check.text);
+        assert.deepEqual(check.json(), { held: true, holds: [hold.id] });
 
-      const opened = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { reason: 'matter settled' });
-      assert.equal(opened.status, 202, opened.text);
-      assert.equal(opened.json().status, 'pending_approval');
-      const approvalId = opened.json().approval_id as string;
-      // The requester cannot approve their own request.
-      assert.equal((await approve(owner, approvalId)).status, 403);
-      assert.equal((await approve(editorSession, approvalId)).status, 201);
-      // The same person with another credential is refused: one person, one decision.
-      const twice = await approve(editorKey, approvalId);
-      assert.equal(twice.status, 409, twice.text);
-      assert.equal(twice.json().error.code, 'conflict');
-      const early = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { approval_id: approvalId });
-      assert.equal(early.status, 409, early.text);
-      assert.equal(early.json().error.code, 'approval_required');
-      assert.equal((await send(owner, 'GET', `${C}/holds/${hold.id}`)).json().status, 'active');
-      assert.equal((await send(owner, 'DELETE', `/v1/agents/${held}`)).json().error.code, 'legal_hold');
+        const opened = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { reason: 'matter settled' });
+        assert.equal(opened.status, 202, opened.text);
+        assert.equal(opened.json().status, 'pending_approval');
+        const approvalId = opened.json().approval_id as string;
+        // The requester cannot approve their own request.
+        assert.equal((await approve(owner, approvalId)).status, 403);
+        assert.equal((await approve(editorSession, approvalId)).status, 201);
+        // The same person with another credential is refused: one person, one decision.
+        const twice = await approve(editorKey, approvalId);
+        assert.equal(twice.status, 409, twice.text);
+        assert.equal(twice.json().error.code, 'conflict');
+        const early = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { approval_id: approvalId });
+        assert.equal(early.status, 409, early.text);
+        assert.equal(early.json().error.code, 'approval_required');
+        assert.equal((await send(owner, 'GET', `${C}/holds/${hold.id}`)).json().status, 'active');
+        assert.equal((await send(owner, 'DELETE', `/v1/agents/${held}`)).json().error.code, 'legal_hold');
 
-      assert.equal((await approve(thirdSession, approvalId)).json().approval.status, 'approved');
-      const released = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { approval_id: approvalId });
-      assert.equal(released.status, 200, released.text);
-      assert.equal(released.json().status, 'released');
-      assert.equal(released.json().release_approval_id, approvalId);
-      const again = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, {});
-      assert.equal(again.status, 409, again.text);
-      assert.equal((await send(owner, 'GET', `${C}/holds?status=released`)).json().items[0].id, hold.id);
-      assert.deepEqual((await send(owner, 'GET', `${C}/holds/check?subject_kind=agent&subject_ref=${held}`)).json(), { held: false, holds: [] });
+        assert.equal((await approve(thirdSession, approvalId)).json().approval.status, 'approved');
+        const released = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, { approval_id: approvalId });
+        assert.equal(released.status, 200, released.text);
+        assert.equal(released.json().status, 'released');
+        assert.equal(released.json().release_approval_id, approvalId);
+        const again = await send(owner, 'POST', `${C}/holds/${hold.id}/release`, {});
+        assert.equal(again.status, 409, again.text);
+        assert.equal((await send(owner, 'GET', `${C}/holds?status=released`)).json().items[0].id, hold.id);
+        assert.deepEqual((await send(owner, 'GET', `${C}/holds/check?subject_kind=agent&subject_ref=${held}`)).json(), {
+          held: false,
+          holds: [],
+        });
 
-      // The custody chain: each step with its ledger record and the people involved.
-      const events = (await send(owner, 'GET', `${C}/holds/${hold.id}/events`)).json().items as Array<{ event: string; ledger_seq: number; ledger_hash: string; people: string[] }>;
-      assert.deepEqual(events.map((e) => e.event), ['placed', 'release_requested', 'approved', 'released']);
-      assert.equal(events[2]!.people.length, 3, 'requester and two approvers');
-      const audit = (await send(owner, 'GET', '/v1/audit?limit=1000')).json().items as Array<{ seq: number; hash: string; action: string; target_id: string }>;
-      for (const e of events) assert.ok(audit.some((r) => Number(r.seq) === e.ledger_seq && r.hash === e.ledger_hash && r.target_id === hold.id), `${e.event} in the ledger`);
-      // Released: the delete goes through.
-      assert.equal((await send(owner, 'DELETE', `/v1/agents/${held}`)).status, 204);
-      assert.equal((await send(owner, 'GET', `${C}/holds/${hold.id}`, undefined, otherTenant)).status, 404);
-    });
+        // The custody chain: each step with its ledger record and the people involved.
+        const events = (await send(owner, 'GET', `${C}/holds/${hold.id}/events`)).json().items as Array<{
+          event: string;
+          ledger_seq: number;
+          ledger_hash: string;
+          people: string[];
+        }>;
+        assert.deepEqual(
+          events.map((e) => e.event),
+          ['placed', 'release_requested', 'approved', 'released'],
+        );
+        assert.equal(events[2]!.people.length, 3, 'requester and two approvers');
+        const audit = (await send(owner, 'GET', '/v1/audit?limit=1000')).json().items as Array<{
+          seq: number;
+          hash: string;
+          action: string;
+          target_id: string;
+        }>;
+        for (const e of events)
+          assert.ok(
+            audit.some((r) => Number(r.seq) === e.ledger_seq && r.hash === e.ledger_hash && r.target_id === hold.id),
+            `${e.event} in the ledger`,
+          );
+        // Released: the delete goes through.
+        assert.equal((await send(owner, 'DELETE', `/v1/agents/${held}`)).status, 204);
+        assert.equal((await send(owner, 'GET', `${C}/holds/${hold.id}`, undefined, otherTenant)).status, 404);
+      },
+    );
 
     it('a subject hold blocks the delete of the agent it covers and not another agent', async () => {
       const covered = await agent('covered');
@@ -132,64 +170,94 @@ for (const b of await testStores()) {
       assert.equal((await send(owner, 'DELETE', `/v1/agents/${free}`)).status, 204);
       // A hold on another kind with the same ref, or a data-class hold, does not cover the agent.
       const other = await agent('other-kind');
-      assert.equal((await send(owner, 'POST', `${C}/holds`, { subject_kind: 'user', subject_ref: other, matter: 'm', reason: 'r' })).status, 201);
-      assert.equal((await send(owner, 'POST', `${C}/holds`, { scope: 'data_class', data_class: 'hr', matter: 'm', reason: 'r' })).status, 201);
+      assert.equal(
+        (await send(owner, 'POST', `${C}/holds`, { subject_kind: 'user', subject_ref: other, matter: 'm', reason: 'r' })).status,
+        201,
+      );
+      assert.equal(
+        (await send(owner, 'POST', `${C}/holds`, { scope: 'data_class', data_class: 'hr', matter: 'm', reason: 'r' })).status,
+        201,
+      );
       assert.equal((await send(owner, 'DELETE', `/v1/agents/${other}`)).status, 204);
     });
 
-    it('erasure: registering destroys nothing; execute under a covering hold is refused; with quorum → completed with a receipt; the ledger verifies', async () => {
-      const victim = await agent('person-agent');
-      const reg = await send(owner, 'POST', `${C}/erasure`, { case_ref: 'DSR-1', subject_kind: 'agent', subject_ref: victim, aliases: ['alias-1'], reason: 'art. 17' });
-      assert.equal(reg.status, 201, reg.text);
-      const e = reg.json();
-      assert.equal(e.status, 'received');
-      assert.equal(e.subject_kind, 'agent');
-      assert.equal((await send(owner, 'GET', `/v1/agents/${victim}`)).status, 200, 'registering destroyed nothing');
-      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`)).status, 409);
+    it(
+      'erasure: registering destroys nothing; execute under a covering hold is refused; with quorum → completed with a receipt; the ' +
+        'ledger verifies',
+      async () => {
+        const victim = await agent('person-agent');
+        const reg = await send(owner, 'POST', `${C}/erasure`, {
+          case_ref: 'DSR-1',
+          subject_kind: 'agent',
+          subject_ref: victim,
+          aliases: ['alias-1'],
+          reason: 'art. 17',
+        });
+        assert.equal(reg.status, 201, reg.text);
+        const e = reg.json();
+        assert.equal(e.status, 'received');
+        assert.equal(e.subject_kind, 'agent');
+        assert.equal((await send(owner, 'GET', `/v1/agents/${victim}`)).status, 200, 'registering destroyed nothing');
+        assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`)).status, 409);
 
-      const hold = await send(owner, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: 'alias-1', matter: 'm', reason: 'covers the alias' });
-      const refused = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
-      assert.equal(refused.status, 409, refused.text);
-      assert.equal(refused.json().error.code, 'legal_hold');
-      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`)).json().status, 'received');
+        const hold = await send(owner, 'POST', `${C}/holds`, {
+          subject_kind: 'agent',
+          subject_ref: 'alias-1',
+          matter: 'm',
+          reason: 'covers the alias',
+        });
+        const refused = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
+        assert.equal(refused.status, 409, refused.text);
+        assert.equal(refused.json().error.code, 'legal_hold');
+        assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`)).json().status, 'received');
 
-      // Release that hold under dual control, then execute.
-      const rel = (await send(owner, 'POST', `${C}/holds/${hold.json().id}/release`, {})).json().approval_id as string;
-      await approve(editorSession, rel);
-      await approve(thirdSession, rel);
-      assert.equal((await send(owner, 'POST', `${C}/holds/${hold.json().id}/release`, { approval_id: rel })).json().status, 'released');
+        // Release that hold under dual control, then execute.
+        const rel = (await send(owner, 'POST', `${C}/holds/${hold.json().id}/release`, {})).json().approval_id as string;
+        await approve(editorSession, rel);
+        await approve(thirdSession, rel);
+        assert.equal((await send(owner, 'POST', `${C}/holds/${hold.json().id}/release`, { approval_id: rel })).json().status, 'released');
 
-      const pending = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
-      assert.equal(pending.status, 202, pending.text);
-      const approvalId = pending.json().approval_id as string;
-      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`)).json().status, 'pending_approval');
-      await approve(editorSession, approvalId);
-      const early = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId });
-      assert.equal(early.json().error.code, 'approval_required');
-      await approve(thirdSession, approvalId);
-      const done = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId });
-      assert.equal(done.status, 200, done.text);
-      assert.equal(done.json().status, 'completed');
-      const receipt = await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`);
-      assert.equal(receipt.status, 200, receipt.text);
-      assert.equal(receipt.json().approval_id, approvalId);
-      assert.equal(receipt.json().approvers.length, 2);
-      assert.ok(receipt.json().not_erased.length > 0);
-      assert.equal((await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId })).status, 409);
-      const events = (await send(owner, 'GET', `${C}/erasure/${e.id}/events`)).json().items.map((x: { event: string }) => x.event);
-      assert.deepEqual(events, ['received', 'refused_legal_hold', 'execution_requested', 'completed']);
-      assert.equal((await send(owner, 'GET', `${C}/erasure?status=completed`)).json().items[0].id, e.id);
-      assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`, undefined, otherTenant)).status, 404);
-      const verify = await send(owner, 'GET', '/v1/audit/verify');
-      assert.equal(verify.status, 200, verify.text);
-      assert.equal(verify.json().ok, true, verify.text);
-    });
+        const pending = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
+        assert.equal(pending.status, 202, pending.text);
+        const approvalId = pending.json().approval_id as string;
+        assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`)).json().status, 'pending_approval');
+        await approve(editorSession, approvalId);
+        const early = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId });
+        assert.equal(early.json().error.code, 'approval_required');
+        await approve(thirdSession, approvalId);
+        const done = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId });
+        assert.equal(done.status, 200, done.text);
+        assert.equal(done.json().status, 'completed');
+        const receipt = await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`);
+        assert.equal(receipt.status, 200, receipt.text);
+        assert.equal(receipt.json().approval_id, approvalId);
+        assert.equal(receipt.json().approvers.length, 2);
+        assert.ok(receipt.json().not_erased.length > 0);
+        assert.equal((await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, { approval_id: approvalId })).status, 409);
+        const events = (await send(owner, 'GET', `${C}/erasure/${e.id}/events`)).json().items.map((x: { event: string }) => x.event);
+        assert.deepEqual(events, ['received', 'refused_legal_hold', 'execution_requested', 'completed']);
+        assert.equal((await send(owner, 'GET', `${C}/erasure?status=completed`)).json().items[0].id, e.id);
+        assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`, undefined, otherTenant)).status, 404);
+        const verify = await send(owner, 'GET', '/v1/audit/verify');
+        assert.equal(verify.status, 200, verify.text);
+        assert.equal(verify.json().ok, true, verify.text);
+      },
+    );
 
     it('a hold on a user blocks the revoke of that user\'s API keys, and only theirs', async () => {
-      const held = await send(owner, 'POST', '/v1/users', { email: 'held-user@example.test', password: 'a long enough password', role: 'editor' });
+      const held = await send(owner, 'POST', '/v1/users', {
+        email: 'held-user@example.test',
+        password: 'a long enough password',
+        role: 'editor',
+      });
       assert.equal(held.status, 201, held.text);
       const heldId = held.json().id as string;
-      const heldSession = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'held-user@example.test', password: 'a long enough password' }), headers: { 'content-type': 'application/json' } })).json().token as string;
+      const heldSession = (
+        await call(server, 'POST', '/v1/auth/login', {
+          body: JSON.stringify({ email: 'held-user@example.test', password: 'a long enough password' }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).json().token as string;
       const heldKey = await send(heldSession, 'POST', '/v1/tokens', { name: 'k-held', role: 'viewer', tenant });
       assert.equal(heldKey.status, 201, heldKey.text);
       const freeKey = await send(thirdSession, 'POST', '/v1/tokens', { name: 'k-free', role: 'viewer', tenant });
@@ -206,7 +274,10 @@ for (const b of await testStores()) {
 
     it('permissions: an editor reads holds but cannot place or release one', async () => {
       assert.equal((await send(editorSession, 'GET', `${C}/holds`)).status, 200);
-      assert.equal((await send(editorSession, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: 'x', matter: 'm', reason: 'r' })).status, 403);
+      assert.equal(
+        (await send(editorSession, 'POST', `${C}/holds`, { subject_kind: 'agent', subject_ref: 'x', matter: 'm', reason: 'r' })).status,
+        403,
+      );
       assert.equal((await send(editorSession, 'POST', `${C}/erasure`, { case_ref: 'c', subject_ref: 'x' })).status, 403);
     });
 

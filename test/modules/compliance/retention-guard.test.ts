@@ -23,18 +23,64 @@ for (const b of await testStores()) {
     const hold = async (tenant: string, scope: 'subject' | 'tenant', kind = '', ref = '') => {
       const now = nowTimestamp();
       const id = newId();
-      await ts.store.withTenant(tenant, (tx) => tx.insertInto('cmp_holds').values({ id, tenant_id: tenant, scope, subject_kind: kind, subject_ref: ref, data_class: '', matter: 'm', reason: 'r', title: '', on_behalf_of: '', status: 'active', placed_by: 'u', released_by: null, release_approval_id: null, released_at: null, created_at: now, updated_at: now }).execute());
+      await ts.store.withTenant(tenant, (tx) =>
+        tx
+          .insertInto('cmp_holds')
+          .values({
+            id,
+            tenant_id: tenant,
+            scope,
+            subject_kind: kind,
+            subject_ref: ref,
+            data_class: '',
+            matter: 'm',
+            reason: 'r',
+            title: '',
+            on_behalf_of: '',
+            status: 'active',
+            placed_by: 'u',
+            released_by: null,
+            release_approval_id: null,
+            released_at: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute(),
+      );
       return id;
     };
     const events = async (tenant: string, subjects: string[]) =>
-      ts.store.withTenant(tenant, (tx) => appendEvents(tx, subjects.map((subject) => ({ tenant, id: newId(), type: 'agent.updated', source: '/svc/agents', subject, time: nowTimestamp(), data: {} }))));
+      ts.store.withTenant(tenant, (tx) =>
+        appendEvents(
+          tx,
+          subjects.map((subject) => ({
+            tenant,
+            id: newId(),
+            type: 'agent.updated',
+            source: '/svc/agents',
+            subject,
+            time: nowTimestamp(),
+            data: {},
+          })),
+        ),
+      );
     const subjectsLeft = async (tenant: string) =>
-      (await ts.store.withTenant(tenant, (tx) => tx.selectFrom('events').select('subject').where('tenant_id', '=', tenant).orderBy('seq').execute())).map((r) => r.subject);
+      (
+        await ts.store.withTenant(tenant, (tx) =>
+          tx.selectFrom('events').select('subject').where('tenant_id', '=', tenant).orderBy('seq').execute(),
+        )
+      ).map((r) => r.subject);
 
     before(async () => {
       ts = await b.create();
       await ts.store.migrate();
-      for (const id of [T1, T2]) await ts.store.transaction((tx) => tx.insertInto('tenants').values({ id, name: 't', region: 'eu', status: 'active', created_at: nowTimestamp(), deleted_at: null }).execute());
+      for (const id of [T1, T2])
+        await ts.store.transaction((tx) =>
+          tx
+            .insertInto('tenants')
+            .values({ id, name: 't', region: 'eu', status: 'active', created_at: nowTimestamp(), deleted_at: null })
+            .execute(),
+        );
     });
     after(async () => {
       await ts?.dispose();

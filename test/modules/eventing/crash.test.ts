@@ -35,7 +35,14 @@ test('kill -9 with deliveries queued and in flight loses none; duplicates share 
   };
   // A short retry ladder: on a loaded machine an attempt can time out, and the default 30 s first
   // retry would outlast the wait below.
-  const sub = await mk(server, { name: 'crash', event_types: ['agent.created'], endpoint: slow.url('/k'), sink_format: 'json', timeout_ms: 3000, retry: { initial_interval_s: 1 } });
+  const sub = await mk(server, {
+    name: 'crash',
+    event_types: ['agent.created'],
+    endpoint: slow.url('/k'),
+    sink_format: 'json',
+    timeout_ms: 3000,
+    retry: { initial_interval_s: 1 },
+  });
   await mk(server, { name: 'otlp', event_types: ['agent.created'], endpoint: rx.url('/otlp'), sink_format: 'otlp' });
   const acked: string[] = [];
   for (let i = 0; i < 40; i++) {
@@ -50,7 +57,8 @@ test('kill -9 with deliveries queued and in flight loses none; duplicates share 
   assert.equal(server.logs().filter((l) => /sink_format "otlp"/.test(l.msg)).length, 1, 'one warning for the otlp subscription');
 
   server = await startServer({ dataDir, env, timeoutMs: 60_000 });
-  const delivered = () => new Set(slow.got.filter((g) => g.answered === 200).map((g) => (JSON.parse(g.body) as { data: { id: string } }).data.id));
+  const delivered = () =>
+    new Set(slow.got.filter((g) => g.answered === 200).map((g) => (JSON.parse(g.body) as { data: { id: string } }).data.id));
   await waitFor(() => acked.every((id) => delivered().has(id)), 60_000, 'every acknowledged agent delivered after the restart');
   const idsPerAgent = new Map<string, Set<string>>();
   for (const g of slow.got) {

@@ -30,10 +30,16 @@ for (const b of await testStores()) {
       await h?.dispose();
       await ts?.dispose();
     });
-    const call = (method: string, path: string, body?: unknown) => h.call(method, path, { token: root.session, tenant: root.tenant, ...(body !== undefined ? { body } : {}) });
+    const call = (method: string, path: string, body?: unknown) =>
+      h.call(method, path, { token: root.session, tenant: root.tenant, ...(body !== undefined ? { body } : {}) });
 
     it('compatibility lists what enforcing would block; enforced refuses authoring and delivery; allowlisted passes', async () => {
-      const created = await call('POST', '/v1/m/eventing/subscriptions', { name: 'a', event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/a') });
+      const created = await call('POST', '/v1/m/eventing/subscriptions', {
+        name: 'a',
+        event_types: ['agent.created'],
+        sink_format: 'json',
+        endpoint: rx.url('/a'),
+      });
       assert.equal(created.status, 201, created.text);
       const sub = created.json() as { id: string; version: number };
       const authority = new URL(rx.url('/a')).host;
@@ -47,20 +53,43 @@ for (const b of await testStores()) {
       assert.match(policy0.would_block[0]!.reason, /not in the egress allowlist/);
       const c0 = await call('POST', '/v1/m/eventing/egress-policy/check', { endpoint: rx.url('/a') });
       assert.equal(c0.status, 200, c0.text);
-      assert.deepEqual(c0.json(), { endpoint: rx.url('/a'), mode: 'compatibility', allowed: false, enforced: false, reason: `host ${authority} is not in the egress allowlist` });
+      assert.deepEqual(c0.json(), {
+        endpoint: rx.url('/a'),
+        mode: 'compatibility',
+        allowed: false,
+        enforced: false,
+        reason: `host ${authority} is not in the egress allowlist`,
+      });
       const bad = await call('POST', '/v1/m/eventing/egress-policy/check', { endpoint: rx.url('/a'), extra: 1 });
       assert.equal(bad.status, 400, 'unknown fields refused');
 
       // The operator enforces with an allowlist that does not name the receiver.
       await ts.admin.query(`update egress_settings set mode = 'enforced' where id = 1`);
       await ts.admin.query(`insert into egress_allowlist (host, created_at) values ('hooks.example.com', '${NOW}')`);
-      const refused = await call('POST', '/v1/m/eventing/subscriptions', { name: 'b', event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/b') });
+      const refused = await call('POST', '/v1/m/eventing/subscriptions', {
+        name: 'b',
+        event_types: ['agent.created'],
+        sink_format: 'json',
+        endpoint: rx.url('/b'),
+      });
       assert.equal(refused.status, 400, refused.text);
       assert.match(refused.text, /egress policy enforced: host .* is not in the egress allowlist/);
-      const upd = await call('PUT', `/v1/m/eventing/subscriptions/${sub.id}`, { version: sub.version, name: 'a', event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/a2') });
+      const upd = await call('PUT', `/v1/m/eventing/subscriptions/${sub.id}`, {
+        version: sub.version,
+        name: 'a',
+        event_types: ['agent.created'],
+        sink_format: 'json',
+        endpoint: rx.url('/a2'),
+      });
       assert.equal(upd.status, 400, upd.text);
       assert.match(upd.text, /egress policy enforced/);
-      const parked = await call('POST', '/v1/m/eventing/subscriptions', { name: 'parked', enabled: false, event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/p') });
+      const parked = await call('POST', '/v1/m/eventing/subscriptions', {
+        name: 'parked',
+        enabled: false,
+        event_types: ['agent.created'],
+        sink_format: 'json',
+        endpoint: rx.url('/p'),
+      });
       assert.equal(parked.status, 201, 'a disabled subscription sends nothing and is accepted');
 
       await new Promise((r) => setTimeout(r, 1100)); // the engine's policy cache (1 s)
@@ -77,9 +106,17 @@ for (const b of await testStores()) {
 
       // Allowlisting the receiver's host:port lets authoring and delivery through.
       await ts.admin.query(`insert into egress_allowlist (host, created_at) values ('${authority}', '${NOW}')`);
-      const c1 = (await call('POST', '/v1/m/eventing/egress-policy/check', { endpoint: rx.url('/b') })).json() as { allowed: boolean; enforced: boolean };
+      const c1 = (await call('POST', '/v1/m/eventing/egress-policy/check', { endpoint: rx.url('/b') })).json() as {
+        allowed: boolean;
+        enforced: boolean;
+      };
       assert.deepEqual([c1.allowed, c1.enforced], [true, true]);
-      const ok = await call('POST', '/v1/m/eventing/subscriptions', { name: 'b', event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/b') });
+      const ok = await call('POST', '/v1/m/eventing/subscriptions', {
+        name: 'b',
+        event_types: ['agent.created'],
+        sink_format: 'json',
+        endpoint: rx.url('/b'),
+      });
       assert.equal(ok.status, 201, ok.text);
       const p1 = (await call('GET', '/v1/m/eventing/egress-policy')).json() as { mode: string; would_block: unknown[] };
       assert.equal(p1.mode, 'enforced');
@@ -91,7 +128,12 @@ for (const b of await testStores()) {
 
     it('an armed fence in compatibility mode: the API answers 400 naming the fence', async () => {
       await ts.admin.query(`update egress_settings set mode = 'compatibility', fence_armed = 1 where id = 1`);
-      const res = await call('POST', '/v1/m/eventing/subscriptions', { name: 'fenced', event_types: ['agent.created'], sink_format: 'json', endpoint: 'http://127.0.0.2:1/x' });
+      const res = await call('POST', '/v1/m/eventing/subscriptions', {
+        name: 'fenced',
+        event_types: ['agent.created'],
+        sink_format: 'json',
+        endpoint: 'http://127.0.0.2:1/x',
+      });
       assert.equal(res.status, 400, res.text);
       assert.match(res.text, /egress fence: the database refuses/);
       await ts.admin.query(`update egress_settings set fence_armed = 0 where id = 1`);

@@ -48,11 +48,31 @@ export async function createEventingHarness(store: Store): Promise<EventingHarne
   registerBus(store, bus);
   const sealer = new Sealer(randomBytes(32));
   const eventing = new EventingRuntime({ store, sealer, bus, log, version: 'test', rules: () => runtime.catalog, pollMs: 200 });
-  const services = { store, audit, dataDir, log, identity: runtime, events: bus, sealer, eventing, setupRequired: () => runtime.setupRequired() } as unknown as Services;
+  const services = {
+    store,
+    audit,
+    dataDir,
+    log,
+    identity: runtime,
+    events: bus,
+    sealer,
+    eventing,
+    setupRequired: () => runtime.setupRequired(),
+  } as unknown as Services;
   const printed: string[] = [];
   await startIdentity(runtime, { audit, seedDemo: false, print: (t) => printed.push(t), log });
   await eventing.start();
-  const app = new App({ routes, services, log, tls: true, bodyLimit: 64 * 1024, timeoutMs: 10_000, setupRequired: () => runtime.setupRequired(), authenticate: createAuthenticator(), validateResponses: true });
+  const app = new App({
+    routes,
+    services,
+    log,
+    tls: true,
+    bodyLimit: 64 * 1024,
+    timeoutMs: 10_000,
+    setupRequired: () => runtime.setupRequired(),
+    authenticate: createAuthenticator(),
+    validateResponses: true,
+  });
   return {
     app,
     runtime,
@@ -92,7 +112,9 @@ export interface Received {
  * A loopback receiver. `behave(path, n)` (n: how many requests that path had, from 1) picks the
  * answer: a status, `{status, headers}`, or 'hang' (never answers).
  */
-export async function startReceiver(behave: (path: string, n: number) => number | { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang' = () => 200) {
+export async function startReceiver(
+  behave: (path: string, n: number) => number | { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang' = () => 200,
+) {
   const got: Received[] = [];
   const counts = new Map<string, number>();
   const hanging: http.ServerResponse[] = [];
@@ -105,7 +127,15 @@ export async function startReceiver(behave: (path: string, n: number) => number 
       counts.set(p, n);
       const b = behave(p, n);
       const answer = b === 'hang' ? 0 : typeof b === 'number' ? { status: b } : b;
-      got.push({ path: p, id: String(req.headers['webhook-id']), timestamp: String(req.headers['webhook-timestamp']), signature: String(req.headers['webhook-signature']), body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, answered: answer === 0 ? 0 : answer.status });
+      got.push({
+        path: p,
+        id: String(req.headers['webhook-id']),
+        timestamp: String(req.headers['webhook-timestamp']),
+        signature: String(req.headers['webhook-signature']),
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: req.headers,
+        answered: answer === 0 ? 0 : answer.status,
+      });
       if (answer === 0) return void hanging.push(res);
       const reply = () => void res.writeHead(answer.status, answer.headers ?? {}).end();
       if (answer.delayMs) setTimeout(reply, answer.delayMs);
@@ -129,7 +159,11 @@ export async function startReceiver(behave: (path: string, n: number) => number 
 
 /** Verifies one received delivery with the standardwebhooks package; returns the parsed payload or throws. */
 export function verify(secret: string, r: Pick<Received, 'id' | 'timestamp' | 'signature' | 'body'>): Record<string, unknown> {
-  return new Webhook(secret).verify(r.body, { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature }) as Record<string, unknown>;
+  return new Webhook(secret).verify(r.body, {
+    'webhook-id': r.id,
+    'webhook-timestamp': r.timestamp,
+    'webhook-signature': r.signature,
+  }) as Record<string, unknown>;
 }
 
 /** Polls `check` until it returns true (or throws after `ms`). */

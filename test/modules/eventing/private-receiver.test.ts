@@ -47,7 +47,12 @@ for (const b of await testStores()) {
 
     const url = (p: string) => `https://127.0.0.1:${(server.address() as AddressInfo).port}${p}`;
     const test = async (body: Record<string, unknown>) => {
-      const sub = (await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body: { event_types: ['agent.created'], sink_format: 'json', ...body } })).json();
+      const sub = (
+        await h.call('POST', '/v1/m/eventing/subscriptions', {
+          token: root.session,
+          body: { event_types: ['agent.created'], sink_format: 'json', ...body },
+        })
+      ).json();
       const t = (await h.call('POST', `/v1/m/eventing/subscriptions/${sub.id}/test`, { token: root.session })).json();
       return { sub, delivery: t.delivery as { status: string; last_error: string | null } };
     };
@@ -56,7 +61,12 @@ for (const b of await testStores()) {
       const withCa = await test({ name: 'ca', endpoint: url('/ca'), ca_pem: cert.certPem });
       assert.equal(withCa.delivery.status, 'delivered', String(withCa.delivery.last_error));
       await waitFor(() => got.some((g) => g.path === '/ca'), 5_000, 'the CA delivery');
-      verify(withCa.sub.secret, { id: String(got[0]!.headers['webhook-id']), timestamp: String(got[0]!.headers['webhook-timestamp']), signature: String(got[0]!.headers['webhook-signature']), body: got[0]!.body });
+      verify(withCa.sub.secret, {
+        id: String(got[0]!.headers['webhook-id']),
+        timestamp: String(got[0]!.headers['webhook-timestamp']),
+        signature: String(got[0]!.headers['webhook-signature']),
+        body: got[0]!.body,
+      });
       const noCa = await test({ name: 'noca', endpoint: url('/noca') });
       assert.equal(noCa.delivery.status, 'failed');
       assert.match(String(noCa.delivery.last_error), /certificate/i);

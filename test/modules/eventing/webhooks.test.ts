@@ -38,11 +38,16 @@ for (const b of await testStores()) {
     });
 
     const subscribe = async (body: Record<string, unknown>, token = root.session, tenant = root.tenant) => {
-      const res = await h.call('POST', '/v1/m/eventing/subscriptions', { token, tenant, body: { event_types: ['agent.created'], sink_format: 'json', ...body } });
+      const res = await h.call('POST', '/v1/m/eventing/subscriptions', {
+        token,
+        tenant,
+        body: { event_types: ['agent.created'], sink_format: 'json', ...body },
+      });
       assert.equal(res.status, 201, res.text);
       return res.json() as { id: string; secret: string; version: number; cursor_seq: number };
     };
-    const createAgent = async (name: string, extra: Record<string, unknown> = {}, token = root.session, tenant = root.tenant) => h.call('POST', '/v1/agents', { token, tenant, body: { name, ...extra } });
+    const createAgent = async (name: string, extra: Record<string, unknown> = {}, token = root.session, tenant = root.tenant) =>
+      h.call('POST', '/v1/agents', { token, tenant, body: { name, ...extra } });
 
     it('delivers signed CloudEvents that standardwebhooks accepts; forged, stale and altered ones it refuses', async () => {
       const sub = await subscribe({ name: 'ok', endpoint: rx.url('/ok') });
@@ -68,7 +73,13 @@ for (const b of await testStores()) {
       const old = String(Math.floor(Date.now() / 1000) - 600);
       assert.throws(() => verify(sub.secret, { ...d, timestamp: old }), 'an old timestamp does not verify');
       // Delivered, on the deliveries list with its status.
-      await waitFor(async () => (await h.call('GET', `/v1/m/eventing/deliveries?subscription_id=${sub.id}&status=delivered`, { token: root.session })).json().items.length === 1, 5_000, 'delivered status');
+      await waitFor(
+        async () =>
+          (await h.call('GET', `/v1/m/eventing/deliveries?subscription_id=${sub.id}&status=delivered`, { token: root.session })).json()
+            .items.length === 1,
+        5_000,
+        'delivered status',
+      );
     });
 
     it('the log has an event for every acknowledged change and none for a rolled-back one', async () => {
@@ -85,41 +96,58 @@ for (const b of await testStores()) {
       assert.ok(all.items.every((e: { sequence: string }) => Number(e.sequence) > seqs[0]), 'the cursor');
     });
 
-    it('retries 500 and 429 (Retry-After), fails a 410 at once, and a receiver that never answers ends dead; redeliver requeues it', async () => {
-      const flaky = await subscribe({ name: 'flaky', endpoint: rx.url('/flaky'), retry: { max_attempts: 3, initial_interval_s: 1 } });
-      const busy = await subscribe({ name: 'busy', endpoint: rx.url('/busy'), retry: { max_attempts: 3, initial_interval_s: 1 } });
-      const gone = await subscribe({ name: 'gone', endpoint: rx.url('/gone') });
-      const hang = await subscribe({ name: 'hang', endpoint: rx.url('/hang'), timeout_ms: 300, retry: { max_attempts: 2, initial_interval_s: 1 } });
-      const t0 = Date.now();
-      await createAgent('retry-me');
-      await waitFor(() => rx.delivered('/flaky').length === 1 && rx.delivered('/busy').length === 1, 15_000, 'retried deliveries');
-      const busyTimes = rx.got.filter((g) => g.path === '/busy');
-      assert.equal(busyTimes.length, 2);
-      assert.equal(busyTimes[0]!.id, busyTimes[1]!.id, 'a retry carries the same webhook-id');
-      const list = async (id: string) => (await h.call('GET', `/v1/m/eventing/deliveries?subscription_id=${id}`, { token: root.session })).json().items;
-      await waitFor(async () => (await list(flaky.id))[0]?.status === 'delivered', 5_000, 'flaky delivered');
-      assert.equal((await list(flaky.id))[0].attempts, 2);
-      await waitFor(async () => (await list(gone.id))[0]?.status === 'failed', 5_000, 'gone failed');
-      const g = (await list(gone.id))[0];
-      assert.equal(g.attempts, 1, '410 is not retried');
-      assert.equal(g.last_status, 410);
-      await waitFor(async () => (await list(hang.id))[0]?.status === 'dead', 15_000, 'hang dead');
-      assert.ok(Date.now() - t0 >= 900, 'the ladder waited');
-      const dead = (await h.call('GET', `/v1/m/eventing/dead-letters?subscription_id=${hang.id}`, { token: root.session })).json().items;
-      assert.equal(dead.length, 1);
-      assert.match(dead[0].last_error, /no answer within 300 ms/);
-      // The receiver is fixed: point the subscription elsewhere (PUT keeps the secret), redeliver.
-      const cur = (await h.call('GET', `/v1/m/eventing/subscriptions/${hang.id}`, { token: root.session })).json();
-      const put = await h.call('PUT', `/v1/m/eventing/subscriptions/${hang.id}`, { token: root.session, body: { name: 'hang', event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/fixed'), version: cur.version } });
-      assert.equal(put.status, 200, put.text);
-      assert.ok(!('secret' in put.json()));
-      const again = await h.call('POST', `/v1/m/eventing/dead-letters/${dead[0].id}/redeliver`, { token: root.session });
-      assert.equal(again.status, 200, again.text);
-      await waitFor(() => rx.delivered('/fixed').length === 1, 10_000, 'redelivered');
-      verify(hang.secret, rx.delivered('/fixed')[0]!);
-      assert.equal((await h.call('POST', `/v1/m/eventing/dead-letters/${dead[0].id}/redeliver`, { token: root.session })).status, 409, 'only a dead delivery');
-      for (const s of [flaky, busy, gone, hang]) assert.equal((await h.call('DELETE', `/v1/m/eventing/subscriptions/${s.id}`, { token: root.session })).status, 204);
-    });
+    it(
+      'retries 500 and 429 (Retry-After), fails a 410 at once, and a receiver that never answers ends dead; redeliver requeues it',
+      async () => {
+        const flaky = await subscribe({ name: 'flaky', endpoint: rx.url('/flaky'), retry: { max_attempts: 3, initial_interval_s: 1 } });
+        const busy = await subscribe({ name: 'busy', endpoint: rx.url('/busy'), retry: { max_attempts: 3, initial_interval_s: 1 } });
+        const gone = await subscribe({ name: 'gone', endpoint: rx.url('/gone') });
+        const hang = await subscribe({
+          name: 'hang',
+          endpoint: rx.url('/hang'),
+          timeout_ms: 300,
+          retry: { max_attempts: 2, initial_interval_s: 1 },
+        });
+        const t0 = Date.now();
+        await createAgent('retry-me');
+        await waitFor(() => rx.delivered('/flaky').length === 1 && rx.delivered('/busy').length === 1, 15_000, 'retried deliveries');
+        const busyTimes = rx.got.filter((g) => g.path === '/busy');
+        assert.equal(busyTimes.length, 2);
+        assert.equal(busyTimes[0]!.id, busyTimes[1]!.id, 'a retry carries the same webhook-id');
+        const list = async (id: string) =>
+          (await h.call('GET', `/v1/m/eventing/deliveries?subscription_id=${id}`, { token: root.session })).json().items;
+        await waitFor(async () => (await list(flaky.id))[0]?.status === 'delivered', 5_000, 'flaky delivered');
+        assert.equal((await list(flaky.id))[0].attempts, 2);
+        await waitFor(async () => (await list(gone.id))[0]?.status === 'failed', 5_000, 'gone failed');
+        const g = (await list(gone.id))[0];
+        assert.equal(g.attempts, 1, '410 is not retried');
+        assert.equal(g.last_status, 410);
+        await waitFor(async () => (await list(hang.id))[0]?.status === 'dead', 15_000, 'hang dead');
+        assert.ok(Date.now() - t0 >= 900, 'the ladder waited');
+        const dead = (await h.call('GET', `/v1/m/eventing/dead-letters?subscription_id=${hang.id}`, { token: root.session })).json().items;
+        assert.equal(dead.length, 1);
+        assert.match(dead[0].last_error, /no answer within 300 ms/);
+        // The receiver is fixed: point the subscription elsewhere (PUT keeps the secret), redeliver.
+        const cur = (await h.call('GET', `/v1/m/eventing/subscriptions/${hang.id}`, { token: root.session })).json();
+        const put = await h.call('PUT', `/v1/m/eventing/subscriptions/${hang.id}`, {
+          token: root.session,
+          body: { name: 'hang', event_types: ['agent.created'], sink_format: 'json', endpoint: rx.url('/fixed'), version: cur.version },
+        });
+        assert.equal(put.status, 200, put.text);
+        assert.ok(!('secret' in put.json()));
+        const again = await h.call('POST', `/v1/m/eventing/dead-letters/${dead[0].id}/redeliver`, { token: root.session });
+        assert.equal(again.status, 200, again.text);
+        await waitFor(() => rx.delivered('/fixed').length === 1, 10_000, 'redelivered');
+        verify(hang.secret, rx.delivered('/fixed')[0]!);
+        assert.equal(
+          (await h.call('POST', `/v1/m/eventing/dead-letters/${dead[0].id}/redeliver`, { token: root.session })).status,
+          409,
+          'only a dead delivery',
+        );
+        for (const s of [flaky, busy, gone, hang])
+          assert.equal((await h.call('DELETE', `/v1/m/eventing/subscriptions/${s.id}`, { token: root.session })).status, 204);
+      },
+    );
 
     it('a receiver that is down then up gets every event once, in sequence order; another subscription is not held up', async () => {
       flakyAfter = Date.now() + 2_500;
@@ -138,19 +166,44 @@ for (const b of await testStores()) {
 
     it("a subscription's role ceiling: a viewer-role subscription never receives edge.observed; a viewer cannot subscribe", async () => {
       const viewer = await userWithRole(h, root.session, root.tenant, `viewer-${b.backend}@example.test`, 'viewer');
-      const refused = await h.call('POST', '/v1/m/eventing/subscriptions', { token: viewer.session, body: { name: 'v', event_types: ['agent.created'], endpoint: rx.url('/v') } });
+      const refused = await h.call('POST', '/v1/m/eventing/subscriptions', {
+        token: viewer.session,
+        body: { name: 'v', event_types: ['agent.created'], endpoint: rx.url('/v') },
+      });
       assert.equal(refused.status, 403);
-      const low = await subscribe({ name: 'low', role: 'viewer', endpoint: rx.url('/low'), event_types: ['edge.observed', 'agent.created'] });
-      const high = await subscribe({ name: 'high', role: 'editor', endpoint: rx.url('/high'), event_types: ['edge.observed', 'agent.created'] });
-      await h.bus.withEvents((emit) => h.store.withTenant(root.tenant, (tx) => emit({ type: 'edge.observed', tenant: root.tenant, subject: `tenant/${root.tenant}`, data: { count: 1 } }, tx) as Promise<void>));
+      const low = await subscribe({
+        name: 'low',
+        role: 'viewer',
+        endpoint: rx.url('/low'),
+        event_types: ['edge.observed', 'agent.created'],
+      });
+      const high = await subscribe({
+        name: 'high',
+        role: 'editor',
+        endpoint: rx.url('/high'),
+        event_types: ['edge.observed', 'agent.created'],
+      });
+      await h.bus.withEvents((emit) =>
+        h.store.withTenant(
+          root.tenant,
+          (tx) =>
+            emit({ type: 'edge.observed', tenant: root.tenant, subject: `tenant/${root.tenant}`, data: { count: 1 } }, tx) as Promise<void>,
+        ),
+      );
       await createAgent('after-edge');
       await waitFor(() => rx.delivered('/high').length === 2 && rx.delivered('/low').length === 1, 10_000, 'role-filtered deliveries');
       await new Promise((r) => setTimeout(r, 500));
       assert.deepEqual(rx.delivered('/low').map((d) => verify(low.secret, d)['type']), ['agent.created']);
       assert.deepEqual(rx.delivered('/high').map((d) => verify(high.secret, d)['type']), ['edge.observed', 'agent.created']);
       const viewerEvents = (await h.call('GET', '/v1/m/eventing/events?limit=1000', { token: viewer.session })).json().items;
-      assert.ok(viewerEvents.length > 0 && viewerEvents.every((e: { type: string }) => e.type !== 'edge.observed'), 'the events list is filtered by role too');
-      const above = await h.call('POST', '/v1/m/eventing/subscriptions', { token: (await userWithRole(h, root.session, root.tenant, `editor-${b.backend}@example.test`, 'editor')).session, body: { name: 'x', role: 'admin', event_types: ['agent.created'], endpoint: rx.url('/x') } });
+      assert.ok(
+        viewerEvents.length > 0 && viewerEvents.every((e: { type: string }) => e.type !== 'edge.observed'),
+        'the events list is filtered by role too',
+      );
+      const above = await h.call('POST', '/v1/m/eventing/subscriptions', {
+        token: (await userWithRole(h, root.session, root.tenant, `editor-${b.backend}@example.test`, 'editor')).session,
+        body: { name: 'x', role: 'admin', event_types: ['agent.created'], endpoint: rx.url('/x') },
+      });
       assert.equal(above.status, 403);
       assert.equal(above.json().error.code, 'role_ceiling');
       for (const s of [low, high]) await h.call('DELETE', `/v1/m/eventing/subscriptions/${s.id}`, { token: root.session });
@@ -207,42 +260,62 @@ for (const b of await testStores()) {
       await h.call('DELETE', `/v1/m/eventing/subscriptions/${sub.id}`, { token: root.session });
     });
 
-    it('authoring refuses a bad sink_format naming the accepted tokens, a plain-HTTP endpoint without the development flag, and bad input', async () => {
-      const bad = await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body: { name: 'f', event_types: ['agent.created'], endpoint: rx.url('/f'), sink_format: 'xml' } });
-      assert.equal(bad.status, 400);
-      assert.match(bad.json().error.message, /ocsf, cef, leef, syslog, otlp, otlp_envelope, json/);
-      process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = '';
-      try {
-        for (const endpoint of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost:9/x']) {
-          const r = await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body: { name: 'e', event_types: ['agent.created'], endpoint } });
-          assert.equal(r.status, 400, endpoint);
-          assert.match(r.json().error.message, /SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS/);
+    it(
+      'authoring refuses a bad sink_format naming the accepted tokens, a plain-HTTP endpoint without the development flag, and bad ' +
+        'input',
+      async () => {
+        const bad = await h.call('POST', '/v1/m/eventing/subscriptions', {
+          token: root.session,
+          body: { name: 'f', event_types: ['agent.created'], endpoint: rx.url('/f'), sink_format: 'xml' },
+        });
+        assert.equal(bad.status, 400);
+        assert.match(bad.json().error.message, /ocsf, cef, leef, syslog, otlp, otlp_envelope, json/);
+        process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = '';
+        try {
+          for (const endpoint of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost:9/x']) {
+            const r = await h.call('POST', '/v1/m/eventing/subscriptions', {
+              token: root.session,
+              body: { name: 'e', event_types: ['agent.created'], endpoint },
+            });
+            assert.equal(r.status, 400, endpoint);
+            assert.match(r.json().error.message, /SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS/);
+          }
+        } finally {
+          process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
         }
-      } finally {
-        process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
-      }
-      const cases: unknown[] = [
-        { name: 'u', event_types: ['agent.created'], endpoint: rx.url('/u'), surprise: 1 },
-        { name: 'u', event_types: ['no.such_type'], endpoint: rx.url('/u') },
-        { name: 'u\u0000', event_types: ['agent.created'], endpoint: rx.url('/u') },
-        { name: 'u', event_types: 'agent.created', endpoint: rx.url('/u') },
-        { name: 'u', event_types: ['agent.created'], endpoint: 'not a url' },
-      ];
-      for (const body of cases) {
-        const r = await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body });
-        assert.equal(r.status, 400, JSON.stringify(body));
-        assert.equal(r.json().error.code, 'bad_request');
-      }
-      const malformed = await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body: '{"name":', headers: { 'content-type': 'application/json' } });
-      assert.equal(malformed.status, 400);
-    });
+        const cases: unknown[] = [
+          { name: 'u', event_types: ['agent.created'], endpoint: rx.url('/u'), surprise: 1 },
+          { name: 'u', event_types: ['no.such_type'], endpoint: rx.url('/u') },
+          { name: 'u\u0000', event_types: ['agent.created'], endpoint: rx.url('/u') },
+          { name: 'u', event_types: 'agent.created', endpoint: rx.url('/u') },
+          { name: 'u', event_types: ['agent.created'], endpoint: 'not a url' },
+        ];
+        for (const body of cases) {
+          const r = await h.call('POST', '/v1/m/eventing/subscriptions', { token: root.session, body });
+          assert.equal(r.status, 400, JSON.stringify(body));
+          assert.equal(r.json().error.code, 'bad_request');
+        }
+        const malformed = await h.call('POST', '/v1/m/eventing/subscriptions', {
+          token: root.session,
+          body: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(malformed.status, 400);
+      },
+    );
 
     it('every mutation appends an audit record; receiver credentials are sealed, never returned', async () => {
-      const sub = await subscribe({ name: 'authd', endpoint: rx.url('/authd'), auth: { kind: 'bearer', token: 'receiver-bearer-token-123' } });
+      const sub = await subscribe({
+        name: 'authd',
+        endpoint: rx.url('/authd'),
+        auth: { kind: 'bearer', token: 'receiver-bearer-token-123' },
+      });
       const got = (await h.call('GET', `/v1/m/eventing/subscriptions/${sub.id}`, { token: root.session })).text;
       assert.ok(!got.includes('receiver-bearer-token-123'));
       assert.match(got, /"hint":"-123"/);
-      const stored = await h.store.withTenant(root.tenant, (tx) => tx.selectFrom('event_subscriptions').select(['auth_sealed', 'secret_sealed']).where('id', '=', sub.id).executeTakeFirstOrThrow());
+      const stored = await h.store.withTenant(root.tenant, (tx) =>
+        tx.selectFrom('event_subscriptions').select(['auth_sealed', 'secret_sealed']).where('id', '=', sub.id).executeTakeFirstOrThrow(),
+      );
       assert.ok(!String(stored.auth_sealed).includes('receiver-bearer') && String(stored.auth_sealed).startsWith('sv1:'));
       assert.ok(!String(stored.secret_sealed).includes(sub.secret.slice(6)));
       await createAgent('authd-agent');
@@ -250,7 +323,15 @@ for (const b of await testStores()) {
       assert.equal(rx.delivered('/authd')[0]!.headers['authorization'], 'Bearer receiver-bearer-token-123');
       await h.call('DELETE', `/v1/m/eventing/subscriptions/${sub.id}`, { token: root.session });
       const actions = h.audit.appended.map((a) => a.draft.action);
-      for (const a of ['eventing.subscription.create', 'eventing.subscription.update', 'eventing.subscription.delete', 'eventing.subscription.rotate_secret', 'eventing.subscription.test', 'eventing.delivery.redeliver']) assert.ok(actions.includes(a), a);
+      for (const a of [
+        'eventing.subscription.create',
+        'eventing.subscription.update',
+        'eventing.subscription.delete',
+        'eventing.subscription.rotate_secret',
+        'eventing.subscription.test',
+        'eventing.delivery.redeliver',
+      ])
+        assert.ok(actions.includes(a), a);
     });
   });
 }

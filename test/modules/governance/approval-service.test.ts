@@ -6,7 +6,17 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { cancelApproval, consumeApproval, decideApproval, gateOnApproval, getApproval, listApprovals, listDecisions, planHash, requestApproval } from '../../../src/modules/governance/approval-service.js';
+import {
+  cancelApproval,
+  consumeApproval,
+  decideApproval,
+  gateOnApproval,
+  getApproval,
+  listApprovals,
+  listDecisions,
+  planHash,
+  requestApproval,
+} from '../../../src/modules/governance/approval-service.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 import { drain, govHarness, type GovHarness } from './harness.js';
@@ -37,7 +47,10 @@ for (const b of await testStores()) {
       assert.equal(a, planHash({ subject: 's', params: { a: [true, 'é'], b: 1 }, action: 'x' }));
       assert.notEqual(a, planHash({ action: 'x', subject: 's', params: { b: 2, a: [true, 'é'] } }));
       // Known vector: sha256('{"action":"x","params":{},"subject":"s"}')
-      assert.equal(planHash({ action: 'x', subject: 's' }), createHash('sha256').update('{"action":"x","params":{},"subject":"s"}').digest('hex'));
+      assert.equal(
+        planHash({ action: 'x', subject: 's' }),
+        createHash('sha256').update('{"action":"x","params":{},"subject":"s"}').digest('hex'),
+      );
     });
 
     it('one person with a session and an API key cannot reach a quorum of two; a second person can', async () => {
@@ -50,7 +63,10 @@ for (const b of await testStores()) {
       assert.equal(first.approval.status, 'pending');
       assert.equal(first.approval.approvals, 1);
       // Same person, another credential (an API key): refused, and the count does not move.
-      await assert.rejects(decideApproval(g.as(ana, 'token'), a.id, { decision: 'approve', reason: 'again' }), { code: 'conflict', status: 409 });
+      await assert.rejects(decideApproval(g.as(ana, 'token'), a.id, { decision: 'approve', reason: 'again' }), {
+        code: 'conflict',
+        status: 409,
+      });
       assert.equal((await getApproval(h.store, tenant, a.id)).approvals, 1);
       assert.equal((await getApproval(h.store, tenant, a.id)).status, 'pending');
       await assert.rejects(consumeApproval(g.as(requester), a.id, plan), { code: 'approval_required', status: 409 });
@@ -61,20 +77,31 @@ for (const b of await testStores()) {
       assert.deepEqual(actions().slice(before), ['approval.request', 'approval.decide', 'approval.decide', 'approval.resolve']);
       await drain();
       assert.ok(g.events.some((e) => e.type === 'approval.requested' && e.subject === `approval/${a.id}`));
-      assert.ok(g.events.some((e) => e.type === 'approval.resolved' && e.data['status'] === 'approved' && e.subject === `approval/${a.id}`));
+      assert.ok(
+        g.events.some((e) => e.type === 'approval.resolved' && e.data['status'] === 'approved' && e.subject === `approval/${a.id}`),
+      );
     });
 
     it('the requester cannot decide their own request, with any credential', async () => {
       const a = await requestApproval(g.as(requester), plan);
-      await assert.rejects(decideApproval(g.as(requester, 'user'), a.id, { decision: 'approve', reason: 'mine' }), { code: 'forbidden', status: 403 });
-      await assert.rejects(decideApproval(g.as(requester, 'token'), a.id, { decision: 'approve', reason: 'mine' }), { code: 'forbidden', status: 403 });
+      await assert.rejects(decideApproval(g.as(requester, 'user'), a.id, { decision: 'approve', reason: 'mine' }), {
+        code: 'forbidden',
+        status: 403,
+      });
+      await assert.rejects(decideApproval(g.as(requester, 'token'), a.id, { decision: 'approve', reason: 'mine' }), {
+        code: 'forbidden',
+        status: 403,
+      });
       assert.deepEqual(await listDecisions(h.store, tenant, a.id), []);
     });
 
     it('single use: consumed once for exactly the approved plan; a changed plan is approval_invalid', async () => {
       const a = await requestApproval(g.as(requester), { ...plan, quorum: 1 } as never);
       await decideApproval(g.as(ana), a.id, { decision: 'approve', reason: 'ok' });
-      await assert.rejects(consumeApproval(g.as(requester), a.id, { ...plan, params: { ...plan.params, user: 'u-2' } }), { code: 'approval_invalid', status: 409 });
+      await assert.rejects(consumeApproval(g.as(requester), a.id, { ...plan, params: { ...plan.params, user: 'u-2' } }), {
+        code: 'approval_invalid',
+        status: 409,
+      });
       await assert.rejects(consumeApproval(g.as(requester), a.id, { plan_hash: '0'.repeat(64) }), { code: 'approval_invalid' });
       const used = await consumeApproval(g.as(requester), a.id, plan);
       assert.equal(used.status, 'consumed');
@@ -91,11 +118,21 @@ for (const b of await testStores()) {
       const a = await requestApproval(g.as(requester), { ...plan, quorum: 1 } as never);
       await decideApproval(g.as(ana), a.id, { decision: 'approve', reason: 'ok' });
       // Move its expiry into the past, as time would.
-      await h.admin.query(b.backend === 'postgres' ? 'update gov_approvals set expires_at = $1 where id = $2' : 'update gov_approvals set expires_at = ? where id = ?', ['2020-01-01T00:00:00.000000000Z', a.id]);
+      await h.admin.query(
+        b.backend === 'postgres'
+          ? 'update gov_approvals set expires_at = $1 where id = $2'
+          : 'update gov_approvals set expires_at = ? where id = ?',
+        ['2020-01-01T00:00:00.000000000Z', a.id],
+      );
       assert.equal((await getApproval(h.store, tenant, a.id)).status, 'expired');
       await assert.rejects(consumeApproval(g.as(requester), a.id, plan), { code: 'approval_invalid', status: 409 });
       const p = await requestApproval(g.as(requester), plan);
-      await h.admin.query(b.backend === 'postgres' ? 'update gov_approvals set expires_at = $1 where id = $2' : 'update gov_approvals set expires_at = ? where id = ?', ['2020-01-01T00:00:00.000000000Z', p.id]);
+      await h.admin.query(
+        b.backend === 'postgres'
+          ? 'update gov_approvals set expires_at = $1 where id = $2'
+          : 'update gov_approvals set expires_at = ? where id = ?',
+        ['2020-01-01T00:00:00.000000000Z', p.id],
+      );
       await assert.rejects(decideApproval(g.as(ana), p.id, { decision: 'approve', reason: 'late' }), { code: 'approval_invalid' });
       assert.ok((await listApprovals(h.store, tenant, { limit: 100, status: 'expired' })).items.some((x) => x.id === p.id));
     });

@@ -17,7 +17,11 @@ export interface GovHarness {
   events: BusEvent[];
   services: Services;
   /** a context acting as `userId` through a session (`user`) or one of their API keys (`token`) */
-  as(userId: string, kind?: 'user' | 'token', tokenId?: string): { principal: Principal; tenant: string; services: Services; requestId: string };
+  as(
+    userId: string,
+    kind?: 'user' | 'token',
+    tokenId?: string,
+  ): { principal: Principal; tenant: string; services: Services; requestId: string };
 }
 
 export function govHarness(store: Store, tenant: string, dataDir = '/nonexistent'): GovHarness {
@@ -35,8 +39,19 @@ export function govHarness(store: Store, tenant: string, dataDir = '/nonexistent
     as(userId, kind = 'user', tokenId = randomUUID()) {
       const credentialId = kind === 'user' ? randomUUID() : tokenId;
       const principal: Principal = {
-        kind, userId, actor: kind === 'user' ? `user:${userId}` : `token:${credentialId}`, actorKind: kind, credentialId, superadmin: false, aal: 1, aalExpiresAt: null, amr: [],
-        boundTenant: null, roleCeiling: null, grants: [{ tenant, role: 'editor' }], expiresAt: null,
+        kind,
+        userId,
+        actor: kind === 'user' ? `user:${userId}` : `token:${credentialId}`,
+        actorKind: kind,
+        credentialId,
+        superadmin: false,
+        aal: 1,
+        aalExpiresAt: null,
+        amr: [],
+        boundTenant: null,
+        roleCeiling: null,
+        grants: [{ tenant, role: 'editor' }],
+        expiresAt: null,
       };
       return { principal, tenant, services, requestId: randomUUID() };
     },

@@ -26,7 +26,12 @@ forbid(principal is Svc::ApiKey, action in Svc::Action::"read", resource == Svc:
       for (const action of ['agent:write', 'agent:read', 'audit:read', 'token:write'])
         for (const aal of [1, 3])
           for (const res of ['agent', 'audit'])
-            inputs.push({ principal: { id: kind === 'user' ? 'user:u1' : 'token:t1', kind, userId: 'u1', superadmin: false, role: 'editor', aal }, action, resource: { kind: res, tenant: '01900000-0000-7000-8000-000000000001' }, context: { method: 'GET', route: '/x', remoteAddress: '127.0.0.1', requestId: 'r' } });
+            inputs.push({
+              principal: { id: kind === 'user' ? 'user:u1' : 'token:t1', kind, userId: 'u1', superadmin: false, role: 'editor', aal },
+              action,
+              resource: { kind: res, tenant: '01900000-0000-7000-8000-000000000001' },
+              context: { method: 'GET', route: '/x', remoteAddress: '127.0.0.1', requestId: 'r' },
+            });
     for (const input of inputs) {
       const expected = await pdp.decide(input);
       const call = cedarRequest(input) as CedarCall;
@@ -39,9 +44,17 @@ forbid(principal is Svc::ApiKey, action in Svc::Action::"read", resource == Svc:
     const lines: string[] = [];
     for (let t = 0; t < 20; t++) {
       lines.push(`@id("p${t}") permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"T${t}");`);
-      for (let i = 0; i < 8; i++) lines.push(`@id("c${t}-${i}") ${i % 3 === 0 ? 'forbid' : 'permit'}(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"T${t}") when { context.tool_input has command && context.tool_input.command like "op${i}*" };`);
+      for (let i = 0; i < 8; i++)
+        lines.push(
+          `@id("c${t}-${i}") ${i % 3 === 0 ? 'forbid' : 'permit'}(principal, action == Svc::Action::"PreToolUse", resource == ` +
+            `Svc::Tool::"T${t}") when { context.tool_input has command && context.tool_input.command like "op${i}*" };`,
+        );
     }
-    for (let i = 0; i < 18; i++) lines.push(`@id("any${i}") ${i % 2 ? 'forbid' : 'permit'}(principal, action, resource) when { context.tool_input has command && context.tool_input.command == "x${i}" };`);
+    for (let i = 0; i < 18; i++)
+      lines.push(
+        `@id("any${i}") ${i % 2 ? 'forbid' : 'permit'}(principal, action, resource) when { context.tool_input has command && ` +
+          `context.tool_input.command == "x${i}" };`,
+      );
     lines.push('@id("ask-all-post") @decision("ask") permit(principal, action == Svc::Action::"PostToolUse", resource);');
     lines.push('@id("scope-forbid") forbid(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"T3");');
     const r = compilePolicies(lines.join('\n'));
@@ -53,8 +66,11 @@ forbid(principal is Svc::ApiKey, action in Svc::Action::"read", resource == Svc:
       for (const ev of ['PreToolUse', 'PostToolUse'])
         for (const cmd of [undefined, 'op1 a', 'op3 b', 'x4', 'x5', 'zzz']) {
           const call: CedarCall = {
-            principal: { type: 'Svc::ApiKey', id: 'k' }, action: { type: 'Svc::Action', id: ev }, resource: { type: 'Svc::Tool', id: `T${t}` },
-            context: { tool_input: cmd === undefined ? {} : { command: cmd } }, entities: [],
+            principal: { type: 'Svc::ApiKey', id: 'k' },
+            action: { type: 'Svc::Action', id: ev },
+            resource: { type: 'Svc::Tool', id: `T${t}` },
+            context: { tool_input: cmd === undefined ? {} : { command: cmd } },
+            entities: [],
           };
           const whole = set.evaluate(call, { sliced: false });
           const sliced = set.evaluate(call);
@@ -64,13 +80,25 @@ forbid(principal is Svc::ApiKey, action in Svc::Action::"read", resource == Svc:
           n++;
         }
     assert.equal(n, 288);
-    const fixed = set.evaluate({ principal: { type: 'Svc::ApiKey', id: 'k' }, action: { type: 'Svc::Action', id: 'PostToolUse' }, resource: { type: 'Svc::Tool', id: 'Nope' }, context: { tool_input: {} }, entities: [] });
+    const fixed = set.evaluate({
+      principal: { type: 'Svc::ApiKey', id: 'k' },
+      action: { type: 'Svc::Action', id: 'PostToolUse' },
+      resource: { type: 'Svc::Tool', id: 'Nope' },
+      context: { tool_input: {} },
+      entities: [],
+    });
     assert.equal(fixed.decision, 'ask');
   });
 
   it('a policy that fails to evaluate denies; a document that does not parse is refused with the reason', () => {
     const set = compilePolicies('permit(principal, action, resource) when { context.n > 1 };').compiled!;
-    const ev = set.evaluate({ principal: { type: 'Svc::ApiKey', id: 'k' }, action: { type: 'Svc::Action', id: 'PreToolUse' }, resource: { type: 'Svc::Tool', id: 'Bash' }, context: { n: 'not a number' }, entities: [] });
+    const ev = set.evaluate({
+      principal: { type: 'Svc::ApiKey', id: 'k' },
+      action: { type: 'Svc::Action', id: 'PreToolUse' },
+      resource: { type: 'Svc::Tool', id: 'Bash' },
+      context: { n: 'not a number' },
+      entities: [],
+    });
     assert.equal(ev.decision, 'deny');
     assert.ok(ev.errors.length > 0);
     const bad = compilePolicies('permit(principal, action, resource');
@@ -82,13 +110,24 @@ forbid(principal is Svc::ApiKey, action in Svc::Action::"read", resource == Svc:
   it('redaction: secrets never survive into the summary; long values are cut', () => {
     const s = JSON.stringify(
       summariseInput({
-        command: 'curl -H "Authorization: Bearer abcdefghijklmnop123" https://u:p4ssw0rd@host/ && export password=hunter2 AWS=AKIAABCDEFGHIJKLMNOP',
+        command:
+          'curl -H "Authorization: Bearer abcdefghijklmnop123" https://u:p4ssw0rd@host/ && export password=hunter2 ' +
+          'AWS=AKIAABCDEFGHIJKLMNOP',
         api_key: 'plain-secret',
         nested: { token: 'x', text: 'svck_ABCDEFGHIJKLMNOP and -----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----' },
         long: 'a'.repeat(1000),
       }),
     );
-    for (const secret of ['abcdefghijklmnop123', 'p4ssw0rd', 'hunter2', 'AKIAABCDEFGHIJKLMNOP', 'plain-secret', 'svck_ABCDEFGHIJKLMNOP', 'MIIB']) assert.ok(!s.includes(secret), `${secret} in ${s}`);
+    for (const secret of [
+      'abcdefghijklmnop123',
+      'p4ssw0rd',
+      'hunter2',
+      'AKIAABCDEFGHIJKLMNOP',
+      'plain-secret',
+      'svck_ABCDEFGHIJKLMNOP',
+      'MIIB',
+    ])
+      assert.ok(!s.includes(secret), `${secret} in ${s}`);
     assert.match(s, /…\(1000 chars\)/);
   });
 });

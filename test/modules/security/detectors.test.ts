@@ -9,13 +9,31 @@ import { after, before, describe, it } from 'node:test';
 import { createAgent } from '../../../src/core/agents/agent-service.js';
 import { ingestObservations, revokeGrants, upsertGrants, type Observation } from '../../../src/modules/accessmap/edge-store.js';
 import { writeNodes } from '../../../src/modules/accessmap/node-store.js';
-import { DEFAULT_DETECTOR_BOUNDS, DRIFT_UNEXPECTED_RULE, DRIFT_UNUSED_RULE, ESCALATION_RULE, evaluateDetectors } from '../../../src/modules/security/detectors.js';
+import {
+  DEFAULT_DETECTOR_BOUNDS,
+  DRIFT_UNEXPECTED_RULE,
+  DRIFT_UNUSED_RULE,
+  ESCALATION_RULE,
+  evaluateDetectors,
+} from '../../../src/modules/security/detectors.js';
 import { getFindingRow, listFindings, triageFinding } from '../../../src/modules/security/finding-store.js';
 import type { Finding } from '../../../src/modules/security/model.js';
 import { testStores, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
 
-const obs = (origin: Observation['origin'], ref: string, mode: 'r' | 'rw', confidence: 'high' | 'medium' | 'low' = 'high'): Observation => ({ origin, resource: { ref }, mode, confidence, signal_source: 'cloudtrail', observed_at: '2026-06-02T10:00:00.000000000Z' });
+const obs = (
+  origin: Observation['origin'],
+  ref: string,
+  mode: 'r' | 'rw',
+  confidence: 'high' | 'medium' | 'low' = 'high',
+): Observation => ({
+  origin,
+  resource: { ref },
+  mode,
+  confidence,
+  signal_source: 'cloudtrail',
+  observed_at: '2026-06-02T10:00:00.000000000Z',
+});
 
 for (const b of await testStores()) {
   describe(`${b.backend}: security detectors`, { skip: b.skip }, () => {
@@ -27,13 +45,22 @@ for (const b of await testStores()) {
     after(async () => h?.dispose());
 
     const findings = async (t: string): Promise<Finding[]> => (await listFindings(h.store, t, { source: 'detector', limit: 1000 })).items;
-    const byRule = (fs: Finding[], rule: string) => fs.filter((f) => f.rule_id === rule).map((f) => [f.subject_ref.split(' ').pop(), f.status, f.severity]).sort();
+    const byRule = (fs: Finding[], rule: string) =>
+      fs
+        .filter((f) => f.rule_id === rule)
+        .map((f) => [f.subject_ref.split(' ').pop(), f.status, f.severity])
+        .sort();
 
     it('drift becomes findings with evidence, and each resolves when its drift disappears', async () => {
       const t = await addTenant(h.store);
       const a = await createAgent(h.store, t, { name: 'coder' });
-      await upsertGrants(h.store, t, [{ origin: { kind: 'agent', id: a.id }, resource: { ref: 's3://payroll' }, mode: 'r', source: 'iam' }]);
-      await ingestObservations(h.store, t, [obs({ kind: 'agent', id: a.id }, 's3://secrets', 'rw'), obs({ kind: 'agent', id: a.id }, 's3://logs', 'r', 'low')]);
+      await upsertGrants(h.store, t, [
+        { origin: { kind: 'agent', id: a.id }, resource: { ref: 's3://payroll' }, mode: 'r', source: 'iam' },
+      ]);
+      await ingestObservations(h.store, t, [
+        obs({ kind: 'agent', id: a.id }, 's3://secrets', 'rw'),
+        obs({ kind: 'agent', id: a.id }, 's3://logs', 'r', 'low'),
+      ]);
       const first = await evaluateDetectors(h.store, t);
       assert.deepEqual([first.reported.length, first.resolved.length, first.drift], [3, 0, { items: 3, complete: true }]);
       const all = await findings(t);
@@ -44,7 +71,9 @@ for (const b of await testStores()) {
       ]);
       const unused = all.find((f) => f.rule_id === DRIFT_UNUSED_RULE) as Finding;
       assert.deepEqual([unused.severity, unused.status, unused.kind], ['low', 'open', 'drift']);
-      const evidence = JSON.parse((await getFindingRow(h.store, t, unused.id)).evidence) as { drift: { drift: string; resource_name: string; permitted: boolean } };
+      const evidence = JSON.parse((await getFindingRow(h.store, t, unused.id)).evidence) as {
+        drift: { drift: string; resource_name: string; permitted: boolean };
+      };
       assert.deepEqual([evidence.drift.drift, evidence.drift.resource_name, evidence.drift.permitted], ['unused', 's3://payroll', true]);
 
       // Nothing changed: a second run reports nothing new and resolves nothing.
@@ -52,7 +81,9 @@ for (const b of await testStores()) {
       assert.deepEqual([same.reported.length, same.resolved.length, same.repeated], [0, 0, 3]);
 
       // A grant now covers the secrets access, and payroll is read: both drifts disappear.
-      await upsertGrants(h.store, t, [{ origin: { kind: 'agent', id: a.id }, resource: { ref: 's3://secrets' }, mode: 'rw', source: 'iam' }]);
+      await upsertGrants(h.store, t, [
+        { origin: { kind: 'agent', id: a.id }, resource: { ref: 's3://secrets' }, mode: 'rw', source: 'iam' },
+      ]);
       await ingestObservations(h.store, t, [obs({ kind: 'agent', id: a.id }, 's3://payroll', 'r')]);
       const fixed = await evaluateDetectors(h.store, t);
       assert.deepEqual(fixed.resolved.map((f) => f.rule_id).sort(), [DRIFT_UNEXPECTED_RULE, DRIFT_UNUSED_RULE]);
@@ -86,9 +117,21 @@ for (const b of await testStores()) {
       const run = await evaluateDetectors(h.store, t);
       assert.deepEqual(run.escalation, { agents: 2, paths: 3, complete: true });
       const esc = (await findings(t)).filter((f) => f.rule_id === ESCALATION_RULE);
-      assert.deepEqual(esc.map((f) => f.subject_ref.replace(a.id, 'A').replace(bb.id, 'B').replace(bot?.id as string, 'bot')).sort(), ['agent:A -> agent:B', 'agent:A -> identity:bot', 'agent:B -> identity:bot']);
+      assert.deepEqual(
+        esc
+          .map((f) =>
+            f.subject_ref
+              .replace(a.id, 'A')
+              .replace(bb.id, 'B')
+              .replace(bot?.id as string, 'bot'),
+          )
+          .sort(),
+        ['agent:A -> agent:B', 'agent:A -> identity:bot', 'agent:B -> identity:bot'],
+      );
       const toBot = esc.find((f) => f.subject_ref === `agent:${a.id} -> identity:${bot?.id}`) as Finding;
-      const ev = JSON.parse((await getFindingRow(h.store, t, toBot.id)).evidence) as { path: { length: number; hops: Array<{ via: string }> } };
+      const ev = JSON.parse((await getFindingRow(h.store, t, toBot.id)).evidence) as {
+        path: { length: number; hops: Array<{ via: string }> };
+      };
       assert.deepEqual([ev.path.length, ev.path.hops.map((x) => x.via)], [2, ['writes', 'credential']]);
       const bToBot = esc.find((f) => f.subject_ref.startsWith(`agent:${bb.id}`)) as Finding;
       await triageFinding(h.store, t, bToBot.id, { status: 'suppressed', note: 'break-glass account' }, 'user:u');
@@ -96,11 +139,24 @@ for (const b of await testStores()) {
       // A no longer writes the config: A's paths are gone, B's stays (suppressed, untouched).
       await revokeGrants(h.store, t, [{ origin: { kind: 'agent', id: a.id }, resource: { ref: 'cfg' }, mode: 'rw' }]);
       const after = await evaluateDetectors(h.store, t);
-      assert.deepEqual(after.resolved.filter((f) => f.rule_id === ESCALATION_RULE).map((f) => f.subject_ref.split(' -> ')[1]?.split(':')[0]).sort(), ['agent', 'identity']);
+      assert.deepEqual(
+        after.resolved
+          .filter((f) => f.rule_id === ESCALATION_RULE)
+          .map((f) => f.subject_ref.split(' -> ')[1]?.split(':')[0])
+          .sort(),
+        ['agent', 'identity'],
+      );
       // The withdrawn grant was never used: its unused-grant drift finding resolves with it.
-      assert.deepEqual(after.resolved.filter((f) => f.rule_id === DRIFT_UNUSED_RULE).map((f) => f.message.split(' that ')[0]), ['agent "A" holds a rw grant on cfg']);
+      assert.deepEqual(
+        after.resolved.filter((f) => f.rule_id === DRIFT_UNUSED_RULE).map((f) => f.message.split(' that ')[0]),
+        ['agent "A" holds a rw grant on cfg'],
+      );
       const now = (await findings(t)).filter((f) => f.rule_id === ESCALATION_RULE);
-      assert.deepEqual(now.map((f) => [f.id === bToBot.id, f.status]).sort(), [[false, 'resolved'], [false, 'resolved'], [true, 'suppressed']]);
+      assert.deepEqual(now.map((f) => [f.id === bToBot.id, f.status]).sort(), [
+        [false, 'resolved'],
+        [false, 'resolved'],
+        [true, 'suppressed'],
+      ]);
     });
 
     it('a walk or search cut short by its bounds proves no absence: nothing is resolved from it', async () => {

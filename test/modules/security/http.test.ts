@@ -21,7 +21,13 @@ const backends: Array<{ name: 'sqlite' | 'postgres'; skip: string | undefined }>
   { name: 'postgres', skip: pg.skip },
 ];
 
-type Sarif = { version: string; runs: Array<{ results: Array<{ guid: string; ruleId: string; partialFingerprints: { primaryLocationLineHash: string } }>; tool: { driver: { rules: Array<{ id: string }> } } }> };
+type Sarif = {
+  version: string;
+  runs: Array<{
+    results: Array<{ guid: string; ruleId: string; partialFingerprints: { primaryLocationLineHash: string } }>;
+    tool: { driver: { rules: Array<{ id: string }> } };
+  }>;
+};
 
 for (const backend of backends) {
   describe(`${backend.name}: security findings over HTTPS`, { skip: backend.skip }, () => {
@@ -38,7 +44,11 @@ for (const backend of backends) {
 
     const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
       call(server, method, p, {
-        headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenantId, ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-service-tenant': tenantId,
+          ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     const auditCount = async (action: string): Promise<number> => {
@@ -64,10 +74,18 @@ for (const backend of backends) {
       server = await startServer({ dataDir, args, env });
       const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
       const json = { 'content-type': 'application/json' };
-      const setup = await call(server, 'POST', '/v1/setup', { body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }), headers: json });
+      const setup = await call(server, 'POST', '/v1/setup', {
+        body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }),
+        headers: json,
+      });
       assert.equal(setup.status, 201, setup.text);
       tenant = setup.json().organization.id;
-      owner = (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'owner@example.test', password: 'owner password 123' }), headers: json })).json().token;
+      owner = (
+        await call(server, 'POST', '/v1/auth/login', {
+          body: JSON.stringify({ email: 'owner@example.test', password: 'owner password 123' }),
+          headers: json,
+        })
+      ).json().token;
       const issue = async (role: string) => (await send(owner, 'POST', '/v1/tokens', { name: role, role, tenant })).json().token as string;
       viewer = await issue('viewer');
       editor = await issue('editor');
@@ -82,7 +100,14 @@ for (const backend of backends) {
     let ids: string[] = [];
 
     it('reports: editor 200 (audited, deduplicated), viewer 403; bad input is a 400 envelope', async () => {
-      const findings = Array.from({ length: 5 }, (_, i) => ({ rule_id: i < 3 ? 'dep.vuln' : 'secret.leak', severity: (['low', 'medium', 'high', 'critical', 'info'] as const)[i], subject_kind: 'package', subject_ref: `pkg-${i}`, message: `problem ${i}`, ...(i === 0 ? { artifact_uri: 'package-lock.json', region: { start_line: 10, end_line: 12 } } : {}) }));
+      const findings = Array.from({ length: 5 }, (_, i) => ({
+        rule_id: i < 3 ? 'dep.vuln' : 'secret.leak',
+        severity: (['low', 'medium', 'high', 'critical', 'info'] as const)[i],
+        subject_kind: 'package',
+        subject_ref: `pkg-${i}`,
+        message: `problem ${i}`,
+        ...(i === 0 ? { artifact_uri: 'package-lock.json', region: { start_line: 10, end_line: 12 } } : {}),
+      }));
       assert.equal((await send(viewer, 'POST', '/v1/m/security/findings', { findings })).status, 403);
       const res = await send(editor, 'POST', '/v1/m/security/findings', { findings: [...findings, findings[1]] });
       assert.equal(res.status, 200, res.text);
@@ -106,29 +131,45 @@ for (const backend of backends) {
       }
     });
 
-    it('reads: viewer lists and gets; evidence is a privileged read (viewer 403, editor 200 and audited); another tenant gets 404', async () => {
-      const list = await send(viewer, 'GET', '/v1/m/security/findings?rule_id=dep.vuln&limit=2');
-      assert.equal(list.status, 200, list.text);
-      assert.deepEqual([list.json().items.length, list.json().has_more], [2, true]);
-      const next = await send(viewer, 'GET', `/v1/m/security/findings?rule_id=dep.vuln&limit=2&cursor=${list.json().cursor}`);
-      assert.deepEqual(next.json().items.map((f: { subject_ref: string }) => f.subject_ref), ['pkg-2']);
-      const one = await send(viewer, 'GET', `/v1/m/security/findings/${ids[0]}`);
-      assert.deepEqual([one.json().artifact_uri, one.json().region, one.json().status, one.json().source], ['package-lock.json', { start_line: 10, end_line: 12 }, 'open', 'integration']);
-      assert.equal((await send(viewer, 'GET', `/v1/m/security/findings/${ids[0]}/evidence`)).status, 403);
-      const before = await auditCount('security.finding.evidence.read');
-      assert.equal((await send(editor, 'GET', `/v1/m/security/findings/${ids[0]}/evidence`)).status, 200);
-      assert.equal(await auditCount('security.finding.evidence.read'), before + 1);
-      assert.equal((await send(owner, 'GET', `/v1/m/security/findings/${ids[0]}`, undefined, otherTenant)).status, 404);
-      assert.deepEqual((await send(owner, 'GET', '/v1/m/security/findings', undefined, otherTenant)).json().items, []);
-      assert.equal((await send(viewer, 'GET', '/v1/m/security/findings?status=closed')).status, 400);
-      assert.equal((await send(viewer, 'GET', '/v1/m/security/findings/not-a-uuid')).status, 400);
-    });
+    it(
+      'reads: viewer lists and gets; evidence is a privileged read (viewer 403, editor 200 and audited); another tenant gets 404',
+      async () => {
+        const list = await send(viewer, 'GET', '/v1/m/security/findings?rule_id=dep.vuln&limit=2');
+        assert.equal(list.status, 200, list.text);
+        assert.deepEqual([list.json().items.length, list.json().has_more], [2, true]);
+        const next = await send(viewer, 'GET', `/v1/m/security/findings?rule_id=dep.vuln&limit=2&cursor=${list.json().cursor}`);
+        assert.deepEqual(
+          next.json().items.map((f: { subject_ref: string }) => f.subject_ref),
+          ['pkg-2'],
+        );
+        const one = await send(viewer, 'GET', `/v1/m/security/findings/${ids[0]}`);
+        assert.deepEqual(
+          [one.json().artifact_uri, one.json().region, one.json().status, one.json().source],
+          ['package-lock.json', { start_line: 10, end_line: 12 }, 'open', 'integration'],
+        );
+        assert.equal((await send(viewer, 'GET', `/v1/m/security/findings/${ids[0]}/evidence`)).status, 403);
+        const before = await auditCount('security.finding.evidence.read');
+        assert.equal((await send(editor, 'GET', `/v1/m/security/findings/${ids[0]}/evidence`)).status, 200);
+        assert.equal(await auditCount('security.finding.evidence.read'), before + 1);
+        assert.equal((await send(owner, 'GET', `/v1/m/security/findings/${ids[0]}`, undefined, otherTenant)).status, 404);
+        assert.deepEqual((await send(owner, 'GET', '/v1/m/security/findings', undefined, otherTenant)).json().items, []);
+        assert.equal((await send(viewer, 'GET', '/v1/m/security/findings?status=closed')).status, 400);
+        assert.equal((await send(viewer, 'GET', '/v1/m/security/findings/not-a-uuid')).status, 400);
+      },
+    );
 
     it('triage: editor sets status and note (audited); viewer 403; stale version 409; another tenant 404', async () => {
       assert.equal((await send(viewer, 'PATCH', `/v1/m/security/findings/${ids[4]}`, { status: 'acknowledged' })).status, 403);
-      const t = await send(editor, 'PATCH', `/v1/m/security/findings/${ids[4]}`, { status: 'suppressed', note: 'test fixture', version: 1 });
+      const t = await send(editor, 'PATCH', `/v1/m/security/findings/${ids[4]}`, {
+        status: 'suppressed',
+        note: 'test fixture',
+        version: 1,
+      });
       assert.equal(t.status, 200, t.text);
-      assert.deepEqual([t.json().status, t.json().status_note, t.json().status_by.startsWith('token:'), t.json().version], ['suppressed', 'test fixture', true, 2]);
+      assert.deepEqual(
+        [t.json().status, t.json().status_note, t.json().status_by.startsWith('token:'), t.json().version],
+        ['suppressed', 'test fixture', true, 2],
+      );
       assert.equal((await send(editor, 'PATCH', `/v1/m/security/findings/${ids[4]}`, { status: 'open', version: 1 })).status, 409);
       assert.equal((await send(owner, 'PATCH', `/v1/m/security/findings/${ids[4]}`, { status: 'open' }, otherTenant)).status, 404);
       assert.equal((await send(editor, 'PATCH', `/v1/m/security/findings/${ids[4]}`, { status: 'gone' })).status, 400);
@@ -142,52 +183,88 @@ for (const backend of backends) {
       assert.equal(res.status, 200, res.text);
       return { res, doc: res.json() as Sarif };
     };
-    const fingerprints = (doc: Sarif) => Object.fromEntries(doc.runs[0]?.results.map((r) => [r.guid, r.partialFingerprints.primaryLocationLineHash]) ?? []);
+    const fingerprints = (doc: Sarif) =>
+      Object.fromEntries(doc.runs[0]?.results.map((r) => [r.guid, r.partialFingerprints.primaryLocationLineHash]) ?? []);
     let firstPrints: Record<string, string> = {};
 
-    it('SARIF export: content type, result count and truncation headers at the cap, refused result never emitted, valid for ajv and the multitool', async () => {
-      await corrupt(ids[2] as string);
-      const { res, doc } = await exportSarif('?format=sarif');
-      assert.equal(res.headers['content-type'], 'application/sarif+json');
-      assert.deepEqual([res.headers['x-service-result-count'], res.headers['x-service-truncated'], res.headers['x-service-refused-count']], ['3', 'true', '1']);
-      assert.equal(doc.runs[0]?.results.length, 3);
-      assert.ok(!doc.runs[0]?.results.some((r) => r.guid === ids[2]), 'the refused finding is not a result');
-      assert.deepEqual(sarifSchemaErrors(doc), []);
-      // Under the cap: no truncation header; filters are the list's.
-      const narrow = await exportSarif('?rule_id=secret.leak');
-      assert.deepEqual([narrow.res.headers['x-service-result-count'], narrow.res.headers['x-service-truncated']], ['2', undefined]);
-      assert.deepEqual(narrow.doc.runs[0]?.tool.driver.rules.map((r) => r.id), ['secret.leak']);
-      const small = await exportSarif('?max_results=1');
-      assert.deepEqual([small.res.headers['x-service-result-count'], small.res.headers['x-service-truncated'], small.doc.runs[0]?.results.length], ['1', 'true', 1]);
-      const wrong = await send(viewer, 'GET', '/v1/m/security/findings/export?format=csv');
-      assert.deepEqual([wrong.status, wrong.json().error.code, /sarif/.test(wrong.json().error.message)], [400, 'bad_request', true]);
-      assert.ok((await auditCount('security.findings.export')) >= 3, 'each export is recorded');
-      firstPrints = fingerprints((await exportSarif('?max_results=4')).doc);
-      assert.deepEqual(fingerprints((await exportSarif('?max_results=4')).doc), firstPrints, 'identical across two exports');
-      // Last: the multitool takes seconds, longer than the server keeps an idle connection.
-      if (!multitoolSkip()) {
-        const file = path.join(dataDir, 'export.sarif');
-        writeFileSync(file, res.text);
-        assert.deepEqual(multitoolErrors(file), []);
-      }
-    });
+    it(
+      'SARIF export: content type, result count and truncation headers at the cap, refused result never emitted, valid for ajv and the ' +
+        'multitool',
+      async () => {
+        await corrupt(ids[2] as string);
+        const { res, doc } = await exportSarif('?format=sarif');
+        assert.equal(res.headers['content-type'], 'application/sarif+json');
+        assert.deepEqual(
+          [res.headers['x-service-result-count'], res.headers['x-service-truncated'], res.headers['x-service-refused-count']],
+          ['3', 'true', '1'],
+        );
+        assert.equal(doc.runs[0]?.results.length, 3);
+        assert.ok(!doc.runs[0]?.results.some((r) => r.guid === ids[2]), 'the refused finding is not a result');
+        assert.deepEqual(sarifSchemaErrors(doc), []);
+        // Under the cap: no truncation header; filters are the list's.
+        const narrow = await exportSarif('?rule_id=secret.leak');
+        assert.deepEqual([narrow.res.headers['x-service-result-count'], narrow.res.headers['x-service-truncated']], ['2', undefined]);
+        assert.deepEqual(
+          narrow.doc.runs[0]?.tool.driver.rules.map((r) => r.id),
+          ['secret.leak'],
+        );
+        const small = await exportSarif('?max_results=1');
+        assert.deepEqual(
+          [small.res.headers['x-service-result-count'], small.res.headers['x-service-truncated'], small.doc.runs[0]?.results.length],
+          ['1', 'true', 1],
+        );
+        const wrong = await send(viewer, 'GET', '/v1/m/security/findings/export?format=csv');
+        assert.deepEqual([wrong.status, wrong.json().error.code, /sarif/.test(wrong.json().error.message)], [400, 'bad_request', true]);
+        assert.ok((await auditCount('security.findings.export')) >= 3, 'each export is recorded');
+        firstPrints = fingerprints((await exportSarif('?max_results=4')).doc);
+        assert.deepEqual(fingerprints((await exportSarif('?max_results=4')).doc), firstPrints, 'identical across two exports');
+        // Last: the multitool takes seconds, longer than the server keeps an idle connection.
+        if (!multitoolSkip()) {
+          const file = path.join(dataDir, 'export.sarif');
+          writeFileSync(file, res.text);
+          assert.deepEqual(multitoolErrors(file), []);
+        }
+      },
+    );
 
-    it('observability: viewer reads ingestion-health (checks verified), attestation and a traced request; another tenant does not see the trace', async () => {
-      const health = await send(viewer, 'GET', '/v1/m/observability/ingestion-health');
-      assert.equal(health.status, 200, health.text);
-      const st = Object.fromEntries((health.json().standards as Array<{ standard: string; status: string; outbound: Array<{ what: string; count: number }> }>).map((x) => [x.standard, x]));
-      assert.deepEqual([st['ocsf']?.status, st['siem-formats']?.status, st['genai-semconv'] ?? st['opentelemetry-genai-semconv']?.status], ['ok', 'ok', 'not_implemented']);
-      assert.ok((st['siem-formats']?.outbound.find((f) => f.what.endsWith('sarif'))?.count ?? 0) >= 3, 'the SARIF exports above are counted');
-      assert.equal((await send(viewer, 'GET', '/v1/m/observability/attestation')).json().release, false);
-      const traceId = 'a'.repeat(31) + 'b';
-      const patched = await call(server, 'PATCH', `/v1/m/security/findings/${ids[3]}`, { body: JSON.stringify({ status: 'acknowledged' }), headers: { authorization: `Bearer ${editor}`, 'x-service-tenant': tenant, 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
-      assert.equal(patched.status, 200, patched.text);
-      const trace = await send(viewer, 'GET', `/v1/m/observability/traces/${traceId}`);
-      assert.deepEqual([trace.status, trace.json().records.map((r: { action: string }) => r.action)], [200, ['security.finding.triage']]);
-      assert.equal((await send(owner, 'GET', `/v1/m/observability/traces/${traceId}`, undefined, otherTenant)).status, 404);
-      assert.equal((await send(viewer, 'GET', '/v1/m/observability/traces/NOTHEX')).status, 400);
-      assert.equal((await send(viewer, 'GET', '/v1/m/observability/traces?window=0')).status, 400);
-    });
+    it(
+      'observability: viewer reads ingestion-health (checks verified), attestation and a traced request; another tenant does not see ' +
+        'the trace',
+      async () => {
+        const health = await send(viewer, 'GET', '/v1/m/observability/ingestion-health');
+        assert.equal(health.status, 200, health.text);
+        const st = Object.fromEntries(
+          (health.json().standards as Array<{ standard: string; status: string; outbound: Array<{ what: string; count: number }> }>).map(
+            (x) => [x.standard, x],
+          ),
+        );
+        assert.deepEqual(
+          [st['ocsf']?.status, st['siem-formats']?.status, st['genai-semconv'] ?? st['opentelemetry-genai-semconv']?.status],
+          ['ok', 'ok', 'not_implemented'],
+        );
+        assert.ok(
+          (st['siem-formats']?.outbound.find((f) => f.what.endsWith('sarif'))?.count ?? 0) >= 3,
+          'the SARIF exports above are counted',
+        );
+        assert.equal((await send(viewer, 'GET', '/v1/m/observability/attestation')).json().release, false);
+        const traceId = 'a'.repeat(31) + 'b';
+        const patched = await call(server, 'PATCH', `/v1/m/security/findings/${ids[3]}`, {
+          body: JSON.stringify({ status: 'acknowledged' }),
+          headers: {
+            authorization: `Bearer ${editor}`,
+            'x-service-tenant': tenant,
+            'content-type': 'application/json',
+            traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+          },
+        });
+        assert.equal(patched.status, 200, patched.text);
+        const trace = await send(viewer, 'GET', `/v1/m/observability/traces/${traceId}`);
+        assert.deepEqual([trace.status, trace.json().records.map((r: { action: string }) => r.action)], [200, ['security.finding.triage']]);
+        assert.equal((await send(owner, 'GET', `/v1/m/observability/traces/${traceId}`, undefined, otherTenant)).status, 404);
+        assert.equal((await send(viewer, 'GET', '/v1/m/observability/traces/NOTHEX')).status, 400);
+        assert.equal((await send(viewer, 'GET', '/v1/m/observability/traces?window=0')).status, 400);
+      },
+    );
 
     it('fingerprints are identical across a restart', async () => {
       await server.stop();

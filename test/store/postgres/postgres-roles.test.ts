@@ -46,7 +46,9 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
       }
       const grants = await h.admin.query<{ table_name: string; privilege_type: string }>(
         `select table_name, privilege_type from information_schema.role_table_grants where grantee = $1 order by 1, 2`, [DEFAULT_APP_ROLE]);
-      const expected = Object.entries(APP_ROLE_GRANTS).flatMap(([t, ps]) => ps.map((p) => ({ table_name: t, privilege_type: p.toUpperCase() })));
+      const expected = Object.entries(APP_ROLE_GRANTS).flatMap(([t, ps]) =>
+        ps.map((p) => ({ table_name: t, privilege_type: p.toUpperCase() })),
+      );
       assert.deepEqual(grants, expected.sort((x, y) => (x.table_name + x.privilege_type).localeCompare(y.table_name + y.privilege_type)));
     } finally {
       await h.dispose();
@@ -58,7 +60,10 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
     try {
       await h.store.migrate();
       await h.admin.query('create table rogue (id uuid primary key, tenant_id uuid not null)');
-      await assert.rejects(h.store.migrate(), isolation(/rogue lacks ENABLE\/FORCE ROW LEVEL SECURITY.*rogue lacks the tenant_isolation policy/));
+      await assert.rejects(
+        h.store.migrate(),
+        isolation(/rogue lacks ENABLE\/FORCE ROW LEVEL SECURITY.*rogue lacks the tenant_isolation policy/),
+      );
     } finally {
       await h.dispose();
     }
@@ -108,7 +113,9 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
   it('several databases migrating at once create the shared app role once, without errors', async () => {
     const role = randomName('svc_t_app_');
     const temps = await Promise.all([1, 2, 3].map(() => createTempDatabase(adminDsn)));
-    const stores = await Promise.all(temps.map((t) => openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: t.dsn, pgAppRole: role })));
+    const stores = await Promise.all(
+      temps.map((t) => openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: t.dsn, pgAppRole: role })),
+    );
     try {
       const results = await Promise.all(stores.map((s) => s.migrate()));
       for (const r of results) assert.deepEqual(r.applied, POSTGRES_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
@@ -140,10 +147,17 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
     const log = recordingLog();
     const store = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: temp.dsn }, log);
     try {
-      const [cfg] = await pgQuery<{ av: string; tc: string }>(temp.dsn, "select current_setting('autovacuum') as av, current_setting('track_counts') as tc");
+      const [cfg] = await pgQuery<{ av: string; tc: string }>(
+        temp.dsn,
+        "select current_setting('autovacuum') as av, current_setting('track_counts') as tc",
+      );
       await store.migrate();
       const off = cfg?.av !== 'on' || cfg?.tc !== 'on';
-      assert.equal(log.warnings.some((w) => /autovacuum is off/.test(w)), off, `autovacuum=${cfg?.av} track_counts=${cfg?.tc}: ${JSON.stringify(log.warnings)}`);
+      assert.equal(
+        log.warnings.some((w) => /autovacuum is off/.test(w)),
+        off,
+        `autovacuum=${cfg?.av} track_counts=${cfg?.tc}: ${JSON.stringify(log.warnings)}`,
+      );
     } finally {
       await store.close();
       await temp.drop();
@@ -158,7 +172,10 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
     } finally {
       await first.close();
     }
-    await pgQuery(temp.dsn, 'alter table access_edges set (autovacuum_enabled = false); alter table agents set (autovacuum_enabled = false)');
+    await pgQuery(
+      temp.dsn,
+      'alter table access_edges set (autovacuum_enabled = false); alter table agents set (autovacuum_enabled = false)',
+    );
     const log = recordingLog();
     const store = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: temp.dsn }, log);
     try {
@@ -173,7 +190,12 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
   });
 
   it('an unreachable server reports not reachable and migrate rejects', async () => {
-    const store = await openStore({ backend: 'postgres', dataDir: '/nonexistent', dsn: 'postgres://postgres@127.0.0.1:1/none', busyTimeoutMs: 500 });
+    const store = await openStore({
+      backend: 'postgres',
+      dataDir: '/nonexistent',
+      dsn: 'postgres://postgres@127.0.0.1:1/none',
+      busyTimeoutMs: 500,
+    });
     try {
       const ready = await store.readiness();
       assert.equal(ready.ok, false);

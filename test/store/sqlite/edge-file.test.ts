@@ -28,10 +28,19 @@ async function withStore(fn: (h: TestStore) => Promise<void>): Promise<void> {
 }
 
 const observe = (tag: string, n: number): Observation[] =>
-  Array.from({ length: n }, (_, i) => ({ origin: { kind: 'identity', ref: `${tag}-ident-${i % 7}` }, resource: { ref: `${tag}-res-${i}` }, mode: i % 3 === 0 ? 'rw' : 'r', confidence: 'high', signal_source: tag, observed_at: AT }));
+  Array.from({ length: n }, (_, i) => ({
+    origin: { kind: 'identity', ref: `${tag}-ident-${i % 7}` },
+    resource: { ref: `${tag}-res-${i}` },
+    mode: i % 3 === 0 ? 'rw' : 'r',
+    confidence: 'high',
+    signal_source: tag,
+    observed_at: AT,
+  }));
 
-const count = async (h: TestStore, sql: string, params: unknown[] = []): Promise<number> => Number((await h.admin.query<{ n: number }>(sql, params))[0]?.n);
-const has = async (h: TestStore, schema: string, table: string): Promise<boolean> => (await count(h, `select count(*) as n from ${schema}.sqlite_master where type = 'table' and name = ?`, [table])) === 1;
+const count = async (h: TestStore, sql: string, params: unknown[] = []): Promise<number> =>
+  Number((await h.admin.query<{ n: number }>(sql, params))[0]?.n);
+const has = async (h: TestStore, schema: string, table: string): Promise<boolean> =>
+  (await count(h, `select count(*) as n from ${schema}.sqlite_master where type = 'table' and name = ?`, [table])) === 1;
 const markOf = async (h: TestStore): Promise<number> => count(h, 'select up_to as n from edges.access_edges_merged');
 
 /** Every edge of the edge file, as stored (seq and all). */
@@ -73,12 +82,17 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
       await store.migrate();
       assert.equal(await has(h, 'main', 'access_edges'), false);
       assert.deepEqual(await allEdges(h), before, 'the same rows, seqs included');
-      const indexes = await h.admin.query<{ name: string }>("select name from edges.sqlite_master where type = 'index' and tbl_name = 'access_edges' order by name");
+      const indexes = await h.admin.query<{ name: string }>(
+        "select name from edges.sqlite_master where type = 'index' and tbl_name = 'access_edges' order by name",
+      );
       assert.deepEqual(indexes.map((i) => i.name), ['access_edges_key', 'access_edges_resource_idx', 'sqlite_autoindex_access_edges_1']);
       await ingestObservations(store, tenant, observe('after-move', 5));
       await listEdges(store, tenant, { limit: 1 });
       const [low] = await h.admin.query<{ seq: number }>("select min(seq) as seq from access_edges where signal_source = 'after-move'");
-      assert.ok(Number(low?.seq) > Number(top?.seq), `a new edge's seq (${low?.seq}) is above every seq handed out before the move (${top?.seq})`);
+      assert.ok(
+        Number(low?.seq) > Number(top?.seq),
+        `a new edge's seq (${low?.seq}) is above every seq handed out before the move (${top?.seq})`,
+      );
     });
   });
 
@@ -114,9 +128,16 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
         const keep = `${file}.keep`;
         copyFileSync(file, keep);
         for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-        await assert.rejects(h.reopen(), (err: Error & { code?: string }) => err.code === 'invalid_config' && /svc-edges\.db: the access map's edges are missing/.test(err.message));
+        await assert.rejects(
+          h.reopen(),
+          (err: Error & { code?: string }) =>
+            err.code === 'invalid_config' && /svc-edges\.db: the access map's edges are missing/.test(err.message),
+        );
         copyFileSync(join(other.config.dataDir, EDGE_FILE_NAME), file);
-        await assert.rejects(h.reopen(), (err: Error & { code?: string }) => err.code === 'invalid_config' && /belongs to another database/.test(err.message));
+        await assert.rejects(
+          h.reopen(),
+          (err: Error & { code?: string }) => err.code === 'invalid_config' && /belongs to another database/.test(err.message),
+        );
         rmSync(file);
         copyFileSync(keep, file);
         const store = await h.reopen();
@@ -128,30 +149,54 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
     }
   });
 
-  it('grouped transactions never write the edge file: with its write lock held elsewhere, ingest, grants and agent deletes commit', async () => {
-    await withStore(async (h) => {
-      const tenant = await addTenant(h.store);
-      const agent = await createAgent(h.store, tenant, { name: 'edge-lock' });
-      const gone = await createAgent(h.store, tenant, { name: 'edge-lock-gone' });
-      await ingestObservations(h.store, tenant, [{ origin: { kind: 'agent', id: gone.id }, resource: { ref: 'lock-res-gone' }, mode: 'r', confidence: 'high', signal_source: 'lock', observed_at: AT }]);
-      await listEdges(h.store, tenant, { limit: 1 });
-      // Another connection holds the edge file's write lock, as a merge on another thread would.
-      const holder = new BetterSqlite3(join(h.config.dataDir, EDGE_FILE_NAME), { timeout: 0 });
-      try {
-        holder.exec('begin immediate');
-        await ingestObservations(h.store, tenant, [{ origin: { kind: 'agent', id: agent.id }, resource: { ref: 'lock-res' }, mode: 'r', confidence: 'high', signal_source: 'lock', observed_at: AT }, ...observe('lock', 50)]);
-        await upsertGrants(h.store, tenant, [{ origin: { kind: 'agent', id: agent.id }, resource: { ref: 'lock-granted' }, mode: 'rw', source: 'iam' }]);
-        await deleteAgent(h.store, recordHooks(), tenant, gone.id);
-        holder.exec('commit');
-      } finally {
-        holder.close();
-      }
-      const edges = (await listEdges(h.store, tenant, { limit: 1000 })).items;
-      assert.equal(edges.length, 52, 'the observations and the grant, and none of the deleted agent');
-      assert.equal(edges.filter((e) => e.origin_id === gone.id).length, 0);
-      assert.equal(edges.filter((e) => e.permitted).length, 1);
-    });
-  });
+  it(
+    'grouped transactions never write the edge file: with its write lock held elsewhere, ingest, grants and agent deletes commit',
+    async () => {
+      await withStore(async (h) => {
+        const tenant = await addTenant(h.store);
+        const agent = await createAgent(h.store, tenant, { name: 'edge-lock' });
+        const gone = await createAgent(h.store, tenant, { name: 'edge-lock-gone' });
+        await ingestObservations(h.store, tenant, [
+          {
+            origin: { kind: 'agent', id: gone.id },
+            resource: { ref: 'lock-res-gone' },
+            mode: 'r',
+            confidence: 'high',
+            signal_source: 'lock',
+            observed_at: AT,
+          },
+        ]);
+        await listEdges(h.store, tenant, { limit: 1 });
+        // Another connection holds the edge file's write lock, as a merge on another thread would.
+        const holder = new BetterSqlite3(join(h.config.dataDir, EDGE_FILE_NAME), { timeout: 0 });
+        try {
+          holder.exec('begin immediate');
+          await ingestObservations(h.store, tenant, [
+            {
+              origin: { kind: 'agent', id: agent.id },
+              resource: { ref: 'lock-res' },
+              mode: 'r',
+              confidence: 'high',
+              signal_source: 'lock',
+              observed_at: AT,
+            },
+            ...observe('lock', 50),
+          ]);
+          await upsertGrants(h.store, tenant, [
+            { origin: { kind: 'agent', id: agent.id }, resource: { ref: 'lock-granted' }, mode: 'rw', source: 'iam' },
+          ]);
+          await deleteAgent(h.store, recordHooks(), tenant, gone.id);
+          holder.exec('commit');
+        } finally {
+          holder.close();
+        }
+        const edges = (await listEdges(h.store, tenant, { limit: 1000 })).items;
+        assert.equal(edges.length, 52, 'the observations and the grant, and none of the deleted agent');
+        assert.equal(edges.filter((e) => e.origin_id === gone.id).length, 0);
+        assert.equal(edges.filter((e) => e.permitted).length, 1);
+      });
+    },
+  );
 
   it('a crash between a merge and the removal of its rows from the level counts nothing twice', async () => {
     await withStore(async (h) => {
@@ -171,7 +216,10 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
       assert.ok(edges.every((e) => e.observed_count === 1), 'each observation counted once');
       assert.equal(await count(h, 'select count(*) as n from access_edges_recent'), 0, 'the read removed them');
       await ingestObservations(store, tenant, observe('crash', 300));
-      assert.ok((await listEdges(store, tenant, { limit: 1000 })).items.every((e) => e.observed_count === 2), 'the same accesses again: two each');
+      assert.ok(
+        (await listEdges(store, tenant, { limit: 1000 })).items.every((e) => e.observed_count === 2),
+        'the same accesses again: two each',
+      );
     });
   });
 
@@ -201,8 +249,13 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
       const edgesBefore = await allEdges(h);
       // Last in the level: a row whose edge id an edge of the tenant already has, so the merge fails on its last row.
       const [taken] = await h.admin.query<{ id: string }>('select id from access_edges where tenant_id = ? limit 1', [tenant]);
-      const cols = 'id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at';
-      await h.admin.query(`insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`, [taken?.id, tenant, crypto.randomUUID(), crypto.randomUUID(), AT, AT, AT]);
+      const cols =
+        'id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, first_seen, last_seen, ' +
+        'confidence, signal_source, recorded_at';
+      await h.admin.query(
+        `insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`,
+        [taken?.id, tenant, crypto.randomUUID(), crypto.randomUUID(), AT, AT, AT],
+      );
       const transaction = (h.store.sqliteTransaction as NonNullable<Store['sqliteTransaction']>).bind(h.store);
       await assert.rejects(mergeOnWorker(h.store), /UNIQUE constraint failed/);
       assert.equal(await markOf(h), mark);

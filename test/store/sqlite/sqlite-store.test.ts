@@ -61,42 +61,54 @@ describe('sqlite: embedded store specifics', { skip }, () => {
     });
   });
 
-  it('runs WAL, synchronous FULL by default (the WAL fsynced by the store off the main thread), foreign keys and a busy timeout', async () => {
-    await withStore({}, async ({ store }) => {
-      const pragma = async (name: string) =>
-        Object.values((await store.transaction((tx) => sql<Record<string, unknown>>`${sql.raw(`pragma ${name}`)}`.execute(tx))).rows[0] ?? {})[0];
-      assert.equal(String(await pragma('journal_mode')), 'wal');
-      // FULL's guarantee, kept by the store: SQLite itself runs NORMAL and every acknowledged commit
-      // waited for an fsync of the WAL that started after the COMMIT (wal-sync.ts).
-      assert.equal(Number(await pragma('synchronous')), 1);
-      const wal = (store as unknown as { walSync?: { syncs: number } }).walSync;
-      assert.ok(wal !== undefined, 'FULL: the store fsyncs its WAL');
-      const before = wal.syncs;
-      await store.transaction((tx) => sql`create table if not exists fsync_probe (x integer)`.execute(tx));
-      assert.ok(wal.syncs > before, 'an acknowledged commit waited for an fsync');
-      const afterOne = wal.syncs;
-      // Concurrent commits: every one acknowledged after an fsync; they share fsyncs.
-      await Promise.all(Array.from({ length: 50 }, (_, i) => store.transaction((tx) => sql`insert into fsync_probe values (${i})`.execute(tx))));
-      assert.ok(wal.syncs > afterOne && wal.syncs - afterOne <= 50, `50 commits took ${wal.syncs - afterOne} fsyncs`);
-      const beforeCommit = wal.syncs;
-      const { value, durable } = await (store.sqliteCommit as NonNullable<typeof store.sqliteCommit>)((db) => db.prepare('insert into fsync_probe values (99)').run().changes);
-      assert.equal(value, 1);
-      await durable;
-      assert.ok(wal.syncs > beforeCommit, 'sqliteCommit: durable waits for an fsync');
-      assert.equal(Number(await pragma('foreign_keys')), 1);
-      assert.equal(Number(await pragma('busy_timeout')), 5000);
-    });
-    await withStore({ sqliteSynchronous: 'normal', busyTimeoutMs: 1234 }, async ({ store }) => {
-      const rows = await store.transaction((tx) => sql<{ synchronous: number }>`pragma synchronous`.execute(tx));
-      assert.equal(Number(rows.rows[0]?.synchronous), 1);
-      assert.equal((store as unknown as { walSync?: unknown }).walSync, undefined, 'NORMAL: no fsync is awaited');
-      const busy = await store.transaction((tx) => sql<{ timeout: number }>`pragma busy_timeout`.execute(tx));
-      assert.equal(Number(Object.values(busy.rows[0] ?? {})[0]), 1234);
-    });
-  });
+  it(
+    'runs WAL, synchronous FULL by default (the WAL fsynced by the store off the main thread), foreign keys and a busy timeout',
+    async () => {
+      await withStore({}, async ({ store }) => {
+        const pragma = async (name: string) =>
+          Object.values(
+            (await store.transaction((tx) => sql<Record<string, unknown>>`${sql.raw(`pragma ${name}`)}`.execute(tx))).rows[0] ?? {},
+          )[0];
+        assert.equal(String(await pragma('journal_mode')), 'wal');
+        // FULL's guarantee, kept by the store: SQLite itself runs NORMAL and every acknowledged commit
+        // waited for an fsync of the WAL that started after the COMMIT (wal-sync.ts).
+        assert.equal(Number(await pragma('synchronous')), 1);
+        const wal = (store as unknown as { walSync?: { syncs: number } }).walSync;
+        assert.ok(wal !== undefined, 'FULL: the store fsyncs its WAL');
+        const before = wal.syncs;
+        await store.transaction((tx) => sql`create table if not exists fsync_probe (x integer)`.execute(tx));
+        assert.ok(wal.syncs > before, 'an acknowledged commit waited for an fsync');
+        const afterOne = wal.syncs;
+        // Concurrent commits: every one acknowledged after an fsync; they share fsyncs.
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.transaction((tx) => sql`insert into fsync_probe values (${i})`.execute(tx))),
+        );
+        assert.ok(wal.syncs > afterOne && wal.syncs - afterOne <= 50, `50 commits took ${wal.syncs - afterOne} fsyncs`);
+        const beforeCommit = wal.syncs;
+        const { value, durable } = await (store.sqliteCommit as NonNullable<typeof store.sqliteCommit>)(
+          (db) => db.prepare('insert into fsync_probe values (99)').run().changes,
+        );
+        assert.equal(value, 1);
+        await durable;
+        assert.ok(wal.syncs > beforeCommit, 'sqliteCommit: durable waits for an fsync');
+        assert.equal(Number(await pragma('foreign_keys')), 1);
+        assert.equal(Number(await pragma('busy_timeout')), 5000);
+      });
+      await withStore({ sqliteSynchronous: 'normal', busyTimeoutMs: 1234 }, async ({ store }) => {
+        const rows = await store.transaction((tx) => sql<{ synchronous: number }>`pragma synchronous`.execute(tx));
+        assert.equal(Number(rows.rows[0]?.synchronous), 1);
+        assert.equal((store as unknown as { walSync?: unknown }).walSync, undefined, 'NORMAL: no fsync is awaited');
+        const busy = await store.transaction((tx) => sql<{ timeout: number }>`pragma busy_timeout`.execute(tx));
+        assert.equal(Number(Object.values(busy.rows[0] ?? {})[0]), 1234);
+      });
+    },
+  );
 
   it('page cache: 2 GiB by default, the configured size otherwise, and a merge of the recent level leaves it as configured', async () => {
-    const cacheSize = async (store: TestStore['store']): Promise<number> => Number(Object.values((await store.transaction((tx) => sql<Record<string, unknown>>`pragma cache_size`.execute(tx))).rows[0] ?? {})[0]);
+    const cacheSize = async (store: TestStore['store']): Promise<number> =>
+      Number(
+        Object.values((await store.transaction((tx) => sql<Record<string, unknown>>`pragma cache_size`.execute(tx))).rows[0] ?? {})[0],
+      );
     await withStore({}, async ({ store }) => assert.equal(await cacheSize(store), -2048 * 1024));
     await withStore({ sqliteCacheMib: 64 }, async ({ store }) => {
       await store.migrate();
@@ -104,22 +116,79 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       const origin = crypto.randomUUID();
       const resources = Array.from({ length: 100 }, () => crypto.randomUUID());
       await store.withTenant(tenant, async (tx) => {
-        await tx.insertInto('agents').values({ id: origin, tenant_id: tenant, name: 'a', kind: 'agent', external_id: '', status: 'active', version: 1, created_at: '2026-06-02T10:00:00.000000000Z', updated_at: '2026-06-02T10:00:00.000000000Z' }).execute();
-        await tx.insertInto('access_nodes').values(resources.map((id, i) => ({ id, tenant_id: tenant, kind: 'resource', ref: `r${i}`, name: `r${i}`, class: '', parent_id: null, created_at: '2026-06-02T10:00:00.000000000Z' }))).execute();
+        await tx
+          .insertInto('agents')
+          .values({
+            id: origin,
+            tenant_id: tenant,
+            name: 'a',
+            kind: 'agent',
+            external_id: '',
+            status: 'active',
+            version: 1,
+            created_at: '2026-06-02T10:00:00.000000000Z',
+            updated_at: '2026-06-02T10:00:00.000000000Z',
+          })
+          .execute();
+        await tx
+          .insertInto('access_nodes')
+          .values(
+            resources.map((id, i) => ({
+              id,
+              tenant_id: tenant,
+              kind: 'resource',
+              ref: `r${i}`,
+              name: `r${i}`,
+              class: '',
+              parent_id: null,
+              created_at: '2026-06-02T10:00:00.000000000Z',
+            })),
+          )
+          .execute();
       });
       // 100 edges go to the recent level; the read folds them in one merge, which once raised the
       // cache to 2 GiB for itself. The configured size bounds SQLite's memory throughout.
-      await ingestObservations(store, tenant, resources.map((id) => ({ origin: { kind: 'agent' as const, id: origin }, resource: { id }, mode: 'r' as const, confidence: 'high' as const, signal_source: 't' })));
-      assert.equal(await store.withTenant(tenant, async (tx) => ((await sql<{ n: number }>`select count(*) as n from access_edges_recent`.execute(tx)).rows[0]?.n)), 100);
+      await ingestObservations(
+        store,
+        tenant,
+        resources.map((id) => ({
+          origin: { kind: 'agent' as const, id: origin },
+          resource: { id },
+          mode: 'r' as const,
+          confidence: 'high' as const,
+          signal_source: 't',
+        })),
+      );
+      assert.equal(
+        await store.withTenant(
+          tenant,
+          async (tx) => (await sql<{ n: number }>`select count(*) as n from access_edges_recent`.execute(tx)).rows[0]?.n,
+        ),
+        100,
+      );
       const page = await listEdges(store, tenant, { limit: 500 });
       assert.equal(page.items.length, 100);
-      assert.equal(await store.withTenant(tenant, async (tx) => ((await sql<{ n: number }>`select count(*) as n from access_edges_recent`.execute(tx)).rows[0]?.n)), 0, 'the read merged the waiting rows');
+      assert.equal(
+        await store.withTenant(
+          tenant,
+          async (tx) => (await sql<{ n: number }>`select count(*) as n from access_edges_recent`.execute(tx)).rows[0]?.n,
+        ),
+        0,
+        'the read merged the waiting rows',
+      );
       assert.equal(await cacheSize(store), -64 * 1024);
     });
     const dir = await mkdtemp(join(tmpdir(), 'svc-cache-'));
     try {
       for (const bad of [8, 65_537, 1.5]) {
-        await assert.rejects(openStore({ backend: 'sqlite', dataDir: join(dir, 'data'), sqliteCacheMib: bad }), (err: Error) => err instanceof StoreError && err.code === 'invalid_config' && err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${bad}`, String(bad));
+        await assert.rejects(
+          openStore({ backend: 'sqlite', dataDir: join(dir, 'data'), sqliteCacheMib: bad }),
+          (err: Error) =>
+            err instanceof StoreError &&
+            err.code === 'invalid_config' &&
+            err.message === `SERVICE_SQLITE_CACHE_MIB must be an integer from 16 to 65536 (MiB), got ${bad}`,
+          String(bad),
+        );
       }
       // Refused before anything is created.
       assert.equal(existsSync(join(dir, 'data')), false);
@@ -137,7 +206,17 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       // with SQLITE_BUSY; BEGIN IMMEDIATE waits (busy_timeout) for the lock, then sees the commit.
       const seen = await h.store.transaction(async (tx) => {
         const before = await tx.selectFrom('tenants').select('id').execute();
-        await tx.insertInto('tenants').values({ id: crypto.randomUUID(), name: 'mine', region: 'eu', status: 'active', created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null }).execute();
+        await tx
+          .insertInto('tenants')
+          .values({
+            id: crypto.randomUUID(),
+            name: 'mine',
+            region: 'eu',
+            status: 'active',
+            created_at: '2026-06-02T10:00:00.000000000Z',
+            deleted_at: null,
+          })
+          .execute();
         return before.map((r) => r.id);
       });
       await holder.done;
@@ -151,7 +230,10 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       const results = (await Promise.all(runs.map((r) => r.done))).map((o) => JSON.parse(o) as { applied: number[]; current: number });
       const current = results[0]?.current ?? 0;
       assert.ok(current >= 1);
-      assert.deepEqual(results.flatMap((r) => r.applied).sort((a, b) => a - b), SQLITE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
+      assert.deepEqual(
+        results.flatMap((r) => r.applied).sort((a, b) => a - b),
+        SQLITE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b),
+      );
       assert.deepEqual(await h.store.readiness(), { ok: true, reachable: true, migrations: { current, expected: current } });
     });
   });
@@ -160,10 +242,26 @@ describe('sqlite: embedded store specifics', { skip }, () => {
     await withStore({}, async (h) => {
       await h.store.migrate();
       const file = join(h.config.dataDir, SQLITE_FILE_NAME);
-      const tenant = (i: number) => ({ id: crypto.randomUUID(), name: `t${i}`, region: 'eu', status: 'active' as const, created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null });
+      const tenant = (i: number) => ({
+        id: crypto.randomUUID(),
+        name: `t${i}`,
+        region: 'eu',
+        status: 'active' as const,
+        created_at: '2026-06-02T10:00:00.000000000Z',
+        deleted_at: null,
+      });
       // What another connection sees: only committed rows.
       const committedTenants = async (): Promise<number> => {
-        const reader = spawn(process.execPath, ['-e', `const D=require(${JSON.stringify(fileURLToPath(new URL('../../../../node_modules/better-sqlite3', import.meta.url)))});const d=new D(${JSON.stringify(file)},{readonly:true});console.log(d.prepare('select count(*) n from tenants').get().n)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const reader = spawn(
+          process.execPath,
+          [
+            '-e',
+            `const ` +
+              `D=require(${JSON.stringify(fileURLToPath(new URL('../../../../node_modules/better-sqlite3', import.meta.url)))});const ` +
+              `d=new D(${JSON.stringify(file)},{readonly:true});console.log(d.prepare('select count(*) n from tenants').get().n)`,
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         let out = '';
         reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
         await new Promise((r) => reader.on('exit', r));
@@ -182,7 +280,10 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [i] : []));
       assert.deepEqual(failed, [3, 10, 17, 24, 31, 38, 45]);
       for (const i of failed) assert.match(String((settled[i] as PromiseRejectedResult).reason), new RegExp(`member ${i} fails`));
-      assert.deepEqual(settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value), Array.from({ length: 50 }, (_, i) => i).filter((i) => i % 7 !== 3));
+      assert.deepEqual(
+        settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value),
+        Array.from({ length: 50 }, (_, i) => i).filter((i) => i % 7 !== 3),
+      );
       // Visible to another connection: every fulfilled member was committed before it settled.
       assert.equal(await committedTenants(), 43);
     });
@@ -193,7 +294,12 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       await h.store.migrate();
       const id = crypto.randomUUID();
       const [, seen] = await Promise.all([
-        h.store.transaction((tx) => tx.insertInto('tenants').values({ id, name: 'first', region: 'eu', status: 'active', created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null }).execute()),
+        h.store.transaction((tx) =>
+          tx
+            .insertInto('tenants')
+            .values({ id, name: 'first', region: 'eu', status: 'active', created_at: '2026-06-02T10:00:00.000000000Z', deleted_at: null })
+            .execute(),
+        ),
         h.store.transaction(async (tx) => (await tx.selectFrom('tenants').select('name').where('id', '=', id).executeTakeFirst())?.name),
       ]);
       assert.equal(seen, 'first');

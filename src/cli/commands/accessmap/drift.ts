@@ -27,8 +27,17 @@ export class AccessmapDriftCommand extends EdgeFilterCommand {
   kind = Option.String('--kind', { description: 'Only this kind of drift: unexpected or unused' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient(async (c) => c.get('/v1/m/accessmap/drift', { query: { ...(await this.filterQuery(c)), drift: this.kind } }))).body as Page<DriftView>;
-    this.emit(page, (p) => `${edgeTable(p.items, [['drift', (d) => d.drift], ['drift conf.', (d) => d.drift_confidence]])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
+    const page = (
+      await this.withClient(async (c) => c.get('/v1/m/accessmap/drift', { query: { ...(await this.filterQuery(c)), drift: this.kind } }))
+    ).body as Page<DriftView>;
+    this.emit(
+      page,
+      (p) =>
+        `${edgeTable(p.items, [
+          ['drift', (d) => d.drift],
+          ['drift conf.', (d) => d.drift_confidence],
+        ])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`,
+    );
     return 0;
   }
 }

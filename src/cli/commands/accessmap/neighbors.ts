@@ -4,7 +4,13 @@ import { resolveRef, type RefKind } from '../../client/resolve.js';
 import { edgeTable, type EdgeView } from './support.js';
 
 type NodeView = { id: string; kind: string; ref: string; name: string; class: string | null };
-type NeighborsView = { node: NodeView; links: Array<{ relation: string; direction: string; node: NodeView }>; items: EdgeView[]; has_more: boolean; cursor?: string };
+type NeighborsView = {
+  node: NodeView;
+  links: Array<{ relation: string; direction: string; node: NodeView }>;
+  items: EdgeView[];
+  has_more: boolean;
+  cursor?: string;
+};
 
 /** `svc accessmap neighbors`: one node's access edges and structural links. */
 export class AccessmapNeighborsCommand extends ClientCommand {
@@ -19,7 +25,10 @@ export class AccessmapNeighborsCommand extends ClientCommand {
     ],
   });
 
-  id = Option.String('--id', { required: true, description: 'The node (agent, session, identity or resource): its id, name, external id or natural key' });
+  id = Option.String('--id', {
+    required: true,
+    description: 'The node (agent, session, identity or resource): its id, name, external id or natural key',
+  });
   kind = Option.String('--kind', { description: 'The node kind, when the id is ambiguous: agent, session, identity, resource' });
   direction = Option.String('--direction', { description: 'outgoing, incoming or both (default both)' });
   limit = Option.String('--limit', { description: 'Edges per page 1..1000; 0 (default) means the engine default' });
@@ -29,8 +38,15 @@ export class AccessmapNeighborsCommand extends ClientCommand {
     const kinds: RefKind[] = ['agent', 'session', 'identity', 'resource'];
     const res = (
       await this.withClient(async (c) => {
-        const ref = await resolveRef(c, this.id, this.kind !== undefined && kinds.includes(this.kind as RefKind) ? [this.kind as RefKind] : kinds, '--id');
-        return c.get('/v1/m/accessmap/neighbors', { query: { id: ref.id, kind: this.kind ?? ref.kind, direction: this.direction, limit: this.limit, cursor: this.cursor } });
+        const ref = await resolveRef(
+          c,
+          this.id,
+          this.kind !== undefined && kinds.includes(this.kind as RefKind) ? [this.kind as RefKind] : kinds,
+          '--id',
+        );
+        return c.get('/v1/m/accessmap/neighbors', {
+          query: { id: ref.id, kind: this.kind ?? ref.kind, direction: this.direction, limit: this.limit, cursor: this.cursor },
+        });
       })
     ).body as NeighborsView;
     this.emit(res, (r) => {

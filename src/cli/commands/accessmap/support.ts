@@ -21,17 +21,31 @@ export type EdgeView = {
   signal_source: string;
 };
 
-export type HopView = { from: { kind: string; name: string | null; id: string }; to: { kind: string; name: string | null; id: string }; via: string; mode: string | null; basis: string };
+export type HopView = {
+  from: { kind: string; name: string | null; id: string };
+  to: { kind: string; name: string | null; id: string };
+  via: string;
+  mode: string | null;
+  basis: string;
+};
 export type PathView = { length: number; confidence: string; hops: HopView[] };
 /** How far an attack-path search got (the answer's `complete`, `examined`, `truncated` and total). */
-export type ExtentView = { truncated: boolean; complete: boolean; examined: { edges: number; budget: number }; total?: number; total_at_least?: number };
+export type ExtentView = {
+  truncated: boolean;
+  complete: boolean;
+  examined: { edges: number; budget: number };
+  total?: number;
+  total_at_least?: number;
+};
 
 /** The `--budget` flag of the attack-path searches. */
-export const budgetOption = () => Option.String('--budget', { description: 'Access edges the search may examine (work budget; default and cap: see docs/accessmap.md)' });
+export const budgetOption = () =>
+  Option.String('--budget', { description: 'Access edges the search may examine (work budget; default and cap: see docs/accessmap.md)' });
 
 /** Whether a search answer is truncated, and why: a stopped search (its total a lower bound) or more paths than returned. */
 export function truncationNote(r: ExtentView): string {
-  if (!r.complete) return `truncated: search stopped, ${r.examined.edges} edges examined of a budget of ${r.examined.budget} (--budget raises it)`;
+  if (!r.complete)
+    return `truncated: search stopped, ${r.examined.edges} edges examined of a budget of ${r.examined.budget} (--budget raises it)`;
   return r.truncated ? 'truncated: more paths exist' : '';
 }
 
@@ -54,9 +68,19 @@ export abstract class EdgeFilterCommand extends ClientCommand {
 
   /** The query from the parsed flags (absent flags are not sent); names in --origin-id and --resource-id resolved to ids. */
   protected async filterQuery(client: HttpClient): Promise<Record<string, string | undefined>> {
-    const origin = this.originId === undefined ? undefined : await resolveRef(client, this.originId, ['agent', 'session', 'identity'], '--origin-id');
+    const origin =
+      this.originId === undefined ? undefined : await resolveRef(client, this.originId, ['agent', 'session', 'identity'], '--origin-id');
     const resource = this.resourceId === undefined ? undefined : await resolveRef(client, this.resourceId, ['resource'], '--resource-id');
-    return { confidence: this.confidence, cursor: this.cursor, limit: this.limit, mode: this.mode, origin_id: origin?.id, origin_kind: this.originKind ?? origin?.kind, resource_id: resource?.id, signal_source: this.signalSource };
+    return {
+      confidence: this.confidence,
+      cursor: this.cursor,
+      limit: this.limit,
+      mode: this.mode,
+      origin_id: origin?.id,
+      origin_kind: this.originKind ?? origin?.kind,
+      resource_id: resource?.id,
+      signal_source: this.signalSource,
+    };
   }
 }
 
@@ -80,5 +104,8 @@ export function edgeTable<T extends EdgeView>(items: T[], extra: ReadonlyArray<[
 export function pathLine(p: PathView): string {
   const first = p.hops[0];
   if (!first) return '(empty path)';
-  return `${nameOf(first.from)} ${p.hops.map((h) => `=${h.via}${h.mode ? `(${h.mode})` : ''}${h.basis === 'observed' ? '?' : ''}=> ${nameOf(h.to)}`).join(' ')}`;
+  return (
+    `${nameOf(first.from)} ` +
+    `${p.hops.map((h) => `=${h.via}${h.mode ? `(${h.mode})` : ''}${h.basis === 'observed' ? '?' : ''}=> ${nameOf(h.to)}`).join(' ')}`
+  );
 }

@@ -9,7 +9,9 @@ export class AgentCreateCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Agents',
     description: 'Register an agent (POST /v1/agents)',
-    examples: [['A coding agent with labels', '$0 agent create --name payments-copilot --kind coding --external-id cc-42 --label team=payments']],
+    examples: [
+      ['A coding agent with labels', '$0 agent create --name payments-copilot --kind coding --external-id cc-42 --label team=payments'],
+    ],
   });
 
   name = Option.String('--name', { required: true, description: 'Display name' });
@@ -20,7 +22,8 @@ export class AgentCreateCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     const body = { name: this.name, kind: this.kind, external_id: this.externalId, status: this.status, labels: parseLabels(this.label) };
-    const agent = (await this.withClient((c) => c.request('POST', '/v1/agents', { body: JSON.parse(JSON.stringify(body)) }))).body as AgentView;
+    const agent = (await this.withClient((c) => c.request('POST', '/v1/agents', { body: JSON.parse(JSON.stringify(body)) })))
+      .body as AgentView;
     this.emit(agent, agentFields);
     return 0;
   }

@@ -19,7 +19,8 @@ export class AgentGetCommand extends ClientCommand {
   id = Option.String({ name: 'agent', required: true });
 
   async execute(): Promise<number> {
-    const agent = (await this.withClient(async (c) => c.get(`/v1/agents/${(await resolveRef(c, this.id, ['agent'], 'agent')).id}`))).body as AgentView;
+    const agent = (await this.withClient(async (c) => c.get(`/v1/agents/${(await resolveRef(c, this.id, ['agent'], 'agent')).id}`)))
+      .body as AgentView;
     this.emit(agent, agentFields);
     return 0;
   }

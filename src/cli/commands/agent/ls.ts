@@ -10,7 +10,9 @@ export class AgentLsCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Agents',
     description: 'List agents (GET /v1/agents), in creation order',
-    details: 'One page per call; when more exist the text output ends with the `--cursor` to continue with, and `-o json` carries `has_more` and `cursor`.',
+    details:
+      'One page per call; when more exist the text output ends with the `--cursor` to continue with, and `-o json` carries ' +
+      '`has_more` and `cursor`.',
     examples: [
       ['First page', '$0 agent ls'],
       ['Paused agents as JSON', '$0 agent ls --status paused -o json'],
@@ -23,7 +25,11 @@ export class AgentLsCommand extends ClientCommand {
   kind = Option.String('--kind', { description: 'Only agents of this kind' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get('/v1/agents', { query: { limit: this.limit, cursor: this.cursor, status: this.status, kind: this.kind } }))).body as Page<AgentView>;
+    const page = (
+      await this.withClient((c) =>
+        c.get('/v1/agents', { query: { limit: this.limit, cursor: this.cursor, status: this.status, kind: this.kind } }),
+      )
+    ).body as Page<AgentView>;
     this.emit(page, (p) => `${agentTable(p.items)}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
     return 0;
   }

@@ -20,23 +20,37 @@ export class AgentManagedSettingsCommand extends BaseCommand {
   static override usage = BaseCommand.Usage({
     category: 'Agents',
     description: 'Render managed settings that install the svc hook for every tool call (fails closed)',
-    details: '`--timeout` (seconds, default 5) is the hook client\'s deadline; `--redact` (default true) keeps credentials out; `--out` (default `-`, stdout) writes a file with mode 0600.',
-    examples: [['Install for a fleet', '$0 agent managed-settings --server https://svc.example:8443 --token-file /etc/svc/hook-token --out /etc/claude-code/managed-settings.json']],
+    details:
+      "`--timeout` (seconds, default 5) is the hook client's deadline; `--redact` (default true) keeps credentials out; `--out` " +
+      '(default `-`, stdout) writes a file with mode 0600.',
+    examples: [
+      [
+        'Install for a fleet',
+        '$0 agent managed-settings --server https://svc.example:8443 --token-file /etc/svc/hook-token --out ' +
+          '/etc/claude-code/managed-settings.json',
+      ],
+    ],
   });
 
-  server = Option.String('--server', { description: 'Server URL the hook calls (default: $SERVICE_SERVER_URL; else the host\'s saved context)' });
+  server = Option.String('--server', {
+    description: "Server URL the hook calls (default: $SERVICE_SERVER_URL; else the host's saved context)",
+  });
   tokenFile = Option.String('--token-file', { description: 'Token file on the agent host the hook reads (never inlined)' });
   caCert = Option.String('--ca-cert', { description: 'CA certificate path on the agent host' });
-  pin = Option.Array('--pin-sha256', { description: "Server certificate SPKI pin (repeatable)" });
+  pin = Option.Array('--pin-sha256', { description: 'Server certificate SPKI pin (repeatable)' });
   agent = Option.String('--agent', { description: 'Agent id the hook sends with each decision' });
-  timeout = Option.String('--timeout', '5', { description: 'Hook client timeout in seconds (default 5)', validator: t.isNumber() as never });
+  timeout = Option.String('--timeout', '5', {
+    description: 'Hook client timeout in seconds (default 5)',
+    validator: t.isNumber() as never,
+  });
   redact = Option.Boolean('--redact', true, { description: 'Keep credentials out of the output (default true)' });
   out = Option.String('--out', '-', { description: 'Output file, or - for stdout (default)' });
   command = Option.String('--command', 'svc', { description: 'How the agent host runs svc (default `svc`)' });
 
   async execute(): Promise<number> {
     const seconds = Number(this.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new CliError(ExitCode.Usage, 'usage', '--timeout takes seconds between 0 and 600');
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600)
+      throw new CliError(ExitCode.Usage, 'usage', '--timeout takes seconds between 0 and 600');
     const q = (s: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
     const server = this.server ?? (this.context.env.SERVICE_SERVER_URL || undefined);
     const args = [this.command, 'claude-hook', '--timeout', `${seconds}s`];

@@ -3,7 +3,17 @@ import { CliError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
 import { fields, table } from '../auth/support.js';
 
-export type AgentView = { id: string; name: string; kind: string; external_id: string; status: string; labels: Record<string, string>; version: number; created_at: string; updated_at: string };
+export type AgentView = {
+  id: string;
+  name: string;
+  kind: string;
+  external_id: string;
+  status: string;
+  labels: Record<string, string>;
+  version: number;
+  created_at: string;
+  updated_at: string;
+};
 
 /** Text rendering of agent lists. */
 export function agentTable(items: AgentView[]): string {

@@ -37,7 +37,14 @@ export class AgentUpdateCommand extends ClientCommand {
       const version = this.version !== undefined ? Number(this.version) : ((await c.get(path)).body as AgentView).version;
       const labels: Record<string, string | null> = { ...(parseLabels(this.label) ?? {}) };
       for (const k of this.unlabel ?? []) labels[k] = null;
-      const body = { version, name: this.name, kind: this.kind, external_id: this.externalId, status: this.status, labels: Object.keys(labels).length > 0 ? labels : undefined };
+      const body = {
+        version,
+        name: this.name,
+        kind: this.kind,
+        external_id: this.externalId,
+        status: this.status,
+        labels: Object.keys(labels).length > 0 ? labels : undefined,
+      };
       return (await c.request('PATCH', path, { body: JSON.parse(JSON.stringify(body)) })).body as AgentView;
     });
     this.emit(agent, agentFields);

@@ -27,9 +27,12 @@ export class AuditCheckpointCommand extends ClientCommand {
     // Long on a server with many tenants: one durable append per chain.
     const answer = await this.withClient(async (client) => (await client.request('POST', '/v1/audit/checkpoint')).body);
     const a = answer as Partial<CheckpointAnswer>;
-    if (!Array.isArray(a.checkpoints)) throw new CliError(ExitCode.Server, 'bad_response', 'POST /v1/audit/checkpoint did not answer a checkpoint list');
+    if (!Array.isArray(a.checkpoints))
+      throw new CliError(ExitCode.Server, 'bad_response', 'POST /v1/audit/checkpoint did not answer a checkpoint list');
     this.emit(a as CheckpointAnswer, (v) =>
-      v.checkpoints.length === 0 ? 'no chain has records yet' : v.checkpoints.map((c) => `${c.tenant}  seq ${c.seq}  attests ${c.attested_seq}`).join('\n'),
+      v.checkpoints.length === 0
+        ? 'no chain has records yet'
+        : v.checkpoints.map((c) => `${c.tenant}  seq ${c.seq}  attests ${c.attested_seq}`).join('\n'),
     );
     return ExitCode.OK;
   }

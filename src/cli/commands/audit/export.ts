@@ -53,7 +53,10 @@ export function renderProgress(p: ProgressState, width = 24): string {
   const filled = Math.round(frac * width);
   const recPerSec = secs > 0 ? p.records / secs : 0;
   const eta = recPerSec > 0 ? clock((p.expected - Math.min(p.records, p.expected)) / recPerSec) : '--:--';
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${p.records.toLocaleString('en-US')}/${p.expected.toLocaleString('en-US')} records  ${speed}  ETA ${eta}`;
+  return (
+    `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${p.records.toLocaleString('en-US')}/${p.expected.toLocaleString('en-US')} ` +
+    `records  ${speed}  ETA ${eta}`
+  );
 }
 
 /**
@@ -67,7 +70,8 @@ export function parseTerminator(line: string): { count: number; last_seq: number
   if (!line.startsWith('{')) return null;
   try {
     const o = JSON.parse(line) as { export_complete?: unknown; count?: unknown; last_seq?: unknown };
-    if (o.export_complete === true && Number.isSafeInteger(o.count) && Number.isSafeInteger(o.last_seq)) return { count: o.count as number, last_seq: o.last_seq as number };
+    if (o.export_complete === true && Number.isSafeInteger(o.count) && Number.isSafeInteger(o.last_seq))
+      return { count: o.count as number, last_seq: o.last_seq as number };
   } catch {
     // not JSON: not a terminator
   }
@@ -176,7 +180,8 @@ export class AuditExportCommand extends ClientCommand {
     const toFile = this.out !== undefined && this.out !== '-';
     if (this.json && !toFile) throw new CliUsageError('-o json needs --out FILE: stdout carries the export itself');
     for (const [flag, value] of [['--from', this.from], ['--to', this.to]] as const) {
-      if (value !== undefined && !/^\d+$/.test(value)) throw new CliUsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(value)}`);
+      if (value !== undefined && !/^\d+$/.test(value))
+        throw new CliUsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(value)}`);
     }
     const query = {
       format: this.format,
@@ -219,10 +224,19 @@ export class AuditExportCommand extends ClientCommand {
       const end = tap.lastLine();
       const term = end === null ? null : parseTerminator(end);
       if (term === null) {
-        throw new CliError(ExitCode.Server, 'export_incomplete', `the export stream ended after ${tap.bytes} bytes without its terminator line; nothing was kept${target ? '' : ' (stdout holds a partial export)'}`);
+        throw new CliError(
+          ExitCode.Server,
+          'export_incomplete',
+          `the export stream ended after ${tap.bytes} bytes without its terminator line; nothing was ` +
+            `kept${target ? '' : ' (stdout holds a partial export)'}`,
+        );
       }
       if (term.count !== tap.lines - 1) {
-        throw new CliError(ExitCode.Server, 'export_incomplete', `the terminator counts ${term.count} records but ${tap.lines - 1} lines arrived`);
+        throw new CliError(
+          ExitCode.Server,
+          'export_incomplete',
+          `the terminator counts ${term.count} records but ${tap.lines - 1} lines arrived`,
+        );
       }
       if (showProgress) {
         draw(true);
@@ -237,10 +251,19 @@ export class AuditExportCommand extends ClientCommand {
         renamed = true;
         await syncDir(dirname(target));
       }
-      const summary: ExportSummary = { path: target ?? '-', format: this.format, count: term.count, last_seq: term.last_seq, bytes: tap.bytes, sha256: tap.hash.digest('hex') };
+      const summary: ExportSummary = {
+        path: target ?? '-',
+        format: this.format,
+        count: term.count,
+        last_seq: term.last_seq,
+        bytes: tap.bytes,
+        sha256: tap.hash.digest('hex'),
+      };
       if (this.json) this.emit(summary, () => '');
       else {
-        const line = `exported ${summary.count} records (${summary.bytes} bytes, last_seq ${summary.last_seq}) to ${target ?? 'stdout'}; sha256 ${summary.sha256}\n`;
+        const line =
+          `exported ${summary.count} records (${summary.bytes} bytes, last_seq ${summary.last_seq}) to ${target ?? 'stdout'}; sha256 ` +
+          `${summary.sha256}\n`;
         // stdout may be the export itself: the human summary goes to stderr then.
         (target ? this.context.stdout : stderr).write(line);
       }

@@ -78,18 +78,29 @@ export class AuditVerifyCommand extends ClientCommand {
 
   pubkey = Option.Array('--pubkey', [], { description: 'Trusted public key, <alg>:<base64> or bare (repeatable)' });
   pubkeyAlg = Option.String('--pubkey-alg', 'ed25519', { description: 'Algorithm of a bare --pubkey (default ed25519)' });
-  from = Option.String('--from', { description: 'First seq to verify (default 1)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(1, Number.MAX_SAFE_INTEGER)]) });
+  from = Option.String('--from', {
+    description: 'First seq to verify (default 1)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(1, Number.MAX_SAFE_INTEGER)]),
+  });
   strict = Option.Boolean('--strict', false, { description: 'Exit 7 when integrity fails' });
   file = Option.String('--file', { description: 'Read the chain from this export or NDJSON file (- for stdin) instead of the server' });
-  format = Option.String('--format', { description: `Format of --file: ${FILE_FORMATS.join(', ')} (default: recognised from the first line)` });
-  threads = Option.String('--threads', { description: 'Worker threads verifying signatures (default: the cores, at most 4; 0 = this thread)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 64)]) });
+  format = Option.String('--format', {
+    description: `Format of --file: ${FILE_FORMATS.join(', ')} (default: recognised from the first line)`,
+  });
+  threads = Option.String('--threads', {
+    description: 'Worker threads verifying signatures (default: the cores, at most 4; 0 = this thread)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 64)]),
+  });
   system = Option.Boolean('--system', false, { description: 'Verify the system chain (GET /v1/audit/system; superadmin)' });
 
   async execute(): Promise<number> {
     if (!isSignatureAlgorithm(this.pubkeyAlg)) throw new CliUsageError(`--pubkey-alg: unknown algorithm ${JSON.stringify(this.pubkeyAlg)}`);
-    if (this.pubkey.length === 0) throw new CliUsageError('give at least one --pubkey: the keys must come from you, not from the server being audited');
-    if (this.format !== undefined && !(FILE_FORMATS as readonly string[]).includes(this.format)) throw new CliUsageError(`--format must be one of ${FILE_FORMATS.join(', ')}`);
-    if (this.format !== undefined && this.file === undefined) throw new CliUsageError('--format describes --file; records from the server need no format');
+    if (this.pubkey.length === 0)
+      throw new CliUsageError('give at least one --pubkey: the keys must come from you, not from the server being audited');
+    if (this.format !== undefined && !(FILE_FORMATS as readonly string[]).includes(this.format))
+      throw new CliUsageError(`--format must be one of ${FILE_FORMATS.join(', ')}`);
+    if (this.format !== undefined && this.file === undefined)
+      throw new CliUsageError('--format describes --file; records from the server need no format');
     const alg = this.pubkeyAlg as SignatureAlgorithm;
     const verifiers = this.pubkey.map((spec) => {
       try {
@@ -99,7 +110,10 @@ export class AuditVerifyCommand extends ClientCommand {
       }
     });
     // Loaded on demand, so other commands do not pay for worker threads and decoders at start.
-    const [{ StreamVerifier }, { createWorkerPool }] = await Promise.all([import('../../../ledger/verify-stream.js'), import('../../../workers/pool.js')]);
+    const [{ StreamVerifier }, { createWorkerPool }] = await Promise.all([
+      import('../../../ledger/verify-stream.js'),
+      import('../../../workers/pool.js'),
+    ]);
     const threads = this.threads ?? Math.min(4, availableParallelism());
     const pool = threads > 0 ? createWorkerPool({ threads }) : null;
     try {
@@ -114,12 +128,22 @@ export class AuditVerifyCommand extends ClientCommand {
         const { verifier, end } = await this.readFile(this.file, from, make);
         report = await verifier.finish(headAfter(end, from + verifier.count - 1), end.resolve);
         complete = end.unterminated !== true;
-        if (!complete) this.context.stderr.write(`svc: warning: ${this.file} has no export-complete line${end.afterTerminator ? ' as its last line (records follow it)' : ''}; it may be cut short, and its tail cannot be checked\n`);
+        if (!complete)
+          this.context.stderr.write(
+            `svc: warning: ${this.file} has no export-complete ` +
+              `line${end.afterTerminator ? ' as its last line (records follow it)' : ''}; it may be cut short, and its tail cannot be ` +
+              `checked\n`,
+          );
       } else {
         report = await this.withClient(async (client) => {
           if (!this.system) await narrowToPublishedRanges(client, keys);
           let verifier: StreamVerifier | undefined;
-          const end = await this.fetchRecords(client, from, (anchor) => (verifier = make(anchor, false)), (r) => (verifier as StreamVerifier).add(r));
+          const end = await this.fetchRecords(
+            client,
+            from,
+            (anchor) => (verifier = make(anchor, false)),
+            (r) => (verifier as StreamVerifier).add(r),
+          );
           const v = verifier ?? make(null, false);
           return v.finish(headAfter(end, from + v.count - 1), end.resolve);
         });
@@ -142,13 +166,19 @@ export class AuditVerifyCommand extends ClientCommand {
   }
 
   /** Pages of the chain from one record before `from` (it anchors the first link); `start` is called once with that anchor. */
-  private async fetchRecords(client: HttpClient, from: number, start: (anchor: ChainAnchor | null) => void, add: (r: AuditRecord) => Promise<void>): Promise<SourceEnd> {
+  private async fetchRecords(
+    client: HttpClient,
+    from: number,
+    start: (anchor: ChainAnchor | null) => void,
+    add: (r: AuditRecord) => Promise<void>,
+  ): Promise<SourceEnd> {
     const path = this.system ? '/v1/audit/system' : '/v1/audit';
     type Page = { items: AuditRecord[]; has_more: boolean; head_seq?: unknown; head_hash?: unknown };
     const page = async (cursor: number, limit: number): Promise<Page> => {
       const res = await client.get(`${path}?from=${cursor}&limit=${limit}`);
       const body = res.body as { items?: unknown; has_more?: unknown; head_seq?: unknown };
-      if (!Array.isArray(body.items) || typeof body.has_more !== 'boolean') throw new CliError(ExitCode.Server, 'bad_response', `${path} did not answer a page of records`);
+      if (!Array.isArray(body.items) || typeof body.has_more !== 'boolean')
+        throw new CliError(ExitCode.Server, 'bad_response', `${path} did not answer a page of records`);
       return body as Page;
     };
     let headSeq: number | null = null;
@@ -190,7 +220,11 @@ export class AuditVerifyCommand extends ClientCommand {
   }
 
   /** Streams a file line by line into a verifier; records before `from` only anchor. */
-  private async readFile(file: string, from: number, make: (anchor: ChainAnchor | null, metaUnbound: boolean) => StreamVerifier): Promise<{ verifier: StreamVerifier; end: SourceEnd }> {
+  private async readFile(
+    file: string,
+    from: number,
+    make: (anchor: ChainAnchor | null, metaUnbound: boolean) => StreamVerifier,
+  ): Promise<{ verifier: StreamVerifier; end: SourceEnd }> {
     const { ExportDecodeError, decodeLine, detectFormat } = await import('../../../encoders/decode/index.js');
     let format = this.format as FileFormat | undefined;
     let verifier: StreamVerifier | undefined;
@@ -207,14 +241,20 @@ export class AuditVerifyCommand extends ClientCommand {
         if (format === undefined) {
           if (line.trim() === '' || line.startsWith('#')) continue;
           const detected = detectFormat(line);
-          if (detected === null) throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${n} is not a record of any ledger export format (${FILE_FORMATS.join(', ')})`);
+          if (detected === null)
+            throw new CliError(
+              ExitCode.Err,
+              'bad_input',
+              `--file ${file}: line ${n} is not a record of any ledger export format (${FILE_FORMATS.join(', ')})`,
+            );
           format = detected;
         }
         let decoded;
         try {
           decoded = decodeLine(format, line);
         } catch (err) {
-          if (err instanceof ExportDecodeError) throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${n} is not a ${format} ledger record: ${err.message}`);
+          if (err instanceof ExportDecodeError)
+            throw new CliError(ExitCode.Err, 'bad_input', `--file ${file}: line ${n} is not a ${format} ledger record: ${err.message}`);
           throw err;
         }
         if (decoded.kind === 'terminator') {
@@ -315,9 +355,15 @@ function renderReport(r: VerifyReport & { complete: boolean }): string {
   const s = (ok: boolean): string => (ok ? 'ok' : 'FAILED');
   return [
     `verdict:     ${r.ok ? 'ok' : 'NOT OK'}`,
-    `chain:       ${s(r.chain.ok)}, ${r.chain.checked} checked${r.chain.reason ? `, ${r.chain.reason}${r.chain.break_at !== null ? ` at seq ${r.chain.break_at}` : ''}` : ''}`,
-    `checkpoints: ${r.checkpoints.status}, ${r.checkpoints.count} found${r.checkpoints.latest_attested_seq !== null ? `, latest attests seq ${r.checkpoints.latest_attested_seq}` : ''}${r.checkpoints.reason ? `, ${r.checkpoints.reason}${r.checkpoints.first_bad_seq !== null ? ` at seq ${r.checkpoints.first_bad_seq}` : ''}` : ''}`,
-    `signatures:  ${s(r.signatures.ok)}, ${r.signatures.checked} checked${r.signatures.reason ? `, ${r.signatures.reason} at seq ${r.signatures.first_bad_seq}` : ''}`,
+    `chain:       ${s(r.chain.ok)}, ${r.chain.checked} ` +
+      `checked${r.chain.reason ? `, ${r.chain.reason}${r.chain.break_at !== null ? ` at seq ${r.chain.break_at}` : ''}` : ''}`,
+    `checkpoints: ${r.checkpoints.status}, ${r.checkpoints.count} found` +
+      (r.checkpoints.latest_attested_seq !== null ? `, latest attests seq ${r.checkpoints.latest_attested_seq}` : '') +
+      (r.checkpoints.reason
+        ? `, ${r.checkpoints.reason}${r.checkpoints.first_bad_seq !== null ? ` at seq ${r.checkpoints.first_bad_seq}` : ''}`
+        : ''),
+    `signatures:  ${s(r.signatures.ok)}, ${r.signatures.checked} ` +
+      `checked${r.signatures.reason ? `, ${r.signatures.reason} at seq ${r.signatures.first_bad_seq}` : ''}`,
     `complete:    ${r.complete ? 'yes' : 'NO (no export-complete line at the end: the file may be cut short)'}`,
   ].join('\n');
 }

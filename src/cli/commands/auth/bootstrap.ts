@@ -24,18 +24,32 @@ export class AuthBootstrapCommand extends ClientCommand {
       local users can see them.
     `,
     examples: [
-      ['Bootstrap with the token printed at first boot (pasted on stdin)', '$0 auth bootstrap --server https://127.0.0.1:8443 --pin-sha256 <pin_sha256 from the serve log> --setup-token-file - --email admin@example.com --password-file pw.txt --save-context'],
-      ['Name the organization', '$0 auth bootstrap --setup-token-file token.txt --email admin@example.com --password-file pw.txt --organization "Acme"'],
+      [
+        'Bootstrap with the token printed at first boot (pasted on stdin)',
+        '$0 auth bootstrap --server https://127.0.0.1:8443 --pin-sha256 <pin_sha256 from the serve log> --setup-token-file - --email ' +
+          'admin@example.com --password-file pw.txt --save-context',
+      ],
+      [
+        'Name the organization',
+        '$0 auth bootstrap --setup-token-file token.txt --email admin@example.com --password-file pw.txt --organization "Acme"',
+      ],
     ],
   });
 
   setupToken = Option.String('--setup-token', { description: 'The one-time setup token (svcst_…); prefer --setup-token-file' });
   setupTokenFile = Option.String('--setup-token-file', { description: 'Read the setup token from this file, or from stdin with -' });
   email = Option.String('--email', { description: 'E-mail (login name) of the first administrator', required: true });
-  password = Option.String('--password', { description: 'Password of the first administrator (at least 12 characters); prefer --password-file' });
+  password = Option.String('--password', {
+    description: 'Password of the first administrator (at least 12 characters); prefer --password-file',
+  });
   passwordFile = Option.String('--password-file', { description: 'Read the password from this file, or from stdin with -' });
-  organization = Option.String('--organization', { description: 'Name of the first organization (default: the server’s default organization name)' });
-  saveContext = Option.String('--save-context', { tolerateBoolean: true, description: 'Log in and save the session as a named context: --save-context or --save-context=<name> (default name: default)' });
+  organization = Option.String('--organization', {
+    description: 'Name of the first organization (default: the server’s default organization name)',
+  });
+  saveContext = Option.String('--save-context', {
+    tolerateBoolean: true,
+    description: 'Log in and save the session as a named context: --save-context or --save-context=<name> (default name: default)',
+  });
 
   async execute(): Promise<number> {
     oneStdin(this.setupTokenFile, this.passwordFile);
@@ -45,7 +59,12 @@ export class AuthBootstrapCommand extends ClientCommand {
     if (password === undefined) throw new CliUsageError('no password: pass --password-file (or - for stdin) or --password');
     const settings = await this.settings();
     const out = await this.withClient(async (client) => {
-      const body = { token: token.trim(), email: this.email, password, ...(this.organization !== undefined ? { organization: this.organization } : {}) };
+      const body = {
+        token: token.trim(),
+        email: this.email,
+        password,
+        ...(this.organization !== undefined ? { organization: this.organization } : {}),
+      };
       const setup = (await client.request('POST', '/v1/setup', { body })).body as SetupResult;
       let context: string | undefined;
       if (this.saveContext !== undefined && this.saveContext !== false) {
@@ -56,7 +75,13 @@ export class AuthBootstrapCommand extends ClientCommand {
       return { ...setup, ...(context !== undefined ? { context } : {}) };
     });
     this.emit(out, (o) =>
-      [`organization ${o.organization.name} (${o.organization.id}) created`, `superadmin ${o.user.email} (${o.user.id}) created`, ...(o.context ? [`logged in; saved as context "${o.context}"`] : [`next: svc auth login --email ${o.user.email} --password-file <file>`])].join('\n'),
+      [
+        `organization ${o.organization.name} (${o.organization.id}) created`,
+        `superadmin ${o.user.email} (${o.user.id}) created`,
+        ...(o.context
+          ? [`logged in; saved as context "${o.context}"`]
+          : [`next: svc auth login --email ${o.user.email} --password-file <file>`]),
+      ].join('\n'),
     );
     return 0;
   }

@@ -25,9 +25,15 @@ export class AuthLoginCommand extends ClientCommand {
       context's tenant is never carried into another context unless this login holds a grant in it.
     `,
     examples: [
-      ['Log in with a password from a file', '$0 auth login --server https://cp.example.com:8443 --email me@example.com --password-file ~/.pw'],
+      [
+        'Log in with a password from a file',
+        '$0 auth login --server https://cp.example.com:8443 --email me@example.com --password-file ~/.pw',
+      ],
       ['Sign in through the OpenID provider (opens nothing: prints the URL)', '$0 auth login --server https://cp.example.com:8443 --sso'],
-      ['Save an API key as the context "ci"', 'printf %s "$KEY" | $0 auth login --server https://cp.example.com:8443 --token-file - --name ci'],
+      [
+        'Save an API key as the context "ci"',
+        'printf %s "$KEY" | $0 auth login --server https://cp.example.com:8443 --token-file - --name ci',
+      ],
     ],
   });
 
@@ -35,20 +41,30 @@ export class AuthLoginCommand extends ClientCommand {
   password = Option.String('--password', { description: 'Password; prefer --password-file' });
   passwordFile = Option.String('--password-file', { description: 'Read the password from this file, or from stdin with -' });
   name = Option.String('--name', 'default', { description: 'Name of the context to save (default: default)' });
-  sso = Option.Boolean('--sso', false, { description: "Sign in through the server's OpenID provider: prints the URL to open, receives the redirect on a loopback port" });
+  sso = Option.Boolean('--sso', false, {
+    description: "Sign in through the server's OpenID provider: prints the URL to open, receives the redirect on a loopback port",
+  });
 
   async execute(): Promise<number> {
     oneStdin(this.passwordFile, this.tokenFile);
-    const password = this.email !== undefined ? await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr) : undefined;
-    if (this.email !== undefined && password === undefined) throw new CliUsageError('--email needs --password-file (or - for stdin) or --password');
-    if (this.email === undefined && (this.password !== undefined || this.passwordFile !== undefined)) throw new CliUsageError('a password needs --email');
+    const password =
+      this.email !== undefined
+        ? await readSecret('password', this.password, this.passwordFile, this.context.stdin, this.context.stderr)
+        : undefined;
+    if (this.email !== undefined && password === undefined)
+      throw new CliUsageError('--email needs --password-file (or - for stdin) or --password');
+    if (this.email === undefined && (this.password !== undefined || this.passwordFile !== undefined))
+      throw new CliUsageError('a password needs --email');
     if (this.sso && this.email !== undefined) throw new CliUsageError('--sso and --email exclude each other');
     const { HttpClient } = await import('../../client/http-client.js');
     let settings = await this.settings();
     let token = settings.token;
     if (this.sso) {
       const { ssoLogin } = await import('./sso-flow.js');
-      const anonymous = new HttpClient({ ...settings, token: undefined }, { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` });
+      const anonymous = new HttpClient(
+        { ...settings, token: undefined },
+        { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` },
+      );
       try {
         token = await ssoLogin(anonymous, this.context.stderr);
       } finally {
@@ -56,14 +72,19 @@ export class AuthLoginCommand extends ClientCommand {
       }
     } else if (this.email !== undefined) {
       // The password route takes no bearer: a stale saved token must not ride along.
-      const anonymous = new HttpClient({ ...settings, token: undefined }, { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` });
+      const anonymous = new HttpClient(
+        { ...settings, token: undefined },
+        { stderr: this.context.stderr, userAgent: `svc/${buildInfo().version}` },
+      );
       try {
-        token = ((await anonymous.request('POST', '/v1/auth/login', { body: { email: this.email, password } })).body as { token: string }).token;
+        token = ((await anonymous.request('POST', '/v1/auth/login', { body: { email: this.email, password } })).body as { token: string })
+          .token;
       } finally {
         await anonymous.close();
       }
     }
-    if (token === undefined) throw new CliUsageError('nothing to log in with: pass --email, or a token with --token-file/--token/SERVICE_TOKEN');
+    if (token === undefined)
+      throw new CliUsageError('nothing to log in with: pass --email, or a token with --token-file/--token/SERVICE_TOKEN');
     // A tenant read from the saved context belongs to that context's login, perhaps on another
     // server: it is neither sent with this check nor saved, unless this login's grants hold it.
     const inherited = settings.sources.tenant === 'context' ? settings.tenant : undefined;
@@ -75,9 +96,13 @@ export class AuthLoginCommand extends ClientCommand {
     } finally {
       await checker.close();
     }
-    const tenant = settings.tenant ?? (who.grants.length === 1 ? who.grants[0]?.tenant : who.grants.find((g) => g.tenant === inherited)?.tenant);
+    const tenant =
+      settings.tenant ?? (who.grants.length === 1 ? who.grants[0]?.tenant : who.grants.find((g) => g.tenant === inherited)?.tenant);
     const context = await saveLoginContext(this.context.env, this.name, settings, token, tenant);
-    this.emit({ ...who, context, ...(tenant !== undefined ? { tenant } : {}) }, (o) => `${renderWhoami(o)}\nsaved as context "${context}" (now current)`);
+    this.emit(
+      { ...who, context, ...(tenant !== undefined ? { tenant } : {}) },
+      (o) => `${renderWhoami(o)}\nsaved as context "${context}" (now current)`,
+    );
     return 0;
   }
 }

@@ -31,7 +31,10 @@ export class AuthLogoutCommand extends ClientCommand {
         forgotten = name;
       }
     }
-    this.emit({ logged_out: true, ...(forgotten !== undefined ? { context: forgotten } : {}) }, (o) => `logged out${o.context ? `; token removed from context "${o.context}"` : ''}`);
+    this.emit(
+      { logged_out: true, ...(forgotten !== undefined ? { context: forgotten } : {}) },
+      (o) => `logged out${o.context ? `; token removed from context "${o.context}"` : ''}`,
+    );
     return 0;
   }
 }

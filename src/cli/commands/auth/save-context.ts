@@ -2,7 +2,13 @@
 import type { ClientSettings } from '../../client/settings.js';
 
 /** Save server, credential, tenant and trust anchors under `name` and make it current; returns the name. */
-export async function saveLoginContext(env: Record<string, string | undefined>, name: string, settings: ClientSettings, token: string, tenant: string | undefined): Promise<string> {
+export async function saveLoginContext(
+  env: Record<string, string | undefined>,
+  name: string,
+  settings: ClientSettings,
+  token: string,
+  tenant: string | undefined,
+): Promise<string> {
   const { configPath, saveContext } = await import('../../client/context.js');
   const server = settings.server.href.replace(/\/$/, '');
   await saveContext(

@@ -10,7 +10,8 @@ import type { HttpClient } from '../../client/http-client.js';
 import { CliError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
 
-const PAGE = '<!doctype html><meta charset="utf-8"><title>svc</title><p>Signed in. You can close this window and return to the terminal.</p>';
+const PAGE =
+  '<!doctype html><meta charset="utf-8"><title>svc</title><p>Signed in. You can close this window and return to the terminal.</p>';
 
 /** Runs the browser round trip and returns the session token. */
 export async function ssoLogin(client: HttpClient, stderr: Writable, waitMs = 5 * 60_000): Promise<string> {
@@ -28,19 +29,33 @@ export async function ssoLogin(client: HttpClient, stderr: Writable, waitMs = 5 
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
   try {
     const redirect = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
-    const started = (await client.request('POST', '/v1/m/identity/sso/start', { body: { redirect_uri: redirect } })).body as { authorization_url: string; state: string };
+    const started = (await client.request('POST', '/v1/m/identity/sso/start', { body: { redirect_uri: redirect } })).body as {
+      authorization_url: string;
+      state: string;
+    };
     stderr.write(`Open this URL in a browser to sign in:\n  ${started.authorization_url}\nwaiting for the redirect to ${redirect} …\n`);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CliError(ExitCode.Err, 'sso_timeout', `no redirect from the provider within ${Math.round(waitMs / 1000)} s`)), waitMs);
+      timer = setTimeout(
+        () => reject(new CliError(ExitCode.Err, 'sso_timeout', `no redirect from the provider within ${Math.round(waitMs / 1000)} s`)),
+        waitMs,
+      );
     });
     const q = await Promise.race([got, timeout]).finally(() => clearTimeout(timer));
     const error = q.get('error');
-    if (error) throw new CliError(ExitCode.Auth, 'sso_refused', `the provider refused the login: ${error}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}`);
+    if (error)
+      throw new CliError(
+        ExitCode.Auth,
+        'sso_refused',
+        `the provider refused the login: ${error}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}`,
+      );
     const code = q.get('code');
-    if (!code || q.get('state') !== started.state) throw new CliError(ExitCode.Auth, 'sso_bad_state', 'the redirect did not carry this login’s state and a code');
+    if (!code || q.get('state') !== started.state)
+      throw new CliError(ExitCode.Auth, 'sso_bad_state', 'the redirect did not carry this login’s state and a code');
     const iss = q.get('iss');
-    const done = (await client.request('POST', '/v1/m/identity/sso/complete', { body: { state: started.state, code, ...(iss ? { iss } : {}) } })).body as { token: string };
+    const done = (
+      await client.request('POST', '/v1/m/identity/sso/complete', { body: { state: started.state, code, ...(iss ? { iss } : {}) } })
+    ).body as { token: string };
     return done.token;
   } finally {
     listener.closeAllConnections();

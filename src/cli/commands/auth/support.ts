@@ -12,7 +12,13 @@ import { CliUsageError } from '../../client/errors.js';
  * A secret given inline or as a file (`-` for stdin); exactly one source, trailing newline stripped.
  * `-` on a terminal prompts ("Paste the setup token:") with echo off instead of waiting silently.
  */
-export async function readSecret(what: string, inline: string | undefined, file: string | undefined, stdin: Readable, stderr: Writable = process.stderr): Promise<string | undefined> {
+export async function readSecret(
+  what: string,
+  inline: string | undefined,
+  file: string | undefined,
+  stdin: Readable,
+  stderr: Writable = process.stderr,
+): Promise<string | undefined> {
   if (inline !== undefined && file !== undefined) throw new CliUsageError(`give the ${what} inline or as a file, not both`);
   if (file === undefined) return inline;
   let text: string;
@@ -59,7 +65,9 @@ function cell(v: unknown): string {
 export function fields(record: Record<string, unknown>): string {
   const keys = Object.keys(record);
   const width = Math.max(0, ...keys.map((k) => k.length));
-  return keys.map((k) => `${`${k}:`.padEnd(width + 1)} ${Array.isArray(record[k]) ? (record[k] as unknown[]).join(', ') : cell(record[k])}`).join('\n');
+  return keys
+    .map((k) => `${`${k}:`.padEnd(width + 1)} ${Array.isArray(record[k]) ? (record[k] as unknown[]).join(', ') : cell(record[k])}`)
+    .join('\n');
 }
 
 /**
@@ -67,7 +75,8 @@ export function fields(record: Record<string, unknown>): string {
  * than the server's JSON-Schema pattern in a 400. Nothing else could change the path either.
  */
 export function idSegment(id: string, what = 'id'): string {
-  if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id)) throw new CliUsageError(`invalid ${what} ${JSON.stringify(id)}: expected a UUID such as 0190a000-0000-7000-8000-000000000001`);
+  if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id))
+    throw new CliUsageError(`invalid ${what} ${JSON.stringify(id)}: expected a UUID such as 0190a000-0000-7000-8000-000000000001`);
   return id.toLowerCase();
 }
 

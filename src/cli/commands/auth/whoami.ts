@@ -14,7 +14,14 @@ export type Whoami = {
 
 /** Text form of a whoami document. */
 export function renderWhoami(w: Whoami): string {
-  const head = fields({ kind: w.kind, actor: w.actor, user_id: w.user_id, superadmin: w.superadmin, ...(w.aal !== undefined ? { aal: w.aal } : {}), ...(w.amr ? { amr: w.amr } : {}) });
+  const head = fields({
+    kind: w.kind,
+    actor: w.actor,
+    user_id: w.user_id,
+    superadmin: w.superadmin,
+    ...(w.aal !== undefined ? { aal: w.aal } : {}),
+    ...(w.amr ? { amr: w.amr } : {}),
+  });
   const grants = w.grants.map((g) => `  ${g.tenant}  ${g.role}`);
   return [head, `grants:${grants.length === 0 ? ' (none)' : ''}`, ...grants].join('\n');
 }

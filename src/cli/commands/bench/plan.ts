@@ -57,7 +57,11 @@ export class BenchPlanCommand extends BaseCommand {
       answer = plan(profile, figuresFrom(latest));
     } catch (err) {
       if (err instanceof MissingFigures) {
-        throw new CliError(ExitCode.Indeterminate, 'figures_missing', `${err.message} in ${dir}: run the benchmark scenario(s) that measure them on this host first (npm run bench -- <scenario>)`);
+        throw new CliError(
+          ExitCode.Indeterminate,
+          'figures_missing',
+          `${err.message} in ${dir}: run the benchmark scenario(s) that measure them on this host first (npm run bench -- <scenario>)`,
+        );
       }
       throw err;
     }
@@ -92,10 +96,15 @@ function renderPlan(a: PlanAnswer): string {
   const lines = [
     `profile:        ${a.profile.name}`,
     `answer:         ${a.fits_one_node_sqlite ? 'fits on one node with SQLite' : `Postgres, ${a.nodes} API replicas`}`,
-    `CPU at peak:    ${pct(a.cpu.utilisation)} of this host (headroom ${pct(a.cpu.headroom)}); ${Object.entries(a.cpu.breakdown).filter(([, x]) => x > 0).map(([k, x]) => `${k} ${pct(x)}`).join(', ')}`,
-    `ledger:         ${a.ledger.appends_per_sec_peak} appends/s at peak = ${pct(a.ledger.sqlite_single_writer_share)} of SQLite's single writer`,
+    `CPU at peak:    ${pct(a.cpu.utilisation)} of this host (headroom ${pct(a.cpu.headroom)}); ${Object.entries(a.cpu.breakdown)
+      .filter(([, x]) => x > 0)
+      .map(([k, x]) => `${k} ${pct(x)}`)
+      .join(', ')}`,
+    `ledger:         ${a.ledger.appends_per_sec_peak} appends/s at peak = ${pct(a.ledger.sqlite_single_writer_share)} of SQLite's ` +
+      `single writer`,
     `memory:         ${a.memory_mib} MiB`,
-    `disk:           ${fmtBytes(a.disk.bytes_per_day)}/day of ledger; ${fmtBytes(a.disk.ledger_bytes_retention)} for ${a.profile.retention_days} days + ${fmtBytes(a.disk.accessmap_bytes)} access map = ${fmtBytes(a.disk.total_bytes_retention)}`,
+    `disk:           ${fmtBytes(a.disk.bytes_per_day)}/day of ledger; ${fmtBytes(a.disk.ledger_bytes_retention)} for ` +
+      `${a.profile.retention_days} days + ${fmtBytes(a.disk.accessmap_bytes)} access map = ${fmtBytes(a.disk.total_bytes_retention)}`,
     ...a.reasons.map((r) => `why:            ${r}`),
     'measured:',
     ...a.measured.map((m) => `  ${m}`),

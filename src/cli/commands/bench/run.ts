@@ -19,7 +19,9 @@ export const BENCH_SCENARIOS = {
   http: 'GET /healthz: the bare request path (TLS, routing, access log)',
   whoami: 'GET /v1/auth/whoami with an API key: authentication on every request',
   'audited-write': 'POST /v1/agents: every 2xx is an agent row and a signed ledger record, durable',
-  pep: 'POST /v1/m/governance/pep/decisions: tool-call decisions (alternately scope-only Read and Cedar-evaluated Bash) under a 3-policy document, each with its signed ledger record',
+  pep:
+    'POST /v1/m/governance/pep/decisions: tool-call decisions (alternately scope-only Read and Cedar-evaluated Bash) under a 3-policy ' +
+    'document, each with its signed ledger record',
   verify: `GET /v1/audit/verify: verification of the bench tenant's chain (seeded with ${SEED} audited writes first)`,
   export: `GET /v1/audit/export?format=ocsf: the bench tenant's chain streamed as OCSF (seeded with ${SEED} audited writes first)`,
 } as const;
@@ -70,7 +72,10 @@ export class BenchRunCommand extends ClientCommand {
     `,
     examples: [
       ['Two seconds of /healthz on a scratch server', '$0 bench http --duration 2s'],
-      ['Audited writes against a deployment, in a bench tenant of its own', '$0 bench audited-write --server https://svc.example:8443 --token-file superadmin.token --rate 500'],
+      [
+        'Audited writes against a deployment, in a bench tenant of its own',
+        '$0 bench audited-write --server https://svc.example:8443 --token-file superadmin.token --rate 500',
+      ],
     ],
   });
 
@@ -84,11 +89,14 @@ export class BenchRunCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     const durationMs = parseDuration(this.duration);
-    if (durationMs === undefined || durationMs <= 0 || durationMs > LIMITS.maxDurationMs) throw new CliError(ExitCode.Usage, 'usage', `--duration must be a duration up to 300s, got ${JSON.stringify(this.duration)}`);
+    if (durationMs === undefined || durationMs <= 0 || durationMs > LIMITS.maxDurationMs)
+      throw new CliError(ExitCode.Usage, 'usage', `--duration must be a duration up to 300s, got ${JSON.stringify(this.duration)}`);
     const rate = Number(this.rate);
-    if (!(rate > 0 && rate <= LIMITS.maxRate)) throw new CliError(ExitCode.Usage, 'usage', `--rate must be a number in (0, ${LIMITS.maxRate}], got ${JSON.stringify(this.rate)}`);
+    if (!(rate > 0 && rate <= LIMITS.maxRate))
+      throw new CliError(ExitCode.Usage, 'usage', `--rate must be a number in (0, ${LIMITS.maxRate}], got ${JSON.stringify(this.rate)}`);
     const connections = Number(this.connections);
-    if (!Number.isInteger(connections) || connections < 1 || connections > LIMITS.maxConnections) throw new CliError(ExitCode.Usage, 'usage', `--connections must be an integer from 1 to ${LIMITS.maxConnections}`);
+    if (!Number.isInteger(connections) || connections < 1 || connections > LIMITS.maxConnections)
+      throw new CliError(ExitCode.Usage, 'usage', `--connections must be an integer from 1 to ${LIMITS.maxConnections}`);
     const scenario = this.scenario as BenchScenario;
     const stderr = this.context.stderr;
     const tty = (stderr as { isTTY?: boolean }).isTTY === true;
@@ -106,7 +114,10 @@ export class BenchRunCommand extends ClientCommand {
       const scratch = await startScratch(tmpDir, !this.noAccessLog, this.json ? () => undefined : log);
       target = scratch.target;
       stopScratch = scratch.stop;
-      notes.push('scratch server on this host: svc serve --seed-demo, SQLite (synchronous=FULL), HTTPS on loopback; the load generator shares the CPUs with it');
+      notes.push(
+        'scratch server on this host: svc serve --seed-demo, SQLite (synchronous=FULL), HTTPS on loopback; the load generator shares ' +
+          'the CPUs with it',
+      );
     }
     let ok = false;
     try {
@@ -122,7 +133,12 @@ export class BenchRunCommand extends ClientCommand {
         rate,
         durationMs,
         request,
-        onProgress: tty ? (p: LoadProgress) => void stderr.write(`\r  ${p.elapsedS.toFixed(0)}s  sent ${p.sent}  done ${p.completed}  queued ${p.queued}  errors ${p.errors}   `) : undefined,
+        onProgress: tty
+          ? (p: LoadProgress) =>
+              void stderr.write(
+                `\r  ${p.elapsedS.toFixed(0)}s  sent ${p.sent}  done ${p.completed}  queued ${p.queued}  errors ${p.errors}   `,
+              )
+          : undefined,
       });
       if (tty) stderr.write('\n');
       const result: BenchReport = {
@@ -131,7 +147,13 @@ export class BenchRunCommand extends ClientCommand {
         target: this.server !== undefined ? 'server' : 'scratch',
         server: target.url,
         date: new Date().toISOString(),
-        machine: { cpuModel: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg1mBefore: loadBefore, loadavg1mAfter: loadavg()[0] ?? 0, node: process.version },
+        machine: {
+          cpuModel: cpus()[0]?.model ?? 'unknown',
+          cores: cpus().length,
+          loadavg1mBefore: loadBefore,
+          loadavg1mAfter: loadavg()[0] ?? 0,
+          node: process.version,
+        },
         load,
         notes,
       };
@@ -141,13 +163,27 @@ export class BenchRunCommand extends ClientCommand {
         result.ledger = { acknowledged: load.ok, headSeqGrowth: growth, complete: growth >= load.ok };
         if (growth < load.ok) notes.push(`RECORDS MISSING: ${load.ok} writes acknowledged, head_seq grew by ${growth}`);
       }
-      if (load.achievedRate < rate * 0.95) notes.push(`achieved ${load.achievedRate.toFixed(0)} of the ${rate} req/s asked: the server (or this host) is saturated; latency includes the queueing`);
-      if (load.timedOut > 0) notes.push(`${load.timedOut} requests were not answered within the 5 s grace after the run (counted in the latency as lower bounds)`);
-      if (loadBefore > cpus().length) notes.push(`load average ${loadBefore.toFixed(1)} on ${cpus().length} cores before the run: the figures are noisy`);
+      if (load.achievedRate < rate * 0.95)
+        notes.push(
+          `achieved ${load.achievedRate.toFixed(0)} of the ${rate} req/s asked: the server (or this host) is saturated; latency ` +
+            `includes the queueing`,
+        );
+      if (load.timedOut > 0)
+        notes.push(
+          `${load.timedOut} requests were not answered within the 5 s grace after the run (counted in the latency as lower bounds)`,
+        );
+      if (loadBefore > cpus().length)
+        notes.push(`load average ${loadBefore.toFixed(1)} on ${cpus().length} cores before the run: the figures are noisy`);
       if (this.reportFile !== undefined) await writeFile(this.reportFile, renderMarkdown(result));
       this.emit(result, renderText);
       ok = true;
-      if (load.ok === 0) throw new CliError(ExitCode.Server, 'no_success', `no request succeeded (${load.errors} transport errors${load.firstError ? `: ${load.firstError}` : ''}; statuses ${JSON.stringify(load.statusCounts)})`);
+      if (load.ok === 0)
+        throw new CliError(
+          ExitCode.Server,
+          'no_success',
+          `no request succeeded (${load.errors} transport errors${load.firstError ? `: ${load.firstError}` : ''}; statuses ` +
+            `${JSON.stringify(load.statusCounts)})`,
+        );
       if (result.ledger && !result.ledger.complete) return ExitCode.Err;
       return ExitCode.OK;
     } finally {
@@ -171,11 +207,21 @@ export class BenchRunCommand extends ClientCommand {
     const { HttpClient } = await import('../../client/http-client.js');
     const { buildTrustedConnector } = await import('../../client/trust.js');
     const admin = new HttpClient(settings, { stderr: this.context.stderr, userAgent: 'svc-bench' });
-    if (settings.token === undefined) throw new CliError(ExitCode.Usage, 'usage', '--server needs a superadmin credential (--token or --token-file): svc bench creates and removes its own bench tenant');
+    if (settings.token === undefined)
+      throw new CliError(
+        ExitCode.Usage,
+        'usage',
+        '--server needs a superadmin credential (--token or --token-file): svc bench creates and removes its own bench tenant',
+      );
     const who = (await admin.get('/v1/auth/whoami')).body as { superadmin?: boolean; user_id?: string };
     if (who.superadmin !== true) {
       await admin.close();
-      throw new CliError(ExitCode.Usage, 'not_bench_tenant', 'refusing to benchmark an existing tenant: give a superadmin credential, and svc bench creates a dedicated tenant (bench-<run>) for the run and removes it afterwards');
+      throw new CliError(
+        ExitCode.Usage,
+        'not_bench_tenant',
+        'refusing to benchmark an existing tenant: give a superadmin credential, and svc bench creates a dedicated tenant ' +
+          '(bench-<run>) for the run and removes it afterwards',
+      );
     }
     const org = (await admin.request('POST', '/v1/system/orgs', { body: { name: `bench-${runId}` } })).body as { id: string; name: string };
     let keyId: string | undefined;
@@ -183,8 +229,13 @@ export class BenchRunCommand extends ClientCommand {
       if (this.keepTenant) {
         notes.push(`bench tenant kept: ${org.name} (${org.id}); remove it with DELETE /v1/system/orgs/${org.id}`);
       } else {
-        if (keyId !== undefined) await admin.request('DELETE', `/v1/tokens/${keyId}`).catch((err: Error) => log(`could not revoke the bench key ${keyId}: ${err.message}`));
-        await admin.request('DELETE', `/v1/system/orgs/${org.id}`).catch((err: Error) => log(`could not delete the bench tenant ${org.id}: ${err.message}`));
+        if (keyId !== undefined)
+          await admin
+            .request('DELETE', `/v1/tokens/${keyId}`)
+            .catch((err: Error) => log(`could not revoke the bench key ${keyId}: ${err.message}`));
+        await admin
+          .request('DELETE', `/v1/system/orgs/${org.id}`)
+          .catch((err: Error) => log(`could not delete the bench tenant ${org.id}: ${err.message}`));
       }
       await admin.close();
     };
@@ -192,16 +243,24 @@ export class BenchRunCommand extends ClientCommand {
       // The key acts through its owner's membership: the superadmin joins the bench tenant (only).
       const inBench = new HttpClient({ ...settings, tenant: org.id }, { stderr: this.context.stderr, userAgent: 'svc-bench' });
       await inBench.request('POST', '/v1/memberships', { body: { user_id: who.user_id, role: 'admin' } }).finally(() => inBench.close());
-      const key = (await admin.request('POST', '/v1/tokens', { body: { name: `svc-bench-${runId}`, role: 'admin', tenant: org.id, ttl: '1h' } })).body as { id: string; token: string };
+      const key = (
+        await admin.request('POST', '/v1/tokens', { body: { name: `svc-bench-${runId}`, role: 'admin', tenant: org.id, ttl: '1h' } })
+      ).body as { id: string; token: string };
       keyId = key.id;
-      const bench = new HttpClient({ ...settings, token: key.token, tenant: org.id }, { stderr: this.context.stderr, userAgent: 'svc-bench' });
+      const bench = new HttpClient(
+        { ...settings, token: key.token, tenant: org.id },
+        { stderr: this.context.stderr, userAgent: 'svc-bench' },
+      );
       notes.push(`bench tenant ${org.name} (${org.id}) created for the run${this.keepTenant ? '' : ' and removed after it'}`);
       return {
         url: settings.server.origin,
         token: key.token,
         tenant: org.id,
         connect: buildTrustedConnector(settings),
-        headSeq: async () => (LEDGER_CHECKED.has(scenario) ? Number(((await bench.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq) : 0),
+        headSeq: async () =>
+          LEDGER_CHECKED.has(scenario)
+            ? Number(((await bench.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq)
+            : 0,
         post: async (path, body) => void (await bench.request('POST', path, { body })),
         close: async () => {
           await bench.close();
@@ -237,12 +296,21 @@ async function prepare(scenario: BenchScenario, target: Target, runId: string): 
     await target.post('/v1/m/governance/pdp/publish', { content: SMALL_POLICIES, note: 'svc bench pep: 3 policies' });
   }
   if (scenario === 'verify' || scenario === 'export') {
-    for (let i = 0; i < SEED; i += 16) await Promise.all(Array.from({ length: Math.min(16, SEED - i) }, (_, k) => target.post('/v1/agents', { name: `bench-seed-${runId}-${i + k}`, kind: 'coding', labels: { team: 'bench' } })));
+    for (let i = 0; i < SEED; i += 16)
+      await Promise.all(
+        Array.from({ length: Math.min(16, SEED - i) }, (_, k) =>
+          target.post('/v1/agents', { name: `bench-seed-${runId}-${i + k}`, kind: 'coding', labels: { team: 'bench' } }),
+        ),
+      );
   }
 }
 
 /** A scratch `svc serve --seed-demo` started by the benchmark harness's own helper (bench/lib/demo.ts). */
-async function startScratch(tmpDir: string, accessLog: boolean, log: (m: string) => void): Promise<{ target: Target; stop: () => Promise<void> }> {
+async function startScratch(
+  tmpDir: string,
+  accessLog: boolean,
+  log: (m: string) => void,
+): Promise<{ target: Target; stop: () => Promise<void> }> {
   const { startDemoSvc } = await import('../../../../bench/lib/demo.js');
   const { BenchRefusal } = await import('../../../../bench/lib/server.js');
   let demo;
@@ -277,7 +345,12 @@ async function requestFor(scenario: BenchScenario, token: string, runId: string,
   const auth = { authorization: `Bearer ${token}`, ...(tenant !== undefined ? { 'x-service-tenant': tenant } : {}) };
   if (scenario === 'pep') {
     const { PEP_PATH, pepDecisionBody } = await import('../../../../bench/lib/pep-policies.js');
-    return (i) => ({ method: 'POST', path: PEP_PATH, headers: { ...auth, 'content-type': 'application/json' }, body: pepDecisionBody(`bench-${runId}`, i) });
+    return (i) => ({
+      method: 'POST',
+      path: PEP_PATH,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: pepDecisionBody(`bench-${runId}`, i),
+    });
   }
   switch (scenario) {
     case 'http':
@@ -305,11 +378,20 @@ function renderText(r: BenchReport): string {
     `target:     ${r.target} ${r.server}`,
     `load:       ${l.targetRate} req/s asked, ${l.connections} connections, ${l.durationS}s`,
     `achieved:   ${l.achievedRate.toFixed(1)} req/s (2xx ${l.ok}, other ${l.non2xx}, errors ${l.errors}, timed out ${l.timedOut})`,
-    `latency:    p50 ${l.latencyMs.p50} ms  p90 ${l.latencyMs.p90} ms  p99 ${l.latencyMs.p99} ms  max ${l.latencyMs.max} ms  (from the intended send time)`,
-    `service:    p50 ${l.serviceMs.p50} ms  p90 ${l.serviceMs.p90} ms  p99 ${l.serviceMs.p99} ms  max ${l.serviceMs.max} ms  (from the actual send)`,
+    `latency:    p50 ${l.latencyMs.p50} ms  p90 ${l.latencyMs.p90} ms  p99 ${l.latencyMs.p99} ms  max ${l.latencyMs.max} ms  (from ` +
+      `the intended send time)`,
+    `service:    p50 ${l.serviceMs.p50} ms  p90 ${l.serviceMs.p90} ms  p99 ${l.serviceMs.p99} ms  max ${l.serviceMs.max} ms  (from ` +
+      `the actual send)`,
   ];
-  if (r.ledger) lines.push(`ledger:     ${r.ledger.acknowledged} acknowledged writes, head_seq +${r.ledger.headSeqGrowth} → ${r.ledger.complete ? 'every write has its record' : 'RECORDS MISSING'}`);
-  lines.push(`machine:    ${r.machine.cores} × ${r.machine.cpuModel}, load ${r.machine.loadavg1mBefore.toFixed(2)} → ${r.machine.loadavg1mAfter.toFixed(2)}, node ${r.machine.node}`);
+  if (r.ledger)
+    lines.push(
+      `ledger:     ${r.ledger.acknowledged} acknowledged writes, head_seq +${r.ledger.headSeqGrowth} → ` +
+        `${r.ledger.complete ? 'every write has its record' : 'RECORDS MISSING'}`,
+    );
+  lines.push(
+    `machine:    ${r.machine.cores} × ${r.machine.cpuModel}, load ${r.machine.loadavg1mBefore.toFixed(2)} → ` +
+      `${r.machine.loadavg1mAfter.toFixed(2)}, node ${r.machine.node}`,
+  );
   for (const n of r.notes) lines.push(`note: ${n}`);
   return lines.join('\n');
 }
@@ -325,7 +407,8 @@ export function renderMarkdown(r: BenchReport): string {
     '',
     `- Target: ${r.target} (${r.server})`,
     `- Date: ${r.date}`,
-    `- Machine: ${r.machine.cores} × ${r.machine.cpuModel}, Node ${r.machine.node}, load average ${r.machine.loadavg1mBefore.toFixed(2)} before, ${r.machine.loadavg1mAfter.toFixed(2)} after`,
+    `- Machine: ${r.machine.cores} × ${r.machine.cpuModel}, Node ${r.machine.node}, load average ` +
+      `${r.machine.loadavg1mBefore.toFixed(2)} before, ${r.machine.loadavg1mAfter.toFixed(2)} after`,
     `- Load: open loop, ${l.targetRate} req/s asked over ${l.connections} connections for ${l.durationS} s (${l.due} requests due)`,
     '',
     '| Figure | Value |',
@@ -336,7 +419,12 @@ export function renderMarkdown(r: BenchReport): string {
     `| Transport errors | ${l.errors} |`,
     `| Not answered in time | ${l.timedOut} |`,
     `| Largest queue (due, not sent) | ${l.maxQueued} |`,
-    ...(r.ledger ? [`| Ledger: acknowledged / head_seq growth | ${r.ledger.acknowledged} / ${r.ledger.headSeqGrowth} (${r.ledger.complete ? 'complete' : 'RECORDS MISSING'}) |`] : []),
+    ...(r.ledger
+      ? [
+          `| Ledger: acknowledged / head_seq growth | ${r.ledger.acknowledged} / ${r.ledger.headSeqGrowth} ` +
+            `(${r.ledger.complete ? 'complete' : 'RECORDS MISSING'}) |`,
+        ]
+      : []),
     '',
     '| Latency (ms) | p50 | p90 | p99 | max | mean |',
     '|---|---|---|---|---|---|',

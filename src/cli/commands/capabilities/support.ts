@@ -10,12 +10,35 @@ import { fields, table } from '../auth/support.js';
 
 export const CONFIGS = '/v1/m/capabilities/configs';
 
-export type ConfigView = { id: string; name: string; kind: string; description: string; enabled: boolean; transport: string | null; command: string | null; args: string[]; url: string | null; env: Record<string, string>; headers: Record<string, string>; server: string | null; tool: string | null; allowed_tools: string[]; denied_tools: string[]; requires_approval: boolean; timeout_ms: number; secret_refs: string[]; revision: number; created_at: string; updated_at: string };
+export type ConfigView = {
+  id: string;
+  name: string;
+  kind: string;
+  description: string;
+  enabled: boolean;
+  transport: string | null;
+  command: string | null;
+  args: string[];
+  url: string | null;
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  server: string | null;
+  tool: string | null;
+  allowed_tools: string[];
+  denied_tools: string[];
+  requires_approval: boolean;
+  timeout_ms: number;
+  secret_refs: string[];
+  revision: number;
+  created_at: string;
+  updated_at: string;
+};
 
 /** A configuration's id from its id or name (exit 4 when there is none). */
 export async function configId(client: HttpClient, ref: string): Promise<string> {
   if (isUuid(ref)) return ref.toLowerCase();
-  if (!/^[a-z0-9][a-z0-9._-]{0,99}$/.test(ref)) throw new CliUsageError(`invalid configuration ${JSON.stringify(ref)}: give its id (a UUID) or name`);
+  if (!/^[a-z0-9][a-z0-9._-]{0,99}$/.test(ref))
+    throw new CliUsageError(`invalid configuration ${JSON.stringify(ref)}: give its id (a UUID) or name`);
   const page = (await client.get(CONFIGS, { query: { name: ref } })).body as { items: ConfigView[] };
   const [only] = page.items;
   if (!only) throw new CliError(ExitCode.NotFound, 'not_found', `no capability configuration named ${JSON.stringify(ref)}`);
@@ -36,7 +59,16 @@ export function configTable(items: ConfigView[]): string {
 
 export function configFields(c: ConfigView): string {
   const kv = (m: Record<string, string>) => Object.entries(m).map(([k, v]) => `${k}=${v}`);
-  return fields({ ...c, env: kv(c.env), headers: kv(c.headers), command: c.command ?? '-', url: c.url ?? '-', transport: c.transport ?? '-', server: c.server ?? '-', tool: c.tool ?? '-' });
+  return fields({
+    ...c,
+    env: kv(c.env),
+    headers: kv(c.headers),
+    command: c.command ?? '-',
+    url: c.url ?? '-',
+    transport: c.transport ?? '-',
+    server: c.server ?? '-',
+    tool: c.tool ?? '-',
+  });
 }
 
 const pairs = (list: string[] | undefined, flag: string): Record<string, string> | undefined => {
@@ -80,8 +112,21 @@ export abstract class ConfigBodyCommand extends ClientCommand {
       }
     }
     const set: Record<string, unknown> = {
-      name: this.name, kind: this.kind, description: this.description, enabled: this.disabled === undefined ? undefined : !this.disabled, transport: this.transport, command: this.command, args: this.arg, url: this.url,
-      env: pairs(this.env, '--env'), headers: pairs(this.header, '--header'), server: this.mcpServer, tool: this.tool, allowed_tools: this.allowedTool, denied_tools: this.deniedTool, requires_approval: this.requiresApproval,
+      name: this.name,
+      kind: this.kind,
+      description: this.description,
+      enabled: this.disabled === undefined ? undefined : !this.disabled,
+      transport: this.transport,
+      command: this.command,
+      args: this.arg,
+      url: this.url,
+      env: pairs(this.env, '--env'),
+      headers: pairs(this.header, '--header'),
+      server: this.mcpServer,
+      tool: this.tool,
+      allowed_tools: this.allowedTool,
+      denied_tools: this.deniedTool,
+      requires_approval: this.requiresApproval,
       timeout_ms: this.timeoutMs === undefined ? undefined : Number(this.timeoutMs),
     };
     for (const [k, v] of Object.entries(set)) if (v !== undefined) base[k] = v;

@@ -4,12 +4,33 @@ import { fields, table } from '../auth/support.js';
 
 export const CP = '/v1/m/claude-policy';
 
-export type CpRevisionView = { surface: string; revision: number; note: string; sha256: string; key_fingerprint: string; created_by: string; created_at: string; active: boolean; content?: string; signature?: string };
-export type CpValidation = { surface: string; valid: boolean; errors: string[]; warnings: string[]; credentials: Array<{ path: string; reason: string }>; sha256: string | null };
+export type CpRevisionView = {
+  surface: string;
+  revision: number;
+  note: string;
+  sha256: string;
+  key_fingerprint: string;
+  created_by: string;
+  created_at: string;
+  active: boolean;
+  content?: string;
+  signature?: string;
+};
+export type CpValidation = {
+  surface: string;
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  credentials: Array<{ path: string; reason: string }>;
+  sha256: string | null;
+};
 
-export const surfaceOption = (): string => Option.String('--surface', 'managed-settings', { description: 'managed-settings (default), hooks, managed-mcp or sandbox' });
+export const surfaceOption = (): string =>
+  Option.String('--surface', 'managed-settings', { description: 'managed-settings (default), hooks, managed-mcp or sandbox' });
 
-export function validationText(v: CpValidation & { changes?: Array<{ path: string; change: string }>; published_revision?: number | null; unchanged?: boolean }): string {
+export function validationText(
+  v: CpValidation & { changes?: Array<{ path: string; change: string }>; published_revision?: number | null; unchanged?: boolean },
+): string {
   const out: Record<string, unknown> = { surface: v.surface, valid: v.valid, sha256: v.sha256 ?? '-' };
   if (v.published_revision !== undefined) out['published_revision'] = v.published_revision ?? '(none)';
   if (v.unchanged !== undefined) out['unchanged'] = v.unchanged;

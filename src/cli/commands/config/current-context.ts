@@ -17,7 +17,12 @@ export class ConfigCurrentContextCommand extends BaseCommand {
     const { configPath, readConfig } = await import('../../client/context.js');
     const path = configPath(this.context.env);
     const current = (await readConfig(path))['current-context'];
-    if (current === undefined) throw new CliError(ExitCode.Err, 'no_context', `no current context in ${path}; log in with svc auth login, or pick one with svc config use-context NAME`);
+    if (current === undefined)
+      throw new CliError(
+        ExitCode.Err,
+        'no_context',
+        `no current context in ${path}; log in with svc auth login, or pick one with svc config use-context NAME`,
+      );
     this.emit({ current }, (d) => d.current);
     return 0;
   }

@@ -9,7 +9,9 @@ export class ConfigDeleteContextCommand extends BaseCommand {
   static override usage = BaseCommand.Usage({
     category: 'Contexts',
     description: 'Delete a saved context and the credential saved in it (the token itself is not revoked)',
-    details: 'Deleting the current context leaves no current context. Revoke a session first with `svc auth logout` if it should stop working. Needs `-y` when stdin is not a terminal.',
+    details:
+      'Deleting the current context leaves no current context. Revoke a session first with `svc auth logout` if it should stop ' +
+      'working. Needs `-y` when stdin is not a terminal.',
     examples: [['Forget the context "demo"', '$0 config delete-context demo -y']],
   });
 
@@ -26,7 +28,10 @@ export class ConfigDeleteContextCommand extends BaseCommand {
     const wasCurrent = config['current-context'] === this.name;
     if (wasCurrent) delete config['current-context'];
     await writeConfig(path, config);
-    this.emit({ deleted: this.name, current: config['current-context'] ?? null }, (d) => `deleted context "${d.deleted}"${wasCurrent ? '; no current context now' : ''}`);
+    this.emit(
+      { deleted: this.name, current: config['current-context'] ?? null },
+      (d) => `deleted context "${d.deleted}"${wasCurrent ? '; no current context now' : ''}`,
+    );
     return 0;
   }
 }

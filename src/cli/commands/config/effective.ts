@@ -20,7 +20,15 @@ export class ConfigEffectiveCommand extends ClientCommand {
   async execute(): Promise<number> {
     const body = (await this.withClient((c) => c.get('/v1/console/config/effective'))).body as { settings: Setting[] };
     const width = Math.max(...body.settings.map((s) => s.name.length), 4);
-    this.emit(body, (v) => v.settings.map((s) => `${s.name.padEnd(width)}  ${String(s.source).padEnd(7)}  ${s.value === null ? '-' : String(s.value)}${s.redacted ? '  (redacted)' : ''}`).join('\n'));
+    this.emit(body, (v) =>
+      v.settings
+        .map(
+          (s) =>
+            `${s.name.padEnd(width)}  ${String(s.source).padEnd(7)}  ` +
+            `${s.value === null ? '-' : String(s.value)}${s.redacted ? '  (redacted)' : ''}`,
+        )
+        .join('\n'),
+    );
     return 0;
   }
 }

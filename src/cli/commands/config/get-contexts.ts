@@ -10,7 +10,9 @@ export class ConfigGetContextsCommand extends BaseCommand {
   static override usage = BaseCommand.Usage({
     category: 'Contexts',
     description: 'List the saved contexts: name, server, tenant, whether a credential is saved; * marks the current one',
-    details: 'Reads the config file (`$SERVICE_CONFIG`, else `~/.config/svc/config.yaml`); tokens are never printed. `-o json` gives `{current, path, items}`.',
+    details:
+      'Reads the config file (`$SERVICE_CONFIG`, else `~/.config/svc/config.yaml`); tokens are never printed. `-o json` gives ' +
+      '`{current, path, items}`.',
     examples: [['All contexts', '$0 config get-contexts']],
   });
 
@@ -23,7 +25,13 @@ export class ConfigGetContextsCommand extends BaseCommand {
       .sort()
       .map((name) => {
         const c = config.contexts[name] ?? {};
-        return { name, current: name === current, server: c.server ?? null, tenant: c.tenant ?? null, credential: c.token !== undefined && c.token !== '' };
+        return {
+          name,
+          current: name === current,
+          server: c.server ?? null,
+          tenant: c.tenant ?? null,
+          credential: c.token !== undefined && c.token !== '',
+        };
       });
     this.emit({ current, path, items }, (d) =>
       table(d.items, [

@@ -19,7 +19,10 @@ export class ConfigUseContextCommand extends BaseCommand {
     const { configPath, readConfig, writeConfig } = await import('../../client/context.js');
     const path = configPath(this.context.env);
     const config = await readConfig(path);
-    if (config.contexts[this.name] === undefined) throw new CliUsageError(`no context named "${this.name}" in ${path}; saved: ${Object.keys(config.contexts).sort().join(', ') || '(none)'}`);
+    if (config.contexts[this.name] === undefined)
+      throw new CliUsageError(
+        `no context named "${this.name}" in ${path}; saved: ${Object.keys(config.contexts).sort().join(', ') || '(none)'}`,
+      );
     config['current-context'] = this.name;
     await writeConfig(path, config);
     this.emit({ current: this.name }, (d) => `switched to context "${d.current}"`);

@@ -24,19 +24,47 @@ interface Connector {
 
 interface Health {
   summary: Record<string, number>;
-  items: Array<{ name: string; kind: string; state: string; reason: string | null; last_success_at: string | null; last_error: string | null; lag: { records: number; seconds: number }; dead_letters: number; failed_records: number }>;
+  items: Array<{
+    name: string;
+    kind: string;
+    state: string;
+    reason: string | null;
+    last_success_at: string | null;
+    last_error: string | null;
+    lag: { records: number; seconds: number };
+    dead_letters: number;
+    failed_records: number;
+  }>;
 }
 
-const sourcesText = (c: Connector): string => [c.sources.ledger ? 'ledger' : '', c.sources.events ? `events(${c.sources.events.types.join(',')}${c.sources.events.min_severity ? `>=${c.sources.events.min_severity}` : ''})` : ''].filter(Boolean).join('+');
+const sourcesText = (c: Connector): string =>
+  [
+    c.sources.ledger ? 'ledger' : '',
+    c.sources.events
+      ? `events(${c.sources.events.types.join(',')}${c.sources.events.min_severity ? `>=${c.sources.events.min_severity}` : ''})`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('+');
 
 function table(items: Connector[]): string {
   if (items.length === 0) return 'no connector configured';
-  return ['NAME  KIND  TENANT  FORMAT  SOURCES  ENABLED', ...items.map((c) => `${c.name}  ${c.kind}  ${c.tenant ?? 'all'}  ${c.format}  ${sourcesText(c)}  ${c.enabled ? 'yes' : 'no'}`)].join('\n');
+  return [
+    'NAME  KIND  TENANT  FORMAT  SOURCES  ENABLED',
+    ...items.map((c) => `${c.name}  ${c.kind}  ${c.tenant ?? 'all'}  ${c.format}  ${sourcesText(c)}  ${c.enabled ? 'yes' : 'no'}`),
+  ].join('\n');
 }
 
 export class ConnectorLsCommand extends ClientCommand {
   static override paths = [['connector', 'ls']];
-  static override usage = BaseCommand.Usage({ category: 'Connectors', description: 'List output connectors', examples: [['List', '$0 connector ls'], ['As JSON', '$0 connector ls -o json']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Connectors',
+    description: 'List output connectors',
+    examples: [
+      ['List', '$0 connector ls'],
+      ['As JSON', '$0 connector ls -o json'],
+    ],
+  });
   async execute(): Promise<number> {
     const body = (await this.withClient((c) => c.get('/v1/console/connectors'))).body as { items: Connector[] };
     this.emit(body, (v) => table(v.items));
@@ -54,11 +82,35 @@ export class ConnectorGetCommand extends ClientCommand {
   name = Option.String({ name: 'name' });
   deliveries = Option.String('--deliveries', { description: 'all, queued, delivering, delivered, failed or dead' });
   async execute(): Promise<number> {
-    const body = (await this.withClient((c) => c.request('GET', '/v1/console/connectors', { query: { name: this.name, ...(this.deliveries ? { deliveries: this.deliveries } : {}) } }))).body as { items: Connector[]; deliveries?: Array<Record<string, unknown>> };
+    const body = (
+      await this.withClient((c) =>
+        c.request('GET', '/v1/console/connectors', {
+          query: { name: this.name, ...(this.deliveries ? { deliveries: this.deliveries } : {}) },
+        }),
+      )
+    ).body as { items: Connector[]; deliveries?: Array<Record<string, unknown>> };
     this.emit(body, (v) => {
       const c = v.items[0] as Connector;
-      const lines = [`name: ${c.name}`, `kind: ${c.kind}`, `tenant: ${c.tenant ?? 'all tenants'}`, `format: ${c.format}`, `sources: ${sourcesText(c)}`, `enabled: ${c.enabled}`, `version: ${c.version}`, `config: ${JSON.stringify(c.config)}`];
-      if (v.deliveries) lines.push('', 'DELIVERY  TENANT  SOURCE  SEQS  STATUS  ATTEMPTS  LAST ERROR', ...v.deliveries.map((d) => `${String(d['id'])}  ${String(d['tenant'])}  ${String(d['source'])}  ${String(d['from_seq'])}-${String(d['to_seq'])}  ${String(d['status'])}  ${String(d['attempts'])}  ${String(d['last_error'] ?? '-')}`));
+      const lines = [
+        `name: ${c.name}`,
+        `kind: ${c.kind}`,
+        `tenant: ${c.tenant ?? 'all tenants'}`,
+        `format: ${c.format}`,
+        `sources: ${sourcesText(c)}`,
+        `enabled: ${c.enabled}`,
+        `version: ${c.version}`,
+        `config: ${JSON.stringify(c.config)}`,
+      ];
+      if (v.deliveries)
+        lines.push(
+          '',
+          'DELIVERY  TENANT  SOURCE  SEQS  STATUS  ATTEMPTS  LAST ERROR',
+          ...v.deliveries.map(
+            (d) =>
+              `${String(d['id'])}  ${String(d['tenant'])}  ${String(d['source'])}  ${String(d['from_seq'])}-${String(d['to_seq'])}  ` +
+              `${String(d['status'])}  ${String(d['attempts'])}  ${String(d['last_error'] ?? '-')}`,
+          ),
+        );
       return lines.join('\n');
     });
     return ExitCode.OK;
@@ -71,8 +123,15 @@ export class ConnectorSetCommand extends ClientCommand {
     category: 'Connectors',
     description: 'Create or replace an output connector (validated by the server: kind, format token, config, secret references)',
     examples: [
-      ['Forward the ledger of every tenant to a SIEM over syslog/TLS', `$0 connector set siem --kind syslog --all-tenants --config '{"host":"siem.example.com","ca_file":"/etc/svc/siem-ca.pem"}'`],
-      ['Findings of high severity and up into a file', `$0 connector set findings --kind filelog --tenant 0197… --no-ledger --events finding.reported,finding.updated --min-severity high --config '{"path":"/var/log/svc/findings.log"}'`],
+      [
+        'Forward the ledger of every tenant to a SIEM over syslog/TLS',
+        `$0 connector set siem --kind syslog --all-tenants --config '{"host":"siem.example.com","ca_file":"/etc/svc/siem-ca.pem"}'`,
+      ],
+      [
+        'Findings of high severity and up into a file',
+        `$0 connector set findings --kind filelog --tenant 0197… --no-ledger --events finding.reported,finding.updated ` +
+          `--min-severity high --config '{"path":"/var/log/svc/findings.log"}'`,
+      ],
     ],
   });
   name = Option.String({ name: 'name' });
@@ -89,8 +148,10 @@ export class ConnectorSetCommand extends ClientCommand {
   initialInterval = Option.String('--initial-interval', { description: 'seconds before the first retry, doubling (default 5)' });
   async execute(): Promise<number> {
     if (this.allTenants === (this.tenant !== undefined)) throw new CliUsageError('give exactly one of --tenant <id> or --all-tenants');
-    if ((this.config === undefined) === (this.configFile === undefined)) throw new CliUsageError('give the kind config with exactly one of --config or --config-file');
-    const text = this.config ?? (this.configFile === '-' ? await readStdin(this.context.stdin) : await readFile(this.configFile as string, 'utf8'));
+    if ((this.config === undefined) === (this.configFile === undefined))
+      throw new CliUsageError('give the kind config with exactly one of --config or --config-file');
+    const text =
+      this.config ?? (this.configFile === '-' ? await readStdin(this.context.stdin) : await readFile(this.configFile as string, 'utf8'));
     let config: unknown;
     try {
       config = JSON.parse(text);
@@ -109,7 +170,20 @@ export class ConnectorSetCommand extends ClientCommand {
       tenant: this.allTenants ? null : this.tenant,
       config,
       enabled: !this.disabled,
-      sources: { ledger: this.ledger, ...(this.events ? { events: { types: this.events.split(',').map((s) => s.trim()).filter(Boolean), ...(this.minSeverity ? { min_severity: this.minSeverity } : {}) } } : {}) },
+      sources: {
+        ledger: this.ledger,
+        ...(this.events
+          ? {
+              events: {
+                types: this.events
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
+                ...(this.minSeverity ? { min_severity: this.minSeverity } : {}),
+              },
+            }
+          : {}),
+      },
     };
     if (this.format !== undefined) body['format'] = this.format;
     const ma = int(this.maxAttempts, '--max-attempts');
@@ -117,7 +191,10 @@ export class ConnectorSetCommand extends ClientCommand {
     const ii = int(this.initialInterval, '--initial-interval');
     if (ii !== undefined) body['initial_interval_s'] = ii;
     const res = (await this.withClient((c) => c.request('PUT', '/v1/console/connectors', { body }))).body as Connector;
-    this.emit(res, (c) => `connector ${c.name} stored (version ${c.version}, ${c.enabled ? 'enabled' : 'disabled'}; svc connector health ${c.name})`);
+    this.emit(
+      res,
+      (c) => `connector ${c.name} stored (version ${c.version}, ${c.enabled ? 'enabled' : 'disabled'}; svc connector health ${c.name})`,
+    );
     return ExitCode.OK;
   }
 }
@@ -130,7 +207,12 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
 
 export class ConnectorRmCommand extends ClientCommand {
   static override paths = [['connector', 'rm']];
-  static override usage = BaseCommand.Usage({ category: 'Connectors', description: 'Delete a connector with its cursors and deliveries', details: 'Needs `-y` when stdin is not a terminal.', examples: [['Delete', '$0 connector rm siem -y']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Connectors',
+    description: 'Delete a connector with its cursors and deliveries',
+    details: 'Needs `-y` when stdin is not a terminal.',
+    examples: [['Delete', '$0 connector rm siem -y']],
+  });
   name = Option.String({ name: 'name' });
   yes = yesOption();
   async execute(): Promise<number> {
@@ -143,10 +225,18 @@ export class ConnectorRmCommand extends ClientCommand {
 
 export class ConnectorTestCommand extends ClientCommand {
   static override paths = [['connector', 'test']];
-  static override usage = BaseCommand.Usage({ category: 'Connectors', description: "Send one test event through the connector's receiver now; exit 7 unless it was delivered", examples: [['Test', '$0 connector test siem']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Connectors',
+    description: "Send one test event through the connector's receiver now; exit 7 unless it was delivered",
+    examples: [['Test', '$0 connector test siem']],
+  });
   name = Option.String({ name: 'name' });
   async execute(): Promise<number> {
-    const res = (await this.withClient((c) => c.request('POST', '/v1/console/connectors/test', { body: { name: this.name } }))).body as { result: string; error: string | null; duration_ms: number };
+    const res = (await this.withClient((c) => c.request('POST', '/v1/console/connectors/test', { body: { name: this.name } }))).body as {
+      result: string;
+      error: string | null;
+      duration_ms: number;
+    };
     this.emit(res, (r) => `test delivery: ${r.result} in ${r.duration_ms} ms${r.error ? ` (${r.error})` : ''}`);
     return res.result === 'delivered' ? ExitCode.OK : ExitCode.Degraded;
   }
@@ -154,15 +244,28 @@ export class ConnectorTestCommand extends ClientCommand {
 
 export class ConnectorHealthCommand extends ClientCommand {
   static override paths = [['connector', 'health']];
-  static override usage = BaseCommand.Usage({ category: 'Connectors', description: 'Connector states, forwarder lag, last success and error, dead letters; exit 7 when one has failed', examples: [['All', '$0 connector health'], ['One, as JSON', '$0 connector health siem -o json']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Connectors',
+    description: 'Connector states, forwarder lag, last success and error, dead letters; exit 7 when one has failed',
+    examples: [
+      ['All', '$0 connector health'],
+      ['One, as JSON', '$0 connector health siem -o json'],
+    ],
+  });
   name = Option.String({ name: 'name', required: false });
   async execute(): Promise<number> {
-    const res = (await this.withClient((c) => c.request('GET', '/v1/connectors/health', { query: this.name ? { name: this.name } : {} }))).body as Health;
+    const res = (await this.withClient((c) => c.request('GET', '/v1/connectors/health', { query: this.name ? { name: this.name } : {} })))
+      .body as Health;
     this.emit(res, (h) =>
       [
-        `${h.summary['total']} connector(s): ${h.summary['running']} running, ${h.summary['failed']} failed, ${h.summary['stopped']} stopped, ${h.summary['disabled']} disabled; ${h.summary['dead_letters']} dead letter(s)`,
+        `${h.summary['total']} connector(s): ${h.summary['running']} running, ${h.summary['failed']} failed, ${h.summary['stopped']} ` +
+          `stopped, ${h.summary['disabled']} disabled; ${h.summary['dead_letters']} dead letter(s)`,
         ...(h.items.length ? ['NAME  KIND  STATE  LAG (records/s)  DEAD  LAST SUCCESS  REASON / LAST ERROR'] : []),
-        ...h.items.map((i) => `${i.name}  ${i.kind}  ${i.state}  ${i.lag.records}/${i.lag.seconds}  ${i.dead_letters}  ${i.last_success_at ?? '-'}  ${i.reason ?? i.last_error ?? '-'}`),
+        ...h.items.map(
+          (i) =>
+            `${i.name}  ${i.kind}  ${i.state}  ${i.lag.records}/${i.lag.seconds}  ${i.dead_letters}  ${i.last_success_at ?? '-'}  ` +
+            `${i.reason ?? i.last_error ?? '-'}`,
+        ),
       ].join('\n'),
     );
     return res.summary['failed'] ? ExitCode.Degraded : ExitCode.OK;

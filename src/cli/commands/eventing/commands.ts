@@ -2,7 +2,12 @@
 import type { CommandClass } from 'clipanion';
 import { EventingDeadLettersLsCommand } from './dead-letters/ls.js';
 import { EventingDeadLettersRedeliverCommand } from './dead-letters/redeliver.js';
-import { EventingEgressActuateCommand, EventingFenceArmCommand, EventingFenceStatusCommand, EventingFenceVerifyCommand } from './egress/operator.js';
+import {
+  EventingEgressActuateCommand,
+  EventingFenceArmCommand,
+  EventingFenceStatusCommand,
+  EventingFenceVerifyCommand,
+} from './egress/operator.js';
 import { EventingDeliveriesLsCommand } from './deliveries/ls.js';
 import { EventingEventsLsCommand } from './events/ls.js';
 import { EventingSubscriptionsCreateCommand } from './subscriptions/create.js';

@@ -8,13 +8,19 @@ export class FindingsEvidenceCommand extends ClientCommand {
 
   static override usage = BaseCommand.Usage({
     category: 'Findings',
-    description: "A finding's evidence: the drift item or attack path its detector saw (GET /v1/m/security/findings/{id}/evidence; editor and above, audited)",
+    description:
+      "A finding's evidence: the drift item or attack path its detector saw (GET /v1/m/security/findings/{id}/evidence; editor and " +
+      'above, audited)',
   });
 
   id = Option.String({ name: 'id', required: true });
 
   async execute(): Promise<number> {
-    const e = (await this.withClient((c) => c.get(`/v1/m/security/findings/${idSegment(this.id)}/evidence`))).body as { id: string; rule_id: string; evidence: Record<string, unknown> };
+    const e = (await this.withClient((c) => c.get(`/v1/m/security/findings/${idSegment(this.id)}/evidence`))).body as {
+      id: string;
+      rule_id: string;
+      evidence: Record<string, unknown>;
+    };
     this.emit(e, (x) => `finding: ${x.id}\nrule: ${x.rule_id}\n${JSON.stringify(x.evidence, null, 2)}`);
     return 0;
   }

@@ -88,10 +88,17 @@ export class FindingsExportCommand extends ClientCommand {
     });
     let renamed = false;
     try {
-      const res = await this.withClient((c) => c.download('/v1/m/security/findings/export', tap, { query: { format: this.format, max_results: this.max, ...filterQuery(this) } }));
+      const res = await this.withClient((c) =>
+        c.download('/v1/m/security/findings/export', tap, { query: { format: this.format, max_results: this.max, ...filterQuery(this) } }),
+      );
       if (showProgress) stderr.write('\n');
       // The log ends with the run's closing brackets; anything else is a cut stream.
-      if (!tap.tail.endsWith(']}]}')) throw new CliError(ExitCode.Server, 'export_incomplete', `the SARIF log ended after ${tap.bytes} bytes without its closing; nothing was kept`);
+      if (!tap.tail.endsWith(']}]}'))
+        throw new CliError(
+          ExitCode.Server,
+          'export_incomplete',
+          `the SARIF log ended after ${tap.bytes} bytes without its closing; nothing was kept`,
+        );
       await file.sync();
       await file.close();
       await rename(temp, target);
@@ -104,7 +111,12 @@ export class FindingsExportCommand extends ClientCommand {
         refused: Number(res.headers['x-service-refused-count'] ?? 0),
         bytes: tap.bytes,
       };
-      this.emit(summary, (s) => `${s.results} results${s.truncated ? ' (truncated at the cap)' : ''}${s.refused ? `, ${s.refused} refused` : ''} → ${s.path} (${s.bytes} bytes)`);
+      this.emit(
+        summary,
+        (s) =>
+          `${s.results} results${s.truncated ? ' (truncated at the cap)' : ''}${s.refused ? `, ${s.refused} refused` : ''} → ` +
+          `${s.path} (${s.bytes} bytes)`,
+      );
       return 0;
     } finally {
       if (!renamed) {

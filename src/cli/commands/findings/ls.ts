@@ -10,7 +10,9 @@ export class FindingsLsCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Findings',
     description: 'List findings (GET /v1/m/security/findings), in creation order',
-    details: 'One page per call; when more exist the text output ends with the `--cursor` to continue with, and `-o json` carries `has_more` and `cursor`.',
+    details:
+      'One page per call; when more exist the text output ends with the `--cursor` to continue with, and `-o json` carries ' +
+      '`has_more` and `cursor`.',
     examples: [
       ['Open findings', '$0 findings ls --status open'],
       ["svc's own drift findings as JSON", '$0 findings ls --source detector --kind drift -o json'],

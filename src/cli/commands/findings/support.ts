@@ -46,7 +46,9 @@ export function findingFields(f: FindingView): string {
 export function filterOptions() {
   return {
     status: Option.String('--status', { description: 'Only findings with this status: open, acknowledged, resolved, suppressed' }),
-    severity: Option.String('--severity', { description: 'Only findings of this severity: info, low, medium, high, critical, undetermined' }),
+    severity: Option.String('--severity', {
+      description: 'Only findings of this severity: info, low, medium, high, critical, undetermined',
+    }),
     source: Option.String('--source', { description: 'Only findings from this source: collector, integration, detector' }),
     kind: Option.String('--kind', { description: 'Only findings of this kind (e.g. drift, attack_path, collector)' }),
     rule: Option.String('--rule', { description: 'Only findings of this rule id' }),
@@ -56,6 +58,22 @@ export function filterOptions() {
 }
 
 /** The query of the filter flags. */
-export function filterQuery(f: { status?: string | undefined; severity?: string | undefined; source?: string | undefined; kind?: string | undefined; rule?: string | undefined; subjectKind?: string | undefined; subjectRef?: string | undefined }): Record<string, string | undefined> {
-  return { status: f.status, severity: f.severity, source: f.source, kind: f.kind, rule_id: f.rule, subject_kind: f.subjectKind, subject_ref: f.subjectRef };
+export function filterQuery(f: {
+  status?: string | undefined;
+  severity?: string | undefined;
+  source?: string | undefined;
+  kind?: string | undefined;
+  rule?: string | undefined;
+  subjectKind?: string | undefined;
+  subjectRef?: string | undefined;
+}): Record<string, string | undefined> {
+  return {
+    status: f.status,
+    severity: f.severity,
+    source: f.source,
+    kind: f.kind,
+    rule_id: f.rule,
+    subject_kind: f.subjectKind,
+    subject_ref: f.subjectRef,
+  };
 }

@@ -16,7 +16,10 @@ export class FindingsTriageCommand extends ClientCommand {
     details: 'With `--version` the change is refused (exit 5, conflict) when someone else triaged the finding since you read it.',
     examples: [
       ['Acknowledge', '$0 findings triage 0190a000-0000-7000-8000-000000000001 --status acknowledged --note "ticket SEC-12"'],
-      ['Suppress, only if unchanged since version 3', '$0 findings triage 0190a000-0000-7000-8000-000000000001 --status suppressed --note "accepted risk" --version 3'],
+      [
+        'Suppress, only if unchanged since version 3',
+        '$0 findings triage 0190a000-0000-7000-8000-000000000001 --status suppressed --note "accepted risk" --version 3',
+      ],
     ],
   });
 
@@ -27,9 +30,15 @@ export class FindingsTriageCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     if (!STATUSES.includes(this.status)) throw new CliUsageError(`--status must be one of ${STATUSES.join(', ')}`);
-    if (this.version !== undefined && !/^[1-9]\d{0,15}$/.test(this.version)) throw new CliUsageError('--version must be a positive integer');
-    const body = { status: this.status, ...(this.note !== undefined ? { note: this.note } : {}), ...(this.version !== undefined ? { version: Number(this.version) } : {}) };
-    const f = (await this.withClient((c) => c.request('PATCH', `/v1/m/security/findings/${idSegment(this.id)}`, { body }))).body as FindingView;
+    if (this.version !== undefined && !/^[1-9]\d{0,15}$/.test(this.version))
+      throw new CliUsageError('--version must be a positive integer');
+    const body = {
+      status: this.status,
+      ...(this.note !== undefined ? { note: this.note } : {}),
+      ...(this.version !== undefined ? { version: Number(this.version) } : {}),
+    };
+    const f = (await this.withClient((c) => c.request('PATCH', `/v1/m/security/findings/${idSegment(this.id)}`, { body })))
+      .body as FindingView;
     this.emit(f, findingFields);
     return 0;
   }

@@ -1,4 +1,7 @@
-/** The governance commands (`svc claude-hook`, `svc agent managed-settings`, `svc governance …`, `svc hookpep …`), sorted by path; one spread in ../index.ts. */
+/**
+ * The governance commands (`svc claude-hook`, `svc agent managed-settings`, `svc governance …`, `svc hookpep …`), sorted by path; one
+ * spread in ../index.ts.
+ */
 import type { CommandClass } from 'clipanion';
 import { AgentManagedSettingsCommand } from '../agent/managed-settings.js';
 import { ClaudeHookCommand } from '../claude-hook.js';

@@ -5,7 +5,11 @@ import { PDP, evalText, hookInput, readText, surfaceOption, type EvalView } from
 /** `svc hookpep dry-run`: Decide a hook input as the decision endpoint would (candidate --file or the active revision); records nothing. */
 export class HookpepDryRunCommand extends ClientCommand {
   static override paths = [['hookpep', 'dry-run']];
-  static override usage = BaseCommand.Usage({ category: 'Governance', description: 'Decide a hook input as the decision endpoint would (candidate --file or the active revision); records nothing', examples: [['A Bash call', '$0 hookpep dry-run --tool Bash --command "git push --force"']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Governance',
+    description: 'Decide a hook input as the decision endpoint would (candidate --file or the active revision); records nothing',
+    examples: [['A Bash call', '$0 hookpep dry-run --tool Bash --command "git push --force"']],
+  });
 
   file = Option.String('--file', { description: 'Candidate policy document (default: the active revision)' });
   input = Option.String('--input', { description: 'Hook JSON file, or - for stdin' });
@@ -16,7 +20,11 @@ export class HookpepDryRunCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     const input = await hookInput({ input: this.input, tool: this.tool, command: this.command, event: this.event }, this.context.stdin);
-    const body = { input, ...(this.file ? { content: await readText(this.file, this.context.stdin) } : {}), ...(this.surface ? { surface: this.surface } : {}) };
+    const body = {
+      input,
+      ...(this.file ? { content: await readText(this.file, this.context.stdin) } : {}),
+      ...(this.surface ? { surface: this.surface } : {}),
+    };
     const r = (await this.withClient((c) => c.request('POST', `${PDP}/dry-run`, { body }))).body as EvalView;
     this.emit(r, evalText);
     return 0;

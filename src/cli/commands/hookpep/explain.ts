@@ -5,7 +5,11 @@ import { PDP, evalText, hookInput, readText, surfaceOption, type EvalView } from
 /** `svc hookpep explain`: Decide a hook input against the whole set and name the policies that decided. */
 export class HookpepExplainCommand extends ClientCommand {
   static override paths = [['hookpep', 'explain']];
-  static override usage = BaseCommand.Usage({ category: 'Governance', description: 'Decide a hook input against the whole set and name the policies that decided', examples: [['A Bash call', '$0 hookpep explain --tool Bash --command "git push --force"']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Governance',
+    description: 'Decide a hook input against the whole set and name the policies that decided',
+    examples: [['A Bash call', '$0 hookpep explain --tool Bash --command "git push --force"']],
+  });
 
   file = Option.String('--file', { description: 'Candidate policy document (default: the active revision)' });
   input = Option.String('--input', { description: 'Hook JSON file, or - for stdin' });
@@ -16,7 +20,11 @@ export class HookpepExplainCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     const input = await hookInput({ input: this.input, tool: this.tool, command: this.command, event: this.event }, this.context.stdin);
-    const body = { input, ...(this.file ? { content: await readText(this.file, this.context.stdin) } : {}), ...(this.surface ? { surface: this.surface } : {}) };
+    const body = {
+      input,
+      ...(this.file ? { content: await readText(this.file, this.context.stdin) } : {}),
+      ...(this.surface ? { surface: this.surface } : {}),
+    };
     const r = (await this.withClient((c) => c.request('POST', `${PDP}/explain`, { body }))).body as EvalView;
     this.emit(r, evalText);
     return 0;

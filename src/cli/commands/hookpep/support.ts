@@ -7,7 +7,18 @@ import { fields, table } from '../auth/support.js';
 
 export const PDP = '/v1/m/governance/pdp';
 
-export type RevisionView = { surface: string; revision: number; note: string; sha256: string; key_fingerprint: string; created_by: string; created_at: string; active: boolean; content?: string; signature?: string };
+export type RevisionView = {
+  surface: string;
+  revision: number;
+  note: string;
+  sha256: string;
+  key_fingerprint: string;
+  created_by: string;
+  created_at: string;
+  active: boolean;
+  content?: string;
+  signature?: string;
+};
 export type EvalView = { decision: string; reason: string; policies: string[]; errors: string[]; revision: number | null };
 
 export const surfaceOption = (): string | undefined => Option.String('--surface', { description: 'Policy surface (default hooks)' });
@@ -21,7 +32,10 @@ export async function readText(path: string, stdin: Readable): Promise<string> {
 }
 
 /** The hook input of dry-run and explain: `--input` JSON (file or -) or `--tool` and `--command`. */
-export async function hookInput(o: { input?: string; tool?: string; command?: string; event?: string }, stdin: Readable): Promise<Record<string, unknown>> {
+export async function hookInput(
+  o: { input?: string; tool?: string; command?: string; event?: string },
+  stdin: Readable,
+): Promise<Record<string, unknown>> {
   if (o.input) {
     try {
       const v = JSON.parse(await readText(o.input, stdin)) as Record<string, unknown>;
@@ -52,5 +66,11 @@ export function revisionFields(r: RevisionView): string {
 }
 
 export function evalText(e: EvalView): string {
-  return fields({ decision: e.decision, reason: e.reason, policies: e.policies, revision: e.revision ?? 'candidate', ...(e.errors.length ? { errors: e.errors } : {}) });
+  return fields({
+    decision: e.decision,
+    reason: e.reason,
+    policies: e.policies,
+    revision: e.revision ?? 'candidate',
+    ...(e.errors.length ? { errors: e.errors } : {}),
+  });
 }

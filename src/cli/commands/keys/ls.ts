@@ -37,7 +37,12 @@ export class KeysLsCommand extends ClientCommand {
       v.keys.length === 0
         ? 'no signing key yet'
         : v.keys
-            .map((k) => `${k.key_id}  ${k.algorithm}  seq ${k.first_seq}–${k.last_seq ?? 'now'}${k.last_seq === undefined ? ' (active)' : ' (retired)'}\n  --pubkey ${k.algorithm}:${k.public_key}`)
+            .map(
+              (k) =>
+                `${k.key_id}  ${k.algorithm}  seq ` +
+                `${k.first_seq}–${k.last_seq ?? 'now'}${k.last_seq === undefined ? ' (active)' : ' (retired)'}\n  --pubkey ` +
+                `${k.algorithm}:${k.public_key}`,
+            )
             .join('\n'),
     );
     return ExitCode.OK;

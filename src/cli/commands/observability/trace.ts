@@ -3,7 +3,15 @@ import { BaseCommand, ClientCommand } from '../../client/base-command.js';
 import { CliUsageError } from '../../client/errors.js';
 import { table } from '../auth/support.js';
 
-type TraceRecord = { seq: number; occurred_at: string; actor: string; action: string; target_kind: string; target_id: string; hash: string };
+type TraceRecord = {
+  seq: number;
+  occurred_at: string;
+  actor: string;
+  action: string;
+  target_kind: string;
+  target_id: string;
+  hash: string;
+};
 
 /** `svc observability trace <trace-id>`: the ledger records of one trace, in order. */
 export class ObservabilityTraceCommand extends ClientCommand {
@@ -20,8 +28,18 @@ export class ObservabilityTraceCommand extends ClientCommand {
 
   async execute(): Promise<number> {
     if (!/^[0-9a-f]{32}$/.test(this.id)) throw new CliUsageError('the trace id is 32 lowercase hex digits');
-    const body = (await this.withClient((c) => c.get(`/v1/m/observability/traces/${this.id}`, { query: { window: this.window } }))).body as { records: TraceRecord[] };
-    this.emit(body, (b) => table(b.records, [['seq', (r) => r.seq], ['occurred at', (r) => r.occurred_at], ['actor', (r) => r.actor], ['action', (r) => r.action], ['target', (r) => `${r.target_kind}/${r.target_id}`], ['hash', (r) => r.hash.slice(0, 16)]]));
+    const body = (await this.withClient((c) => c.get(`/v1/m/observability/traces/${this.id}`, { query: { window: this.window } })))
+      .body as { records: TraceRecord[] };
+    this.emit(body, (b) =>
+      table(b.records, [
+        ['seq', (r) => r.seq],
+        ['occurred at', (r) => r.occurred_at],
+        ['actor', (r) => r.actor],
+        ['action', (r) => r.action],
+        ['target', (r) => `${r.target_kind}/${r.target_id}`],
+        ['hash', (r) => r.hash.slice(0, 16)],
+      ]),
+    );
     return 0;
   }
 }

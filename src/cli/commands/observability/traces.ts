@@ -10,7 +10,8 @@ export class ObservabilityTracesCommand extends ClientCommand {
 
   static override usage = BaseCommand.Usage({
     category: 'Observability',
-    description: 'Traces the ledger records carry (requests that sent a W3C traceparent), most recent first (GET /v1/m/observability/traces)',
+    description:
+      'Traces the ledger records carry (requests that sent a W3C traceparent), most recent first (GET /v1/m/observability/traces)',
     examples: [['The latest traces', '$0 observability traces --limit 20']],
   });
 
@@ -18,8 +19,16 @@ export class ObservabilityTracesCommand extends ClientCommand {
   window = Option.String('--window', { description: 'Ledger records examined, counted back from the head (default 10000)' });
 
   async execute(): Promise<number> {
-    const body = (await this.withClient((c) => c.get('/v1/m/observability/traces', { query: { limit: this.limit, window: this.window } }))).body as { items: TraceSummary[] };
-    this.emit(body, (b) => table(b.items, [['trace id', (t) => t.trace_id], ['records', (t) => t.records], ['last seen', (t) => t.last_seen], ['actions', (t) => t.actions.join(',')]]));
+    const body = (await this.withClient((c) => c.get('/v1/m/observability/traces', { query: { limit: this.limit, window: this.window } })))
+      .body as { items: TraceSummary[] };
+    this.emit(body, (b) =>
+      table(b.items, [
+        ['trace id', (t) => t.trace_id],
+        ['records', (t) => t.records],
+        ['last seen', (t) => t.last_seen],
+        ['actions', (t) => t.actions.join(',')],
+      ]),
+    );
     return 0;
   }
 }

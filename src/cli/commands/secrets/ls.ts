@@ -22,7 +22,10 @@ export class SecretsLsCommand extends ClientCommand {
     this.emit(body, (v) =>
       v.items.length === 0
         ? 'no secret stored'
-        : ['NAME  HINT  UPDATED  REFERENCED BY', ...v.items.map((s) => `${s.name}  ${s.hint ? `…${s.hint}` : '-'}  ${s.updated_at}  ${s.references.join(',') || '-'}`)].join('\n'),
+        : [
+            'NAME  HINT  UPDATED  REFERENCED BY',
+            ...v.items.map((s) => `${s.name}  ${s.hint ? `…${s.hint}` : '-'}  ${s.updated_at}  ${s.references.join(',') || '-'}`),
+          ].join('\n'),
     );
     return 0;
   }

@@ -9,8 +9,10 @@ export class SecretsSetCommand extends ClientCommand {
 
   static override usage = BaseCommand.Usage({
     category: 'Console',
-    description: 'Create or replace a sealed secret (PUT /v1/console/secrets); the value is read from a file or stdin, never from the command line',
-    details: 'Configurations refer to it as `secret:<name>`. The server seals it with AES-256-GCM; no answer, log or bundle shows it again.',
+    description:
+      'Create or replace a sealed secret (PUT /v1/console/secrets); the value is read from a file or stdin, never from the command line',
+    details:
+      'Configurations refer to it as `secret:<name>`. The server seals it with AES-256-GCM; no answer, log or bundle shows it again.',
     examples: [
       ['From stdin', 'printf %s "$TOKEN" | $0 secrets set splunk-hec --value-file -'],
       ['From a file', '$0 secrets set okta-client --value-file client-secret.txt'],
@@ -23,8 +25,15 @@ export class SecretsSetCommand extends ClientCommand {
   async execute(): Promise<number> {
     const value = await readSecret('secret value', undefined, this.valueFile ?? '-', this.context.stdin);
     if (value === undefined) throw new CliUsageError('no value: pass --value-file FILE or pipe it on stdin');
-    const body = (await this.withClient((c) => c.request('PUT', '/v1/console/secrets', { body: { name: this.name, value } }))).body as { name: string; hint: string; references: string[] };
-    this.emit(body, (v) => `secret ${v.name} stored (hint ${v.hint ? `…${v.hint}` : 'none'}; referenced by ${v.references.join(', ') || 'nothing yet'})`);
+    const body = (await this.withClient((c) => c.request('PUT', '/v1/console/secrets', { body: { name: this.name, value } }))).body as {
+      name: string;
+      hint: string;
+      references: string[];
+    };
+    this.emit(
+      body,
+      (v) => `secret ${v.name} stored (hint ${v.hint ? `…${v.hint}` : 'none'}; referenced by ${v.references.join(', ') || 'nothing yet'})`,
+    );
     return 0;
   }
 }

@@ -49,7 +49,12 @@ function ssoText(v: SsoView): string {
 
 export class SsoGetCommand extends ClientCommand {
   static override paths = [['sso', 'get']];
-  static override usage = BaseCommand.Usage({ category: 'Console', description: `The OpenID provider used for single sign-on and its claim → tenant role rules (GET ${SSO}); the client secret only as a reference` });
+  static override usage = BaseCommand.Usage({
+    category: 'Console',
+    description:
+      `The OpenID provider used for single sign-on and its claim → tenant ` +
+      `role rules (GET ${SSO}); the client secret only as a reference`,
+  });
 
   async execute(): Promise<number> {
     const v = (await this.withClient((c) => c.get(SSO))).body as SsoView;
@@ -62,11 +67,19 @@ export class SsoSetCommand extends ClientCommand {
   static override paths = [['sso', 'set']];
   static override usage = BaseCommand.Usage({
     category: 'Console',
-    description: `Replace the SSO configuration (PUT ${SSO}): a JSON or YAML document with --file, the simple fields as flags (they win over the file); needs -y when not interactive`,
-    details: 'A `client_secret_ref` must name a stored secret (`svc secrets set NAME`), or the server refuses it. Fields not given take their defaults (scopes `openid email profile`, no rules), exactly as the API.',
+    description:
+      `Replace the SSO configuration (PUT ${SSO}): a JSON or YAML document with --file, the simple fields as flags (they win over the ` +
+      `file); needs -y when not interactive`,
+    details:
+      'A `client_secret_ref` must name a stored secret (`svc secrets set NAME`), or the server refuses it. Fields not given take their ' +
+      'defaults (scopes `openid email profile`, no rules), exactly as the API.',
     examples: [
       ['From a file', '$0 sso set --file sso.yaml -y'],
-      ['Flags only', '$0 sso set --issuer https://idp.example.com --client-id svc --client-secret-ref secret:okta-client --allowed-domain example.com -y'],
+      [
+        'Flags only',
+        '$0 sso set --issuer https://idp.example.com --client-id svc --client-secret-ref secret:okta-client --allowed-domain ' +
+          'example.com -y',
+      ],
     ],
   });
 
@@ -88,7 +101,8 @@ export class SsoSetCommand extends ClientCommand {
       } catch (err) {
         throw new CliUsageError(`--file ${this.file}: ${(err as Error).message}`);
       }
-      if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new CliUsageError(`--file ${this.file}: expected a mapping of SSO settings`);
+      if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+        throw new CliUsageError(`--file ${this.file}: expected ` + `a mapping of SSO settings`);
       body = doc as Record<string, unknown>;
     }
     if (this.issuer !== undefined) body['issuer'] = this.issuer;
@@ -97,7 +111,8 @@ export class SsoSetCommand extends ClientCommand {
     if (this.scopes !== undefined) body['scopes'] = this.scopes;
     if (this.domains !== undefined) body['allowed_domains'] = this.domains;
     if (this.disablePassword !== undefined) body['disable_password_login'] = this.disablePassword;
-    if (body['issuer'] === undefined || body['client_id'] === undefined) throw new CliUsageError('give --issuer and --client-id (or a --file holding them)');
+    if (body['issuer'] === undefined || body['client_id'] === undefined)
+      throw new CliUsageError('give --issuer and --client-id ' + '(or a --file holding them)');
     await this.requireYes(this.yes, `replace the single sign-on configuration (issuer ${String(body['issuer'])})`);
     const v = (await this.withClient((c) => c.request('PUT', SSO, { body }))).body as SsoView;
     this.emit(v, ssoText);
@@ -107,7 +122,12 @@ export class SsoSetCommand extends ClientCommand {
 
 export class SsoRmCommand extends ClientCommand {
   static override paths = [['sso', 'rm']];
-  static override usage = BaseCommand.Usage({ category: 'Console', description: `Remove the OpenID provider: SSO login stops at once, provisioned users keep their accounts (DELETE ${SSO}); exit 4 when none is set; needs -y when not interactive` });
+  static override usage = BaseCommand.Usage({
+    category: 'Console',
+    description:
+      `Remove the OpenID provider: SSO login stops at once, provisioned users keep their accounts (DELETE ${SSO}); exit 4 when none is ` +
+      `set; needs -y when not interactive`,
+  });
   yes = yesOption();
 
   async execute(): Promise<number> {
@@ -120,11 +140,25 @@ export class SsoRmCommand extends ClientCommand {
 
 export class SsoTestCommand extends ClientCommand {
   static override paths = [['sso', 'test']];
-  static override usage = BaseCommand.Usage({ category: 'Console', description: `Check the configured provider now: discovery, issuer, PKCE S256, endpoints, JWKS, the client secret reference (POST ${SSO}/test); exit 7 when a step fails` });
+  static override usage = BaseCommand.Usage({
+    category: 'Console',
+    description:
+      `Check the configured provider now: discovery, issuer, PKCE S256, endpoints, JWKS, the client secret reference (POST ${SSO}/test); ` +
+      `exit 7 when a step fails`,
+  });
 
   async execute(): Promise<number> {
-    const r = (await this.withClient((c) => c.request('POST', `${SSO}/test`))).body as { ok: boolean; steps: Array<{ step: string; ok: boolean; detail: string }> };
-    this.emit(r, (x) => table(x.steps, [['step', (s) => s.step], ['ok', (s) => (s.ok ? 'yes' : 'NO')], ['detail', (s) => s.detail]]));
+    const r = (await this.withClient((c) => c.request('POST', `${SSO}/test`))).body as {
+      ok: boolean;
+      steps: Array<{ step: string; ok: boolean; detail: string }>;
+    };
+    this.emit(r, (x) =>
+      table(x.steps, [
+        ['step', (s) => s.step],
+        ['ok', (s) => (s.ok ? 'yes' : 'NO')],
+        ['detail', (s) => s.detail],
+      ]),
+    );
     return r.ok ? 0 : ExitCode.Degraded;
   }
 }

@@ -11,7 +11,11 @@ export class SuperadminDisableCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Disable a superadmin account (superadmin at AAL3)',
-    details: 'Checks that the target is a superadmin (exit 4 otherwise), then calls POST /v1/users/{id}/disable. The session must be stepped up to AAL3 with WebAuthn within the last 15 minutes (else exit 3, `step_up_required`). Disabling revokes its sessions and API keys; the last active superadmin cannot be disabled (exit 5, `last_superadmin`). Needs `-y` when stdin is not a terminal.',
+    details:
+      'Checks that the target is a superadmin (exit 4 otherwise), then calls POST /v1/users/{id}/disable. The session must be ' +
+      'stepped up to AAL3 with WebAuthn within the last 15 minutes (else exit 3, `step_up_required`). Disabling revokes its sessions ' +
+      'and API keys; the last active superadmin cannot be disabled (exit 5, `last_superadmin`). Needs `-y` when stdin is not a ' +
+      'terminal.',
     examples: [['Disable a superadmin', '$0 superadmin disable 0190c8a2-0000-7000-8000-000000000001 -y']],
   });
 
@@ -26,7 +30,8 @@ export class SuperadminDisableCommand extends ClientCommand {
       for (;;) {
         const page = (await c.get('/v1/users/superadmins', { query: { limit: 1000, cursor } })).body as Page<{ id: string }>;
         if (page.items.some((u) => u.id === id)) break;
-        if (!page.has_more || page.cursor === undefined) throw new CliError(ExitCode.NotFound, 'not_found', `${id} is not a superadmin; use svc users disable for other users`);
+        if (!page.has_more || page.cursor === undefined)
+          throw new CliError(ExitCode.NotFound, 'not_found', `${id} is not a superadmin; use svc users disable for other users`);
         cursor = page.cursor;
       }
       return (await c.request('POST', `/v1/users/${id}/disable`)).body as Record<string, unknown>;

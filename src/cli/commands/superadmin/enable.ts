@@ -11,7 +11,10 @@ export class SuperadminEnableCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Enable a superadmin account (superadmin at AAL3)',
-    details: 'Checks that the target is a superadmin (exit 4 otherwise), then calls POST /v1/users/{id}/enable. The session must be stepped up to AAL3 with WebAuthn within the last 15 minutes (else exit 3, `step_up_required`). Needs `-y` when stdin is not a terminal.',
+    details:
+      'Checks that the target is a superadmin (exit 4 otherwise), then calls POST /v1/users/{id}/enable. The session must be stepped ' +
+      'up to AAL3 with WebAuthn within the last 15 minutes (else exit 3, `step_up_required`). Needs `-y` when stdin is not a ' +
+      'terminal.',
     examples: [['Enable a superadmin', '$0 superadmin enable 0190c8a2-0000-7000-8000-000000000001 -y']],
   });
 
@@ -26,7 +29,8 @@ export class SuperadminEnableCommand extends ClientCommand {
       for (;;) {
         const page = (await c.get('/v1/users/superadmins', { query: { limit: 1000, cursor } })).body as Page<{ id: string }>;
         if (page.items.some((u) => u.id === id)) break;
-        if (!page.has_more || page.cursor === undefined) throw new CliError(ExitCode.NotFound, 'not_found', `${id} is not a superadmin; use svc users enable for other users`);
+        if (!page.has_more || page.cursor === undefined)
+          throw new CliError(ExitCode.NotFound, 'not_found', `${id} is not a superadmin; use svc users enable for other users`);
         cursor = page.cursor;
       }
       return (await c.request('POST', `/v1/users/${id}/enable`)).body as Record<string, unknown>;

@@ -18,8 +18,18 @@ export class SuperadminLsCommand extends ClientCommand {
   cursor = Option.String('--cursor', { description: 'Continue after this cursor' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get('/v1/users/superadmins', { query: { limit: this.limit, cursor: this.cursor } }))).body as Page<UserView>;
-    this.emit(page, (p) => `${table(p.items, [['id', (u) => u.id], ['email', (u) => u.email], ['status', (u) => u.status], ['created', (u) => u.created_at]])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
+    const page = (await this.withClient((c) => c.get('/v1/users/superadmins', { query: { limit: this.limit, cursor: this.cursor } })))
+      .body as Page<UserView>;
+    this.emit(
+      page,
+      (p) =>
+        `${table(p.items, [
+          ['id', (u) => u.id],
+          ['email', (u) => u.email],
+          ['status', (u) => u.status],
+          ['created', (u) => u.created_at],
+        ])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`,
+    );
     return 0;
   }
 }

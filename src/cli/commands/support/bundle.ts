@@ -11,7 +11,9 @@ export class SupportBundleCommand extends ClientCommand {
 
   static override usage = BaseCommand.Usage({
     category: 'Console',
-    description: 'Download a support bundle (.tar.gz): version, redacted config, health, migrations, store statistics, ledger heads and verify summary',
+    description:
+      'Download a support bundle (.tar.gz): version, redacted config, health, migrations, store statistics, ledger heads and verify ' +
+      'summary',
     details: `
       The bundle carries no secret, token, password hash, key material or personal data
       (docs/support.md lists every file). The server asks for a session stepped up to AAL3
@@ -47,7 +49,10 @@ export class SupportBundleCommand extends ClientCommand {
       await unlink(temp).catch(() => undefined);
       throw err;
     }
-    this.emit({ path: target, bytes, sha256: hash.digest('hex') }, (v) => `support bundle written to ${v.path} (${v.bytes} bytes, sha256 ${v.sha256})`);
+    this.emit(
+      { path: target, bytes, sha256: hash.digest('hex') },
+      (v) => `support bundle written to ${v.path} (${v.bytes} bytes, sha256 ${v.sha256})`,
+    );
     return 0;
   }
 }

@@ -19,7 +19,11 @@ export class SupportLicenseCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Console',
     description: 'Show, install or remove the offline license (holder, limits, expiry); it never gates the audit ledger or exports',
-    examples: [['Show', '$0 support license'], ['Install', '$0 support license --install acme.license.json'], ['Remove', '$0 support license --remove']],
+    examples: [
+      ['Show', '$0 support license'],
+      ['Install', '$0 support license --install acme.license.json'],
+      ['Remove', '$0 support license --remove'],
+    ],
   });
 
   install = Option.String('--install', { description: 'License file to verify and install' });
@@ -40,11 +44,19 @@ export class SupportLicenseCommand extends ClientCommand {
         throw new CliUsageError(`cannot read the license file ${this.install}: ${(err as Error).message}`);
       }
     }
-    const body = (await this.withClient((c) => (text === undefined ? c.get('/v1/console/license') : c.request('POST', '/v1/console/license', { body: { license: text } })))).body as LicenseView;
+    const body = (
+      await this.withClient((c) =>
+        text === undefined ? c.get('/v1/console/license') : c.request('POST', '/v1/console/license', { body: { license: text } }),
+      )
+    ).body as LicenseView;
     this.emit(body, (v) =>
       v.status === 'none'
         ? 'no license installed'
-        : `license ${v.status}: ${v.holder ?? '?'}, expires ${v.expires_at ?? '?'}; limits ${Object.entries(v.limits).map(([k, n]) => `${k}=${n}`).join(', ') || 'none'}${v.reason ? ` (${v.reason})` : ''}`,
+        : `license ${v.status}: ${v.holder ?? '?'}, expires ${v.expires_at ?? '?'}; limits ${
+            Object.entries(v.limits)
+              .map(([k, n]) => `${k}=${n}`)
+              .join(', ') || 'none'
+          }${v.reason ? ` (${v.reason})` : ''}`,
     );
     return 0;
   }

@@ -16,7 +16,9 @@ export class SupportUpdateCheckCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Console',
     description: 'Compare the running version with the signed release manifest the server is configured with',
-    details: 'Exit 0 when current or an update is available (printed), 8 when no verdict is possible (no manifest URL configured, or the manifest is unreachable or does not verify).',
+    details:
+      'Exit 0 when current or an update is available (printed), 8 when no verdict is possible (no manifest URL configured, or the ' +
+      'manifest is unreachable or does not verify).',
     examples: [['Check', '$0 support update-check']],
   });
 

@@ -14,7 +14,9 @@ export class TenantsCreateCommand extends ClientCommand {
   });
 
   name = Option.String('--name', { required: true, description: 'Organization name' });
-  region = Option.String('--region', { description: 'Data-residency region (lowercase letters, digits, -; default: the server’s default region)' });
+  region = Option.String('--region', {
+    description: 'Data-residency region (lowercase letters, digits, -; default: the server’s default region)',
+  });
 
   async execute(): Promise<number> {
     const body = { name: this.name, ...(this.region ? { region: this.region } : {}) };

@@ -18,8 +18,19 @@ export class TenantsLsCommand extends ClientCommand {
   cursor = Option.String('--cursor', { description: 'Continue after this cursor' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get('/v1/system/orgs', { query: { limit: this.limit, cursor: this.cursor } }))).body as Page<Org>;
-    this.emit(page, (p) => `${table(p.items, [['id', (o) => o.id], ['name', (o) => o.name], ['region', (o) => o.region], ['status', (o) => o.status], ['created', (o) => o.created_at]])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
+    const page = (await this.withClient((c) => c.get('/v1/system/orgs', { query: { limit: this.limit, cursor: this.cursor } })))
+      .body as Page<Org>;
+    this.emit(
+      page,
+      (p) =>
+        `${table(p.items, [
+          ['id', (o) => o.id],
+          ['name', (o) => o.name],
+          ['region', (o) => o.region],
+          ['status', (o) => o.status],
+          ['created', (o) => o.created_at],
+        ])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`,
+    );
     return 0;
   }
 }

@@ -9,7 +9,9 @@ export class TenantsRmCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Delete an organization (tenant) (DELETE /v1/system/orgs/{tenant_id}; superadmin)',
-    details: 'The tenant is soft-deleted so its audit chain stays verifiable; its members lose access at once. Needs `-y` when stdin is not a terminal.',
+    details:
+      'The tenant is soft-deleted so its audit chain stays verifiable; its members lose access at once. Needs `-y` when stdin is not ' +
+      'a terminal.',
     examples: [['Delete a tenant', '$0 tenants rm 0190c8a2-0000-7000-8000-000000000001 -y']],
   });
 

@@ -10,7 +10,9 @@ export class TenantsSetStatusCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Suspend or reactivate a tenant (PUT …/status; superadmin at AAL3)',
-    details: 'A suspended tenant refuses mutations with 423 `tenant_suspended`; reads and exports continue. Needs a session stepped up to AAL3 (else exit 3, `step_up_required`) and `-y` when stdin is not a terminal.',
+    details:
+      'A suspended tenant refuses mutations with 423 `tenant_suspended`; reads and exports continue. Needs a session stepped up to ' +
+      'AAL3 (else exit 3, `step_up_required`) and `-y` when stdin is not a terminal.',
     examples: [['Suspend a tenant', '$0 tenants set-status 0190c8a2-0000-7000-8000-000000000001 suspended -y']],
   });
 
@@ -21,7 +23,8 @@ export class TenantsSetStatusCommand extends ClientCommand {
   async execute(): Promise<number> {
     const id = idSegment(this.id, 'tenant id');
     await this.requireYes(this.yes, `set the status of tenant ${id} to ${this.status}`);
-    const org = (await this.withClient((c) => c.request('PUT', `/v1/system/orgs/${id}/status`, { body: { status: this.status } }))).body as Record<string, unknown>;
+    const org = (await this.withClient((c) => c.request('PUT', `/v1/system/orgs/${id}/status`, { body: { status: this.status } })))
+      .body as Record<string, unknown>;
     this.emit(org, fields);
     return 0;
   }

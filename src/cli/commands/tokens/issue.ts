@@ -32,10 +32,15 @@ export class TokensIssueCommand extends ClientCommand {
   });
 
   name = Option.String('--name', { required: true, description: 'Label of the key' });
-  role = Option.String('--role', { description: 'Role ceiling: viewer, editor, admin or owner (default: your own)', validator: t.isEnum(['viewer', 'editor', 'admin', 'owner'] as const) });
+  role = Option.String('--role', {
+    description: 'Role ceiling: viewer, editor, admin or owner (default: your own)',
+    validator: t.isEnum(['viewer', 'editor', 'admin', 'owner'] as const),
+  });
   bindTenant = Option.String('--bind-tenant', { description: 'Bind the key to this one tenant (uuid)' });
   superadmin = Option.Boolean('--superadmin', false, { description: 'A superadmin key (superadmin callers only)' });
-  expiresAt = Option.String('--expires-at', { description: 'Expiry, any RFC 3339 date-time, e.g. 2027-01-01T00:00:00Z (default: the server\'s default lifetime)' });
+  expiresAt = Option.String('--expires-at', {
+    description: "Expiry, any RFC 3339 date-time, e.g. 2027-01-01T00:00:00Z (default: the server's default lifetime)",
+  });
   ttl = Option.String('--ttl', { description: 'Lifetime instead of --expires-at: 30m, 12h, 90d, 2w, or never' });
 
   async execute(): Promise<number> {
@@ -43,7 +48,8 @@ export class TokensIssueCommand extends ClientCommand {
     if (this.expiresAt !== undefined && normalizeRfc3339(this.expiresAt) === undefined) {
       throw new CliUsageError('--expires-at must be an RFC 3339 date-time, e.g. 2027-01-01T00:00:00Z or 2027-01-01T01:00:00+01:00');
     }
-    if (this.ttl !== undefined && parseTtl(this.ttl) === undefined) throw new CliUsageError('--ttl must be a count and a unit (m, h, d, w), e.g. 90d, or never');
+    if (this.ttl !== undefined && parseTtl(this.ttl) === undefined)
+      throw new CliUsageError('--ttl must be a count and a unit (m, h, d, w), e.g. 90d, or never');
     const body = {
       name: this.name,
       ...(this.role ? { role: this.role } : {}),
@@ -52,7 +58,9 @@ export class TokensIssueCommand extends ClientCommand {
       ...(this.expiresAt ? { expires_at: this.expiresAt } : {}),
       ...(this.ttl ? { ttl: this.ttl } : {}),
     };
-    const issued = (await this.withClient((c) => c.request('POST', '/v1/tokens', { body }))).body as Record<string, unknown> & { token: string };
+    const issued = (await this.withClient((c) => c.request('POST', '/v1/tokens', { body }))).body as Record<string, unknown> & {
+      token: string;
+    };
     this.emit(issued, ({ token, ...rest }) => `${fields(rest)}\n\nsecret (shown once, store it now):\n${token}`);
     return 0;
   }

@@ -9,7 +9,9 @@ export class TokensRotateCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Rotate an API key (POST /v1/tokens/{id}/rotate): new secret printed once, old key revoked at once',
-    details: 'The replacement keeps name, role, tenant binding, superadmin flag and expiry. Anything still using the old secret gets 401 from now on. Needs `-y` when stdin is not a terminal.',
+    details:
+      'The replacement keeps name, role, tenant binding, superadmin flag and expiry. Anything still using the old secret gets 401 ' +
+      'from now on. Needs `-y` when stdin is not a terminal.',
     examples: [['Rotate a key', '$0 tokens rotate 0190c8a2-0000-7000-8000-00000000000a -y']],
   });
 
@@ -19,7 +21,9 @@ export class TokensRotateCommand extends ClientCommand {
   async execute(): Promise<number> {
     const id = idSegment(this.id, 'token id');
     await this.requireYes(this.yes, `rotate API key ${id} (the old secret stops working at once)`);
-    const issued = (await this.withClient((c) => c.request('POST', `/v1/tokens/${id}/rotate`))).body as Record<string, unknown> & { token: string };
+    const issued = (await this.withClient((c) => c.request('POST', `/v1/tokens/${id}/rotate`))).body as Record<string, unknown> & {
+      token: string;
+    };
     this.emit(issued, ({ token, ...rest }) => `${fields(rest)}\n\nnew secret (shown once, store it now):\n${token}`);
     return 0;
   }

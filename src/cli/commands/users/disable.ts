@@ -9,7 +9,10 @@ export class UsersDisableCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Disable a user: its sessions and API keys stop working at once',
-    details: 'Needs a superadmin. When the target is itself a superadmin the session must be at AAL3 (403 `step_up_required`: step up at /ui/step-up first). The last active superadmin cannot be disabled (409 `last_superadmin`). Needs `-y` when stdin is not a terminal.',
+    details:
+      'Needs a superadmin. When the target is itself a superadmin the session must be at AAL3 (403 `step_up_required`: step up at ' +
+      '/ui/step-up first). The last active superadmin cannot be disabled (409 `last_superadmin`). Needs `-y` when stdin is not a ' +
+      'terminal.',
     examples: [['Disable a user', '$0 users disable 0190c8a2-0000-7000-8000-000000000001 -y']],
   });
 

@@ -9,7 +9,9 @@ export class UsersEnableCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'Enable a disabled user (revoked credentials stay revoked)',
-    details: 'Needs a superadmin. When the target is itself a superadmin the session must be at AAL3 (403 `step_up_required`: step up at /ui/step-up first).',
+    details:
+      'Needs a superadmin. When the target is itself a superadmin the session must be at AAL3 (403 `step_up_required`: step up at ' +
+      '/ui/step-up first).',
     examples: [['Enable a user', '$0 users enable 0190c8a2-0000-7000-8000-000000000001']],
   });
 

@@ -11,7 +11,9 @@ export class UsersLsCommand extends ClientCommand {
   static override usage = BaseCommand.Usage({
     category: 'Identity',
     description: 'List the users of the tenant with their role (GET /v1/users)',
-    details: 'The tenant comes from the token when it is bound to one, else from `--tenant`/`SERVICE_TENANT`/the context (required when you can act in several). Pages with `--limit` and `--cursor`.',
+    details:
+      'The tenant comes from the token when it is bound to one, else from `--tenant`/`SERVICE_TENANT`/the context (required when you ' +
+      'can act in several). Pages with `--limit` and `--cursor`.',
     examples: [['List members', '$0 users ls --tenant 0190c8a2-…']],
   });
 
@@ -19,8 +21,19 @@ export class UsersLsCommand extends ClientCommand {
   cursor = Option.String('--cursor', { description: 'Continue after this cursor (from the previous page)' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get('/v1/users', { query: { limit: this.limit, cursor: this.cursor } }))).body as Page<Member>;
-    this.emit(page, (p) => `${table(p.items, [['id', (u) => u.id], ['email', (u) => u.email], ['role', (u) => u.role], ['status', (u) => u.status], ['superadmin', (u) => u.superadmin]])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
+    const page = (await this.withClient((c) => c.get('/v1/users', { query: { limit: this.limit, cursor: this.cursor } })))
+      .body as Page<Member>;
+    this.emit(
+      page,
+      (p) =>
+        `${table(p.items, [
+          ['id', (u) => u.id],
+          ['email', (u) => u.email],
+          ['role', (u) => u.role],
+          ['status', (u) => u.status],
+          ['superadmin', (u) => u.superadmin],
+        ])}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`,
+    );
     return 0;
   }
 }

@@ -16,7 +16,9 @@ export class WorkspaceGetCommand extends ClientCommand {
   workspace = Option.String({ name: 'workspace', required: true });
 
   async execute(): Promise<number> {
-    const ws = (await this.withClient(async (c) => c.get(`/v1/workspaces/${(await resolveRef(c, this.workspace, ['workspace'], 'workspace')).id}`))).body as WorkspaceView;
+    const ws = (
+      await this.withClient(async (c) => c.get(`/v1/workspaces/${(await resolveRef(c, this.workspace, ['workspace'], 'workspace')).id}`))
+    ).body as WorkspaceView;
     this.emit(ws, workspaceFields);
     return 0;
   }

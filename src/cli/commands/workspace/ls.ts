@@ -17,7 +17,8 @@ export class WorkspaceLsCommand extends ClientCommand {
   cursor = Option.String('--cursor', { description: 'Continue after this cursor (from the previous page)' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get('/v1/workspaces', { query: { limit: this.limit, cursor: this.cursor } }))).body as Page<WorkspaceView>;
+    const page = (await this.withClient((c) => c.get('/v1/workspaces', { query: { limit: this.limit, cursor: this.cursor } })))
+      .body as Page<WorkspaceView>;
     this.emit(page, (p) => `${workspaceTable(p.items)}${p.has_more ? `\nmore: --cursor ${p.cursor}` : ''}`);
     return 0;
   }

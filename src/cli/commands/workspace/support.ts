@@ -40,16 +40,26 @@ export abstract class WorkspaceBodyCommand extends ClientCommand {
   mountMode = Option.String('--mount-mode', { description: 'rw (default) or ro' });
   dlpPosture = Option.String('--dlp-posture', { description: 'DLP posture on reads: label (default), deny or off' });
   readCap = Option.String('--read-cap-bytes', { description: 'Per-read size cap in bytes; 0 means the default 5 MiB' });
-  restrict = Option.Array('--restricted-subpath', { description: 'A subpath (relative to the root) agents may not read (repeatable; on update replaces the list)' });
+  restrict = Option.Array('--restricted-subpath', {
+    description: 'A subpath (relative to the root) agents may not read (repeatable; on update replaces the list)',
+  });
   mountTarget = Option.String('--mount-target', { description: 'Container mount target (default /workspace)' });
 
   protected bodyFields(): Record<string, unknown> {
     let cap: number | undefined;
     if (this.readCap !== undefined) {
       cap = Number(this.readCap);
-      if (!Number.isInteger(cap) || cap < 0) throw new CliUsageError(`--read-cap-bytes takes a whole number of bytes, got ${JSON.stringify(this.readCap)}`);
+      if (!Number.isInteger(cap) || cap < 0)
+        throw new CliUsageError(`--read-cap-bytes takes a whole number of bytes, got ${JSON.stringify(this.readCap)}`);
     }
-    const body = { display_name: this.displayName, mount_mode: this.mountMode, dlp_posture: this.dlpPosture, read_cap_bytes: cap, restricted_subpaths: this.restrict, mount_target: this.mountTarget };
+    const body = {
+      display_name: this.displayName,
+      mount_mode: this.mountMode,
+      dlp_posture: this.dlpPosture,
+      read_cap_bytes: cap,
+      restricted_subpaths: this.restrict,
+      mount_target: this.mountTarget,
+    };
     return JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
   }
 }

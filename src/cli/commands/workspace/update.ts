@@ -11,7 +11,9 @@ export class WorkspaceUpdateCommand extends WorkspaceBodyCommand {
   static override usage = BaseCommand.Usage({
     category: 'Workspaces',
     description: 'Change a workspace (PATCH /v1/workspaces/{id}) by id, display name or root path: only the given fields change',
-    details: 'The change is based on `--version`; without it the current version is read first. If the workspace changed in between, the server answers 409 (exit 5) and nothing is changed.',
+    details:
+      'The change is based on `--version`; without it the current version is read first. If the workspace changed in between, the ' +
+      'server answers 409 (exit 5) and nothing is changed.',
     examples: [['Make it read-only', '$0 workspace update payments-service --mount-mode ro']],
   });
 
@@ -21,7 +23,8 @@ export class WorkspaceUpdateCommand extends WorkspaceBodyCommand {
 
   async execute(): Promise<number> {
     const changes = { ...(this.rootPath !== undefined ? { root_path: this.rootPath } : {}), ...this.bodyFields() };
-    if (Object.keys(changes).length === 0) throw new CliUsageError('nothing to change: give at least one field flag (see svc workspace update --help)');
+    if (Object.keys(changes).length === 0)
+      throw new CliUsageError('nothing to change: give at least one field flag (see svc workspace update --help)');
     const ws = await this.withClient(async (c) => {
       const path = `/v1/workspaces/${(await resolveRef(c, this.workspace, ['workspace'], 'workspace')).id}`;
       const version = this.version !== undefined ? Number(this.version) : ((await c.get(path)).body as WorkspaceView).version;

@@ -19,7 +19,18 @@
  * Retries: network errors, 408, 425, 429 (with `Retry-After`) and 5xx; other statuses fail.
  */
 import Type from 'typebox';
-import { endpointProperties, SECRET_REF, networkFailure, oneLine, openDispatcher, resultOfStatus, send, userAgent, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
+import {
+  endpointProperties,
+  SECRET_REF,
+  networkFailure,
+  oneLine,
+  openDispatcher,
+  resultOfStatus,
+  send,
+  userAgent,
+  validateEndpoint,
+  type HttpEndpointConfig,
+} from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface ChronicleConfig extends HttpEndpointConfig {
@@ -67,7 +78,12 @@ class ChronicleSink implements ConnectorSink {
     const token = await this.ctx.secret(this.c.token_secret);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': userAgent(this.ctx.version) };
     try {
-      const a = await send(this.#dispatcher, this.c.url, { headers, body: chronicleBody(items, this.c), signal, timeoutMs: this.c.timeout_ms ?? 10_000 });
+      const a = await send(this.#dispatcher, this.c.url, {
+        headers,
+        body: chronicleBody(items, this.c),
+        signal,
+        timeoutMs: this.c.timeout_ms ?? 10_000,
+      });
       return resultOfStatus(a, a.status >= 300 ? statusMessage(a.body) : undefined);
     } catch (err) {
       return networkFailure(err, signal);

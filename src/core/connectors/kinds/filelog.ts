@@ -15,9 +15,17 @@ import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } 
 export const FilelogConfig = Type.Object(
   {
     path: Text({ minLength: 1, maxLength: 4096, description: 'file to append to; relative: to the data directory' }),
-    max_bytes: Type.Optional(Type.Integer({ minimum: 4096, maximum: 1024 ** 4, description: 'rotate once the file holds this many bytes (default 100 MiB)' })),
-    keep: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'rotated files kept (default 5; 0: the full file is deleted on rotation)' })),
-    fsync: Type.Optional(Type.Union([Type.Literal('batch'), Type.Literal('never')], { description: 'batch (default): fsync before a batch counts as delivered' })),
+    max_bytes: Type.Optional(
+      Type.Integer({ minimum: 4096, maximum: 1024 ** 4, description: 'rotate once the file holds this many bytes (default 100 MiB)' }),
+    ),
+    keep: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1000, description: 'rotated files kept (default 5; 0: the full file is deleted on rotation)' }),
+    ),
+    fsync: Type.Optional(
+      Type.Union([Type.Literal('batch'), Type.Literal('never')], {
+        description: 'batch (default): fsync before a batch counts as delivered',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -43,15 +43,22 @@ export function endpointProperties(urlDescription: string) {
     tls: Type.Optional(
       Type.Object(
         {
-          ca_file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'PEM file of extra trusted CAs (relative to the data directory)' })),
+          ca_file: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 4096, description: 'PEM file of extra trusted CAs (relative to the data directory)' }),
+          ),
           pin_sha256: Type.Optional(
-            Type.String({ pattern: '^([A-Za-z0-9+/]{43}=|[0-9a-fA-F]{64})$', description: 'SHA-256 of the receiver certificate SubjectPublicKeyInfo, base64 or hex' }),
+            Type.String({
+              pattern: '^([A-Za-z0-9+/]{43}=|[0-9a-fA-F]{64})$',
+              description: 'SHA-256 of the receiver certificate SubjectPublicKeyInfo, base64 or hex',
+            }),
           ),
         },
         { additionalProperties: false },
       ),
     ),
-    allow_insecure_http: Type.Optional(Type.Boolean({ default: false, description: 'development only: permit http:// to a loopback address' })),
+    allow_insecure_http: Type.Optional(
+      Type.Boolean({ default: false, description: 'development only: permit http:// to a loopback address' }),
+    ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 300_000, default: DEFAULT_TIMEOUT_MS })),
   };
 }
@@ -69,7 +76,8 @@ export function validateEndpoint(c: HttpEndpointConfig): string[] {
   const out: string[] = [];
   if (u.username !== '' || u.password !== '') out.push('url must not carry credentials (use the secret reference fields)');
   if (u.protocol === 'http:') {
-    if (c.allow_insecure_http !== true) out.push('url must be https:// (http:// needs allow_insecure_http, for a loopback development receiver only)');
+    if (c.allow_insecure_http !== true)
+      out.push('url must be https:// (http:// needs allow_insecure_http, for a loopback development receiver only)');
     else if (!LOOPBACK.test(u.hostname)) out.push('allow_insecure_http permits only a loopback host (127.0.0.0/8, ::1, localhost)');
     if (c.tls !== undefined) out.push('tls options need an https:// url (a TLS destination is never downgraded)');
   } else if (u.protocol !== 'https:') out.push('url must be https://');
@@ -117,7 +125,12 @@ export function openDispatcher(c: HttpEndpointConfig, dataDir: string, connectio
             const got = leafSpkiSha256(socket);
             if (got !== undefined && got.equals(pin)) return callback(null, socket);
             socket.destroy();
-            callback(new TlsPinError(`receiver certificate does not match tls.pin_sha256 (presented ${got === undefined ? 'none' : got.toString('base64')})`), null);
+            callback(
+              new TlsPinError(
+                `receiver certificate does not match tls.pin_sha256 (presented ${got === undefined ? 'none' : got.toString('base64')})`,
+              ),
+              null,
+            );
           });
   return new Agent({ connect, connections, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
 }
@@ -136,7 +149,13 @@ export interface HttpAnswer {
 export async function send(
   dispatcher: Dispatcher,
   url: string,
-  opts: { method?: 'POST' | 'PUT' | 'GET'; headers: Record<string, string>; body?: string | Buffer; signal: AbortSignal; timeoutMs: number },
+  opts: {
+    method?: 'POST' | 'PUT' | 'GET';
+    headers: Record<string, string>;
+    body?: string | Buffer;
+    signal: AbortSignal;
+    timeoutMs: number;
+  },
 ): Promise<HttpAnswer> {
   // one controller per request, fed by the runtime's signal and our timer (AbortSignal.any and
   // AbortSignal.timeout cost a timer and listeners that outlive the request on Node 20)
@@ -215,7 +234,12 @@ export function resultOfStatus(a: HttpAnswer, detail?: string): SinkResult {
   if (a.status >= 200 && a.status < 300) return { result: 'delivered', status: a.status };
   const retryAfterMs = parseRetryAfter(a.headers['retry-after']);
   if (isRetryableStatus(a.status)) {
-    return { result: 'retry', status: a.status, error: `receiver answered ${a.status}${suffix}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return {
+      result: 'retry',
+      status: a.status,
+      error: `receiver answered ${a.status}${suffix}`,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
   }
   const what = a.status >= 300 && a.status < 400 ? ' (redirects are not followed)' : '';
   return { result: 'failed', status: a.status, error: `receiver answered ${a.status}${what}${suffix}` };

@@ -15,7 +15,19 @@
  * with the google.rpc.Status `message` of the body when there is one.
  */
 import Type from 'typebox';
-import { endpointProperties, SECRET_REF, networkFailure, oneLine, openDispatcher, parseRetryAfter, send, userAgent, validateEndpoint, type HttpAnswer, type HttpEndpointConfig } from './http-common.js';
+import {
+  endpointProperties,
+  SECRET_REF,
+  networkFailure,
+  oneLine,
+  openDispatcher,
+  parseRetryAfter,
+  send,
+  userAgent,
+  validateEndpoint,
+  type HttpAnswer,
+  type HttpEndpointConfig,
+} from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface OtlpConfig extends HttpEndpointConfig {
@@ -27,8 +39,15 @@ export interface OtlpConfig extends HttpEndpointConfig {
 export const otlpConfigSchema = Type.Object(
   {
     ...endpointProperties('the collector logs URL, posted verbatim (e.g. https://collector:4318/v1/logs)'),
-    records_per_request: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'log records per export request; 1 attributes partial-success rejections exactly' })),
-    auth_header: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]{1,100}$', default: 'Authorization' })),
+    records_per_request: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 1000,
+        description: 'log records per export request; 1 attributes partial-success rejections exactly',
+      }),
+    ),
+    auth_header: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$", default: 'Authorization' })),
     auth_secret: Type.Optional(SECRET_REF),
   },
   { additionalProperties: false },
@@ -44,7 +63,9 @@ export function mergeExportRequests(items: readonly SinkItem[]): { body: string;
   const groups = new Map<string, Group>();
   let records = 0;
   for (const item of items) {
-    const req = JSON.parse(item.line) as { resourceLogs?: Array<{ resource?: unknown; scopeLogs?: Array<{ scope?: unknown; logRecords?: unknown[] }> }> };
+    const req = JSON.parse(item.line) as {
+      resourceLogs?: Array<{ resource?: unknown; scopeLogs?: Array<{ scope?: unknown; logRecords?: unknown[] }> }>;
+    };
     if (!Array.isArray(req.resourceLogs)) throw new Error(`item ${item.id} is not an OTLP export-logs request (no resourceLogs)`);
     for (const rl of req.resourceLogs) {
       const rk = JSON.stringify(rl.resource ?? {});
@@ -90,14 +111,24 @@ export function readOtlpAnswer(a: HttpAnswer, offset: number, count: number, rec
       }
     }
     if (!(rejectedCount > 0)) return { result: 'delivered', status: a.status };
-    const what = rejectedCount >= records ? (records === 1 ? 'the receiver rejected the record' : `the receiver rejected all ${records} log records of this request`) : `the receiver rejected ${rejectedCount} of ${records} log records of this request (OTLP does not say which)`;
+    const what =
+      rejectedCount >= records
+        ? records === 1
+          ? 'the receiver rejected the record'
+          : `the receiver rejected all ${records} log records of this request`
+        : `the receiver rejected ${rejectedCount} of ${records} log records of this request (OTLP does not say which)`;
     const error = message === '' ? what : `${what}: ${message}`;
     return { result: 'delivered', status: a.status, rejected: Array.from({ length: count }, (_, i) => ({ index: offset + i, error })) };
   }
   const detail = statusMessage(a.body);
   const retryAfterMs = parseRetryAfter(a.headers['retry-after']);
   if ([429, 502, 503, 504].includes(a.status)) {
-    return { result: 'retry', status: a.status, error: `receiver answered ${a.status}${detail ? `: ${detail}` : ''}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return {
+      result: 'retry',
+      status: a.status,
+      error: `receiver answered ${a.status}${detail ? `: ${detail}` : ''}`,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
   }
   return { result: 'failed', status: a.status, error: `receiver answered ${a.status}${detail ? `: ${detail}` : ''}` };
 }
@@ -110,7 +141,8 @@ class OtlpSink implements ConnectorSink {
 
   async send(items: readonly SinkItem[], signal: AbortSignal): Promise<SinkResult> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent(this.ctx.version) };
-    if (this.c.auth_secret !== undefined) headers[(this.c.auth_header ?? 'Authorization').toLowerCase()] = await this.ctx.secret(this.c.auth_secret);
+    if (this.c.auth_secret !== undefined)
+      headers[(this.c.auth_header ?? 'Authorization').toLowerCase()] = await this.ctx.secret(this.c.auth_secret);
     const per = this.c.records_per_request ?? 1000;
     const rejected: NonNullable<SinkResult['rejected']> = [];
     let status: number | undefined;

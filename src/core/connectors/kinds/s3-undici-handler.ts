@@ -37,9 +37,15 @@ export function queryString(query: SdkRequest['query']): string {
 
 export class UndiciSdkHandler {
   readonly metadata = { handlerProtocol: 'http/1.1' };
-  constructor(private readonly dispatcher: Dispatcher, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly timeoutMs: number,
+  ) {}
 
-  async handle(request: SdkRequest, options?: { abortSignal?: AbortSignal }): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Readable } }> {
+  async handle(
+    request: SdkRequest,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Readable } }> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) {
       const lk = k.toLowerCase();

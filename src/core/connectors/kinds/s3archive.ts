@@ -18,7 +18,15 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { S3Client } from '@aws-sdk/client-s3';
 import Type from 'typebox';
-import { endpointProperties, joinLines, SECRET_REF, networkFailure, openDispatcher, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
+import {
+  endpointProperties,
+  joinLines,
+  SECRET_REF,
+  networkFailure,
+  openDispatcher,
+  validateEndpoint,
+  type HttpEndpointConfig,
+} from './http-common.js';
 import { UndiciSdkHandler } from './s3-undici-handler.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
@@ -40,12 +48,22 @@ const { url: _url, ...endpointRest } = endpointProperties('');
 
 export const s3ArchiveConfigSchema = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'the S3 endpoint, e.g. https://s3.eu-west-1.amazonaws.com or https://minio.internal:9000' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^https?://[^\\s]+$',
+      description: 'the S3 endpoint, e.g. https://s3.eu-west-1.amazonaws.com or https://minio.internal:9000',
+    }),
     ...endpointRest,
     bucket: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' }),
     region: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,32}$', default: 'us-east-1' })),
-    prefix: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9!_.*\'()-]+(/[A-Za-z0-9!_.*\'()-]+)*$', maxLength: 256, default: 'svc-audit' })),
-    force_path_style: Type.Optional(Type.Boolean({ default: false, description: 'path-style URLs (<endpoint>/<bucket>/<key>), for MinIO, Ceph and other S3-compatible stores' })),
+    prefix: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9!_.*'()-]+(/[A-Za-z0-9!_.*'()-]+)*$", maxLength: 256, default: 'svc-audit' })),
+    force_path_style: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'path-style URLs (<endpoint>/<bucket>/<key>), for MinIO, Ceph and other S3-compatible stores',
+      }),
+    ),
     access_key_id_secret: SECRET_REF,
     secret_access_key_secret: SECRET_REF,
     session_token_secret: Type.Optional(SECRET_REF),
@@ -84,7 +102,12 @@ function byTenant(items: readonly SinkItem[]): Array<[string, SinkItem[]]> {
 }
 
 function s3Failure(err: unknown, signal: AbortSignal): SinkResult {
-  const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
+  const e = err as {
+    name?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    $response?: { headers?: Record<string, string> };
+  };
   const status = e?.$metadata?.httpStatusCode;
   if (status === undefined) return networkFailure(err, signal);
   // S3 error codes and messages never contain the credentials (a signature mismatch names none)
@@ -97,7 +120,10 @@ function s3Failure(err: unknown, signal: AbortSignal): SinkResult {
 type AwsSdk = typeof import('@aws-sdk/client-s3') & typeof import('@aws-sdk/lib-storage');
 let sdkLoading: Promise<AwsSdk> | undefined;
 function loadSdk(): Promise<AwsSdk> {
-  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({ ...s3, ...storage }));
+  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({
+    ...s3,
+    ...storage,
+  }));
   return sdkLoading;
 }
 
@@ -143,13 +169,23 @@ class S3ArchiveSink implements ConnectorSink {
           Key: key,
           Body: body,
           ContentType: 'application/gzip',
-          Metadata: { sha256: sha.toString('hex'), items: String(group.length), ...(group[0]?.seq !== undefined ? { 'first-seq': String(group[0].seq), 'last-seq': String(group[group.length - 1]?.seq) } : {}) },
+          Metadata: {
+            sha256: sha.toString('hex'),
+            items: String(group.length),
+            ...(group[0]?.seq !== undefined ? { 'first-seq': String(group[0].seq), 'last-seq': String(group[group.length - 1]?.seq) } : {}),
+          },
           ...(this.c.server_side_encryption !== undefined ? { ServerSideEncryption: this.c.server_side_encryption } : {}),
         };
         if (body.length <= (this.c.multipart_threshold_bytes ?? 16 * MIB)) {
           await client.send(new sdk.PutObjectCommand({ ...params, ChecksumSHA256: sha.toString('base64') }), { abortSignal: signal });
         } else {
-          const upload = new sdk.Upload({ client, params, partSize: this.c.part_size_bytes ?? 8 * MIB, queueSize: 2, leavePartsOnError: false });
+          const upload = new sdk.Upload({
+            client,
+            params,
+            partSize: this.c.part_size_bytes ?? 8 * MIB,
+            queueSize: 2,
+            leavePartsOnError: false,
+          });
           const onAbort = (): void => void upload.abort();
           signal.addEventListener('abort', onAbort, { once: true });
           try {
@@ -180,7 +216,8 @@ export const s3ArchiveKind: ConnectorKind<S3ArchiveConfig> = {
   secretFields: ['access_key_id_secret', 'secret_access_key_secret', 'session_token_secret'],
   validate(c) {
     const out = validateEndpoint(c);
-    if ((c.part_size_bytes ?? 8 * MIB) > (c.multipart_threshold_bytes ?? 16 * MIB)) out.push('part_size_bytes must not exceed multipart_threshold_bytes');
+    if ((c.part_size_bytes ?? 8 * MIB) > (c.multipart_threshold_bytes ?? 16 * MIB))
+      out.push('part_size_bytes must not exceed multipart_threshold_bytes');
     if (c.bucket.includes('..')) out.push('bucket must not contain ".."');
     return out;
   },

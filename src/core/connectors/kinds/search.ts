@@ -16,7 +16,18 @@
  * `rejected` entry with the error's `type: reason`.
  */
 import Type from 'typebox';
-import { endpointProperties, SECRET_REF, networkFailure, oneLine, openDispatcher, resultOfStatus, send, userAgent, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
+import {
+  endpointProperties,
+  SECRET_REF,
+  networkFailure,
+  oneLine,
+  openDispatcher,
+  resultOfStatus,
+  send,
+  userAgent,
+  validateEndpoint,
+  type HttpEndpointConfig,
+} from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface SearchConfig extends HttpEndpointConfig {
@@ -31,7 +42,13 @@ export interface SearchConfig extends HttpEndpointConfig {
 export const searchConfigSchema = Type.Object(
   {
     ...endpointProperties('the cluster URL, e.g. https://es.internal:9200; the kind posts to <url>/_bulk'),
-    index: Type.Optional(Type.String({ pattern: '^[a-z0-9%][a-z0-9._%{}yMd+-]{0,200}$', default: 'svc-%{yyyy.MM.dd}', description: 'index or data stream name; %{yyyy} %{MM} %{dd} %{yyyy.MM.dd} from the item time (UTC)' })),
+    index: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9%][a-z0-9._%{}yMd+-]{0,200}$',
+        default: 'svc-%{yyyy.MM.dd}',
+        description: 'index or data stream name; %{yyyy} %{MM} %{dd} %{yyyy.MM.dd} from the item time (UTC)',
+      }),
+    ),
     op_type: Type.Optional(Type.Union([Type.Literal('index'), Type.Literal('create')], { default: 'index' })),
     api_key_secret: Type.Optional(SECRET_REF),
     username: Type.Optional(Type.String({ pattern: '^[^:\\u0000-\\u001f\\u007f]{1,256}$' })),
@@ -48,7 +65,11 @@ export function indexName(pattern: string, time: string | undefined): string {
   const y = d?.slice(0, 4) ?? 'undated';
   const m = d?.slice(5, 7) ?? 'undated';
   const day = d?.slice(8, 10) ?? 'undated';
-  return pattern.replaceAll('%{yyyy.MM.dd}', d ? `${y}.${m}.${day}` : 'undated').replaceAll('%{yyyy}', y).replaceAll('%{MM}', m).replaceAll('%{dd}', day);
+  return pattern
+    .replaceAll('%{yyyy.MM.dd}', d ? `${y}.${m}.${day}` : 'undated')
+    .replaceAll('%{yyyy}', y)
+    .replaceAll('%{MM}', m)
+    .replaceAll('%{dd}', day);
 }
 
 /** The `_bulk` body of a batch. */
@@ -75,7 +96,8 @@ export function readBulk(body: string, count: number, status: number): SinkResul
   }
   if (r.errors !== true) return { result: 'delivered', status };
   const items = r.items ?? [];
-  if (items.length !== count) return { result: 'retry', status, error: `the _bulk answer has ${items.length} items for ${count} documents` };
+  if (items.length !== count)
+    return { result: 'retry', status, error: `the _bulk answer has ${items.length} items for ${count} documents` };
   const rejected: NonNullable<SinkResult['rejected']> = [];
   for (let i = 0; i < items.length; i++) {
     const entry = Object.values(items[i] ?? {})[0];
@@ -83,7 +105,8 @@ export function readBulk(body: string, count: number, status: number): SinkResul
     const s = entry.status ?? 0;
     const e = typeof entry.error === 'string' ? { type: 'error', reason: entry.error } : entry.error;
     if (s === 409 && e.type === 'version_conflict_engine_exception') continue; // op_type create: already indexed
-    if (s === 429 || s >= 500) return { result: 'retry', status: s, error: `document ${i}: ${s} ${e.type ?? ''}: ${oneLine(e.reason ?? '', 200)}` };
+    if (s === 429 || s >= 500)
+      return { result: 'retry', status: s, error: `document ${i}: ${s} ${e.type ?? ''}: ${oneLine(e.reason ?? '', 200)}` };
     rejected.push({ index: i, error: `${s} ${e.type ?? 'error'}: ${oneLine(e.reason ?? '', 300)}` });
   }
   return { result: 'delivered', status, ...(rejected.length > 0 ? { rejected } : {}) };
@@ -106,7 +129,12 @@ class SearchSink implements ConnectorSink {
       headers['authorization'] = `Basic ${Buffer.from(`${this.c.username ?? ''}:${password}`, 'utf8').toString('base64')}`;
     }
     try {
-      const a = await send(this.#dispatcher, this.#url, { headers, body: bulkBody(items, this.c), signal, timeoutMs: this.c.timeout_ms ?? 10_000 });
+      const a = await send(this.#dispatcher, this.#url, {
+        headers,
+        body: bulkBody(items, this.c),
+        signal,
+        timeoutMs: this.c.timeout_ms ?? 10_000,
+      });
       if (a.status >= 200 && a.status < 300) return readBulk(a.body, items.length, a.status);
       return resultOfStatus(a, errorDetail(a.body));
     } catch (err) {
@@ -137,7 +165,8 @@ export const searchKind: ConnectorKind<SearchConfig> = {
   secretFields: ['api_key_secret', 'password_secret'],
   validate(c) {
     const out = validateEndpoint(c);
-    if (c.api_key_secret !== undefined && c.password_secret !== undefined) out.push('set api_key_secret or username/password_secret, not both');
+    if (c.api_key_secret !== undefined && c.password_secret !== undefined)
+      out.push('set api_key_secret or username/password_secret, not both');
     if ((c.username === undefined) !== (c.password_secret === undefined)) out.push('username and password_secret go together');
     try {
       if (new URL(c.url).search !== '') out.push('url must not have a query (the kind posts to <url>/_bulk)');

@@ -6,7 +6,19 @@
  * auth header takes its whole value from a secret reference (e.g. `Bearer …`, `Splunk …`, `Basic …`).
  */
 import Type from 'typebox';
-import { endpointProperties, joinLines, SECRET_REF, networkFailure, oneLine, openDispatcher, resultOfStatus, send, userAgent, validateEndpoint, type HttpEndpointConfig } from './http-common.js';
+import {
+  endpointProperties,
+  joinLines,
+  SECRET_REF,
+  networkFailure,
+  oneLine,
+  openDispatcher,
+  resultOfStatus,
+  send,
+  userAgent,
+  validateEndpoint,
+  type HttpEndpointConfig,
+} from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface SiemConfig extends HttpEndpointConfig {
@@ -18,13 +30,25 @@ export interface SiemConfig extends HttpEndpointConfig {
 
 const HEADER_NAME = '^[A-Za-z0-9!#$%&\'*+.^_`|~-]{1,100}$';
 /** Headers that a config may not set: the kind owns framing, and auth goes through auth_secret. */
-const RESERVED = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'authorization', 'proxy-authorization', 'cookie', 'user-agent']);
+const RESERVED = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'user-agent',
+]);
 
 export const siemConfigSchema = Type.Object(
   {
     ...endpointProperties('the receiver URL, posted verbatim'),
     body: Type.Optional(Type.Union([Type.Literal('ndjson'), Type.Literal('json_array')], { default: 'ndjson' })),
-    auth_header: Type.Optional(Type.String({ pattern: HEADER_NAME, default: 'Authorization', description: 'header that carries auth_secret' })),
+    auth_header: Type.Optional(
+      Type.String({ pattern: HEADER_NAME, default: 'Authorization', description: 'header that carries auth_secret' }),
+    ),
     auth_secret: Type.Optional(SECRET_REF),
     headers: Type.Optional(
       Type.Record(Type.String({ pattern: HEADER_NAME }), Type.String({ maxLength: 1024, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }), {
@@ -56,9 +80,15 @@ class SiemSink implements ConnectorSink {
       'user-agent': userAgent(this.ctx.version),
     };
     // read at every batch: a deleted secret throws SecretUnavailableError here (fail closed)
-    if (this.c.auth_secret !== undefined) headers[(this.c.auth_header ?? 'Authorization').toLowerCase()] = await this.ctx.secret(this.c.auth_secret);
+    if (this.c.auth_secret !== undefined)
+      headers[(this.c.auth_header ?? 'Authorization').toLowerCase()] = await this.ctx.secret(this.c.auth_secret);
     try {
-      const a = await send(this.#dispatcher, this.c.url, { headers, body: siemBody(items, mode), signal, timeoutMs: this.c.timeout_ms ?? 10_000 });
+      const a = await send(this.#dispatcher, this.c.url, {
+        headers,
+        body: siemBody(items, mode),
+        signal,
+        timeoutMs: this.c.timeout_ms ?? 10_000,
+      });
       return resultOfStatus(a, a.status >= 300 ? oneLine(a.body, 200) : undefined);
     } catch (err) {
       return networkFailure(err, signal);

@@ -26,7 +26,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
-import { endpointProperties, joinLines, SECRET_REF, networkFailure, oneLine, openDispatcher, parseRetryAfter, send, userAgent, validateEndpoint, type HttpAnswer, type HttpEndpointConfig } from './http-common.js';
+import {
+  endpointProperties,
+  joinLines,
+  SECRET_REF,
+  networkFailure,
+  oneLine,
+  openDispatcher,
+  parseRetryAfter,
+  send,
+  userAgent,
+  validateEndpoint,
+  type HttpAnswer,
+  type HttpEndpointConfig,
+} from './http-common.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export interface SplunkHecConfig extends HttpEndpointConfig {
@@ -51,7 +64,9 @@ export const splunkHecConfigSchema = Type.Object(
     source: Type.Optional(META),
     sourcetype: Type.Optional(META),
     index: Type.Optional(META),
-    channel: Type.Optional(Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' })),
+    channel: Type.Optional(
+      Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }),
+    ),
     ack: Type.Optional(
       Type.Object(
         {
@@ -86,7 +101,8 @@ export function hecEvent(item: SinkItem, c: SplunkHecConfig): Record<string, unk
 /** `"host":…,"source":…,"sourcetype":…,"index":…,` of the config, built once per sink. */
 export function hecMetaPrefix(c: SplunkHecConfig): string {
   let out = '';
-  for (const k of ['host', 'source', 'sourcetype', 'index'] as const) if (c[k] !== undefined) out += `${JSON.stringify(k)}:${JSON.stringify(c[k])},`;
+  for (const k of ['host', 'source', 'sourcetype', 'index'] as const)
+    if (c[k] !== undefined) out += `${JSON.stringify(k)}:${JSON.stringify(c[k])},`;
   return out;
 }
 
@@ -169,7 +185,12 @@ class SplunkHecSink implements ConnectorSink {
       if (a.status >= 200 && a.status < 300 && (code === 0 || code === undefined)) {
         if (this.c.ack?.enabled === true) {
           // asked for acknowledgement and got none: the token has it off; never claim indexed
-          if (typeof hec?.ackId !== 'number') return { result: 'failed', status: a.status, error: 'ack.enabled is set but HEC returned no ackId (indexer acknowledgement is off for this token)' };
+          if (typeof hec?.ackId !== 'number')
+            return {
+              result: 'failed',
+              status: a.status,
+              error: 'ack.enabled is set but HEC returned no ackId (indexer acknowledgement is off for this token)',
+            };
           acks.push(hec.ackId);
         }
         break;
@@ -204,19 +225,34 @@ class SplunkHecSink implements ConnectorSink {
     while (open.length > 0) {
       let a: HttpAnswer;
       try {
-        a = await send(this.#dispatcher, url, { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ acks: open }), signal, timeoutMs: this.c.timeout_ms ?? 10_000 });
+        a = await send(this.#dispatcher, url, {
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ acks: open }),
+          signal,
+          timeoutMs: this.c.timeout_ms ?? 10_000,
+        });
       } catch (err) {
         return networkFailure(err, signal);
       }
       if (a.status < 200 || a.status >= 300) {
         const hec = parseHec(a.body);
-        return { result: 'retry', status: a.status, error: `indexer acknowledgement failed: HTTP ${a.status}${hec?.code !== undefined ? ` code ${hec.code}` : ''}: ${oneLine(hec?.text ?? a.body, 200)}` };
+        return {
+          result: 'retry',
+          status: a.status,
+          error:
+            `indexer acknowledgement failed: HTTP ${a.status}${hec?.code !== undefined ? ` code ${hec.code}` : ''}: ` +
+            `${oneLine(hec?.text ?? a.body, 200)}`,
+        };
       }
       const state = (parseHec(a.body) as { acks?: Record<string, boolean> } | undefined)?.acks ?? {};
       open = open.filter((id) => state[String(id)] !== true);
       if (open.length === 0) return null;
       if (Date.now() + poll > deadline) {
-        return { result: 'retry', status: a.status, error: `indexer acknowledgement: ${open.length} of ${ids.length} requests not confirmed within ack.timeout_ms` };
+        return {
+          result: 'retry',
+          status: a.status,
+          error: `indexer acknowledgement: ${open.length} of ${ids.length} requests not confirmed within ack.timeout_ms`,
+        };
       }
       await new Promise<void>((r) => setTimeout(r, poll));
       if (signal.aborted) return { result: 'retry', error: 'aborted by the runtime' };
@@ -239,7 +275,8 @@ export const splunkHecKind: ConnectorKind<SplunkHecConfig> = {
     try {
       const u = new URL(c.url);
       if (u.search !== '') out.push('url must not have a query (the kind builds /services/collector/… itself)');
-      if (/\/services\/collector/.test(u.pathname)) out.push('url is the HEC base URL (scheme, host, port); the kind appends /services/collector/event, /raw and /ack');
+      if (/\/services\/collector/.test(u.pathname))
+        out.push('url is the HEC base URL (scheme, host, port); the kind appends /services/collector/event, /raw and /ack');
     } catch {
       /* reported by validateEndpoint */
     }

@@ -30,15 +30,41 @@ export const SyslogConfig = Type.Object(
   {
     host: Text({ minLength: 1, maxLength: 253, description: 'receiver host name or address' }),
     port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'default 6514 with TLS, 514 otherwise' })),
-    transport: Type.Optional(Type.Union([Type.Literal('tls'), Type.Literal('tcp'), Type.Literal('udp')], { description: 'default tls; tcp and udp need allow_cleartext' })),
-    framing: Type.Optional(Type.Union([Type.Literal('octet_counting'), Type.Literal('lf')], { description: 'TCP framing (RFC 6587); TLS is always octet counting' })),
+    transport: Type.Optional(
+      Type.Union([Type.Literal('tls'), Type.Literal('tcp'), Type.Literal('udp')], {
+        description: 'default tls; tcp and udp need allow_cleartext',
+      }),
+    ),
+    framing: Type.Optional(
+      Type.Union([Type.Literal('octet_counting'), Type.Literal('lf')], {
+        description: 'TCP framing (RFC 6587); TLS is always octet counting',
+      }),
+    ),
     allow_cleartext: Type.Optional(Type.Boolean({ description: 'the explicit opt-out that permits tcp or udp' })),
-    ca_file: Type.Optional(Text({ minLength: 1, maxLength: 4096, description: 'PEM CA bundle the server certificate must chain to (relative: to the data directory)' })),
-    pin_sha256: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: 'base64 SHA-256 of the server public key (SPKI); trusted by key alone' })),
-    server_name: Type.Optional(Text({ minLength: 1, maxLength: 253, description: 'TLS SNI and the name checked in the certificate (default host)' })),
+    ca_file: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'PEM CA bundle the server certificate must chain to (relative: to the data directory)',
+      }),
+    ),
+    pin_sha256: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: 'base64 SHA-256 of the server public key (SPKI); trusted by key alone' }),
+    ),
+    server_name: Type.Optional(
+      Text({ minLength: 1, maxLength: 253, description: 'TLS SNI and the name checked in the certificate (default host)' }),
+    ),
     client_cert_file: Type.Optional(Text({ minLength: 1, maxLength: 4096, description: 'PEM client certificate for mutual TLS' })),
-    client_key: Type.Optional(Type.String({ pattern: '^secret:[a-z0-9][a-z0-9._-]{0,99}$', description: 'secret reference to the PEM client key' })),
-    max_payload_bytes: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024, description: 'receiver budget in UTF-8 octets of the complete record; 0 = off' })),
+    client_key: Type.Optional(
+      Type.String({ pattern: '^secret:[a-z0-9][a-z0-9._-]{0,99}$', description: 'secret reference to the PEM client key' }),
+    ),
+    max_payload_bytes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 16 * 1024 * 1024,
+        description: 'receiver budget in UTF-8 octets of the complete record; 0 = off',
+      }),
+    ),
     connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
   },
   { additionalProperties: false },
@@ -50,9 +76,12 @@ function validate(c: SyslogConfig): string[] {
   const transport = c.transport ?? 'tls';
   if (transport !== 'tls') {
     if (c.allow_cleartext !== true) out.push(`transport ${transport} is cleartext: set allow_cleartext: true to opt out of TLS explicitly`);
-    if (c.port === SYSLOG_TLS_PORT) out.push(`port ${SYSLOG_TLS_PORT} is the syslog-over-TLS port: a TLS destination is never downgraded to ${transport}`);
-    if (c.ca_file !== undefined || c.pin_sha256 !== undefined || c.client_cert_file !== undefined || c.client_key !== undefined) out.push(`ca_file, pin_sha256 and client certificates describe a TLS destination: it is never downgraded to ${transport}`);
-    if (transport === 'udp' && c.framing !== undefined) out.push('framing applies to TCP only (UDP carries one record per datagram, RFC 5426)');
+    if (c.port === SYSLOG_TLS_PORT)
+      out.push(`port ${SYSLOG_TLS_PORT} is the syslog-over-TLS port: a TLS destination is never downgraded to ${transport}`);
+    if (c.ca_file !== undefined || c.pin_sha256 !== undefined || c.client_cert_file !== undefined || c.client_key !== undefined)
+      out.push(`ca_file, pin_sha256 and client certificates describe a TLS destination: it is never downgraded to ${transport}`);
+    if (transport === 'udp' && c.framing !== undefined)
+      out.push('framing applies to TCP only (UDP carries one record per datagram, RFC 5426)');
   } else {
     if (c.allow_cleartext === true) out.push('allow_cleartext is meaningless with transport tls (leave it out)');
     if (c.framing === 'lf') out.push('TLS uses octet-counting framing (RFC 5425); lf is for cleartext TCP only');
@@ -93,7 +122,8 @@ class SyslogSink implements ConnectorSink {
       checkPayloadBudget(item.line, this.#budget);
       return undefined;
     } catch (err) {
-      if (err instanceof SyslogPayloadTooLargeError) return `record ${item.id} is ${err.size} octets, over max_payload_bytes ${err.limit}; not sent (never truncated)`;
+      if (err instanceof SyslogPayloadTooLargeError)
+        return `record ${item.id} is ${err.size} octets, over max_payload_bytes ${err.limit}; not sent (never truncated)`;
       throw err;
     }
   }
@@ -116,14 +146,20 @@ class SyslogSink implements ConnectorSink {
       this.#failures++;
       const backoff = Math.min(250 * 2 ** Math.min(this.#failures - 1, 7), 30_000);
       this.#nextTryAt = Date.now() + backoff;
-      return { result: 'retry', error: `syslog ${this.#transport} ${this.#c.host}:${this.#port}: ${(err as Error).message}`, retryAfterMs: backoff };
+      return {
+        result: 'retry',
+        error: `syslog ${this.#transport} ${this.#c.host}:${this.#port}: ${(err as Error).message}`,
+        retryAfterMs: backoff,
+      };
     }
   }
 
   async #sendUdp(items: readonly SinkItem[]): Promise<void> {
     const udp = (this.#udp ??= createSocket(net.isIPv6(this.#c.host) ? 'udp6' : 'udp4'));
     for (const it of items) {
-      await new Promise<void>((resolve, reject) => udp.send(Buffer.from(it.line, 'utf8'), this.#port, this.#c.host, (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        udp.send(Buffer.from(it.line, 'utf8'), this.#port, this.#c.host, (err) => (err ? reject(err) : resolve())),
+      );
     }
   }
 
@@ -226,11 +262,15 @@ class SyslogSink implements ConnectorSink {
 
   async #tlsOptions(): Promise<tls.ConnectionOptions> {
     const file = (f: string): Buffer => readFileSync(isAbsolute(f) ? f : join(this.#ctx.dataDir, f));
-    const o: tls.ConnectionOptions = { servername: this.#c.server_name ?? (net.isIP(this.#c.host) ? undefined : this.#c.host), minVersion: 'TLSv1.2' };
+    const o: tls.ConnectionOptions = {
+      servername: this.#c.server_name ?? (net.isIP(this.#c.host) ? undefined : this.#c.host),
+      minVersion: 'TLSv1.2',
+    };
     if (this.#c.ca_file !== undefined) o.ca = file(this.#c.ca_file);
     // Pinned: trusted by its key alone (checked on connect, before any record goes out).
     if (this.#c.pin_sha256 !== undefined) o.rejectUnauthorized = false;
-    else if (this.#c.server_name !== undefined) o.checkServerIdentity = (_h, cert) => tls.checkServerIdentity(this.#c.server_name as string, cert);
+    else if (this.#c.server_name !== undefined)
+      o.checkServerIdentity = (_h, cert) => tls.checkServerIdentity(this.#c.server_name as string, cert);
     if (this.#c.client_cert_file !== undefined && this.#c.client_key !== undefined) {
       o.cert = file(this.#c.client_cert_file);
       // Read now, every connect: a deleted secret fails closed (SecretUnavailableError) before connecting.

@@ -7,7 +7,8 @@ const TS = `'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{9}Z$
 
 /**
  * The audit ledger tables, both under row-level security. As on SQLite, `prev_hash` is not stored
- * (the previous row's hash) and `meta_commitment` only once meta is erased (src/ledger/ledger-store.ts). Append-only twice over: the app role is
+ * (the previous row's hash) and `meta_commitment` only once meta is erased (src/ledger/ledger-store.ts). Append-only twice over: the app
+ * role is
  * granted only SELECT, INSERT on `audit_records` (postgres-roles.ts), and triggers reject UPDATE,
  * DELETE and TRUNCATE for everyone, the owner included. Erasure of meta (DECISIONS.md: blind
  * destroyed, commitment kept) will be a SECURITY DEFINER function owned by the table owner that

@@ -21,18 +21,22 @@ export const POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS: readonly Migration[] = [
       const tables = ['agents', 'access_nodes', 'access_edges'];
       const numbered = (table: 'agents' | 'access_nodes'): string[] => [
         `alter table ${table} add column no bigint`,
-        `update ${table} set no = n.k + ${table === 'agents' ? '0' : '(select count(*) from agents)'} from (select id, row_number() over (order by id) as k from ${table}) n where n.id = ${table}.id`,
+        `update ${table} set no = n.k + ${table === 'agents' ? '0' : '(select count(*) from agents)'} from (select id, row_number() ` +
+          `over (order by id) as k from ${table}) n where n.id = ${table}.id`,
         `alter table ${table} alter column no set default nextval('access_node_no_seq'), alter column no set not null`,
         `create unique index ${table}_no_key on ${table} (no)`,
-        `create trigger ${table}_number_fixed before update of no on ${table} for each row when (old.no is distinct from new.no) execute function access_node_no_fixed()`,
+        `create trigger ${table}_number_fixed before update of no on ${table} for each row when (old.no is distinct from new.no) ` +
+          `execute function access_node_no_fixed()`,
       ];
       const statements = [
         ...tables.map((t) => `alter table ${t} no force row level security`),
         `create sequence access_node_no_seq as bigint`,
-        `create function access_node_no_fixed() returns trigger language plpgsql as $$ begin raise exception 'a node number never changes'; end $$`,
+        `create function access_node_no_fixed() returns trigger language plpgsql as $$ begin raise exception 'a node number never ` +
+          `changes'; end $$`,
         ...numbered('agents'),
         ...numbered('access_nodes'),
-        `select setval('access_node_no_seq', greatest(1, (select count(*) from agents) + (select count(*) from access_nodes)), (select count(*) from agents) + (select count(*) from access_nodes) > 0)`,
+        `select setval('access_node_no_seq', greatest(1, (select count(*) from agents) + (select count(*) from access_nodes)), ` +
+          `(select count(*) from agents) + (select count(*) from access_nodes) > 0)`,
         `alter table access_edges add column origin_no bigint, add column resource_no bigint`,
         `update access_edges e set
            origin_no = case when e.origin_kind = 'agent'

@@ -14,7 +14,11 @@ export const POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS: readonly Migratio
     version: 13,
     name: 'accessmap_linking_numbers',
     async up(tx) {
-      await sql.raw(`create index access_nodes_linking_no on access_nodes (no) include (tenant_id) where class in ('credential', 'config', 'code')`).execute(tx);
+      await sql
+        .raw(
+          `create index access_nodes_linking_no on access_nodes (no) include (tenant_id) where class in ('credential', 'config', 'code')`,
+        )
+        .execute(tx);
     },
   },
 ];

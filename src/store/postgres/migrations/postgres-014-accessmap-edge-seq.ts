@@ -19,10 +19,12 @@ export const POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ: readonly Migration[] = [
       const statements = [
         `alter table access_edges no force row level security`,
         `alter table access_edges add column seq bigint`,
-        `update access_edges e set seq = n.k from (select tenant_id, id, row_number() over (order by id) as k from access_edges) n where n.tenant_id = e.tenant_id and n.id = e.id`,
+        `update access_edges e set seq = n.k from (select tenant_id, id, row_number() over (order by id) as k from access_edges) n ` +
+          `where n.tenant_id = e.tenant_id and n.id = e.id`,
         `alter table access_edges alter column seq set not null`,
         `alter table access_edges alter column seq add generated always as identity`,
-        `select setval(pg_get_serial_sequence('access_edges', 'seq'), greatest(1, (select coalesce(max(seq), 0) from access_edges)), (select count(*) from access_edges) > 0)`,
+        `select setval(pg_get_serial_sequence('access_edges', 'seq'), greatest(1, (select coalesce(max(seq), 0) from access_edges)), ` +
+          `(select count(*) from access_edges) > 0)`,
         `drop index access_edges_resource_idx`,
         `create index access_edges_resource_idx on access_edges (resource_no, seq) include (tenant_id)`,
         `alter table access_edges force row level security`,

@@ -1,4 +1,7 @@
-/** Migration 16 (accessmap: grants and agent deletes wait in the recent level; merges stop testing each row's agent) for postgres; mirror of the other backend's file with the same number. */
+/**
+ * Migration 16 (accessmap: grants and agent deletes wait in the recent level; merges stop testing each row's agent) for postgres; mirror of
+ * the other backend's file with the same number.
+ */
 import type { Migration } from '../../migrations.js';
 
 /**

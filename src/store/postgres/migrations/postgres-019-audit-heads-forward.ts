@@ -1,4 +1,7 @@
-/** Migration 19 (ledger: heads only move forward, one append at a time) for postgres; mirror of the other backend's file with the same number. */
+/**
+ * Migration 19 (ledger: heads only move forward, one append at a time) for postgres; mirror of the other backend's file with the same
+ * number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
@@ -29,11 +32,13 @@ export const POSTGRES_MIGRATION_019_AUDIT_HEADS_FORWARD: readonly Migration[] = 
             end if;
             if tg_op = 'UPDATE' then
               if new.tenant_id <> old.tenant_id or new.seq <= old.seq then
-                raise exception 'audit head of % only moves forward (seq % to %)', old.tenant_id, old.seq, new.seq using errcode = 'check_violation';
+                raise exception 'audit head of % only moves forward (seq % to %)', old.tenant_id, old.seq, new.seq using errcode = ` +
+                  `'check_violation';
               end if;
               select count(*) into n from audit_records where tenant_id = new.tenant_id and seq > old.seq and seq <= new.seq;
               if n <> new.seq - old.seq then
-                raise exception 'audit head of % may only move over records appended before it (seq % to %)', new.tenant_id, old.seq, new.seq using errcode = 'check_violation';
+                raise exception 'audit head of % may only move over records appended before it (seq % to %)', new.tenant_id, old.seq, ` +
+                  `new.seq using errcode = 'check_violation';
               end if;
             else
               select count(*) into n from audit_records where tenant_id = new.tenant_id and seq <= new.seq;
@@ -42,7 +47,8 @@ export const POSTGRES_MIGRATION_019_AUDIT_HEADS_FORWARD: readonly Migration[] = 
               end if;
             end if;
             if not exists (select 1 from audit_records where tenant_id = new.tenant_id and seq = new.seq and hash = new.hash) then
-              raise exception 'audit head of % must name the hash of its record at seq %', new.tenant_id, new.seq using errcode = 'check_violation';
+              raise exception 'audit head of % must name the hash of its record at seq %', new.tenant_id, new.seq using errcode = ` +
+                `'check_violation';
             end if;
             if exists (select 1 from audit_records where tenant_id = new.tenant_id and seq > new.seq) then
               raise exception 'audit head of % must name the last record of its chain', new.tenant_id using errcode = 'check_violation';

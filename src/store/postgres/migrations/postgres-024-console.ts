@@ -1,4 +1,6 @@
-/** Migration 24 (console: sealed secrets, settings, SSO identities) for postgres; mirror of the other backend's file with the same number. */
+/**
+ * Migration 24 (console: sealed secrets, settings, SSO identities) for postgres; mirror of the other backend's file with the same number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 

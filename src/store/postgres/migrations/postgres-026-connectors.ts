@@ -1,4 +1,7 @@
-/** Migration 26 (output connectors, their per-tenant cursors, the collector source roster) for postgres; mirror of the other backend's file with the same number. */
+/**
+ * Migration 26 (output connectors, their per-tenant cursors, the collector source roster) for postgres; mirror of the other backend's file
+ * with the same number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 import { tenantIsolationDdl } from '../postgres-roles.js';

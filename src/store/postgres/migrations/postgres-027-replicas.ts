@@ -1,4 +1,7 @@
-/** Migration 27 (state shared by replicas: keyring, setup token, login failures) for postgres; mirror of the sqlite file with the same number. */
+/**
+ * Migration 27 (state shared by replicas: keyring, setup token, login failures) for postgres; mirror of the sqlite file with the same
+ * number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 

@@ -24,16 +24,21 @@ export const POSTGRES_MIGRATION_029_LEDGER_ERASURE: readonly Migration[] = [
           begin
             if tg_op = 'UPDATE' and old.meta_blind is not null and old.meta is not null
                and new.meta is null and new.meta_blind is null
-               and new.meta_commitment is not distinct from sha256('\\x${META_PREFIX_HEX}'::bytea || old.meta_blind || convert_to(old.meta, 'UTF8'))
-               and (new.tenant_id, new.seq, new.id, new.occurred_at, new.actor, new.actor_kind, new.action, new.target_kind, new.target_id, new.payload_hash, new.hash, new.sig, new.key_id)
+               and new.meta_commitment is not distinct from sha256('\\x${META_PREFIX_HEX}'::bytea || old.meta_blind || ` +
+                 `convert_to(old.meta, 'UTF8'))
+               and (new.tenant_id, new.seq, new.id, new.occurred_at, new.actor, new.actor_kind, new.action, new.target_kind, ` +
+                 `new.target_id, new.payload_hash, new.hash, new.sig, new.key_id)
                    is not distinct from
-                   (old.tenant_id, old.seq, old.id, old.occurred_at, old.actor, old.actor_kind, old.action, old.target_kind, old.target_id, old.payload_hash, old.hash, old.sig, old.key_id)
+                   (old.tenant_id, old.seq, old.id, old.occurred_at, old.actor, old.actor_kind, old.action, old.target_kind, ` +
+                     `old.target_id, old.payload_hash, old.hash, old.sig, old.key_id)
             then
               return new;
             end if;
-            raise exception 'audit_records is append-only (the one update allowed is meta erasure)' using errcode = 'insufficient_privilege';
+            raise exception 'audit_records is append-only (the one update allowed is meta erasure)' using errcode = ` +
+              `'insufficient_privilege';
           end $f$`,
-        `create function svc_audit_erase_meta(seqs bigint[]) returns bigint language plpgsql security definer set search_path from current as $f$
+        `create function svc_audit_erase_meta(seqs bigint[]) returns bigint language plpgsql security definer set search_path from ` +
+          `current as $f$
           declare n bigint;
           begin
             update audit_records

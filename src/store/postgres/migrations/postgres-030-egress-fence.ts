@@ -22,17 +22,20 @@ export const POSTGRES_MIGRATION_030_EGRESS_FENCE: readonly Migration[] = [
           fence_armed integer not null check (fence_armed in (0, 1)),
           updated_at text not null check (${ts('updated_at')})
         )`,
-        `insert into egress_settings (id, mode, fence_armed, updated_at) values (1, 'compatibility', 0, to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS".000000000Z"'))`,
+        `insert into egress_settings (id, mode, fence_armed, updated_at) values (1, 'compatibility', 0, to_char(now() at time zone ` +
+          `'utc', 'YYYY-MM-DD"T"HH24:MI:SS".000000000Z"'))`,
         `create table egress_allowlist (
           host text primary key check (length(host) between 1 and 300 and host = lower(host)),
           created_at text not null check (${ts('created_at')})
         )`,
-        `create function event_subscriptions_egress_fence() returns trigger language plpgsql security definer set search_path from current as $f$
+        `create function event_subscriptions_egress_fence() returns trigger language plpgsql security definer set search_path from ` +
+          `current as $f$
           declare authority text := split_part(split_part(new.endpoint, '://', 2), '/', 1);
           begin
             if new.enabled = 1
                and coalesce((select fence_armed from egress_settings where id = 1), 0) = 1
-               and not exists (select 1 from egress_allowlist a where a.host = authority or left(authority, length(a.host) + 1) = a.host || ':')
+               and not exists (select 1 from egress_allowlist a where a.host = authority or left(authority, length(a.host) + 1) = ` +
+          `a.host || ':')
             then
               raise exception 'egress fence: endpoint host is not in the egress allowlist' using errcode = 'insufficient_privilege';
             end if;

@@ -59,7 +59,8 @@ export const SQLITE_MIGRATION_010_ACCESSMAP_NUMBERS: readonly Migration[] = [
         `alter table access_nodes add column no integer`,
         // Existing nodes in id order (creation order for UUIDv7 ids), agents first.
         `update agents set no = n.k from (select rowid as r, row_number() over (order by id) as k from agents) n where n.r = agents.rowid`,
-        `update access_nodes set no = n.k + (select count(*) from agents) from (select rowid as r, row_number() over (order by id) as k from access_nodes) n where n.r = access_nodes.rowid`,
+        `update access_nodes set no = n.k + (select count(*) from agents) from (select rowid as r, row_number() over (order by id) ` +
+          `as k from access_nodes) n where n.r = access_nodes.rowid`,
         `insert into access_node_counter (id, last) values (1, (select count(*) from agents) + (select count(*) from access_nodes))`,
         ...numbered('agents'),
         ...numbered('access_nodes'),

@@ -14,7 +14,9 @@ export const SQLITE_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS: readonly Migration[
     version: 13,
     name: 'accessmap_linking_numbers',
     async up(tx) {
-      await sql.raw(`create index access_nodes_linking_no on access_nodes (no) where class in ('credential', 'config', 'code')`).execute(tx);
+      await sql
+        .raw(`create index access_nodes_linking_no on access_nodes (no) where class in ('credential', 'config', 'code')`)
+        .execute(tx);
     },
   },
 ];

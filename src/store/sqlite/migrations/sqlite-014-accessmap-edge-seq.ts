@@ -25,7 +25,9 @@ export const SQLITE_MIGRATION_014_ACCESSMAP_EDGE_SEQ: readonly Migration[] = [
     version: 14,
     name: 'accessmap_edge_seq',
     async up(tx) {
-      const columns = 'id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, confidence, signal_source, created_at, updated_at, origin_no, resource_no';
+      const columns =
+        'id, tenant_id, origin_kind, origin_id, resource_id, mode, permitted, grant_source, observed_count, first_seen, last_seen, ' +
+        'confidence, signal_source, created_at, updated_at, origin_no, resource_no';
       const statements = [
         `create table access_edges_seq (
           seq integer primary key autoincrement,

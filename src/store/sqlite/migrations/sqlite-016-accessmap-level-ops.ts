@@ -1,4 +1,7 @@
-/** Migration 16 (accessmap: grants and agent deletes wait in the recent level; merges stop testing each row's agent) for sqlite; mirror of the other backend's file with the same number. */
+/**
+ * Migration 16 (accessmap: grants and agent deletes wait in the recent level; merges stop testing each row's agent) for sqlite; mirror of
+ * the other backend's file with the same number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
@@ -30,7 +33,8 @@ export const SQLITE_MIGRATION_016_ACCESSMAP_LEVEL_OPS: readonly Migration[] = [
         ) strict`,
         `delete from access_edges_recent
           where origin_kind = 'agent'
-            and not exists (select 1 from agents a where a.tenant_id = access_edges_recent.tenant_id and a.id = access_edges_recent.origin_id)`,
+            and not exists (select 1 from agents a where a.tenant_id = access_edges_recent.tenant_id and a.id = ` +
+              `access_edges_recent.origin_id)`,
       ]) {
         await sql.raw(s).execute(tx);
       }

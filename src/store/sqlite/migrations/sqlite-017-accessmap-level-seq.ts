@@ -20,7 +20,9 @@ export const SQLITE_MIGRATION_017_ACCESSMAP_LEVEL_SEQ: readonly Migration[] = [
     version: 17,
     name: 'accessmap_level_seq',
     async up(tx) {
-      const columns = 'seq, id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, signal_source, recorded_at, origin_no, resource_no';
+      const columns =
+        'seq, id, tenant_id, origin_kind, origin_id, resource_id, mode, observed_count, first_seen, last_seen, confidence, ' +
+        'signal_source, recorded_at, origin_no, resource_no';
       for (const s of [
         `create table access_edges_recent_next (
           seq integer primary key autoincrement,

@@ -1,4 +1,7 @@
-/** Migration 18 (accessmap: a counter of node changes, for the node cache) for sqlite; mirror of the other backend's file with the same number. */
+/**
+ * Migration 18 (accessmap: a counter of node changes, for the node cache) for sqlite; mirror of the other backend's file with the same
+ * number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 

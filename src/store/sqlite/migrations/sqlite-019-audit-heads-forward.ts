@@ -1,4 +1,6 @@
-/** Migration 19 (ledger: heads only move forward, one append at a time) for sqlite; mirror of the other backend's file with the same number. */
+/**
+ * Migration 19 (ledger: heads only move forward, one append at a time) for sqlite; mirror of the other backend's file with the same number.
+ */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
@@ -27,11 +29,13 @@ export const SQLITE_MIGRATION_019_AUDIT_HEADS_FORWARD: readonly Migration[] = [
       for (const s of [
         `create trigger audit_heads_forward_update before update on audit_heads
           when new.tenant_id is not old.tenant_id or new.chain is not old.chain or new.seq <= old.seq
-            or (select count(*) from audit_records where pos > ${pos('old.chain', 'old.seq')} and pos <= ${pos('new.chain', 'new.seq')}) <> new.seq - old.seq
+            or (select count(*) from audit_records where pos > ${pos('old.chain', 'old.seq')} and pos <= ` +
+              `${pos('new.chain', 'new.seq')}) <> new.seq - old.seq
             or not (${names('new.chain', 'new.seq', 'new.hash')})
           begin select raise(abort, 'audit_heads: a head only moves forward, to the last record its own append inserted'); end`,
         `create trigger audit_heads_forward_insert before insert on audit_heads
-          when (select count(*) from audit_records where pos > ${pos('new.chain', '0')} and pos <= ${pos('new.chain', 'new.seq')}) <> new.seq
+          when (select count(*) from audit_records where pos > ${pos('new.chain', '0')} and pos <= ${pos('new.chain', 'new.seq')}) <> ` +
+            `new.seq
             or not (${names('new.chain', 'new.seq', 'new.hash')})
           begin select raise(abort, 'audit_heads: a new head must name the last record of its chain'); end`,
         `create trigger audit_heads_no_delete before delete on audit_heads

@@ -15,7 +15,22 @@ export const SQLITE_MIGRATION_029_LEDGER_ERASURE: readonly Migration[] = [
     version: 29,
     name: 'ledger_meta_erasure',
     async up(tx) {
-      const same = ['pos', 'id', 'occurred_at', 'actor', 'actor_kind', 'action', 'target_kind', 'target_id', 'payload_hash', 'hash', 'sig', 'key_id'].map((c) => `new.${c} is old.${c}`).join(' and ');
+      const same = [
+        'pos',
+        'id',
+        'occurred_at',
+        'actor',
+        'actor_kind',
+        'action',
+        'target_kind',
+        'target_id',
+        'payload_hash',
+        'hash',
+        'sig',
+        'key_id',
+      ]
+        .map((c) => `new.${c} is old.${c}`)
+        .join(' and ');
       const statements = [
         `drop trigger audit_records_no_update`,
         `create trigger audit_records_no_update before update on audit_records

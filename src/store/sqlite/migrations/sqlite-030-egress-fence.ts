@@ -4,12 +4,15 @@ import type { Migration } from '../../migrations.js';
 import { ts } from '../sqlite-checks.js';
 
 /** host[:port] of a stored endpoint (`https://host:port/path`, as URL.toString() writes it). */
-const AUTHORITY = `substr(substr(new.endpoint, instr(new.endpoint, '://') + 3), 1, instr(substr(new.endpoint, instr(new.endpoint, '://') + 3), '/') - 1)`;
+const AUTHORITY =
+  `substr(substr(new.endpoint, instr(new.endpoint, '://') + 3), 1, instr(substr(new.endpoint, instr(new.endpoint, '://') + 3), '/') - ` +
+  `1)`;
 
 /** The fence's refusal: armed, the row enabled, and its endpoint host (or host:port) not allowlisted. */
 const REFUSE = `new.enabled = 1
   and coalesce((select fence_armed from egress_settings where id = 1), 0) = 1
-  and not exists (select 1 from egress_allowlist a where a.host = ${AUTHORITY} or substr(${AUTHORITY}, 1, length(a.host) + 1) = a.host || ':')`;
+  and not exists (select 1 from egress_allowlist a where a.host = ${AUTHORITY} or substr(${AUTHORITY}, 1, length(a.host) + 1) = a.host ` +
+    `|| ':')`;
 
 /**
  * Egress control (docs/eventing.md "Egress control"): the mode (`compatibility` | `enforced`) the
@@ -28,7 +31,8 @@ export const SQLITE_MIGRATION_030_EGRESS_FENCE: readonly Migration[] = [
           fence_armed integer not null check (fence_armed in (0, 1)),
           updated_at text not null check (${ts('updated_at')})
         ) strict`,
-        `insert into egress_settings (id, mode, fence_armed, updated_at) values (1, 'compatibility', 0, strftime('%Y-%m-%dT%H:%M:%S.000000000Z', 'now'))`,
+        `insert into egress_settings (id, mode, fence_armed, updated_at) values (1, 'compatibility', 0, ` +
+          `strftime('%Y-%m-%dT%H:%M:%S.000000000Z', 'now'))`,
         `create table egress_allowlist (
           host text primary key check (length(host) between 1 and 300 and host = lower(host)),
           created_at text not null check (${ts('created_at')})

@@ -31,15 +31,54 @@ describe('saved contexts across two servers', () => {
     const trust = (s: TestServer) => ['--server', s.url, '--pin-sha256', String(s.pinSha256)];
     const setup = (s: TestServer) => /svcst_[A-Z2-7]+/.exec(s.stdout())?.[0] as string;
 
-    const a = await svc(['auth', 'bootstrap', ...trust(first), '--setup-token', setup(first), '--email', 'a@example.test', '--password', PASSWORD, '--save-context=first', '-o', 'json']);
+    const a = await svc([
+      'auth',
+      'bootstrap',
+      ...trust(first),
+      '--setup-token',
+      setup(first),
+      '--email',
+      'a@example.test',
+      '--password',
+      PASSWORD,
+      '--save-context=first',
+      '-o',
+      'json',
+    ]);
     assert.equal(a.code, 0, a.stderr);
     const tenantA = jsonOut(a).organization.id as string;
-    const b = await svc(['auth', 'bootstrap', ...trust(second), '--setup-token', setup(second), '--email', 'b@example.test', '--password', PASSWORD, '--organization', 'Beta', '-o', 'json']);
+    const b = await svc([
+      'auth',
+      'bootstrap',
+      ...trust(second),
+      '--setup-token',
+      setup(second),
+      '--email',
+      'b@example.test',
+      '--password',
+      PASSWORD,
+      '--organization',
+      'Beta',
+      '-o',
+      'json',
+    ]);
     assert.equal(b.code, 0, b.stderr);
     const tenantB = jsonOut(b).organization.id as string;
 
     // Current context is "first" (tenant A); log in to the second server as "demo".
-    const login = await svc(['auth', 'login', ...trust(second), '--email', 'b@example.test', '--password', PASSWORD, '--name', 'demo', '-o', 'json']);
+    const login = await svc([
+      'auth',
+      'login',
+      ...trust(second),
+      '--email',
+      'b@example.test',
+      '--password',
+      PASSWORD,
+      '--name',
+      'demo',
+      '-o',
+      'json',
+    ]);
     assert.equal(login.code, 0, login.stderr);
     assert.equal(jsonOut(login).tenant, tenantB);
     assert.ok(readFileSync(env.SERVICE_CONFIG, 'utf8').includes(tenantB));
@@ -50,7 +89,13 @@ describe('saved contexts across two servers', () => {
     assert.equal(listed.code, 0, listed.stderr);
     const doc = jsonOut(listed);
     assert.equal(doc.current, 'demo');
-    assert.deepEqual(doc.items.map((c: { name: string; tenant: string; current: boolean }) => [c.name, c.tenant, c.current]), [['demo', tenantB, true], ['first', tenantA, false]]);
+    assert.deepEqual(
+      doc.items.map((c: { name: string; tenant: string; current: boolean }) => [c.name, c.tenant, c.current]),
+      [
+        ['demo', tenantB, true],
+        ['first', tenantA, false],
+      ],
+    );
     assert.ok(!listed.stdout.includes('svcs_'), 'tokens are never printed');
     const table = await svc(['config', 'get-contexts']);
     assert.match(table.stdout, /^CURRENT\s+NAME\s+SERVER\s+TENANT/m);

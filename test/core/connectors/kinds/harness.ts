@@ -129,7 +129,13 @@ export function ledger(count: number) {
 
 /** Ledger records as the runtime's forwarder makes items: encoded with the connector's format. */
 export function recordItems(records: readonly AuditRecord[], enc: Encoder): SinkItem[] {
-  return records.map((r) => ({ line: enc.encodeRecord(r, { device: DEVICE }), id: `${r.tenant}:${r.seq}`, tenant: r.tenant, seq: r.seq, time: r.occurred_at }));
+  return records.map((r) => ({
+    line: enc.encodeRecord(r, { device: DEVICE }),
+    id: `${r.tenant}:${r.seq}`,
+    tenant: r.tenant,
+    seq: r.seq,
+    time: r.occurred_at,
+  }));
 }
 
 /** Ledger records encoded with the token of a surface (`encoderFor`, as the runtime resolves it). */
@@ -155,7 +161,12 @@ export function eventItems(evs: readonly EgressEvent[], surface: Surface, token:
   const enc = encoderFor(surface, token);
   if (enc.encodeEvent === undefined) throw new Error(`${token} does not encode events`);
   const encode = enc.encodeEvent.bind(enc);
-  return evs.map((e) => ({ line: encode(e, { device: DEVICE }), id: e.id, tenant: e.tenant ?? '', ...(e.time !== undefined ? { time: e.time } : {}) }));
+  return evs.map((e) => ({
+    line: encode(e, { device: DEVICE }),
+    id: e.id,
+    tenant: e.tenant ?? '',
+    ...(e.time !== undefined ? { time: e.time } : {}),
+  }));
 }
 
 /** An unused loopback port (listen, read, close). */

@@ -130,7 +130,8 @@ export function hecHandler(st: HecState) {
       st.events.push(...accepted);
       return reply(res, 0, ackExtra());
     }
-    if (!['/services/collector', '/services/collector/event', '/services/collector/event/1.0'].includes(path)) return answer(res, 404, { text: 'The requested URL was not found on this server.', code: 404 });
+    if (!['/services/collector', '/services/collector/event', '/services/collector/event/1.0'].includes(path))
+      return answer(res, 404, { text: 'The requested URL was not found on this server.', code: 404 });
     const texts = splitObjects(body);
     for (let n = 0; n < texts.length; n++) {
       let o: Record<string, unknown>;

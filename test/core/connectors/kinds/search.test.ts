@@ -10,7 +10,19 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { SecretUnavailableError } from '../../../../src/core/console/secrets-service.js';
 import { bulkBody, indexName, searchKind } from '../../../../src/core/connectors/kinds/search.js';
-import { answer, deadPort, eventItems, events, ledger, makeCert, recordItemsAs, secretsContext, signal, startReceiver, type Got } from './harness.js';
+import {
+  answer,
+  deadPort,
+  eventItems,
+  events,
+  ledger,
+  makeCert,
+  recordItemsAs,
+  secretsContext,
+  signal,
+  startReceiver,
+  type Got,
+} from './harness.js';
 
 type Field = { type: string; normalize: string[]; allowed_values?: Array<{ name: string }> };
 const require = createRequire(import.meta.url);
@@ -33,7 +45,9 @@ function typeOk(type: string, v: unknown): boolean {
     case 'boolean':
       return typeof v === 'boolean';
     case 'date':
-      return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v));
+      return (
+        typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v))
+      );
     case 'ip':
       return typeof v === 'string' && isIP(v) !== 0;
     default:
@@ -57,7 +71,8 @@ export function ecsProblems(doc: Record<string, unknown>): string[] {
     const values = Array.isArray(value) ? value : [value];
     for (const v of values) {
       if (!typeOk(f.type, v)) out.push(`${path}: ${JSON.stringify(v)} is not ${f.type}`);
-      if (f.allowed_values && !f.allowed_values.some((a) => a.name === v)) out.push(`${path}: ${JSON.stringify(v)} is not an allowed value`);
+      if (f.allowed_values && !f.allowed_values.some((a) => a.name === v))
+        out.push(`${path}: ${JSON.stringify(v)} is not an allowed value`);
     }
   }
   return out;
@@ -67,12 +82,24 @@ export function ecsProblems(doc: Record<string, unknown>): string[] {
 function bulkReceiver(apiKey: string) {
   const st = { docs: new Map<string, unknown>(), reject: new Set<string>(), busy: false, itemBusy: false, problems: [] as string[] };
   const handler = (g: Got, res: import('node:http').ServerResponse): void => {
-    if (g.headers['authorization'] !== `ApiKey ${apiKey}`) return answer(res, 401, { error: { type: 'security_exception', reason: 'unable to authenticate' }, status: 401 });
+    if (g.headers['authorization'] !== `ApiKey ${apiKey}`)
+      return answer(res, 401, { error: { type: 'security_exception', reason: 'unable to authenticate' }, status: 401 });
     if (!g.url.startsWith('/_bulk')) return answer(res, 404, { error: 'no handler' });
-    if (g.headers['content-type'] !== 'application/x-ndjson') return answer(res, 406, { error: 'Content-Type header is not supported', status: 406 });
-    if (st.busy) return answer(res, 429, { error: { type: 'es_rejected_execution_exception', reason: 'rejected execution' }, status: 429 }, { 'retry-after': '2' });
+    if (g.headers['content-type'] !== 'application/x-ndjson')
+      return answer(res, 406, { error: 'Content-Type header is not supported', status: 406 });
+    if (st.busy)
+      return answer(
+        res,
+        429,
+        { error: { type: 'es_rejected_execution_exception', reason: 'rejected execution' }, status: 429 },
+        { 'retry-after': '2' },
+      );
     const text = g.body.toString('utf8');
-    if (!text.endsWith('\n')) return answer(res, 400, { error: { type: 'illegal_argument_exception', reason: 'The bulk request must be terminated by a newline [\\n]' }, status: 400 });
+    if (!text.endsWith('\n'))
+      return answer(res, 400, {
+        error: { type: 'illegal_argument_exception', reason: 'The bulk request must be terminated by a newline [\\n]' },
+        status: 400,
+      });
     const lines = text.slice(0, -1).split('\n');
     const items: unknown[] = [];
     let errors = false;
@@ -85,8 +112,13 @@ function bulkReceiver(apiKey: string) {
       st.problems.push(...problems);
       let item: Record<string, unknown>;
       if (st.itemBusy && i === 2) item = { status: 429, error: { type: 'es_rejected_execution_exception', reason: 'queue full' } };
-      else if (problems.length > 0 || st.reject.has(meta._id)) item = { status: 400, error: { type: 'mapper_parsing_exception', reason: problems[0] ?? `failed to parse document ${meta._id}` } };
-      else if (op === 'create' && st.docs.has(key)) item = { status: 409, error: { type: 'version_conflict_engine_exception', reason: `[${meta._id}]: version conflict, document already exists` } };
+      else if (problems.length > 0 || st.reject.has(meta._id))
+        item = { status: 400, error: { type: 'mapper_parsing_exception', reason: problems[0] ?? `failed to parse document ${meta._id}` } };
+      else if (op === 'create' && st.docs.has(key))
+        item = {
+          status: 409,
+          error: { type: 'version_conflict_engine_exception', reason: `[${meta._id}]: version conflict, document already exists` },
+        };
       else {
         const existed = st.docs.has(key);
         st.docs.set(key, doc);
@@ -100,82 +132,99 @@ function bulkReceiver(apiKey: string) {
   return { st, handler };
 }
 
-test('search: every ECS document of ledger records and events validates against @elastic/ecs 9.4.0 and is indexed by _id under the dated index', async (t) => {
-  assert.equal(EcsVersion, '9.4.0');
-  const s = await secretsContext();
-  const { st, handler } = bulkReceiver('c2VjcmV0OmtleQ==');
-  const rx = await startReceiver(cert, handler);
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('es-key', 'c2VjcmV0OmtleQ==');
-  const cfg = { url: rx.url, tls: { pin_sha256: cert.pinBase64 }, api_key_secret: 'secret:es-key', index: 'svc-audit-%{yyyy.MM.dd}' };
-  assert.deepEqual(searchKind.validate?.(cfg), []);
-  const sink = await searchKind.open(cfg, s.ctx);
-  const { records } = ledger(120);
-  const items = [...recordItemsAs(records, 'search_connector', 'ecs'), ...eventItems(events(20), 'search_connector', 'ecs')];
-  const r = await sink.send(items, signal());
-  assert.equal(r.result, 'delivered', r.error);
-  assert.equal(r.rejected, undefined);
-  assert.deepEqual(st.problems, [], 'every document validates against ECS 9.4.0');
-  assert.equal(st.docs.size, 140);
-  for (const it of items) assert.ok(st.docs.has(`${indexName('svc-audit-%{yyyy.MM.dd}', it.time)}/${it.id}`), it.id);
-  // re-sent: the same _ids are overwritten, not duplicated
-  assert.equal((await sink.send(items, signal())).result, 'delivered');
-  assert.equal(st.docs.size, 140);
-  await sink.close();
-});
+test(
+  'search: every ECS document of ledger records and events validates against @elastic/ecs 9.4.0 and is indexed by _id under the dated ' +
+    'index',
+  async (t) => {
+    assert.equal(EcsVersion, '9.4.0');
+    const s = await secretsContext();
+    const { st, handler } = bulkReceiver('c2VjcmV0OmtleQ==');
+    const rx = await startReceiver(cert, handler);
+    t.after(async () => {
+      await rx.close();
+      await s.dispose();
+    });
+    await s.set('es-key', 'c2VjcmV0OmtleQ==');
+    const cfg = { url: rx.url, tls: { pin_sha256: cert.pinBase64 }, api_key_secret: 'secret:es-key', index: 'svc-audit-%{yyyy.MM.dd}' };
+    assert.deepEqual(searchKind.validate?.(cfg), []);
+    const sink = await searchKind.open(cfg, s.ctx);
+    const { records } = ledger(120);
+    const items = [...recordItemsAs(records, 'search_connector', 'ecs'), ...eventItems(events(20), 'search_connector', 'ecs')];
+    const r = await sink.send(items, signal());
+    assert.equal(r.result, 'delivered', r.error);
+    assert.equal(r.rejected, undefined);
+    assert.deepEqual(st.problems, [], 'every document validates against ECS 9.4.0');
+    assert.equal(st.docs.size, 140);
+    for (const it of items) assert.ok(st.docs.has(`${indexName('svc-audit-%{yyyy.MM.dd}', it.time)}/${it.id}`), it.id);
+    // re-sent: the same _ids are overwritten, not duplicated
+    assert.equal((await sink.send(items, signal())).result, 'delivered');
+    assert.equal(st.docs.size, 140);
+    await sink.close();
+  },
+);
 
 test('search: the validator has teeth — a non-ECS field, a wrong type and a value outside the allowed list are caught', () => {
   const good = JSON.parse(recordItemsAs(ledger(1).records, 'search_connector', 'ecs')[0]!.line) as Record<string, any>;
   assert.deepEqual(ecsProblems(good), []);
   assert.match(ecsProblems({ ...good, actor: 'x' }).join(';'), /actor: not an ECS/);
   assert.match(ecsProblems({ ...good, event: { ...good['event'], sequence: '7' } }).join(';'), /event.sequence: "7" is not long/);
-  assert.match(ecsProblems({ ...good, event: { ...good['event'], kind: 'audit' } }).join(';'), /event.kind: "audit" is not an allowed value/);
+  assert.match(
+    ecsProblems({ ...good, event: { ...good['event'], kind: 'audit' } }).join(';'),
+    /event.kind: "audit" is not an allowed value/,
+  );
   assert.match(ecsProblems({ ...good, event: { ...good['event'], category: 'iam' } }).join(';'), /event.category: ECS wants an array/);
 });
 
-test('search: errors:true — item errors become rejections with type and reason; a 429 item or a 429 answer retries; op_type create conflicts count as delivered', async (t) => {
-  const s = await secretsContext();
-  const { st, handler } = bulkReceiver('k');
-  const rx = await startReceiver(cert, handler);
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('es-key', 'k');
-  const sink = await searchKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, api_key_secret: 'secret:es-key' }, s.ctx);
-  const items = eventItems(events(6), 'search_connector', 'ecs');
-  st.reject.add(items[1]!.id);
-  st.reject.add(items[4]!.id);
-  const r = await sink.send(items, signal());
-  assert.equal(r.result, 'delivered');
-  assert.deepEqual(r.rejected?.map((x) => x.index), [1, 4]);
-  assert.match(r.rejected![0]!.error, /^400 mapper_parsing_exception: failed to parse document evt-0001/);
-  st.reject.clear();
-  st.itemBusy = true;
-  const ib = await sink.send(items, signal());
-  assert.deepEqual([ib.result, ib.status], ['retry', 429]);
-  st.itemBusy = false;
-  st.busy = true;
-  const b = await sink.send(items, signal());
-  assert.deepEqual([b.result, b.status, b.retryAfterMs], ['retry', 429, 2000]);
-  st.busy = false;
-  const create = await searchKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, api_key_secret: 'secret:es-key', op_type: 'create', index: 'ds-svc' }, s.ctx);
-  assert.equal((await create.send(items, signal())).result, 'delivered');
-  const again = await create.send(items, signal());
-  assert.deepEqual([again.result, again.rejected], ['delivered', undefined], 'already indexed: not a rejection');
-  assert.match(rx.got.at(-1)!.body.toString().split('\n')[0]!, /^\{"create":\{"_index":"ds-svc","_id":"evt-0000"\}\}$/);
-  await s.set('es-key', 'wrong');
-  const unauth = await sink.send(items, signal());
-  assert.deepEqual([unauth.result, unauth.status], ['failed', 401]);
-  assert.match(unauth.error ?? '', /security_exception/);
-  await s.remove('es-key');
-  await assert.rejects(sink.send(items, signal()), SecretUnavailableError);
-  await sink.close();
-  await create.close();
-});
+test(
+  'search: errors:true — item errors become rejections with type and reason; a 429 item or a 429 answer retries; op_type create ' +
+    'conflicts count as delivered',
+  async (t) => {
+    const s = await secretsContext();
+    const { st, handler } = bulkReceiver('k');
+    const rx = await startReceiver(cert, handler);
+    t.after(async () => {
+      await rx.close();
+      await s.dispose();
+    });
+    await s.set('es-key', 'k');
+    const sink = await searchKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, api_key_secret: 'secret:es-key' }, s.ctx);
+    const items = eventItems(events(6), 'search_connector', 'ecs');
+    st.reject.add(items[1]!.id);
+    st.reject.add(items[4]!.id);
+    const r = await sink.send(items, signal());
+    assert.equal(r.result, 'delivered');
+    assert.deepEqual(
+      r.rejected?.map((x) => x.index),
+      [1, 4],
+    );
+    assert.match(r.rejected![0]!.error, /^400 mapper_parsing_exception: failed to parse document evt-0001/);
+    st.reject.clear();
+    st.itemBusy = true;
+    const ib = await sink.send(items, signal());
+    assert.deepEqual([ib.result, ib.status], ['retry', 429]);
+    st.itemBusy = false;
+    st.busy = true;
+    const b = await sink.send(items, signal());
+    assert.deepEqual([b.result, b.status, b.retryAfterMs], ['retry', 429, 2000]);
+    st.busy = false;
+    const create = await searchKind.open(
+      { url: rx.url, tls: { pin_sha256: cert.pinBase64 }, api_key_secret: 'secret:es-key', op_type: 'create', index: 'ds-svc' },
+      s.ctx,
+    );
+    assert.equal((await create.send(items, signal())).result, 'delivered');
+    const again = await create.send(items, signal());
+    assert.deepEqual([again.result, again.rejected], ['delivered', undefined], 'already indexed: not a rejection');
+    assert.match(rx.got.at(-1)!.body.toString().split('\n')[0]!, /^\{"create":\{"_index":"ds-svc","_id":"evt-0000"\}\}$/);
+    await s.set('es-key', 'wrong');
+    const unauth = await sink.send(items, signal());
+    assert.deepEqual([unauth.result, unauth.status], ['failed', 401]);
+    assert.match(unauth.error ?? '', /security_exception/);
+    await s.remove('es-key');
+    await assert.rejects(sink.send(items, signal()), SecretUnavailableError);
+    await sink.close();
+    await create.close();
+  },
+);
 
 test('search: down retries, wrong certificate sends nothing; bulk body framing; config rules', async (t) => {
   const s = await secretsContext();

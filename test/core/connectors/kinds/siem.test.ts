@@ -15,32 +15,43 @@ import { answer, deadPort, eventItems, events, ledger, makeCert, recordItemsAs, 
 const cert = makeCert();
 const other = makeCert();
 
-test('siem: NDJSON of encoded items arrives byte for byte with the auth header from the secret; any 2xx is delivered, partial-success bodies are not read', async (t) => {
-  const s = await secretsContext();
-  const rx = await startReceiver(cert, (_g, res) => answer(res, 200, { partialSuccess: { rejectedLogRecords: 3, errorMessage: 'ignored by siem' } }));
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('siem-token', 'Bearer s3cr3t-siem-token-value');
-  const cfg: SiemConfig = { url: `${rx.url}/ingest/v1?src=svc`, tls: { pin_sha256: cert.pinBase64 }, auth_secret: 'secret:siem-token', headers: { 'X-Source': 'svc' } };
-  assert.deepEqual(siemKind.validate?.(cfg), []);
-  const sink = await siemKind.open(cfg, s.ctx);
-  const { records } = ledger(25);
-  for (const token of ['json', 'cef', 'leef', 'syslog', 'ocsf', 'asim', 'otlp']) {
-    const items = recordItemsAs(records, 'notification', token);
-    const r = await sink.send(items, signal());
-    assert.equal(r.result, 'delivered', `${token}: ${r.error}`);
-    assert.equal(r.rejected, undefined, 'the generic sink never reads partial success');
-    const g = rx.got.at(-1)!;
-    assert.equal(g.url, '/ingest/v1?src=svc', 'the URL is posted verbatim');
-    assert.equal(g.headers['authorization'], 'Bearer s3cr3t-siem-token-value');
-    assert.equal(g.headers['content-type'], 'application/x-ndjson');
-    assert.equal(g.headers['x-source'], 'svc');
-    assert.equal(g.body.toString('utf8'), items.map((i) => `${i.line}\n`).join(''));
-  }
-  await sink.close();
-});
+test(
+  'siem: NDJSON of encoded items arrives byte for byte with the auth header from the secret; any 2xx is delivered, partial-success ' +
+    'bodies are not read',
+  async (t) => {
+    const s = await secretsContext();
+    const rx = await startReceiver(cert, (_g, res) =>
+      answer(res, 200, { partialSuccess: { rejectedLogRecords: 3, errorMessage: 'ignored by siem' } }),
+    );
+    t.after(async () => {
+      await rx.close();
+      await s.dispose();
+    });
+    await s.set('siem-token', 'Bearer s3cr3t-siem-token-value');
+    const cfg: SiemConfig = {
+      url: `${rx.url}/ingest/v1?src=svc`,
+      tls: { pin_sha256: cert.pinBase64 },
+      auth_secret: 'secret:siem-token',
+      headers: { 'X-Source': 'svc' },
+    };
+    assert.deepEqual(siemKind.validate?.(cfg), []);
+    const sink = await siemKind.open(cfg, s.ctx);
+    const { records } = ledger(25);
+    for (const token of ['json', 'cef', 'leef', 'syslog', 'ocsf', 'asim', 'otlp']) {
+      const items = recordItemsAs(records, 'notification', token);
+      const r = await sink.send(items, signal());
+      assert.equal(r.result, 'delivered', `${token}: ${r.error}`);
+      assert.equal(r.rejected, undefined, 'the generic sink never reads partial success');
+      const g = rx.got.at(-1)!;
+      assert.equal(g.url, '/ingest/v1?src=svc', 'the URL is posted verbatim');
+      assert.equal(g.headers['authorization'], 'Bearer s3cr3t-siem-token-value');
+      assert.equal(g.headers['content-type'], 'application/x-ndjson');
+      assert.equal(g.headers['x-source'], 'svc');
+      assert.equal(g.body.toString('utf8'), items.map((i) => `${i.line}\n`).join(''));
+    }
+    await sink.close();
+  },
+);
 
 test('siem: json_array embeds JSON lines as values and other lines as strings; events of every notification format', async (t) => {
   const s = await secretsContext();
@@ -66,50 +77,54 @@ test('siem: json_array embeds JSON lines as values and other lines as strings; e
   await sink.close();
 });
 
-test('siem: 5xx and 429 retry (Retry-After in ms), 4xx fails, redirects are not followed, and the body of an error is excerpted without secrets', async (t) => {
-  const s = await secretsContext();
-  let next: [number, Record<string, string>, string] = [503, {}, 'busy'];
-  const rx = await startReceiver(cert, (_g, res) => {
-    res.writeHead(next[0], next[1]);
-    res.end(next[2]);
-  });
-  t.after(async () => {
-    await rx.close();
-    await s.dispose();
-  });
-  await s.set('tok', 'Bearer never-in-errors-123');
-  const sink = await siemKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, auth_secret: 'secret:tok' }, s.ctx);
-  const items = eventItems(events(3), 'notification', 'json');
-  let r = await sink.send(items, signal());
-  assert.deepEqual([r.result, r.status], ['retry', 503]);
-  next = [429, { 'retry-after': '7' }, ''];
-  r = await sink.send(items, signal());
-  assert.deepEqual([r.result, r.status, r.retryAfterMs], ['retry', 429, 7000]);
-  const when = new Date(Date.now() + 30_000).toUTCString();
-  next = [503, { 'retry-after': when }, ''];
-  r = await sink.send(items, signal());
-  assert.ok(r.retryAfterMs !== undefined && r.retryAfterMs > 25_000 && r.retryAfterMs <= 30_000, String(r.retryAfterMs));
-  for (const st of [408, 425, 500, 502, 504]) {
-    next = [st, {}, ''];
-    assert.equal((await sink.send(items, signal())).result, 'retry', String(st));
-  }
-  next = [400, { 'content-type': 'text/plain' }, 'malformed event at line 2'];
-  r = await sink.send(items, signal());
-  assert.deepEqual([r.result, r.status], ['failed', 400]);
-  assert.match(r.error ?? '', /400: malformed event at line 2/);
-  for (const st of [401, 403, 404, 413]) {
-    next = [st, {}, ''];
-    assert.equal((await sink.send(items, signal())).result, 'failed', String(st));
-  }
-  const before = rx.got.length;
-  next = [302, { location: `${rx.url}/elsewhere` }, ''];
-  r = await sink.send(items, signal());
-  assert.equal(r.result, 'failed');
-  assert.match(r.error ?? '', /redirects are not followed/);
-  assert.equal(rx.got.length, before + 1, 'the redirect target was not requested');
-  for (const g of rx.got) assert.equal(g.url, '/');
-  await sink.close();
-});
+test(
+  'siem: 5xx and 429 retry (Retry-After in ms), 4xx fails, redirects are not followed, and the body of an error is excerpted without ' +
+    'secrets',
+  async (t) => {
+    const s = await secretsContext();
+    let next: [number, Record<string, string>, string] = [503, {}, 'busy'];
+    const rx = await startReceiver(cert, (_g, res) => {
+      res.writeHead(next[0], next[1]);
+      res.end(next[2]);
+    });
+    t.after(async () => {
+      await rx.close();
+      await s.dispose();
+    });
+    await s.set('tok', 'Bearer never-in-errors-123');
+    const sink = await siemKind.open({ url: rx.url, tls: { pin_sha256: cert.pinBase64 }, auth_secret: 'secret:tok' }, s.ctx);
+    const items = eventItems(events(3), 'notification', 'json');
+    let r = await sink.send(items, signal());
+    assert.deepEqual([r.result, r.status], ['retry', 503]);
+    next = [429, { 'retry-after': '7' }, ''];
+    r = await sink.send(items, signal());
+    assert.deepEqual([r.result, r.status, r.retryAfterMs], ['retry', 429, 7000]);
+    const when = new Date(Date.now() + 30_000).toUTCString();
+    next = [503, { 'retry-after': when }, ''];
+    r = await sink.send(items, signal());
+    assert.ok(r.retryAfterMs !== undefined && r.retryAfterMs > 25_000 && r.retryAfterMs <= 30_000, String(r.retryAfterMs));
+    for (const st of [408, 425, 500, 502, 504]) {
+      next = [st, {}, ''];
+      assert.equal((await sink.send(items, signal())).result, 'retry', String(st));
+    }
+    next = [400, { 'content-type': 'text/plain' }, 'malformed event at line 2'];
+    r = await sink.send(items, signal());
+    assert.deepEqual([r.result, r.status], ['failed', 400]);
+    assert.match(r.error ?? '', /400: malformed event at line 2/);
+    for (const st of [401, 403, 404, 413]) {
+      next = [st, {}, ''];
+      assert.equal((await sink.send(items, signal())).result, 'failed', String(st));
+    }
+    const before = rx.got.length;
+    next = [302, { location: `${rx.url}/elsewhere` }, ''];
+    r = await sink.send(items, signal());
+    assert.equal(r.result, 'failed');
+    assert.match(r.error ?? '', /redirects are not followed/);
+    assert.equal(rx.got.length, before + 1, 'the redirect target was not requested');
+    for (const g of rx.got) assert.equal(g.url, '/');
+    await sink.close();
+  },
+);
 
 test('siem: a receiver that is down is a network error to retry; once it is back the same batch is delivered', async (t) => {
   const s = await secretsContext();
@@ -195,29 +210,40 @@ test('siem: a deleted secret fails closed at open and at send (nothing sent); th
   const items = eventItems(events(2), 'notification', 'json');
   assert.equal((await sink.send(items, signal())).result, 'delivered');
   await s.remove('gone');
-  await assert.rejects(sink.send(items, signal()), (err: unknown) => err instanceof SecretUnavailableError && /"gone"/.test(err.message) && !err.message.includes('value-that-must-not-leak'));
+  await assert.rejects(
+    sink.send(items, signal()),
+    (err: unknown) =>
+      err instanceof SecretUnavailableError && /"gone"/.test(err.message) && !err.message.includes('value-that-must-not-leak'),
+  );
   await assert.rejects(siemKind.open(cfg, s.ctx), SecretUnavailableError);
   assert.equal(rx.got.length, 1, 'nothing was sent after the secret was deleted');
   await sink.close();
 });
 
-test('siem: the config schema refuses unknown fields and bad values; validate refuses http, credentials in the URL and reserved headers', () => {
-  const check = Compile(siemKind.configSchema);
-  assert.equal(check.Check({ url: 'https://siem.example/in' }), true);
-  assert.equal(check.Check({ url: 'https://siem.example/in', extra: 1 }), false);
-  assert.equal(check.Check({ url: 'https://siem.example/in', tls: { pin_sha256: 'nope' } }), false);
-  assert.equal(check.Check({ url: 'https://siem.example/in', auth_secret: 'plain-value' }), false, 'a secret field takes a reference only');
-  assert.equal(check.Check({ url: 'https://siem.example/in', body: 'xml' }), false);
-  const v = (c: SiemConfig) => siemKind.validate!(c);
-  assert.deepEqual(v({ url: 'https://siem.example/in' }), []);
-  assert.match(v({ url: 'http://siem.example/in' }).join(';'), /must be https/);
-  assert.match(v({ url: 'http://siem.example/in', allow_insecure_http: true }).join(';'), /loopback/);
-  assert.deepEqual(v({ url: 'http://127.0.0.1:8080/in', allow_insecure_http: true }), []);
-  assert.match(v({ url: 'http://127.0.0.1:8080/in', allow_insecure_http: true, tls: { ca_file: 'x' } }).join(';'), /never downgraded/);
-  assert.match(v({ url: 'https://user:pw@siem.example/in' }).join(';'), /credentials/);
-  assert.match(v({ url: 'https://siem.example/in', headers: { Authorization: 'x' } }).join(';'), /may not set Authorization/);
-  assert.match(v({ url: 'https://siem.example/in', auth_header: 'X-Key' }).join(';'), /needs auth_secret/);
-});
+test(
+  'siem: the config schema refuses unknown fields and bad values; validate refuses http, credentials in the URL and reserved headers',
+  () => {
+    const check = Compile(siemKind.configSchema);
+    assert.equal(check.Check({ url: 'https://siem.example/in' }), true);
+    assert.equal(check.Check({ url: 'https://siem.example/in', extra: 1 }), false);
+    assert.equal(check.Check({ url: 'https://siem.example/in', tls: { pin_sha256: 'nope' } }), false);
+    assert.equal(
+      check.Check({ url: 'https://siem.example/in', auth_secret: 'plain-value' }),
+      false,
+      'a secret field takes a reference only',
+    );
+    assert.equal(check.Check({ url: 'https://siem.example/in', body: 'xml' }), false);
+    const v = (c: SiemConfig) => siemKind.validate!(c);
+    assert.deepEqual(v({ url: 'https://siem.example/in' }), []);
+    assert.match(v({ url: 'http://siem.example/in' }).join(';'), /must be https/);
+    assert.match(v({ url: 'http://siem.example/in', allow_insecure_http: true }).join(';'), /loopback/);
+    assert.deepEqual(v({ url: 'http://127.0.0.1:8080/in', allow_insecure_http: true }), []);
+    assert.match(v({ url: 'http://127.0.0.1:8080/in', allow_insecure_http: true, tls: { ca_file: 'x' } }).join(';'), /never downgraded/);
+    assert.match(v({ url: 'https://user:pw@siem.example/in' }).join(';'), /credentials/);
+    assert.match(v({ url: 'https://siem.example/in', headers: { Authorization: 'x' } }).join(';'), /may not set Authorization/);
+    assert.match(v({ url: 'https://siem.example/in', auth_header: 'X-Key' }).join(';'), /needs auth_secret/);
+  },
+);
 
 test('Retry-After: delta-seconds and HTTP-date, capped at a day; garbage is ignored', () => {
   assert.equal(parseRetryAfter('120'), 120_000);

@@ -16,14 +16,33 @@ export class AccessmapExfilCommand extends ClientCommand {
     examples: [['Who could exfiltrate the payroll bucket', '$0 accessmap attack-paths exfil --resource-id <id>']],
   });
 
-  resourceId = Option.String('--resource-id', { required: true, description: 'The resource: its id, name or natural key (e.g. s3://bucket)' });
+  resourceId = Option.String('--resource-id', {
+    required: true,
+    description: 'The resource: its id, name or natural key (e.g. s3://bucket)',
+  });
   maxDepth = Option.String('--max-depth', { description: 'Principal hops searched, 1..8 (default 6)' });
   limit = Option.String('--limit', { description: 'Principals returned 1..1000; 0 (default) means the engine default' });
   budget = budgetOption();
 
   async execute(): Promise<number> {
-    const res = (await this.withClient(async (c) => { const ref = await resolveRef(c, this.resourceId, ['resource'], '--resource-id'); return c.get('/v1/m/accessmap/attack-paths/exfil', { query: { resource_id: ref.id, max_depth: this.maxDepth, limit: this.limit, budget: this.budget } }); })).body as Answer;
-    this.emit(res, (r) => `${table(r.items, [['principal', (i) => `${i.principal.kind}:${i.principal.name ?? i.principal.id}`], ['mode', (i) => i.mode], ['hops', (i) => i.path.length], ['path', (i) => pathLine(i.path)]])}\n${totalLine(r)}`);
+    const res = (
+      await this.withClient(async (c) => {
+        const ref = await resolveRef(c, this.resourceId, ['resource'], '--resource-id');
+        return c.get('/v1/m/accessmap/attack-paths/exfil', {
+          query: { resource_id: ref.id, max_depth: this.maxDepth, limit: this.limit, budget: this.budget },
+        });
+      })
+    ).body as Answer;
+    this.emit(
+      res,
+      (r) =>
+        `${table(r.items, [
+          ['principal', (i) => `${i.principal.kind}:${i.principal.name ?? i.principal.id}`],
+          ['mode', (i) => i.mode],
+          ['hops', (i) => i.path.length],
+          ['path', (i) => pathLine(i.path)],
+        ])}\n${totalLine(r)}`,
+    );
     return 0;
   }
 }

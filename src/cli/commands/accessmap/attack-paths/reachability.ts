@@ -4,7 +4,9 @@ import { resolveRef } from '../../../client/resolve.js';
 import { table } from '../../auth/support.js';
 import { budgetOption, pathLine, totalLine, type ExtentView, type PathView } from '../support.js';
 
-type Answer = { items: Array<{ resource: { name: string | null; id: string; class: string | null }; mode: string; path: PathView }> } & ExtentView;
+type Answer = {
+  items: Array<{ resource: { name: string | null; id: string; class: string | null }; mode: string; path: PathView }>;
+} & ExtentView;
 
 /** `svc accessmap attack-paths reachability`: resources an agent can reach. */
 export class AccessmapReachabilityCommand extends ClientCommand {
@@ -22,8 +24,25 @@ export class AccessmapReachabilityCommand extends ClientCommand {
   budget = budgetOption();
 
   async execute(): Promise<number> {
-    const res = (await this.withClient(async (c) => { const ref = await resolveRef(c, this.agentId, ['agent'], '--agent-id'); return c.get('/v1/m/accessmap/attack-paths/reachability', { query: { agent_id: ref.id, max_depth: this.maxDepth, limit: this.limit, budget: this.budget } }); })).body as Answer;
-    this.emit(res, (r) => `${table(r.items, [['resource', (i) => i.resource.name ?? i.resource.id], ['class', (i) => i.resource.class], ['mode', (i) => i.mode], ['hops', (i) => i.path.length], ['path', (i) => pathLine(i.path)]])}\n${totalLine(r)}`);
+    const res = (
+      await this.withClient(async (c) => {
+        const ref = await resolveRef(c, this.agentId, ['agent'], '--agent-id');
+        return c.get('/v1/m/accessmap/attack-paths/reachability', {
+          query: { agent_id: ref.id, max_depth: this.maxDepth, limit: this.limit, budget: this.budget },
+        });
+      })
+    ).body as Answer;
+    this.emit(
+      res,
+      (r) =>
+        `${table(r.items, [
+          ['resource', (i) => i.resource.name ?? i.resource.id],
+          ['class', (i) => i.resource.class],
+          ['mode', (i) => i.mode],
+          ['hops', (i) => i.path.length],
+          ['path', (i) => pathLine(i.path)],
+        ])}\n${totalLine(r)}`,
+    );
     return 0;
   }
 }

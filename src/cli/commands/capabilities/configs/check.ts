@@ -8,13 +8,20 @@ export class CapabilitiesConfigsCheckCommand extends ClientCommand {
   static override paths = [['capabilities', 'configs', 'check']];
   static override usage = BaseCommand.Usage({
     category: 'Capabilities',
-    description: `Resolve every secret reference of a configuration now, as a launcher would; values are never shown (POST ${CONFIGS}/{id}/check); exit 6 when a referenced secret is gone`,
+    description:
+      `Resolve every secret reference of a configuration now, as a launcher would; values are never shown (POST ` +
+      `${CONFIGS}/{id}/check); exit 6 when a referenced secret is gone`,
   });
 
   ref = Option.String({ name: 'config', required: true });
 
   async execute(): Promise<number> {
-    const r = (await this.withClient(async (c) => c.request('POST', `${CONFIGS}/${await configId(c, this.ref)}/check`))).body as { id: string; revision: number; ok: boolean; secrets: string[] };
+    const r = (await this.withClient(async (c) => c.request('POST', `${CONFIGS}/${await configId(c, this.ref)}/check`))).body as {
+      id: string;
+      revision: number;
+      ok: boolean;
+      secrets: string[];
+    };
     this.emit(r, (x) => fields({ ...x, secrets: x.secrets.join(', ') || '(none)' }));
     return 0;
   }

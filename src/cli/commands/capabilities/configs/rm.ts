@@ -5,7 +5,10 @@ import { CONFIGS, configId } from '../support.js';
 /** `svc capabilities configs rm <id|name>`. */
 export class CapabilitiesConfigsRmCommand extends ClientCommand {
   static override paths = [['capabilities', 'configs', 'rm']];
-  static override usage = BaseCommand.Usage({ category: 'Capabilities', description: 'Delete a configuration (DELETE /v1/m/capabilities/configs/{id}; its revisions stay); needs -y when not interactive' });
+  static override usage = BaseCommand.Usage({
+    category: 'Capabilities',
+    description: 'Delete a configuration (DELETE /v1/m/capabilities/configs/{id}; its revisions stay); needs -y when not interactive',
+  });
 
   ref = Option.String({ name: 'config', required: true });
   yes = yesOption();

@@ -6,7 +6,10 @@ import { custodyTable, ERASURE, type Custody } from '../support.js';
 /** `svc compliance erasure events <id>`: the custody chain of an erasure request, each step with its ledger record. */
 export class ComplianceErasureEventsCommand extends ClientCommand {
   static override paths = [['compliance', 'erasure', 'events']];
-  static override usage = BaseCommand.Usage({ category: 'Compliance', description: `The custody chain of an erasure request (GET ${ERASURE}/{id}/events)` });
+  static override usage = BaseCommand.Usage({
+    category: 'Compliance',
+    description: `The custody chain of an erasure ` + `request (GET ${ERASURE}/{id}/events)`,
+  });
 
   id = Option.String({ name: 'id', required: true });
 

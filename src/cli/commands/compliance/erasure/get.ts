@@ -6,7 +6,10 @@ import { ERASURE, erasureFields, type ErasureView } from '../support.js';
 /** `svc compliance erasure get <id>`: one erasure request. */
 export class ComplianceErasureGetCommand extends ClientCommand {
   static override paths = [['compliance', 'erasure', 'get']];
-  static override usage = BaseCommand.Usage({ category: 'Compliance', description: 'Show one erasure request (GET /v1/m/compliance/erasure/{id})' });
+  static override usage = BaseCommand.Usage({
+    category: 'Compliance',
+    description: 'Show one erasure request (GET /v1/m/compliance/erasure/{id})',
+  });
 
   id = Option.String({ name: 'id', required: true });
 

@@ -18,8 +18,19 @@ export class ComplianceErasureRegisterCommand extends ClientCommand {
   reason = Option.String('--reason');
 
   async execute(): Promise<number> {
-    const body = { case_ref: this.caseRef, subject_kind: this.subjectKind, subject_ref: this.subjectRef, aliases: this.aliases, data_classes: this.dataClasses, reason: this.reason };
-    const e = (await this.withClient((c) => c.request('POST', ERASURE, { body: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) }))).body as ErasureView;
+    const body = {
+      case_ref: this.caseRef,
+      subject_kind: this.subjectKind,
+      subject_ref: this.subjectRef,
+      aliases: this.aliases,
+      data_classes: this.dataClasses,
+      reason: this.reason,
+    };
+    const e = (
+      await this.withClient((c) =>
+        c.request('POST', ERASURE, { body: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) }),
+      )
+    ).body as ErasureView;
     this.emit(e, erasureFields);
     return 0;
   }

@@ -6,7 +6,10 @@ import { custodyTable, HOLDS, type Custody } from '../support.js';
 /** `svc compliance holds events <id>`: the custody chain of a hold, each step with its ledger record. */
 export class ComplianceHoldsEventsCommand extends ClientCommand {
   static override paths = [['compliance', 'holds', 'events']];
-  static override usage = BaseCommand.Usage({ category: 'Compliance', description: 'The custody chain of a legal hold (GET /v1/m/compliance/holds/{id}/events)' });
+  static override usage = BaseCommand.Usage({
+    category: 'Compliance',
+    description: 'The custody chain of a legal hold (GET /v1/m/compliance/holds/{id}/events)',
+  });
 
   id = Option.String({ name: 'id', required: true });
 

@@ -6,7 +6,10 @@ import { HOLDS, holdFields, type HoldView } from '../support.js';
 /** `svc compliance holds get <id>`: one legal hold. */
 export class ComplianceHoldsGetCommand extends ClientCommand {
   static override paths = [['compliance', 'holds', 'get']];
-  static override usage = BaseCommand.Usage({ category: 'Compliance', description: 'Show one legal hold (GET /v1/m/compliance/holds/{id})' });
+  static override usage = BaseCommand.Usage({
+    category: 'Compliance',
+    description: 'Show one legal hold (GET /v1/m/compliance/holds/{id})',
+  });
 
   id = Option.String({ name: 'id', required: true });
 

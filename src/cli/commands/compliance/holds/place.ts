@@ -6,8 +6,14 @@ import { HOLDS, holdFields, type HoldView } from '../support.js';
 export class ComplianceHoldsPlaceCommand extends ClientCommand {
   static override paths = [['compliance', 'holds', 'place']];
   static override usage = BaseCommand.Usage({
-    category: 'Compliance', description: 'Place a legal hold (POST /v1/m/compliance/holds); it takes effect at once',
-    examples: [['Hold one agent', '$0 compliance holds place --subject-kind agent --subject-ref <id> --matter "Acme v. Example" --reason "litigation"']],
+    category: 'Compliance',
+    description: 'Place a legal hold (POST /v1/m/compliance/holds); it takes effect at once',
+    examples: [
+      [
+        'Hold one agent',
+        '$0 compliance holds place --subject-kind agent --subject-ref <id> --matter "Acme v. Example" --reason "litigation"',
+      ],
+    ],
   });
 
   scope = Option.String('--scope', { description: 'subject (default), data_class or tenant' });
@@ -20,8 +26,21 @@ export class ComplianceHoldsPlaceCommand extends ClientCommand {
   onBehalfOf = Option.String('--on-behalf-of');
 
   async execute(): Promise<number> {
-    const body = { scope: this.scope, subject_kind: this.subjectKind, subject_ref: this.subjectRef, data_class: this.dataClass, matter: this.matter, reason: this.reason, title: this.title, on_behalf_of: this.onBehalfOf };
-    const h = (await this.withClient((c) => c.request('POST', HOLDS, { body: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) }))).body as HoldView;
+    const body = {
+      scope: this.scope,
+      subject_kind: this.subjectKind,
+      subject_ref: this.subjectRef,
+      data_class: this.dataClass,
+      matter: this.matter,
+      reason: this.reason,
+      title: this.title,
+      on_behalf_of: this.onBehalfOf,
+    };
+    const h = (
+      await this.withClient((c) =>
+        c.request('POST', HOLDS, { body: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) }),
+      )
+    ).body as HoldView;
     this.emit(h, holdFields);
     return 0;
   }

@@ -14,14 +14,19 @@ import type { Store } from '../../../../store/store-types.js';
 
 /** What every operator egress command shares: where the store is. */
 abstract class EgressOperatorCommand extends BaseCommand {
-  dataDir = Option.String('--data-dir', { description: 'data directory of the server (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)' });
+  dataDir = Option.String('--data-dir', {
+    description: 'data directory of the server (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)',
+  });
   store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
-  dsn = Option.String('--dsn', { description: 'Postgres connection string of the owner (migrating) user for --store postgres (SERVICE_DSN)' });
+  dsn = Option.String('--dsn', {
+    description: 'Postgres connection string of the owner (migrating) user for --store postgres (SERVICE_DSN)',
+  });
 
   protected where(): { dataDir: string; backend: 'sqlite' | 'postgres'; dsn: string | undefined } {
     const env = this.context.env;
     const backend = this.store ?? (env.SERVICE_STORE || 'sqlite');
-    if (backend !== 'sqlite' && backend !== 'postgres') throw new CliUsageError(`--store must be sqlite or postgres, got ${JSON.stringify(backend)}`);
+    if (backend !== 'sqlite' && backend !== 'postgres')
+      throw new CliUsageError(`--store must be sqlite or postgres, got ${JSON.stringify(backend)}`);
     const dsn = this.dsn ?? (env.SERVICE_DSN || undefined);
     if (backend === 'postgres' && !dsn) throw new CliUsageError('--store postgres needs --dsn (or SERVICE_DSN)');
     return { dataDir: this.dataDir ?? (env.SERVICE_DATA_DIR || defaultDataDir(env)), backend, dsn };
@@ -89,9 +94,18 @@ export class EventingEgressActuateCommand extends EgressOperatorCommand {
       \`GET /v1/m/eventing/egress-policy\` lists what enforcing would block. \`--allow\` (repeatable,
       \`host\` or \`host:port\`) replaces the allowlist when given. See docs/eventing.md "Egress control".
     `,
-    examples: [['Enforce with two receivers', '$0 eventing egress actuate --mode enforced --allow soar.example.com --allow hooks.example.net:8443 --yes']],
+    examples: [
+      [
+        'Enforce with two receivers',
+        '$0 eventing egress actuate --mode enforced --allow soar.example.com --allow hooks.example.net:8443 --yes',
+      ],
+    ],
   });
-  mode = Option.String('--mode', { required: true, validator: t.isEnum(['compatibility', 'enforced'] as const), description: 'compatibility or enforced' });
+  mode = Option.String('--mode', {
+    required: true,
+    validator: t.isEnum(['compatibility', 'enforced'] as const),
+    description: 'compatibility or enforced',
+  });
   allow = Option.Array('--allow', { description: 'allowed destination host or host:port (repeatable; replaces the allowlist)' });
   yes = yesOption();
 
@@ -109,11 +123,15 @@ export class EventingEgressActuateCommand extends EgressOperatorCommand {
       const statements = [{ text: 'update egress_settings set mode = $1, updated_at = $2 where id = 1', values: [this.mode, at] }];
       if (allow) {
         statements.push({ text: 'delete from egress_allowlist', values: [] });
-        for (const host of new Set(allow)) statements.push({ text: 'insert into egress_allowlist (host, created_at) values ($1, $2)', values: [host, at] });
+        for (const host of new Set(allow))
+          statements.push({ text: 'insert into egress_allowlist (host, created_at) values ($1, $2)', values: [host, at] });
       }
       await this.ownerWrite(store, statements);
       const policy = await readEgressPolicy(store);
-      this.emit(policy, (p) => `egress mode ${p.mode}; fence ${p.fence_armed ? 'armed' : 'disarmed'}; allow: ${p.allow.join(', ') || '(none)'}`);
+      this.emit(
+        policy,
+        (p) => `egress mode ${p.mode}; fence ${p.fence_armed ? 'armed' : 'disarmed'}; allow: ${p.allow.join(', ') || '(none)'}`,
+      );
       return ExitCode.OK;
     });
   }
@@ -121,13 +139,19 @@ export class EventingEgressActuateCommand extends EgressOperatorCommand {
 
 export class EventingFenceStatusCommand extends EgressOperatorCommand {
   static override paths = [['eventing', 'fence', 'status']];
-  static override usage = BaseCommand.Usage({ category: 'Eventing', description: 'Show whether the database egress fence is armed, and the allowlist it enforces' });
+  static override usage = BaseCommand.Usage({
+    category: 'Eventing',
+    description: 'Show whether the database egress fence is armed, and the allowlist it enforces',
+  });
 
   async execute(): Promise<number> {
     const { readEgressPolicy } = await import('../../../../modules/eventing/index.js');
     return this.withStore(async (store) => {
       const p = await readEgressPolicy(store);
-      this.emit({ armed: p.fence_armed, mode: p.mode, allow: p.allow }, (s) => `fence ${s.armed ? 'armed' : 'disarmed'}; egress mode ${s.mode}; allow: ${s.allow.join(', ') || '(none)'}`);
+      this.emit(
+        { armed: p.fence_armed, mode: p.mode, allow: p.allow },
+        (s) => `fence ${s.armed ? 'armed' : 'disarmed'}; egress mode ${s.mode}; allow: ${s.allow.join(', ') || '(none)'}`,
+      );
       return ExitCode.OK;
     });
   }
@@ -151,9 +175,14 @@ export class EventingFenceArmCommand extends EgressOperatorCommand {
     const { readEgressPolicy } = await import('../../../../modules/eventing/index.js');
     await this.requireYes(this.yes, this.disarm ? 'disarm the egress fence' : 'arm the egress fence');
     return this.withStore(async (store) => {
-      await this.ownerWrite(store, [{ text: 'update egress_settings set fence_armed = $1, updated_at = $2 where id = 1', values: [this.disarm ? 0 : 1, nowTs()] }]);
+      await this.ownerWrite(store, [
+        { text: 'update egress_settings set fence_armed = $1, updated_at = $2 where id = 1', values: [this.disarm ? 0 : 1, nowTs()] },
+      ]);
       const p = await readEgressPolicy(store);
-      this.emit({ armed: p.fence_armed, allow: p.allow }, (s) => `fence ${s.armed ? 'armed' : 'disarmed'}; allow: ${s.allow.join(', ') || '(none)'}`);
+      this.emit(
+        { armed: p.fence_armed, allow: p.allow },
+        (s) => `fence ${s.armed ? 'armed' : 'disarmed'}; allow: ${s.allow.join(', ') || '(none)'}`,
+      );
       return ExitCode.OK;
     });
   }

@@ -9,7 +9,9 @@ export class EventingSubscriptionsReplayCommand extends ClientCommand {
   static override paths = [['eventing', 'subscriptions', 'replay']];
   static override usage = BaseCommand.Usage({
     category: 'Eventing',
-    description: "Queue the subscription's events of a sequence range again, with their original ids (POST …/subscriptions/{id}/replay; at most 10,000 per call, `truncated` says when more remain)",
+    description:
+      "Queue the subscription's events of a sequence range again, with their original ids (POST …/subscriptions/{id}/replay; at most " +
+      '10,000 per call, `truncated` says when more remain)',
     examples: [['Send events 120-180 again', '$0 eventing subscriptions replay siem-hook --from-seq 120 --to-seq 180']],
   });
   id = Option.String({ name: 'subscription', required: true });
@@ -22,7 +24,9 @@ export class EventingSubscriptionsReplayCommand extends ClientCommand {
       return Number(v);
     };
     const body = { from_seq: seq('--from-seq', this.from), ...(this.to !== undefined ? { to_seq: seq('--to-seq', this.to) } : {}) };
-    const out = (await this.withClient(async (c) => c.request('POST', `${SUBSCRIPTIONS}/${await subscriptionId(c, this.id)}/replay`, { body }))).body as Record<string, unknown>;
+    const out = (
+      await this.withClient(async (c) => c.request('POST', `${SUBSCRIPTIONS}/${await subscriptionId(c, this.id)}/replay`, { body }))
+    ).body as Record<string, unknown>;
     this.emit(out, (o) => fields(o));
     return 0;
   }

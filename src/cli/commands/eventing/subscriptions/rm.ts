@@ -5,7 +5,11 @@ import { BaseCommand, ClientCommand, yesOption } from '../../../client/base-comm
 /** `svc eventing subscriptions rm <id>`: delete a subscription and its deliveries. */
 export class EventingSubscriptionsRmCommand extends ClientCommand {
   static override paths = [['eventing', 'subscriptions', 'rm']];
-  static override usage = BaseCommand.Usage({ category: 'Eventing', description: 'Delete a subscription and its deliveries (DELETE /v1/m/eventing/subscriptions/{id}); needs -y when stdin is not a terminal' });
+  static override usage = BaseCommand.Usage({
+    category: 'Eventing',
+    description:
+      'Delete a subscription and its deliveries (DELETE /v1/m/eventing/subscriptions/{id}); needs -y when stdin is not a terminal',
+  });
   id = Option.String({ name: 'subscription', required: true });
   yes = yesOption();
 

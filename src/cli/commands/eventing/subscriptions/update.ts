@@ -1,6 +1,13 @@
 import { Option } from 'clipanion';
 import { BaseCommand } from '../../../client/base-command.js';
-import { bodyFrom, subscriptionFields, SubscriptionFlagsCommand, type SubscriptionView, SUBSCRIPTIONS, subscriptionId } from '../support.js';
+import {
+  bodyFrom,
+  subscriptionFields,
+  SubscriptionFlagsCommand,
+  type SubscriptionView,
+  SUBSCRIPTIONS,
+  subscriptionId,
+} from '../support.js';
 
 /** `svc eventing subscriptions update <id>`: edit in place (PUT); the secret stays. */
 export class EventingSubscriptionsUpdateCommand extends SubscriptionFlagsCommand {
@@ -8,7 +15,9 @@ export class EventingSubscriptionsUpdateCommand extends SubscriptionFlagsCommand
 
   static override usage = BaseCommand.Usage({
     category: 'Eventing',
-    description: 'Edit a subscription in place (PUT /v1/m/eventing/subscriptions/{id}); flags not given stay as they are, the signing secret is never reissued',
+    description:
+      'Edit a subscription in place (PUT /v1/m/eventing/subscriptions/{id}); flags not given stay as they are, the signing secret is ' +
+      'never reissued',
     examples: [['Point it at a new receiver', '$0 eventing subscriptions update <id|name> --endpoint https://new.example.com/hook']],
   });
 

@@ -6,7 +6,10 @@ import { APPROVALS, approvalFields, type ApprovalView } from './support.js';
 /** `svc governance approvals get <id>`: one approval request. */
 export class GovernanceApprovalsGetCommand extends ClientCommand {
   static override paths = [['governance', 'approvals', 'get']];
-  static override usage = BaseCommand.Usage({ category: 'Governance', description: 'Show one approval request (GET /v1/m/governance/approvals/{id})' });
+  static override usage = BaseCommand.Usage({
+    category: 'Governance',
+    description: 'Show one approval request (GET /v1/m/governance/approvals/{id})',
+  });
 
   id = Option.String({ name: 'id', required: true });
 

@@ -6,7 +6,11 @@ import { APPROVALS, approvalTable, type ApprovalView } from './support.js';
 /** `svc governance approvals ls`: approval requests of the tenant. */
 export class GovernanceApprovalsLsCommand extends ClientCommand {
   static override paths = [['governance', 'approvals', 'ls']];
-  static override usage = BaseCommand.Usage({ category: 'Governance', description: 'List approval requests (GET /v1/m/governance/approvals)', examples: [['Pending ones', '$0 governance approvals ls --status pending']] });
+  static override usage = BaseCommand.Usage({
+    category: 'Governance',
+    description: 'List approval requests (GET /v1/m/governance/approvals)',
+    examples: [['Pending ones', '$0 governance approvals ls --status pending']],
+  });
 
   status = Option.String('--status', { description: 'pending, approved, rejected, cancelled, consumed or expired' });
   action = Option.String('--action', { description: 'Only this action' });
@@ -14,7 +18,11 @@ export class GovernanceApprovalsLsCommand extends ClientCommand {
   cursor = Option.String('--cursor', { description: 'Continue after this cursor' });
 
   async execute(): Promise<number> {
-    const page = (await this.withClient((c) => c.get(APPROVALS, { query: { status: this.status, action: this.action, limit: this.limit, cursor: this.cursor } }))).body as Page<ApprovalView>;
+    const page = (
+      await this.withClient((c) =>
+        c.get(APPROVALS, { query: { status: this.status, action: this.action, limit: this.limit, cursor: this.cursor } }),
+      )
+    ).body as Page<ApprovalView>;
     this.emit(page, (p) => approvalTable(p.items) + (p.has_more ? `\nmore: --cursor ${p.cursor}` : ''));
     return 0;
   }

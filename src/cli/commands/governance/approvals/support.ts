@@ -3,7 +3,20 @@ import { fields, table } from '../../auth/support.js';
 
 export const APPROVALS = '/v1/m/governance/approvals';
 
-export type ApprovalView = { id: string; action: string; subject: string; params: Record<string, unknown>; plan_hash: string; quorum: number; approvals: number; status: string; reason: string; requested_by: string; expires_at: string; created_at: string };
+export type ApprovalView = {
+  id: string;
+  action: string;
+  subject: string;
+  params: Record<string, unknown>;
+  plan_hash: string;
+  quorum: number;
+  approvals: number;
+  status: string;
+  reason: string;
+  requested_by: string;
+  expires_at: string;
+  created_at: string;
+};
 
 export function approvalTable(items: ApprovalView[]): string {
   return table(items, [

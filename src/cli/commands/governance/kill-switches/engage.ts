@@ -8,7 +8,9 @@ export class GovernanceKillSwitchesEngageCommand extends ClientCommand {
   static override paths = [['governance', 'kill-switches', 'engage']];
   static override usage = BaseCommand.Usage({
     category: 'Governance',
-    description: `Engage a kill switch: every policy decision for the tenant, or for --agent, is deny until released (POST ${KILL_SWITCHES}); needs -y when not interactive`,
+    description:
+      `Engage a kill switch: every policy decision for the tenant, or for --agent, is deny until released (POST ${KILL_SWITCHES}); ` +
+      `needs -y when not interactive`,
     examples: [
       ['Stop one agent', '$0 governance kill-switches engage --agent agent-7 --reason "exfiltration suspected" -y'],
       ['Stop every agent of the tenant', '$0 governance kill-switches engage --reason "incident 4711" -y'],
@@ -24,7 +26,9 @@ export class GovernanceKillSwitchesEngageCommand extends ClientCommand {
     const ks = (
       await this.withClient((c) => {
         const agent = this.agent;
-        return c.request('POST', KILL_SWITCHES, { body: { ...(agent !== undefined ? { agent } : {}), ...(this.reason !== undefined ? { reason: this.reason } : {}) } });
+        return c.request('POST', KILL_SWITCHES, {
+          body: { ...(agent !== undefined ? { agent } : {}), ...(this.reason !== undefined ? { reason: this.reason } : {}) },
+        });
       })
     ).body as KillSwitchView;
     this.emit(ks, (k) => fields(k));

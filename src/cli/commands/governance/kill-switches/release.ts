@@ -7,7 +7,9 @@ export class GovernanceKillSwitchesReleaseCommand extends ClientCommand {
   static override paths = [['governance', 'kill-switches', 'release']];
   static override usage = BaseCommand.Usage({
     category: 'Governance',
-    description: `Release a kill switch, tenant-wide or for --agent (POST ${KILL_SWITCHES}/release); exit 4 when none is engaged; needs -y when not interactive`,
+    description:
+      `Release a kill switch, tenant-wide or for --agent (POST ${KILL_SWITCHES}/release); exit 4 when none is engaged; needs -y when ` +
+      `not interactive`,
   });
 
   agent = Option.String('--agent', { description: AGENT_HELP });
