@@ -109,7 +109,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       stops.push(() => nats.close());
     }
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
-    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs });
+    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs,
+      onRateLimitError: throttledWarn(log, 'shared rate limit unavailable: this replica counts alone until the database answers') });
     // Replicas on one Postgres database empty each other's credential caches (docs/scale-out.md).
     const unlink = await shareInvalidations(identity, store, config.dsn, log);
     if (unlink) stops.push(unlink);
@@ -199,6 +200,16 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     await stopAll();
     throw err;
   }
+}
+
+/** A warning at most once a minute (a failing dependency would otherwise log once per request). */
+function throttledWarn(log: Logger, msg: string): (err: unknown) => void {
+  let last = 0;
+  return (err) => {
+    if (Date.now() - last < 60_000) return;
+    last = Date.now();
+    log.warn({ err }, msg);
+  };
 }
 
 /** Probes may come every second from several balancers: answer from a 1 s cache. */
