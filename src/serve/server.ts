@@ -33,6 +33,7 @@ import { AuditExporter, exportSourceFor } from '../core/audit-export/exporter.js
 import { ed25519Engine } from '../ledger/ed25519-engine.js';
 import { auditScopeAround } from './audit-scope.js';
 import { holdDataDirShared } from './data-dir-lock.js';
+import { joinReplicas, tlsRollingChangeFromEnv } from './replica-registry.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -84,6 +85,9 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     stops.push(() => store.close());
     const migrated = await store.migrate();
     log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');
+    // Replicas on one database serve one certificate (docs/scale-out.md); a different one refuses to start.
+    const leave = await joinReplicas(store, { dataDir: config.dataDir, fingerprint: tls?.fingerprintSha256, allowTlsChange: tlsRollingChangeFromEnv(process.env), log });
+    if (leave) stops.push(leave);
     // The durable ledger: keyring in the data dir, signing pool, group-commit pipeline, checkpoint timer.
     const ledger = await LedgerService.open({
       store,
