@@ -1,7 +1,8 @@
 /**
  * Scenario `replicas` (issue 37): `POST /v1/agents` (agent row + signed `agent.create` record) on
  * 1, 2 and 3 `svc serve` replicas of one fresh PostgreSQL database each, over HTTPS, one tenant
- * chain (or, with SVC_BENCH_REPLICAS_CHAINS=per-replica, one chain per replica). One `wrk` per replica, the same total connection count split between them, all at once.
+ * chain (or, with SVC_BENCH_REPLICAS_CHAINS=per-replica, one chain per replica). One `wrk` per
+ * replica, the same total connection count split between them, all at once.
  * Reports creates/s, replica CPU per create (all replica processes, /proc/<pid>/stat) and Postgres
  * CPU per create (the backends of the run's database, found in pg_stat_activity, /proc/<pid>/stat).
  * Baseline: the 1-replica deployment measured in the same run. After each configuration the chain's
@@ -28,7 +29,8 @@ local n = 0
 request = function()
   n = n + 1
   local body = string.format('{"name":"bench-r${replica}-%d","kind":"coding"}', n)
-  return wrk.format("POST", "${PATH}", { ["Authorization"] = "Bearer ${token}", ["X-Service-Tenant"] = "${tenant}", ["Content-Type"] = "application/json" }, body)
+  local headers = { ["Authorization"] = "Bearer ${token}", ["X-Service-Tenant"] = "${tenant}", ["Content-Type"] = "application/json" }
+  return wrk.format("POST", "${PATH}", headers, body)
 end`;
 }
 
@@ -88,12 +90,17 @@ async function measure(ctx: BenchContext, adminDsn: string, n: number): Promise<
         }),
       );
     }
-    const call = async (r: SvcHandle, method: 'GET' | 'POST', path: string, body?: unknown, token?: string, tenant?: string): Promise<any> => {
+    type Method = 'GET' | 'POST';
+    const call = async (r: SvcHandle, method: Method, path: string, body?: unknown, token?: string, tenant?: string): Promise<any> => {
       const res = await request(`${r.url}${path}`, {
         method,
         dispatcher,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(tenant ? { 'x-service-tenant': tenant } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(tenant ? { 'x-service-tenant': tenant } : {}),
+        },
       });
       const text = await res.body.text();
       if (res.statusCode >= 300) throw new Error(`${method} ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
@@ -109,16 +116,34 @@ async function measure(ctx: BenchContext, adminDsn: string, n: number): Promise<
     const token = String(session.token);
     // One chain for all replicas (the default), or each replica's load on a tenant chain of its own.
     const tenants = [tenant];
-    if (chainPerReplica()) for (let i = 1; i < n; i++) tenants.push(String((await call(first, 'POST', '/v1/system/orgs', { name: `Bench ${i}` }, token)).id));
-    const heads = async () => (await Promise.all(tenants.map(async (t) => Number((await call(first, 'GET', '/v1/audit?limit=1', undefined, token, t)).head_seq)))).reduce((a, b) => a + b, 0);
+    if (chainPerReplica()) {
+      for (let i = 1; i < n; i++) tenants.push(String((await call(first, 'POST', '/v1/system/orgs', { name: `Bench ${i}` }, token)).id));
+    }
+    const headOf = async (t: string) => Number((await call(first, 'GET', '/v1/audit?limit=1', undefined, token, t)).head_seq);
+    const heads = async () => (await Promise.all(tenants.map(headOf))).reduce((a, b) => a + b, 0);
     const perReplica = Math.max(1, Math.floor(o.connections / n));
     const load = (seconds: number) =>
-      Promise.all(replicas.map((r, i) => runWrk({ url: `${r.url}${PATH}`, threads: 1, connections: perReplica, durationS: seconds, scriptDir: dir, scriptName: `r${i}.lua`, lua: lua(token, tenants[i % tenants.length] as string, i) })));
+      Promise.all(
+        replicas.map((r, i) =>
+          runWrk({
+            url: `${r.url}${PATH}`,
+            threads: 1,
+            connections: perReplica,
+            durationS: seconds,
+            scriptDir: dir,
+            scriptName: `r${i}.lua`,
+            lua: lua(token, tenants[i % tenants.length] as string, i),
+          }),
+        ),
+      );
     if (o.warmup > 0) {
       ctx.log(`${n} replica(s): warm-up ${o.warmup}s`);
       await load(o.warmup);
     }
-    const backends = async () => (await pgQuery<{ pid: number }>(adminDsn, 'select pid from pg_stat_activity where datname = $1', [db.name])).map((r) => Number(r.pid));
+    const backends = async () =>
+      (await pgQuery<{ pid: number }>(adminDsn, 'select pid from pg_stat_activity where datname = $1', [db.name])).map((r) =>
+        Number(r.pid),
+      );
     const cpu = (pids: number[]) => new Map(pids.map((p) => [p, cpuSeconds(p) ?? 0]));
     const head0 = await heads();
     const pg0 = cpu(await backends());
@@ -132,7 +157,9 @@ async function measure(ctx: BenchContext, adminDsn: string, n: number): Promise<
     const grown = (await heads()) - head0 - tenants.length;
     const delta = (a: Map<number, number>, b: Map<number, number>) => [...b].reduce((s, [pid, v]) => s + (v - (a.get(pid) ?? 0)), 0);
     const created = results.reduce((s, r) => s + r.exact.requests - r.non2xx3xx, 0);
-    if (grown < created) throw new Error(`${n} replica(s): the chain head grew by ${grown}, fewer than the ${created} acknowledged creates`);
+    if (grown < created) {
+      throw new Error(`${n} replica(s): the chain heads grew by ${grown}, fewer than the ${created} acknowledged creates`);
+    }
     const durationS = Math.max(...results.map((r) => r.exact.durationS));
     return {
       replicas: n,
@@ -156,7 +183,9 @@ async function measure(ctx: BenchContext, adminDsn: string, n: number): Promise<
 
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
-  if (o.insecure || o.baselinesOnly) throw new Error('the replicas scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
+  if (o.insecure || o.baselinesOnly) {
+    throw new Error('the replicas scenario measures svc itself over HTTPS: --insecure and --baselines-only do not apply');
+  }
   const pg = await pgTestDsn();
   if (pg.dsn === undefined) throw new Error(`the replicas scenario needs PostgreSQL: ${pg.skip}`);
   const configs: Config[] = [];
@@ -170,24 +199,48 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     detail: { ...c, aggregate: 'one run; latency: the worst replica' },
   });
   const base = configs[0] as Config;
-  const ratios: Ratio[] = configs.slice(1).map((c) => ({ name: `${c.replicas}-replicas/1-replica`, path: `POST ${PATH}`, requestsPerSec: Number((c.createsPerSec / base.createsPerSec).toFixed(3)), p50: c.p50Ms / base.p50Ms, p99: c.p99Ms / base.p99Ms }));
+  const ratios: Ratio[] = configs.slice(1).map((c) => ({
+    name: `${c.replicas}-replicas/1-replica`,
+    path: `POST ${PATH}`,
+    requestsPerSec: Number((c.createsPerSec / base.createsPerSec).toFixed(3)),
+    p50: c.p50Ms / base.p50Ms,
+    p99: c.p99Ms / base.p99Ms,
+  }));
+  const x = (a: number, b: number) => (a / b).toFixed(2);
   const notes = configs.map(
     (c) =>
-      `${c.replicas} replica(s): ${c.createsPerSec.toFixed(0)} creates/s, replica CPU ${c.replicaCpuMsPerCreate.toFixed(2)} ms/create (×${(c.replicaCpuMsPerCreate / base.replicaCpuMsPerCreate).toFixed(2)} of 1 replica), ` +
-      `Postgres backends ${c.postgresCpuMsPerCreate.toFixed(2)} ms/create (×${(c.postgresCpuMsPerCreate / base.postgresCpuMsPerCreate).toFixed(2)}), ${c.errors} errors, head grew ${c.headGrowth} for ${c.created} creates`,
+      `${c.replicas} replica(s): ${c.createsPerSec.toFixed(0)} creates/s, ` +
+      `replica CPU ${c.replicaCpuMsPerCreate.toFixed(2)} ms/create ` +
+      `(×${x(c.replicaCpuMsPerCreate, base.replicaCpuMsPerCreate)} of 1 replica), ` +
+      `Postgres backends ${c.postgresCpuMsPerCreate.toFixed(2)} ms/create ` +
+      `(×${x(c.postgresCpuMsPerCreate, base.postgresCpuMsPerCreate)}), ` +
+      `${c.errors} errors, head grew ${c.headGrowth} for ${c.created} creates`,
   );
   notes.push('every process (replicas, Postgres, wrk) shares this machine’s cores: more replicas add contention, not capacity');
   return {
     raw: configs.slice(1).map(m),
     baselines: [m(base)],
     ratios,
-    subject: { store: 'postgres', tenant_chains: chainPerReplica() ? 'one per replica' : 'one for all replicas', connections_total: o.connections, rate_limit: 'off', configurations: configs.map((c) => ({ replicas: c.replicas, creates_per_s: c.createsPerSec, replica_cpu_ms_per_create: c.replicaCpuMsPerCreate, postgres_cpu_ms_per_create: c.postgresCpuMsPerCreate })) },
+    subject: {
+      store: 'postgres',
+      tenant_chains: chainPerReplica() ? 'one per replica' : 'one for all replicas',
+      connections_total: o.connections,
+      rate_limit: 'off',
+      configurations: configs.map((c) => ({
+        replicas: c.replicas,
+        creates_per_s: c.createsPerSec,
+        replica_cpu_ms_per_create: c.replicaCpuMsPerCreate,
+        postgres_cpu_ms_per_create: c.postgresCpuMsPerCreate,
+      })),
+    },
     notes,
   };
 }
 
 export const scenario: Scenario = {
   name: 'replicas',
-  description: 'POST /v1/agents on 1, 2 and 3 svc serve replicas of one PostgreSQL database: creates/s and replica/Postgres CPU per create, vs 1 replica in the same run',
+  description:
+    'POST /v1/agents on 1, 2 and 3 svc serve replicas of one PostgreSQL database: creates/s and replica/Postgres CPU per create, ' +
+    'vs 1 replica in the same run',
   run,
 };

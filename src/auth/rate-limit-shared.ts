@@ -137,7 +137,8 @@ export class SharedRateLimiter implements Limiter {
     h.owed = 0;
     const want = this.chunk;
     // Refill by the database's clock (replicas' clocks may differ), hand back `give`, take up to `want` whole tokens.
-    const refilled = sql`least(${this.burst}::float8, b.tokens + greatest(0, excluded.at_ms - b.at_ms) * ${this.rate}::float8 / 1000.0 + ${give}::float8)`;
+    const refilled = sql`least(${this.burst}::float8,
+      b.tokens + greatest(0, excluded.at_ms - b.at_ms) * ${this.rate}::float8 / 1000.0 + ${give}::float8)`;
     const grant = sql`greatest(0, least(${want}::int, floor(${refilled})::int))`;
     const sweep = this.now() - this.lastSweep > 60_000;
     if (sweep) this.lastSweep = this.now();
@@ -153,7 +154,8 @@ export class SharedRateLimiter implements Limiter {
         // A row refilled to the brim is the same as no row: drop the idle ones, at most once a minute per replica.
         if (sweep) {
           const idleMs = Math.ceil((this.burst / this.rate) * 1000) + 60_000;
-          await sql`delete from rate_limit_buckets where at_ms < (extract(epoch from clock_timestamp()) * 1000)::bigint - ${idleMs}::bigint`.execute(tx);
+          await sql`delete from rate_limit_buckets
+            where at_ms < (extract(epoch from clock_timestamp()) * 1000)::bigint - ${idleMs}::bigint`.execute(tx);
         }
         return res.rows[0];
       });

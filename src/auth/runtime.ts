@@ -91,7 +91,11 @@ export class IdentityRuntime {
     const shared = opts.sharedLockout ?? opts.store.capabilities.supportsConcurrentWriters;
     this.lockout = shared ? new SharedLoginLockout(opts.store, { now: this.now, ...opts.lockout }) : new LoginLockout({ now: this.now, ...opts.lockout });
     this.limiter = (opts.sharedRateLimit ?? shared)
-      ? new SharedRateLimiter(opts.store, { now: this.now, ...opts.rateLimit, ...(opts.onRateLimitError ? { onError: opts.onRateLimitError } : {}) })
+      ? new SharedRateLimiter(opts.store, {
+          now: this.now,
+          ...opts.rateLimit,
+          ...(opts.onRateLimitError ? { onError: opts.onRateLimitError } : {}),
+        })
       : new RateLimiter({ now: this.now, ...opts.rateLimit });
     this.pdp = opts.pdp ?? nonePdp;
     this.catalog = permissionCatalog(opts.routes);

@@ -61,7 +61,8 @@ export async function joinReplicas(store: Store, opts: JoinOptions): Promise<(()
   if (!store.capabilities.supportsAdvisoryLocks) return undefined;
   const id = replicaId(opts.dataDir);
   const fingerprint = opts.fingerprint ?? null;
-  const upsert = sql`insert into serve_replicas (id, tls_fingerprint, started_at, seen_at_ms) values (${id}, ${fingerprint}, ${storeTimestamp()}, ${dbNowMs})
+  const upsert = sql`insert into serve_replicas (id, tls_fingerprint, started_at, seen_at_ms)
+    values (${id}, ${fingerprint}, ${storeTimestamp()}, ${dbNowMs})
     on conflict (id) do update set tls_fingerprint = excluded.tls_fingerprint, seen_at_ms = excluded.seen_at_ms`;
   const others = await store.transaction(async (tx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${LOCK}))`.execute(tx);
@@ -73,10 +74,12 @@ export async function joinReplicas(store: Store, opts: JoinOptions): Promise<(()
       if (!opts.allowTlsChange) {
         throw new TlsMismatchError(
           `this replica's TLS certificate (sha256 ${fingerprint}) differs from the certificate live replicas serve: ${them}; ` +
-            `give every replica the same --tls-cert/--tls-key, or set ${TLS_ROLLING_CHANGE_ENV}=1 while changing the certificate replica by replica`,
+            `give every replica the same --tls-cert/--tls-key, ` +
+            `or set ${TLS_ROLLING_CHANGE_ENV}=1 while changing the certificate replica by replica`,
         );
       }
-      opts.log.warn({ fingerprint_sha256: fingerprint, others: other }, `${TLS_ROLLING_CHANGE_ENV}=1: starting with a TLS certificate other live replicas do not serve`);
+      const msg = `${TLS_ROLLING_CHANGE_ENV}=1: starting with a TLS certificate other live replicas do not serve`;
+      opts.log.warn({ fingerprint_sha256: fingerprint, others: other }, msg);
     }
     await upsert.execute(tx);
     return live.rows.length;

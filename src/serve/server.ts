@@ -86,7 +86,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     const migrated = await store.migrate();
     log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');
     // Replicas on one database serve one certificate (docs/scale-out.md); a different one refuses to start.
-    const leave = await joinReplicas(store, { dataDir: config.dataDir, fingerprint: tls?.fingerprintSha256, allowTlsChange: tlsRollingChangeFromEnv(process.env), log });
+    const allowTlsChange = tlsRollingChangeFromEnv(process.env);
+    const leave = await joinReplicas(store, { dataDir: config.dataDir, fingerprint: tls?.fingerprintSha256, allowTlsChange, log });
     if (leave) stops.push(leave);
     // The durable ledger: keyring in the data dir, signing pool, group-commit pipeline, checkpoint timer.
     const ledger = await LedgerService.open({
@@ -113,8 +114,15 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       stops.push(() => nats.close());
     }
     // Identity: cached setup gate, credential cache, lockout, rate limits, policy decision point.
-    const identity = new IdentityRuntime({ store, dataDir: config.dataDir, routes, pdp: await selectPdp(pdpConfigFromEnv(), log), rateLimit: rateLimitFromEnv(process.env), tokenDefaultTtlMs: config.tokenDefaultTtlMs,
-      onRateLimitError: throttledWarn(log, 'shared rate limit unavailable: this replica counts alone until the database answers') });
+    const identity = new IdentityRuntime({
+      store,
+      dataDir: config.dataDir,
+      routes,
+      pdp: await selectPdp(pdpConfigFromEnv(), log),
+      rateLimit: rateLimitFromEnv(process.env),
+      tokenDefaultTtlMs: config.tokenDefaultTtlMs,
+      onRateLimitError: throttledWarn(log, 'shared rate limit unavailable: this replica counts alone until the database answers'),
+    });
     // Replicas on one Postgres database empty each other's credential caches (docs/scale-out.md).
     const unlink = await shareInvalidations(identity, store, config.dsn, log);
     if (unlink) stops.push(unlink);

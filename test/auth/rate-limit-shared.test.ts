@@ -24,7 +24,8 @@ for (const b of await testStores()) {
     });
     after(async () => ts?.dispose());
 
-    const runtime = (store: Store) => new IdentityRuntime({ store, dataDir: ts.config.dataDir ?? '', routes: [], rateLimit: { ratePerSecond: RATE, burst: BURST } });
+    const runtime = (store: Store) =>
+      new IdentityRuntime({ store, dataDir: ts.config.dataDir ?? '', routes: [], rateLimit: { ratePerSecond: RATE, burst: BURST } });
 
     if (b.backend === 'sqlite') {
       test('one process: the in-memory bucket, answered without I/O', () => {

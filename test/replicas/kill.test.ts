@@ -82,19 +82,22 @@ describe('kill -9 of one of three replicas under load', { skip }, () => {
     await assertVerifiesEverywhere(dep, session, tenant);
 
     // Offline, with the one key the deployment publishes.
-    const pub = createPublicKey(createPrivateKey(readFileSync(dep.keyFile, 'utf8'))).export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
+    const spki = createPublicKey(createPrivateKey(readFileSync(dep.keyFile, 'utf8'))).export({ format: 'der', type: 'spki' });
+    const pub = spki.subarray(-32).toString('base64');
     const published = (await rest(survivors[0] as TestServer, 'GET', '/v1/audit/pubkey', { token: session, tenant })).json();
     assert.deepEqual(published.keys.map((k: { public_key: string }) => k.public_key), [pub]);
     const exported = await rest(survivors[1] as TestServer, 'GET', '/v1/audit/export', { token: session, tenant });
     assert.equal(exported.status, 200, exported.text.slice(0, 300));
     const file = path.join(dep.dir, 'after-kill.ndjson');
     writeFileSync(file, exported.text);
-    const offline = await runSvc(['audit', 'verify', '--file', file, '--pubkey', `ed25519:${pub}`, '--strict', '-o', 'json'], { timeoutMs: 60_000 });
+    const verifyArgs = ['audit', 'verify', '--file', file, '--pubkey', `ed25519:${pub}`, '--strict', '-o', 'json'];
+    const offline = await runSvc(verifyArgs, { timeoutMs: 60_000 });
     assert.equal(offline.code, 0, offline.stdout + offline.stderr);
 
     // The killed replica restarts on its data directory, rejoins, serves, and verifies.
     const back = await dep.start({ dataDir: victimDir });
-    const created = await rest(back, 'POST', '/v1/agents', { token: session, tenant, body: { name: 'after-restart', external_id: 'after-restart' } });
+    const body = { name: 'after-restart', external_id: 'after-restart' };
+    const created = await rest(back, 'POST', '/v1/agents', { token: session, tenant, body });
     assert.equal(created.status, 201, created.text);
     acknowledged.push({ id: created.json().id, external_id: 'after-restart' });
     await assertAllPresent(back);

@@ -33,8 +33,11 @@ describe('one TLS certificate for replicas', { skip }, () => {
     await dep?.stop();
   });
 
-  const args = (cert: string, key: string) => ['--data-dir', tempDir(), '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', '--store', 'postgres', '--dsn', dep.dsn, '--tls-cert', cert, '--tls-key', key];
-  const registered = () => pgQuery<{ id: string; tls_fingerprint: string }>(dep.dsn, 'select id, tls_fingerprint from serve_replicas order by id');
+  const store = () => ['--store', 'postgres', '--dsn', dep.dsn];
+  const args = (cert: string, key: string) =>
+    ['--data-dir', tempDir(), '--listen', '127.0.0.1:0', '--grpc-listen', '127.0.0.1:0', ...store(), '--tls-cert', cert, '--tls-key', key];
+  const registered = () =>
+    pgQuery<{ id: string; tls_fingerprint: string }>(dep.dsn, 'select id, tls_fingerprint from serve_replicas order by id');
 
   test('another certificate than the live replica’s: exit 2, naming both fingerprints and the override', async () => {
     const refused = await runServeExpectingExit(args(otherCert, otherKey), { SERVICE_AUDIT_KEY_FILE: dep.keyFile }, 60_000);
@@ -56,7 +59,8 @@ describe('one TLS certificate for replicas', { skip }, () => {
   });
 
   test('SERVICE_TLS_ROLLING_CHANGE=1: a replica with the new certificate starts (a rolling change)', async () => {
-    const rolled = await startServer({ timeoutMs: 90_000, args: args(otherCert, otherKey).slice(6), env: { SERVICE_AUDIT_KEY_FILE: dep.keyFile, SERVICE_TLS_ROLLING_CHANGE: '1' } });
+    const env = { SERVICE_AUDIT_KEY_FILE: dep.keyFile, SERVICE_TLS_ROLLING_CHANGE: '1' };
+    const rolled = await startServer({ timeoutMs: 90_000, args: [...store(), '--tls-cert', otherCert, '--tls-key', otherKey], env });
     extra.push(rolled);
     assert.notEqual(rolled.fingerprintSha256, dep.replicas[0]?.fingerprintSha256);
     assert.ok(rolled.logs().some((l) => /SERVICE_TLS_ROLLING_CHANGE=1: starting with a TLS certificate/.test(String(l.msg))));
