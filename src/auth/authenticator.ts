@@ -98,7 +98,7 @@ async function authenticate(runtime: IdentityRuntime, ctx: RequestContext): Prom
       'www-authenticate': 'Bearer realm="svc", error="invalid_token"',
     });
   if (runtime.limiter.enabled) {
-    const d = runtime.limiter.take(principal.actor);
+    const d = await runtime.limiter.take(principal.actor);
     const headers = rateLimitHeaders(d);
     if (!d.allowed) throw new ApiError('rate_limited', `rate limited: retry in ${d.resetSeconds} s`, headers);
     Object.assign(ctx.responseHeaders, headers);

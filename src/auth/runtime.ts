@@ -11,6 +11,7 @@ import type { Database } from '../store/schema.js';
 import { LoginLockout, type LockoutOptions } from './lockout.js';
 import { SharedLoginLockout, type Lockout } from './lockout-shared.js';
 import { RateLimiter, RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './rate-limit.js';
+import { SharedRateLimiter, type Limiter } from './rate-limit-shared.js';
 import { nonePdp, type PolicyDecisionPoint } from './pdp.js';
 import { permissionCatalog, type PermissionRule } from './roles.js';
 import type { Principal } from './principal.js';
@@ -54,6 +55,10 @@ export interface IdentityOptions {
    * count failed logins in the store, for every replica on it (Postgres; docs/scale-out.md); default: when the store has concurrent writers
    */
   sharedLockout?: boolean;
+  /** one token bucket per principal for every replica on the store (Postgres; docs/scale-out.md); default: as sharedLockout */
+  sharedRateLimit?: boolean;
+  /** a shared rate-limit reservation failed; the replica's own bucket answers meanwhile */
+  onRateLimitError?: (err: unknown) => void;
 }
 
 interface CachedCredential {
@@ -68,7 +73,7 @@ export class IdentityRuntime {
   readonly store: Store;
   readonly dataDir: string;
   readonly lockout: Lockout;
-  readonly limiter: RateLimiter;
+  readonly limiter: Limiter;
   readonly pdp: PolicyDecisionPoint;
   readonly catalog: PermissionRule[];
   readonly orgCreatedHooks: OrgCreatedHook[] = [];
@@ -89,7 +94,13 @@ export class IdentityRuntime {
     this.lockout = shared
       ? new SharedLoginLockout(opts.store, { now: this.now, ...opts.lockout })
       : new LoginLockout({ now: this.now, ...opts.lockout });
-    this.limiter = new RateLimiter({ now: this.now, ...opts.rateLimit });
+    this.limiter = (opts.sharedRateLimit ?? shared)
+      ? new SharedRateLimiter(opts.store, {
+          now: this.now,
+          ...opts.rateLimit,
+          ...(opts.onRateLimitError ? { onError: opts.onRateLimitError } : {}),
+        })
+      : new RateLimiter({ now: this.now, ...opts.rateLimit });
     this.pdp = opts.pdp ?? nonePdp;
     this.catalog = permissionCatalog(opts.routes);
     this.passwordParams = opts.passwordParams ?? PASSWORD_PARAMS;

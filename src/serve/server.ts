@@ -33,6 +33,7 @@ import { AuditExporter, exportSourceFor } from '../core/audit-export/exporter.js
 import { ed25519Engine } from '../ledger/ed25519-engine.js';
 import { auditScopeAround } from './audit-scope.js';
 import { holdDataDirShared } from './data-dir-lock.js';
+import { joinReplicas, tlsRollingChangeFromEnv } from './replica-registry.js';
 
 export interface RunningServer {
   httpPort: number;
@@ -53,10 +54,10 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     { engine },
     engine === 'uws-native'
       ? 'http engine: native uWebSockets.js'
-      : 'http engine: uws-fallback (slow pure-Node engine; the native binary did not load)',
+      : 'http engine: uws-fallback (slow pure-Node ' + 'engine; the native binary did not load)',
   );
   if (engine !== 'uws-native')
-    log.warn({ engine }, 'the native uWebSockets.js binary did not load: performance is degraded and TLS is unavailable');
+    log.warn({ engine }, 'the native uWebSockets.js binary did not load: ' + 'performance is degraded and TLS is unavailable');
   // Throws when SERVICE_CRYPTO_ENGINE=libsodium and libsodium does not load (a startup failure, exit 1).
   const crypto = ed25519Engine();
   if (crypto.reason === undefined) log.info({ crypto_engine: crypto.name }, 'ed25519 engine: libsodium');
@@ -90,7 +91,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
   } else {
     log.warn(
       { listen: config.listen, grpc_listen: config.grpcListen },
-      'running with --insecure: plaintext HTTP and gRPC on loopback only; never use this beyond development',
+      'running with --insecure: plaintext HTTP and gRPC ' + 'on loopback only; never use this beyond development',
     );
   }
 
@@ -115,6 +116,10 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     stops.push(() => store.close());
     const migrated = await store.migrate();
     log.info({ backend: store.backend, applied: migrated.applied, schema_version: migrated.current }, 'store ready');
+    // Replicas on one database serve one certificate (docs/scale-out.md); a different one refuses to start.
+    const allowTlsChange = tlsRollingChangeFromEnv(process.env);
+    const leave = await joinReplicas(store, { dataDir: config.dataDir, fingerprint: tls?.fingerprintSha256, allowTlsChange, log });
+    if (leave) stops.push(leave);
     // The durable ledger: keyring in the data dir, signing pool, group-commit pipeline, checkpoint timer.
     const ledger = await LedgerService.open({
       store,
@@ -126,7 +131,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     stops.push(() => ledger.close());
     log.info(
       { key_id: ledger.keyring.active.keyId, algorithm: ledger.keyring.active.algorithm, threads: ledger.pool?.threads ?? 0 },
-      'audit ledger ready',
+      'audit ' + 'ledger ready',
     );
 
     const auditExport = new AuditExporter({
@@ -155,6 +160,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       pdp: await selectPdp(pdpConfigFromEnv(), log),
       rateLimit: rateLimitFromEnv(process.env),
       tokenDefaultTtlMs: config.tokenDefaultTtlMs,
+      onRateLimitError: throttledWarn(log, 'shared rate limit unavailable: this replica counts alone until the database answers'),
     });
     // Replicas on one Postgres database empty each other's credential caches (docs/scale-out.md).
     const unlink = await shareInvalidations(identity, store, config.dsn, log);
@@ -270,7 +276,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
         mtls: Boolean(clientCaPem),
         services: grpc.services,
       },
-      'grpc listening',
+      'grpc ' + 'listening',
     );
 
     let stopping: Promise<void> | undefined;
@@ -295,6 +301,16 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     await stopAll();
     throw err;
   }
+}
+
+/** A warning at most once a minute (a failing dependency would otherwise log once per request). */
+function throttledWarn(log: Logger, msg: string): (err: unknown) => void {
+  let last = 0;
+  return (err) => {
+    if (Date.now() - last < 60_000) return;
+    last = Date.now();
+    log.warn({ err }, msg);
+  };
 }
 
 /** Probes may come every second from several balancers: answer from a 1 s cache. */

@@ -1,5 +1,5 @@
 /**
- * Kysely table types of the state several `svc serve` replicas share on one database (migration 27;
+ * Kysely table types of the state several `svc serve` replicas share on one database (migrations 27 and 31;
  * docs/scale-out.md); merged into `Database` in schema.ts. Every table is global (no tenant).
  * On SQLite the tables exist (one schema for both backends) but a single process holds the file,
  * so the keyring, setup token and counters stay in the data directory and in memory there.
@@ -32,18 +32,43 @@ export interface LoginFailuresTable {
   at_ms: ColumnType<number | string, number, number>;
 }
 
+/** `rate_limit_buckets` (migration 31): the deployment's token bucket per principal; replicas reserve tokens from it in chunks. */
+export interface RateLimitBucketsTable {
+  /** the principal (`Principal.actor`) */
+  key: string;
+  tokens: number;
+  /** database clock (ms since epoch) when `tokens` was last refilled */
+  at_ms: ColumnType<number | string, number, number>;
+  /** tokens handed to the last reservation */
+  granted: number;
+}
+
+/** `serve_replicas` (migration 31): one row per running replica, refreshed while it runs, deleted when it stops. */
+export interface ServeReplicasTable {
+  /** `<host>:<data dir>` */
+  id: string;
+  /** SHA-256 of the served certificate (colon-separated upper-case hex), null with --insecure */
+  tls_fingerprint: string | null;
+  started_at: string;
+  seen_at_ms: ColumnType<number | string, number, number>;
+}
+
 export interface ReplicaTables {
   audit_keyring: AuditKeyringTable;
   setup_tokens: SetupTokensTable;
   login_failures: LoginFailuresTable;
+  rate_limit_buckets: RateLimitBucketsTable;
+  serve_replicas: ServeReplicasTable;
 }
 
 export const REPLICA_TENANT_TABLES = [] as const;
-export const REPLICA_GLOBAL_TABLES = ['audit_keyring', 'setup_tokens', 'login_failures'] as const;
+export const REPLICA_GLOBAL_TABLES = ['audit_keyring', 'setup_tokens', 'login_failures', 'rate_limit_buckets', 'serve_replicas'] as const;
 
 /** Privileges of the app role (postgres-roles.ts). The keyring row is written at first start and by rotation. */
 export const REPLICA_APP_ROLE_GRANTS = {
   audit_keyring: ['select', 'insert', 'update'],
   setup_tokens: ['select', 'insert', 'update', 'delete'],
   login_failures: ['select', 'insert', 'delete'],
+  rate_limit_buckets: ['select', 'insert', 'update', 'delete'],
+  serve_replicas: ['select', 'insert', 'update', 'delete'],
 } as const satisfies Record<keyof ReplicaTables, readonly ('select' | 'insert' | 'update' | 'delete')[]>;

@@ -27,7 +27,12 @@ export class ServeCommand extends Command {
       listens on the HTTP or gRPC port, on that address or a wildcard one, startup fails with exit 1 and
       a message naming the address (\`cannot listen on HOST:PORT\`, \`cannot listen for gRPC on HOST:PORT\`).
 
-      Exit codes: 0 after a clean shutdown, 2 when the configuration is refused, 1 on any other startup failure.
+      Replicas on one Postgres database (docs/scale-out.md) must serve one certificate: a replica whose certificate
+      differs from a live replica's refuses to start (exit 2) unless \`SERVICE_TLS_ROLLING_CHANGE=1\` (a certificate
+      change made replica by replica); one whose audit key is not the deployment's active key refuses with exit 5.
+
+      Exit codes: 0 after a clean shutdown, 2 when the configuration is refused, 5 when the audit key is not the
+      deployment's, 1 on any other startup failure.
     `,
     examples: [
       ['Start on the defaults (SQLite, TLS, loopback)', '$0 serve'],
@@ -98,7 +103,10 @@ export class ServeCommand extends Command {
       // The reason must reach the operator even if the async log stream could not flush in time.
       writeSync(2, `svc serve: startup failed: ${(err as Error).message}\n`);
       // A replica whose audit key is not the deployment's active key (docs/scale-out.md): a conflict, exit 5.
-      return (err as { code?: string }).code === 'key_not_active' ? 5 : 1;
+      const code = (err as { code?: string }).code;
+      if (code === 'key_not_active') return 5;
+      // A replica whose TLS certificate differs from the live replicas': refused configuration, exit 2.
+      return code === 'tls_mismatch' ? 2 : 1;
     }
     return new Promise<number>((resolve) => {
       let signals = 0;

@@ -28,6 +28,7 @@ import { POSTGRES_MIGRATION_028_CLAUDE_POLICY } from './migrations/postgres-028-
 import { POSTGRES_MIGRATION_027_REPLICAS } from './migrations/postgres-027-replicas.js';
 import { POSTGRES_MIGRATION_029_LEDGER_ERASURE } from './migrations/postgres-029-ledger-erasure.js';
 import { POSTGRES_MIGRATION_030_EGRESS_FENCE } from './migrations/postgres-030-egress-fence.js';
+import { POSTGRES_MIGRATION_031_REPLICA_LIMITS } from './migrations/postgres-031-replica-limits.js';
 import { POSTGRES_MIGRATION_026_CONNECTORS } from './migrations/postgres-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
@@ -105,4 +106,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_029_LEDGER_ERASURE,
   ...POSTGRES_MIGRATION_026_CONNECTORS,
   ...POSTGRES_MIGRATION_030_EGRESS_FENCE,
+  ...POSTGRES_MIGRATION_031_REPLICA_LIMITS,
 ];
