@@ -65,3 +65,55 @@ export function client(server: TestServer, token: string, tenant?: string) {
 }
 
 export { setupAndLogin };
+
+/** A JSON call as one principal; `raw` sends a body as given (malformed JSON and the like). */
+export type Send = (token: string, method: string, p: string, body?: unknown, tenantId?: string, raw?: string) => ReturnType<typeof call>;
+
+/** A module's HTTPS deployment: `svc serve` on one backend, tenant Acme with its owner (the superadmin), people, a second tenant. */
+export interface ModuleDeployment {
+  server: TestServer;
+  tenant: string;
+  otherTenant: string;
+  /** session tokens: `owner`, then one per person asked for, by role name */
+  tokens: Record<string, string>;
+  /** `send(token, method, path, body?, tenant = Acme, raw?)` */
+  send: Send;
+  login(email: string, password: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export const MODULE_OWNER = { email: 'owner@example.test', password: 'owner password 123' };
+
+/**
+ * Starts the deployment the module HTTP tests share: setup (Acme, its owner), one user per entry of
+ * `people` (name → role, password 'a long enough password', e-mail `<name>@example.test`) logged in,
+ * and an organization `Other` for the wrong-tenant cases. Rate limits are off.
+ */
+export async function moduleDeployment(b: ServeBackend, people: Record<string, string> = {}, opts: StartOptions = {}): Promise<ModuleDeployment> {
+  const server = await b.start({ timeoutMs: 120_000, ...opts, env: { SERVICE_RATE_LIMIT_RPS: '0', ...opts.env } });
+  const { tenant, token: owner } = await setupAndLogin(server, MODULE_OWNER);
+  const send: Send = (token, method, p, body, tenantId = tenant, raw) =>
+    call(server, method, p, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-service-tenant': tenantId,
+        ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  const login = async (email: string, password: string): Promise<string> => {
+    const res = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json' } });
+    if (res.status !== 200) throw new Error(`login ${email} answered ${res.status}: ${res.text}`);
+    return res.json().token as string;
+  };
+  const tokens: Record<string, string> = { owner };
+  for (const [name, role] of Object.entries(people)) {
+    const email = `${name}@example.test`;
+    const made = await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role });
+    if (made.status !== 201) throw new Error(`creating ${email} answered ${made.status}: ${made.text}`);
+    tokens[name] = await login(email, 'a long enough password');
+  }
+  const other = await send(owner, 'POST', '/v1/system/orgs', { name: 'Other' });
+  if (other.status !== 201) throw new Error(`creating the second tenant answered ${other.status}: ${other.text}`);
+  return { server, tenant, otherTenant: other.json().id as string, tokens, send, login, stop: () => server.stop().then(() => undefined) };
+}

@@ -7,15 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { call, startServer, type TestServer } from '../../helpers/server.js';
-import { testStores } from '../../helpers/stores.js';
-import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
+import type { TestServer } from '../../helpers/server.js';
+import { moduleDeployment, serveBackends, type Send } from '../../helpers/serve-stores.js';
 
 const C = '/v1/m/capabilities/configs';
 const SECRET_VALUE = 'ghp_SUPERSECRETVALUE1234567890abcdef';
 
-for (const b of await testStores()) {
-  let dropDb: (() => Promise<void>) | undefined;
+for (const b of await serveBackends()) {
   let server: TestServer;
   let owner: string;
   let editor: string;
@@ -23,15 +21,7 @@ for (const b of await testStores()) {
   let tenant: string;
   let otherTenant: string;
 
-  const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
-    call(server, method, p, {
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-service-tenant': tenantId,
-        ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+  let send: Send;
 
   async function ledger(action: string): Promise<Array<{ action: string; meta: string; target_id: string }>> {
     const res = await send(owner, 'GET', `/v1/audit?limit=1000`);
@@ -41,37 +31,16 @@ for (const b of await testStores()) {
 
   describe(`${b.backend}: capabilities configurations over HTTPS`, { skip: b.skip }, () => {
     before(async () => {
-      let args: string[] = [];
-      if (b.backend === 'postgres') {
-        const pg = await pgTestDsn();
-        const db = await createTempDatabase(pg.dsn as string);
-        dropDb = db.drop;
-        args = ['--store', 'postgres', '--dsn', db.dsn];
-      }
-      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 120_000 });
-      const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
-      const json = { 'content-type': 'application/json' };
-      const setup = await call(server, 'POST', '/v1/setup', {
-        body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }),
-        headers: json,
-      });
-      assert.equal(setup.status, 201, setup.text);
-      tenant = setup.json().organization.id;
-      const login = async (email: string, password: string) =>
-        (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
-      owner = await login('owner@example.test', 'owner password 123');
-      for (const [email, role] of [['editor@example.test', 'editor'], ['viewer@example.test', 'viewer']]) {
-        assert.equal((await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role })).status, 201);
-      }
-      editor = await login('editor@example.test', 'a long enough password');
-      viewer = await login('viewer@example.test', 'a long enough password');
-      otherTenant = (await send(owner, 'POST', '/v1/system/orgs', { name: 'Other' })).json().id;
+      const d = await moduleDeployment(b, { editor: 'editor', viewer: 'viewer' });
+      ({ server, tenant, otherTenant, send } = d);
+      owner = d.tokens['owner']!;
+      editor = d.tokens['editor']!;
+      viewer = d.tokens['viewer']!;
       for (const name of ['github-mcp', 'jira-mcp'])
         assert.equal((await send(owner, 'PUT', '/v1/console/secrets', { name, value: SECRET_VALUE })).status, 200);
     });
     after(async () => {
       await server?.stop();
-      await dropDb?.();
     });
 
     it(

@@ -10,9 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, startServer, tempDir, type TestServer } from '../../helpers/server.js';
-import { testStores } from '../../helpers/stores.js';
-import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
+import { tempDir, type TestServer } from '../../helpers/server.js';
+import { moduleDeployment, serveBackends, type Send } from '../../helpers/serve-stores.js';
 
 const CP = '/v1/m/claude-policy';
 
@@ -23,23 +22,14 @@ export const SETTINGS = {
   apiKeyHelper: '/usr/local/bin/fetch-key',
 };
 
-for (const b of await testStores()) {
-  let dropDb: (() => Promise<void>) | undefined;
+for (const b of await serveBackends()) {
   let server: TestServer;
   let owner: string;
   let editor: string;
   let tenant: string;
   let otherTenant: string;
 
-  const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
-    call(server, method, p, {
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-service-tenant': tenantId,
-        ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+  let send: Send;
 
   async function ledger(action: string): Promise<Array<{ action: string; meta: string; target_id: string }>> {
     const res = await send(owner, 'GET', `/v1/audit?limit=1000`);
@@ -49,36 +39,13 @@ for (const b of await testStores()) {
 
   describe(`${b.backend}: claude-policy over HTTPS`, { skip: b.skip }, () => {
     before(async () => {
-      let args: string[] = [];
-      if (b.backend === 'postgres') {
-        const pg = await pgTestDsn();
-        const db = await createTempDatabase(pg.dsn as string);
-        dropDb = db.drop;
-        args = ['--store', 'postgres', '--dsn', db.dsn];
-      }
-      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 120_000 });
-      const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
-      const json = { 'content-type': 'application/json' };
-      const setup = await call(server, 'POST', '/v1/setup', {
-        body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }),
-        headers: json,
-      });
-      assert.equal(setup.status, 201, setup.text);
-      tenant = setup.json().organization.id;
-      const login = async (email: string, password: string) =>
-        (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
-      owner = await login('owner@example.test', 'owner password 123');
-      assert.equal(
-        (await send(owner, 'POST', '/v1/users', { email: 'editor@example.test', password: 'a long enough password', role: 'editor' }))
-          .status,
-        201,
-      );
-      editor = await login('editor@example.test', 'a long enough password');
-      otherTenant = (await send(owner, 'POST', '/v1/system/orgs', { name: 'Other' })).json().id;
+      const d = await moduleDeployment(b, { editor: 'editor' });
+      ({ server, tenant, otherTenant, send } = d);
+      owner = d.tokens['owner']!;
+      editor = d.tokens['editor']!;
     });
     after(async () => {
       await server?.stop();
-      await dropDb?.();
     });
 
     it(
