@@ -89,7 +89,11 @@ export const MODULE_OWNER = { email: 'owner@example.test', password: 'owner pass
  * `people` (name → role, password 'a long enough password', e-mail `<name>@example.test`) logged in,
  * and an organization `Other` for the wrong-tenant cases. Rate limits are off.
  */
-export async function moduleDeployment(b: ServeBackend, people: Record<string, string> = {}, opts: StartOptions = {}): Promise<ModuleDeployment> {
+export async function moduleDeployment(
+  b: ServeBackend,
+  people: Record<string, string> = {},
+  opts: StartOptions = {},
+): Promise<ModuleDeployment> {
   const server = await b.start({ timeoutMs: 120_000, ...opts, env: { SERVICE_RATE_LIMIT_RPS: '0', ...opts.env } });
   const { tenant, token: owner } = await setupAndLogin(server, MODULE_OWNER);
   const send: Send = (token, method, p, body, tenantId = tenant, raw) =>
@@ -102,7 +106,10 @@ export async function moduleDeployment(b: ServeBackend, people: Record<string, s
       ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
   const login = async (email: string, password: string): Promise<string> => {
-    const res = await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json' } });
+    const res = await call(server, 'POST', '/v1/auth/login', {
+      body: JSON.stringify({ email, password }),
+      headers: { 'content-type': 'application/json' },
+    });
     if (res.status !== 200) throw new Error(`login ${email} answered ${res.status}: ${res.text}`);
     return res.json().token as string;
   };
