@@ -6,7 +6,8 @@
  * 202 `pending_approval` until an approved approval id is presented.
  *
  * Every step appends a ledger record and a custody event that names that record's seq and hash and
- * the people involved; `hold.placed`, `hold.released`, `erasure.completed` go on the bus after commit.
+ * the people involved; `hold.placed`, `hold.released`, `erasure.completed` are written to the event log
+ * in the transaction of their change and announced after its commit.
  */
 import type { Transaction } from 'kysely';
 import { ApiError, errors } from '../../contract/errors.js';
@@ -86,7 +87,7 @@ async function readHold(tx: Tx, tenant: string, id: string): Promise<Hold> {
 
 export interface HoldInput { scope?: HoldScope; subject_kind?: string; subject_ref?: string; data_class?: string; matter: string; reason: string; title?: string; on_behalf_of?: string }
 
-/** Places a hold: `active` at once, custody chain started, `hold.placed` on the bus. */
+/** Places a hold: `active` at once, custody chain started, `hold.placed` in the event log with it. */
 export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
   const tenant = tenantOf(ctx);
   const me = who(ctx);
@@ -101,12 +102,15 @@ export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
     matter: input.matter, reason: input.reason, title: input.title ?? '', on_behalf_of: input.on_behalf_of ?? '', status: 'active', placed_by: me,
     released_by: null, release_approval_id: null, released_at: null, created_at: now, updated_at: now,
   };
-  await ctx.services.store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    await tx.insertInto('cmp_holds').values(hold).execute();
-  });
+  const placed = { type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`, data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class, matter: hold.matter } };
+  await ctx.services.events.withEvents((emit) =>
+    ctx.services.store.withTenant(tenant, async (tx) => {
+      await assertTenantWritable(tx, tenant);
+      await tx.insertInto('cmp_holds').values(hold).execute();
+      await emit(placed, tx);
+    }),
+  );
   await step(ctx, 'hold', hold.id, 'placed', 'compliance.hold.place', [me], null, { scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class, matter: hold.matter, reason: hold.reason });
-  ctx.services.events.publish([{ type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`, data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class, matter: hold.matter } }]);
   return hold;
 }
 
@@ -178,16 +182,18 @@ export async function releaseHold(ctx: Ctx, id: string, input: { approval_id?: s
   }
   const approval = gate.consumed;
   const now = nowTimestamp();
-  const released = await ctx.services.store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    const res = await tx.updateTable('cmp_holds').set({ status: 'released', released_by: me, release_approval_id: approval.id, released_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the legal hold is already released');
-    return readHold(tx, tenant, id);
-  });
+  const released = await ctx.services.events.withEvents((emit) =>
+    ctx.services.store.withTenant(tenant, async (tx) => {
+      await assertTenantWritable(tx, tenant);
+      const res = await tx.updateTable('cmp_holds').set({ status: 'released', released_by: me, release_approval_id: approval.id, released_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the legal hold is already released');
+      await emit({ type: 'hold.released', tenant, subject: `legal_hold/${id}`, data: { id, approval_id: approval.id, released_by: me } }, tx);
+      return readHold(tx, tenant, id);
+    }),
+  );
   const people = await approvers(ctx, approval.id);
   await step(ctx, 'hold', id, 'approved', 'compliance.hold.release_approve', [approval.requested_by, ...people], approval.id, { approvals: approval.approvals, quorum: approval.quorum, plan_hash: approval.plan_hash });
   await step(ctx, 'hold', id, 'released', 'compliance.hold.release', [me], approval.id, { reason: input.reason ?? '' });
-  ctx.services.events.publish([{ type: 'hold.released', tenant, subject: `legal_hold/${id}`, data: { id, approval_id: approval.id, released_by: me } }]);
   return { hold: released };
 }
 
@@ -302,11 +308,14 @@ export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?
   const now = nowTimestamp();
   // The request keeps the subject id and the SHA-256 of each alias; the aliases themselves were personal data.
   const aliases = e.aliases.map(aliasDigest);
-  const done = await store.withTenant(tenant, async (tx) => {
-    const res = await tx.updateTable('cmp_erasures').set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '!=', 'completed').executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
-    return readErasure(tx, tenant, id);
-  });
+  const done = await ctx.services.events.withEvents((emit) =>
+    store.withTenant(tenant, async (tx) => {
+      const res = await tx.updateTable('cmp_erasures').set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now }).where('tenant_id', '=', tenant).where('id', '=', id).where('status', '!=', 'completed').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
+      await emit({ type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } }, tx);
+      return readErasure(tx, tenant, id);
+    }),
+  );
   const ev = await step(ctx, 'erasure', id, 'completed', 'compliance.erasure.execute', [me, approval.requested_by, ...people], approval.id, { approvals: approval.approvals, quorum: approval.quorum, plan_hash: approval.plan_hash, erased });
   const receipt: Receipt = {
     erasure_id: id, case_ref: e.case_ref, subject_kind: e.subject_kind, subject_ref: e.subject_ref, aliases, approval_id: approval.id, approvers: people,
@@ -315,7 +324,6 @@ export async function executeErasure(ctx: Ctx, id: string, input: { approval_id?
   await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services));
   await store.withTenant(tenant, (tx) => tx.updateTable('cmp_erasures').set({ receipt: JSON.stringify(receipt) }).where('tenant_id', '=', tenant).where('id', '=', id).execute());
   await reclaimAfterErasure(store, [], erasureOffload(ctx.services));
-  ctx.services.events.publish([{ type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } }]);
   return { erasure: toErasure(done) };
 }
 

@@ -69,9 +69,13 @@ export const pepRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);
-      const ks = await engageKillSwitch(ctx.services.store, tenant, scope, ctx.body.reason ?? '', ctx.principal?.actor ?? 'system');
+      // Recorded with the switch's row; engaging a switch already engaged changes nothing and records nothing.
+      const ks = await ctx.services.events.withEvents((emit) =>
+        engageKillSwitch(ctx.services.store, tenant, scope, ctx.body.reason ?? '', ctx.principal?.actor ?? 'system', (tx, k) =>
+          emit({ type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: k.reason } }, tx),
+        ),
+      );
       await auditEvent(ctx, 'pep.killswitch.engage', { kind: 'kill_switch', id: scope }, { reason: ks.reason });
-      ctx.services.events.publish([{ type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: ks.reason } }]);
       return reply.json(ks, 201);
     },
   }),
@@ -81,9 +85,10 @@ export const pepRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);
-      await releaseKillSwitch(ctx.services.store, tenant, scope);
+      await ctx.services.events.withEvents((emit) =>
+        releaseKillSwitch(ctx.services.store, tenant, scope, (tx) => emit({ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }, tx)),
+      );
       await auditEvent(ctx, 'pep.killswitch.release', { kind: 'kill_switch', id: scope });
-      ctx.services.events.publish([{ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }]);
       return reply.empty(204);
     },
   }),

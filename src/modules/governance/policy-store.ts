@@ -13,6 +13,8 @@
  */
 import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { assertTenantWritable, isUniqueViolation } from '../../core/agents/scope.js';
 import { compilePolicies, type CompiledPolicySet } from './policy-engine.js';
@@ -69,7 +71,13 @@ async function activeRevision(tx: Parameters<Parameters<Store['withTenant']>[1]>
  * Checks (by default: compiles as Cedar), signs and stores a new revision and makes it active,
  * atomically. `check` throws to refuse; the claude-policy module passes its own for JSON surfaces.
  */
-export async function publishRevision(store: Store, dataDir: string, tenant: string, input: { surface: string; content: string; note?: string; actor: string; check?: (content: string) => unknown }): Promise<PolicyRevision> {
+export async function publishRevision(
+  store: Store,
+  dataDir: string,
+  tenant: string,
+  input: { surface: string; content: string; note?: string; actor: string; check?: (content: string) => unknown },
+  inTx?: (tx: Transaction<Database>, rev: PolicyRevision) => Promise<void> | void,
+): Promise<PolicyRevision> {
   (input.check ?? compiledFor)(input.content);
   const signer = await policySigner(dataDir);
   const artifact = Buffer.from(input.content, 'utf8');
@@ -84,7 +92,9 @@ export async function publishRevision(store: Store, dataDir: string, tenant: str
       };
       await tx.insertInto('gov_policy_revisions').values({ ...row, tenant_id: tenant, revision: Number(row.revision) }).execute();
       await setActive(tx, tenant, input.surface, Number(row.revision), now);
-      return toRevision(row, Number(row.revision));
+      const rev = toRevision(row, Number(row.revision));
+      await inTx?.(tx, rev);
+      return rev;
     })
     .catch((err: unknown) => {
       // Two publishers raced for the same number: the loser retries nothing and says so.
@@ -101,7 +111,13 @@ async function setActive(tx: Parameters<Parameters<Store['withTenant']>[1]>[0], 
 }
 
 /** Makes an earlier (or any stored) revision active again; its content must still compile. */
-export async function rollbackRevision(store: Store, tenant: string, surface: string, revision: number): Promise<{ from: number | null; to: PolicyRevision }> {
+export async function rollbackRevision(
+  store: Store,
+  tenant: string,
+  surface: string,
+  revision: number,
+  inTx?: (tx: Transaction<Database>, out: { from: number | null; to: PolicyRevision }) => Promise<void> | void,
+): Promise<{ from: number | null; to: PolicyRevision }> {
   const out = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const row = (await tx.selectFrom('gov_policy_revisions').select(['surface', 'revision', 'content', 'note', 'sha256', 'key_fingerprint', 'signature', 'created_by', 'created_at']).where('tenant_id', '=', tenant).where('surface', '=', surface).where('revision', '=', revision).executeTakeFirst()) as Row | undefined;
@@ -109,7 +125,9 @@ export async function rollbackRevision(store: Store, tenant: string, surface: st
     compiledFor(row.content);
     const from = await activeRevision(tx, tenant, surface);
     await setActive(tx, tenant, surface, revision, nowTimestamp());
-    return { from, to: toRevision(row, revision) };
+    const out = { from, to: toRevision(row, revision) };
+    await inTx?.(tx, out);
+    return out;
   });
   forget(tenant, surface);
   return out;

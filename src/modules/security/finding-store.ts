@@ -212,11 +212,16 @@ interface Derived {
   refs: LedgerRef[];
 }
 
+/** Runs inside a findings change's transaction with what it changed (the durable event log). */
+export type FindingsInTx<T> = (tx: Tx, out: T) => Promise<void> | void;
+
 /** Folds reports into findings in a transaction of their own (refused in a suspended tenant). */
-export function upsertReports(store: Store, tenant: string, source: FindingSource, reports: readonly FindingReport[], actor: string): Promise<UpsertOutcome> {
+export function upsertReports(store: Store, tenant: string, source: FindingSource, reports: readonly FindingReport[], actor: string, inTx?: FindingsInTx<UpsertOutcome>): Promise<UpsertOutcome> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    return upsertReportsInTx(tx, tenant, source, reports, actor);
+    const out = await upsertReportsInTx(tx, tenant, source, reports, actor);
+    await inTx?.(tx, out);
+    return out;
   });
 }
 
@@ -253,7 +258,14 @@ export async function listFindings(store: Store, tenant: string, f: FindingFilte
 }
 
 /** Sets a finding's status and note; `version`, when given, must be current (409 otherwise). */
-export async function triageFinding(store: Store, tenant: string, id: string, change: { status: FindingStatus; note?: string; version?: number }, actor: string): Promise<{ finding: Finding; previous: FindingStatus }> {
+export async function triageFinding(
+  store: Store,
+  tenant: string,
+  id: string,
+  change: { status: FindingStatus; note?: string; version?: number },
+  actor: string,
+  inTx?: FindingsInTx<{ finding: Finding; previous: FindingStatus }>,
+): Promise<{ finding: Finding; previous: FindingStatus }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const cur = await tx.selectFrom('security_findings').selectAll().where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
@@ -263,7 +275,9 @@ export async function triageFinding(store: Store, tenant: string, id: string, ch
     const next = { status: change.status, status_by: actor, status_note: change.note ?? '', status_at: now, version: Number(cur.version) + 1, updated_at: now };
     const res = await tx.updateTable('security_findings').set(next).where('tenant_id', '=', tenant).where('id', '=', id).where('version', '=', Number(cur.version)).executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the finding changed meanwhile; read it again');
-    return { finding: toFinding({ ...cur, ...next }), previous: cur.status as FindingStatus };
+    const out = { finding: toFinding({ ...cur, ...next }), previous: cur.status as FindingStatus };
+    await inTx?.(tx, out);
+    return out;
   });
 }
 

@@ -13,7 +13,7 @@ import type { RequestContext } from '../../http/context.js';
 import { reply } from '../../http/reply.js';
 import { SARIF_CONTENT_TYPE } from '../../encoders/sarif.js';
 import { getFindingRow, listFindings, toFinding, triageFinding, upsertReports, type FindingFilter } from './finding-store.js';
-import { announce } from './events.js';
+import { findingEvents } from './events.js';
 import { catchUpCollector, evaluateTenant } from './runner.js';
 import { countExport, exportCapFromEnv, sarifChunks, sarifRunner, type ExportPlan } from './sarif-export.js';
 import { naturalKey } from './model.js';
@@ -92,9 +92,10 @@ export const securityRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       for (const r of ctx.body.findings) if (r.region?.end_line !== undefined && r.region.end_line < r.region.start_line) throw errors.badRequest('region.end_line is before region.start_line');
-      const out = await upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx));
+      const out = await ctx.services.events.withEvents((emit) =>
+        upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx), (tx, o) => emit(findingEvents(tenant, o.reported), tx)),
+      );
       await auditEvent(ctx, 'security.findings.report', { kind: 'security_findings', id: '' }, { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated });
-      announce(ctx.services, tenant, out.reported);
       // Ids in request order: a report's finding is the one with its natural key.
       return { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated, ids: ctx.body.findings.map((r) => out.ids.get(naturalKey(r)) ?? '') };
     },
@@ -172,9 +173,10 @@ export const securityRoutes: AnyRoute[] = [
     response: Finding,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
-      const { finding, previous } = await triageFinding(ctx.services.store, tenant, ctx.params.id, ctx.body, actor(ctx));
+      const { finding, previous } = await ctx.services.events.withEvents((emit) =>
+        triageFinding(ctx.services.store, tenant, ctx.params.id, ctx.body, actor(ctx), (tx, o) => emit(findingEvents(tenant, [], [o]), tx)),
+      );
       await auditEvent(ctx, 'security.finding.triage', { kind: 'finding', id: finding.id }, { status: finding.status, previous_status: previous, note: finding.status_note, version: finding.version });
-      announce(ctx.services, tenant, [], [{ finding, previous }]);
       return finding;
     },
   }),

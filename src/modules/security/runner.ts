@@ -4,14 +4,14 @@
  * demand (`POST …/findings/evaluate`), shortly after the access graph changes (`edge.observed`, and
  * agent changes, on the bus), and on a periodic sweep of every active tenant
  * (`SERVICE_FINDINGS_EVALUATE_INTERVAL_S`, default 300; 0 turns the sweep off). Runs of one tenant
- * are serialised in this process; every run that changed something appends one ledger record and
- * publishes its events after its transaction committed.
+ * are serialised in this process; every run that changed something appends one ledger record; its
+ * events are written to the event log in its transaction and announced after the commit.
  */
 import type { Logger } from 'pino';
 import type { Services } from '../../serve/services.js';
 import { syncCollectorFindings } from './collector-sync.js';
 import { DEFAULT_DETECTOR_BOUNDS, evaluateDetectors } from './detectors.js';
-import { announce, auditSystem } from './events.js';
+import { auditSystem, findingEvents } from './events.js';
 
 const running = new Map<string, Promise<unknown>>();
 
@@ -31,10 +31,9 @@ async function serialised<T>(tenant: string, fn: () => Promise<T>): Promise<T> {
 export async function catchUpCollector(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, log?: Pick<Logger, 'warn'>): Promise<number> {
   try {
     return await serialised(tenant, async () => {
-      const out = await syncCollectorFindings(services.store, tenant);
+      const out = await services.events.withEvents((emit) => syncCollectorFindings(services.store, tenant, Date.now(), (tx, o) => emit(findingEvents(tenant, o.reported), tx)));
       if (out.items === 0) return 0;
       await auditSystem(services, tenant, 'security.findings.collect', { items: out.items, reported: out.reported.length, repeated: out.repeated });
-      announce(services, tenant, out.reported);
       return out.items;
     });
   } catch (err) {
@@ -54,13 +53,14 @@ export interface Requester {
 export async function evaluateTenant(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, who: Requester, log?: Pick<Logger, 'warn'>) {
   const items = await catchUpCollector(services, tenant, log);
   return serialised(tenant, async () => {
-    const out = await evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS);
+    const out = await services.events.withEvents((emit) =>
+      evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS, (tx, o) => emit(findingEvents(tenant, o.reported, o.resolved.map((f) => ({ finding: f, previous: 'open' }))), tx)),
+    );
     const meta = { reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation, ...(who.requestId ? { request_id: who.requestId } : {}) };
     // A request's evaluation is always recorded (it is a mutation route); a background run only when it changed something.
     if (who.actor !== 'system' || out.reported.length + out.resolved.length > 0) {
       await services.audit.append(tenant, { actor: who.actor, actor_kind: who.actorKind, action: 'security.findings.evaluate', target_kind: 'security_findings', target_id: '', meta });
     }
-    announce(services, tenant, out.reported, out.resolved.map((f) => ({ finding: f, previous: 'open' })));
     return { collector: { items }, reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation };
   });
 }
