@@ -10,6 +10,7 @@ import { sql, type Transaction } from 'kysely';
 import { formatTimestamp, nowTimestamp } from '../ledger/time.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import type { SqliteHandle } from '../store/store-types.js';
 import type { BusEvent } from './event-types.js';
 import { ApiError } from '../contract/errors.js';
 import type { RecordHooks } from '../contract/record-hooks.js';
@@ -39,6 +40,35 @@ export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise
     for (let i = 0; i < rows.length; i += 200) await tx.insertInto('events').values(rows.slice(i, i + 200)).execute();
   }
   return out;
+}
+
+const sqliteStatements = new WeakMap<SqliteHandle, { seq: ReturnType<SqliteHandle['prepare']>; row: ReturnType<SqliteHandle['prepare']> }>();
+
+/**
+ * {@link appendEvents} on a SQLite connection inside its write transaction (prepared statements; the
+ * ledger's commit, which is not a Kysely transaction). Sets each event's `sequence`.
+ */
+export function sqliteAppendEvents(db: SqliteHandle, events: readonly BusEvent[]): void {
+  if (events.length === 0) return;
+  let s = sqliteStatements.get(db);
+  if (s === undefined) {
+    s = {
+      seq: db.prepare('insert into event_seqs (tenant_id, last_seq) values (?, ?) on conflict (tenant_id) do update set last_seq = event_seqs.last_seq + excluded.last_seq returning last_seq'),
+      row: db.prepare('insert into events (tenant_id, seq, id, type, source, subject, time, data, traceparent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    };
+    sqliteStatements.set(db, s);
+  }
+  const byTenant = new Map<string, BusEvent[]>();
+  for (const e of events) byTenant.set(e.tenant, [...(byTenant.get(e.tenant) ?? []), e]);
+  const now = nowTimestamp();
+  for (const [tenant, list] of byTenant) {
+    const row = s.seq.get(tenant, list.length) as { last_seq: number | bigint };
+    let seq = Number(row.last_seq) - list.length;
+    for (const e of list) {
+      e.sequence = ++seq;
+      s.row.run(tenant, seq, e.id, e.type, e.source, e.subject, e.time, JSON.stringify(e.data), e.traceparent ?? null, now);
+    }
+  }
 }
 
 type EventRow = Database['events'] extends infer T ? { [K in keyof T]: unknown } : never;
