@@ -9,6 +9,7 @@ import { reply } from '../../http/reply.js';
 import { auditEvent, tenantOf } from '../../core/agents/scope.js';
 import { decodeCursor, pageOf } from '../../core/agents/cursor.js';
 import { cloudEvent, readEvents } from '../../events/event-log.js';
+import { isDurable } from '../../events/event-types.js';
 import { getDelivery, listDeliveries, queueDeliveries, recordFinished, redeliver } from '../../events/delivery/delivery-store.js';
 import { newId } from '../../store/ids.js';
 import { nowTimestamp } from '../../ledger/time.js';
@@ -46,10 +47,10 @@ export const eventingRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${P}/event-types`,
     operationId: 'eventingEventTypes',
-    summary: 'The catalog of event types: type, data schema, stability, and the permission a role needs to receive it',
+    summary: 'The catalog of event types: type, data schema, stability, the permission a role needs to receive it, and whether it is durable',
     permission: 'eventing:event_type:read',
     response: EventTypeList,
-    handler: (ctx) => ({ items: runtimeOf(ctx).catalog.list().map((d) => ({ type: d.type, source: d.source, description: d.description, stability: d.stability, permission: d.permission, schema: d.schema })) }),
+    handler: (ctx) => ({ items: runtimeOf(ctx).catalog.list().map((d) => ({ type: d.type, source: d.source, description: d.description, stability: d.stability, permission: d.permission, schema: d.schema, durable: isDurable(d) })) }),
   }),
   route({
     ...beta,
