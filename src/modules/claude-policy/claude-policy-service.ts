@@ -6,6 +6,8 @@
  */
 import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { getRevision, listRevisions, policySigner, publishRevision, sha256Hex, type PolicyRevision } from '../governance/index.js';
@@ -40,7 +42,13 @@ export async function dryRun(store: Store, tenant: string, surface: Surface, con
 }
 
 /** Validates, signs and stores a new revision (the whole document) and makes it the published one; a document with errors or inline credentials changes nothing (400). */
-export async function publish(store: Store, dataDir: string, tenant: string, input: { surface: Surface; content: string; note: string; actor: string }): Promise<PolicyRevision> {
+export async function publish(
+  store: Store,
+  dataDir: string,
+  tenant: string,
+  input: { surface: Surface; content: string; note: string; actor: string },
+  inTx?: (tx: Transaction<Database>, rev: PolicyRevision) => Promise<void> | void,
+): Promise<PolicyRevision> {
   const v = validateDocument(input.surface, input.content);
   if (!v.valid || v.artifact === null) {
     const creds = v.credentials.length > 0 ? `refused: the document carries ${v.credentials.length} inline credential(s) (${v.credentials.map((c) => c.path).join(', ')}); reference them instead. ` : '';
@@ -51,7 +59,7 @@ export async function publish(store: Store, dataDir: string, tenant: string, inp
     check: (c) => {
       if (!validateDocument(input.surface, c).valid) throw errors.badRequest('the document is not valid');
     },
-  });
+  }, inTx && ((tx, r) => inTx(tx, view(input.surface, r))));
   return view(input.surface, rev);
 }
 
@@ -71,7 +79,13 @@ export async function artifact(store: Store, dataDir: string, tenant: string, su
 }
 
 /** Records what a host holds and answers whether it verifies and is the published revision. */
-export async function checkin(store: Store, dataDir: string, tenant: string, input: { host: string; surface: Surface; bytes: Buffer; signature?: string; actor: string }) {
+export async function checkin(
+  store: Store,
+  dataDir: string,
+  tenant: string,
+  input: { host: string; surface: Surface; bytes: Buffer; signature?: string; actor: string },
+  inTx?: (tx: Transaction<Database>, out: CheckinOutcome) => Promise<void> | void,
+): Promise<CheckinOutcome> {
   const sha = sha256Hex(input.bytes);
   const signer = await policySigner(dataDir);
   const all = await versions(store, tenant, input.surface);
@@ -89,13 +103,20 @@ export async function checkin(store: Store, dataDir: string, tenant: string, inp
   }
   const now = nowTimestamp();
   const row = { tenant_id: tenant, surface: input.surface, host: input.host, sha256: sha, revision: match?.revision ?? null, verified: verified ? 1 : 0, reason, checked_in_by: input.actor, checked_in_at: now };
+  const out: CheckinOutcome = { host: input.host, surface: input.surface, sha256: sha, verified, revision: match?.revision ?? null, published_revision: published?.revision ?? null, current: verified && match?.revision === published?.revision, reason, checked_in_at: now };
   await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const { tenant_id: _t, surface: _s, host: _h, ...set } = row;
     const res = await tx.updateTable('cp_checkins').set(set).where('tenant_id', '=', tenant).where('surface', '=', input.surface).where('host', '=', input.host).executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) await tx.insertInto('cp_checkins').values(row).execute();
+    await inTx?.(tx, out);
   });
-  return { host: input.host, surface: input.surface, sha256: sha, verified, revision: match?.revision ?? null, published_revision: published?.revision ?? null, current: verified && match?.revision === published?.revision, reason, checked_in_at: now };
+  return out;
+}
+
+/** What a host's check-in answers. */
+export interface CheckinOutcome {
+  host: string; surface: Surface; sha256: string; verified: boolean; revision: number | null; published_revision: number | null; current: boolean; reason: string; checked_in_at: string;
 }
 
 /** Published vs observed: the published revision and what every host that checked in holds. */

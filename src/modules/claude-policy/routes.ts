@@ -1,21 +1,10 @@
 /** Routes of managed agent settings as signed revisions: `/v1/m/claude-policy/…` (claude-policy-service.ts holds the rules). */
 import { route, type AnyRoute } from '../../contract/route.js';
-import type { EventBus } from '../../events/bus.js';
-import type { EventInput } from '../../events/event-types.js';
-import type { Store } from '../../store/store.js';
 import { reply } from '../../http/reply.js';
 import { auditEvent, tenantOf } from '../../core/agents/scope.js';
 import { policySigner } from '../governance/index.js';
 import { artifact, checkin, distribution, dryRun, publish, validate, version, versions } from './claude-policy-service.js';
 import { Artifact, ArtifactQuery, CheckinBody, CheckinResult, Distribution, DocBody, DryRunResult, PublishBody, Revision, RevisionList, RevisionParams, SigningKey, SurfaceQuery, ValidateResult } from './schemas.js';
-
-/**
- * Writes an event to the durable log (so subscriptions deliver it) right after its change committed:
- * the revision is stored by the governance module's transaction, which this module does not open.
- */
-async function recordEvent(ctx: { services: { store: Store; events: EventBus } }, e: EventInput): Promise<void> {
-  await ctx.services.events.withEvents((emit) => ctx.services.store.withTenant(e.tenant, async (tx) => emit(e, tx)));
-}
 
 const common = { stability: 'beta' as const, tags: ['claude-policy'] };
 const BASE = '/v1/m/claude-policy';
@@ -37,10 +26,16 @@ export const claudePolicyRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const { surface } = ctx.body;
-      const rev = await publish(ctx.services.store, ctx.services.dataDir, tenant, { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' });
+      const input = { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' };
+      // The event is written in the revision's transaction (durable log), announced after the commit.
+      const rev = await ctx.services.events.withEvents((emit) =>
+        publish(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, r) => {
+          const rid = `${surface}/${r.revision}`;
+          return emit({ type: 'claude_policy.published', tenant, subject: `claude_policy_revision/${rid}`, data: { id: rid, surface, revision: r.revision, sha256: r.sha256 } }, tx);
+        }),
+      );
       const id = `${surface}/${rev.revision}`;
       await auditEvent(ctx, 'claude_policy.publish', { kind: 'claude_policy_revision', id }, { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note });
-      await recordEvent(ctx, { type: 'claude_policy.published', tenant, subject: `claude_policy_revision/${id}`, data: { id, surface, revision: rev.revision, sha256: rev.sha256 } });
       return reply.json(rev, 201);
     },
   }),
@@ -73,10 +68,14 @@ export const claudePolicyRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const b = ctx.body;
-      const out = await checkin(ctx.services.store, ctx.services.dataDir, tenant, { host: b.host, surface: b.surface, bytes: Buffer.from(b.content_b64, 'base64'), ...(b.signature !== undefined ? { signature: b.signature } : {}), actor: ctx.principal?.actor ?? 'system' });
       const id = `${b.surface}/${b.host}`;
+      const input = { host: b.host, surface: b.surface, bytes: Buffer.from(b.content_b64, 'base64'), ...(b.signature !== undefined ? { signature: b.signature } : {}), actor: ctx.principal?.actor ?? 'system' };
+      const out = await ctx.services.events.withEvents((emit) =>
+        checkin(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, o) =>
+          emit({ type: 'claude_policy.checked_in', tenant, subject: `claude_policy_host/${id}`, data: { id, host: b.host, surface: b.surface, sha256: o.sha256, verified: o.verified, current: o.current, revision: o.revision } }, tx),
+        ),
+      );
       await auditEvent(ctx, 'claude_policy.checkin', { kind: 'claude_policy_host', id }, { host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision });
-      await recordEvent(ctx, { type: 'claude_policy.checked_in', tenant, subject: `claude_policy_host/${id}`, data: { id, host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision } });
       return out;
     },
   }),
