@@ -17,10 +17,19 @@ import type { RecordHooks } from '../contract/record-hooks.js';
 
 type Tx = Transaction<Database>;
 
+function groupByTenant(events: readonly BusEvent[]): Map<string, BusEvent[]> {
+  const byTenant = new Map<string, BusEvent[]>();
+  for (const e of events) {
+    const list = byTenant.get(e.tenant);
+    if (list) list.push(e);
+    else byTenant.set(e.tenant, [e]);
+  }
+  return byTenant;
+}
+
 /** Appends events (already stamped with id, source, time) of one or more tenants; returns them with their sequence. */
 export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise<BusEvent[]> {
-  const byTenant = new Map<string, BusEvent[]>();
-  for (const e of events) byTenant.set(e.tenant, [...(byTenant.get(e.tenant) ?? []), e]);
+  const byTenant = groupByTenant(events);
   const out: BusEvent[] = [];
   const now = nowTimestamp();
   for (const [tenant, list] of byTenant) {
@@ -42,7 +51,24 @@ export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise
   return out;
 }
 
-const sqliteStatements = new WeakMap<SqliteHandle, { seq: ReturnType<SqliteHandle['prepare']>; row: ReturnType<SqliteHandle['prepare']> }>();
+const SQLITE_MULTI = 32;
+const EVENT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+type SqliteEventStatements = { seq: ReturnType<SqliteHandle['prepare']>; one: ReturnType<SqliteHandle['prepare']>; many: ReturnType<SqliteHandle['prepare']> };
+const sqliteStatements = new WeakMap<SqliteHandle, SqliteEventStatements>();
+
+function sqlitePrepared(db: SqliteHandle): SqliteEventStatements {
+  let s = sqliteStatements.get(db);
+  if (s === undefined) {
+    const insert = 'insert into events (tenant_id, seq, id, type, source, subject, time, data, traceparent, created_at) values ';
+    s = {
+      seq: db.prepare('insert into event_seqs (tenant_id, last_seq) values (?, ?) on conflict (tenant_id) do update set last_seq = event_seqs.last_seq + excluded.last_seq returning last_seq'),
+      one: db.prepare(insert + EVENT_ROW),
+      many: db.prepare(insert + Array.from({ length: SQLITE_MULTI }, () => EVENT_ROW).join(', ')),
+    };
+    sqliteStatements.set(db, s);
+  }
+  return s;
+}
 
 /**
  * {@link appendEvents} on a SQLite connection inside its write transaction (prepared statements; the
@@ -50,24 +76,21 @@ const sqliteStatements = new WeakMap<SqliteHandle, { seq: ReturnType<SqliteHandl
  */
 export function sqliteAppendEvents(db: SqliteHandle, events: readonly BusEvent[]): void {
   if (events.length === 0) return;
-  let s = sqliteStatements.get(db);
-  if (s === undefined) {
-    s = {
-      seq: db.prepare('insert into event_seqs (tenant_id, last_seq) values (?, ?) on conflict (tenant_id) do update set last_seq = event_seqs.last_seq + excluded.last_seq returning last_seq'),
-      row: db.prepare('insert into events (tenant_id, seq, id, type, source, subject, time, data, traceparent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
-    };
-    sqliteStatements.set(db, s);
-  }
-  const byTenant = new Map<string, BusEvent[]>();
-  for (const e of events) byTenant.set(e.tenant, [...(byTenant.get(e.tenant) ?? []), e]);
+  const s = sqlitePrepared(db);
   const now = nowTimestamp();
-  for (const [tenant, list] of byTenant) {
+  for (const [tenant, list] of groupByTenant(events)) {
     const row = s.seq.get(tenant, list.length) as { last_seq: number | bigint };
     let seq = Number(row.last_seq) - list.length;
+    const params: unknown[] = [];
     for (const e of list) {
       e.sequence = ++seq;
-      s.row.run(tenant, seq, e.id, e.type, e.source, e.subject, e.time, JSON.stringify(e.data), e.traceparent ?? null, now);
+      params.push(tenant, seq, e.id, e.type, e.source, e.subject, e.time, JSON.stringify(e.data), e.traceparent ?? null, now);
     }
+    // Whole statements of SQLITE_MULTI rows, then one row at a time: fewer statement runs per batch.
+    const width = 10;
+    let off = 0;
+    for (; off + SQLITE_MULTI <= list.length; off += SQLITE_MULTI) s.many.run(...params.slice(off * width, (off + SQLITE_MULTI) * width));
+    for (; off < list.length; off++) s.one.run(...params.slice(off * width, (off + 1) * width));
   }
 }
 

@@ -70,14 +70,19 @@ for (const b of await testStores()) {
       assert.deepEqual(bySeq.map(([, s]) => s), Array.from({ length: 50 }, (_, i) => i + 1), 'sequences follow the chain order, without gaps');
       const logged = async () => ts.store.withTenant(tenant, (tx) => readEvents(tx, tenant, 0, 1000));
       assert.deepEqual((await logged()).map((e) => [e.sequence, e.id]), [...events].sort((x, y) => x.sequence! - y.sequence!).map((e) => [e.sequence, e.id]));
+      // Many events on one record (SQLite writes them in multi-row statements and single rows).
+      const bulk = Array.from({ length: 70 }, (_, i) => event(200 + i));
+      await l.pipeline.append(tenant, draft(200), undefined, bulk);
+      assert.deepEqual(bulk.map((e) => e.sequence), Array.from({ length: 70 }, (_, i) => 51 + i));
+      assert.deepEqual((await logged()).slice(50).map((e) => [e.sequence, e.id, e.data['i']]), bulk.map((e) => [e.sequence, e.id, e.data['i']]));
       // An event id already logged fails the commit: neither the record nor any event of it stays.
       const dup = { ...event(99), id: events[0]!.id };
       await assert.rejects(l.pipeline.append(tenant, draft(99), undefined, [event(98), dup]));
-      assert.equal((await stored(ts, tenant)).length, 50);
-      assert.equal((await logged()).length, 50);
+      assert.equal((await stored(ts, tenant)).length, 51);
+      assert.equal((await logged()).length, 120);
       const next = event(100);
       await l.pipeline.append(tenant, draft(100), undefined, [next]);
-      assert.equal(next.sequence, 51, 'the failed commit used no sequence');
+      assert.equal(next.sequence, 121, 'the failed commit used no sequence');
     });
 
     test('chains are independent; a lone append is not held back waiting for a batch', async (t) => {

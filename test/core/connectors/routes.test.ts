@@ -36,6 +36,7 @@ for (const b of await serveBackends()) {
         [{ ...base, kind: 'syslog', config: { host: '127.0.0.1', client_cert_file: '/c.pem', client_key: '-----BEGIN PRIVATE KEY-----' } }, 400, /client_key/],
         [{ ...base, sources: { ledger: false } }, 400, /forwards the ledger, events, or both/],
         [{ ...base, sources: { events: { types: ['no.such.type'] } } }, 400, /unknown event type "no.such.type"/],
+        [{ ...base, sources: { events: { types: ['agent.created', 'subscription.tested'] } } }, 400, /"subscription.tested" are not written to the event log/],
         [{ ...base, name: 'Bad Name' }, 400, /name/],
         [{ ...base, config: { path: 'a\u0000b' } }, 400, /config/],
         ['{"name": "c1", ', 400, /JSON|json/],
