@@ -155,7 +155,9 @@ export class EventBus {
   // A durable type published without its transaction would never reach a webhook: refuse it loudly.
   #assertInProcess(type: string): void {
     const decl = this.catalog.get(type);
-    if (decl && isDurable(decl)) throw new Error(`event type ${type} is durable: record it in the transaction of its change (bus.record, or emit with tx)`);
+    if (decl && isDurable(decl)) {
+      throw new Error(`event type ${type} is durable: record it in the transaction of its change (bus.record, or emit with tx)`);
+    }
   }
 
   /**

@@ -53,7 +53,8 @@ export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise
 
 const SQLITE_MULTI = 32;
 const EVENT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-type SqliteEventStatements = { seq: ReturnType<SqliteHandle['prepare']>; one: ReturnType<SqliteHandle['prepare']>; many: ReturnType<SqliteHandle['prepare']> };
+type Prepared = ReturnType<SqliteHandle['prepare']>;
+type SqliteEventStatements = { seq: Prepared; one: Prepared; many: Prepared };
 const sqliteStatements = new WeakMap<SqliteHandle, SqliteEventStatements>();
 
 function sqlitePrepared(db: SqliteHandle): SqliteEventStatements {
@@ -61,7 +62,10 @@ function sqlitePrepared(db: SqliteHandle): SqliteEventStatements {
   if (s === undefined) {
     const insert = 'insert into events (tenant_id, seq, id, type, source, subject, time, data, traceparent, created_at) values ';
     s = {
-      seq: db.prepare('insert into event_seqs (tenant_id, last_seq) values (?, ?) on conflict (tenant_id) do update set last_seq = event_seqs.last_seq + excluded.last_seq returning last_seq'),
+      seq: db.prepare(
+        'insert into event_seqs (tenant_id, last_seq) values (?, ?) ' +
+          'on conflict (tenant_id) do update set last_seq = event_seqs.last_seq + excluded.last_seq returning last_seq',
+      ),
       one: db.prepare(insert + EVENT_ROW),
       many: db.prepare(insert + Array.from({ length: SQLITE_MULTI }, () => EVENT_ROW).join(', ')),
     };

@@ -111,7 +111,11 @@ export function secretRefsOf(kind: ConnectorKind, config: Record<string, unknown
 /** How the catalog knows an event type: declared and durable (`true`), unknown, or in-process only (never in the log). */
 export type EventTypeCheck = (t: string) => boolean | 'in-process';
 
-export async function validateConnector(store: Store, input: ConnectorInput, knownEventType: EventTypeCheck): Promise<Omit<Row, 'id' | 'version' | 'created_at' | 'updated_at'>> {
+export async function validateConnector(
+  store: Store,
+  input: ConnectorInput,
+  knownEventType: EventTypeCheck,
+): Promise<Omit<Row, 'id' | 'version' | 'created_at' | 'updated_at'>> {
   const kind = kindOf(input.kind);
   if (!kind) throw errors.badRequest(`unknown connector kind ${JSON.stringify(input.kind)}; known: ${Object.keys(CONNECTOR_KINDS).join(', ')}`);
   const format = formatOf(kind, input.format);
@@ -134,7 +138,10 @@ export async function validateConnector(store: Store, input: ConnectorInput, kno
     if (unknown.length > 0) throw errors.badRequest(`sources.events.types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
     // Connectors read the event log only: an in-process type would never be forwarded.
     const inProcess = ev.types.filter((t) => knownEventType(t) === 'in-process');
-    if (inProcess.length > 0) throw errors.badRequest(`sources.events.types: ${inProcess.map((t) => JSON.stringify(t)).join(', ')} are not written to the event log and cannot be forwarded`);
+    if (inProcess.length > 0) {
+      const names = inProcess.map((t) => JSON.stringify(t)).join(', ');
+      throw errors.badRequest(`sources.events.types: ${names} are not written to the event log and cannot be forwarded`);
+    }
   }
   const sources: ConnectorSources = { ledger: input.sources?.ledger ?? true, events: ev ? { types: [...new Set(ev.types)].sort(), min_severity: ev.min_severity ?? null } : null };
   if (!sources.ledger && !sources.events) throw errors.badRequest('sources: a connector forwards the ledger, events, or both');

@@ -100,7 +100,10 @@ export const workspaceRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       // The event is written in the workspace's transaction (durable log), announced after the commit.
       const ws = await ctx.services.events.withEvents((emit) =>
-        createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body, (tx, w) => emit({ type: 'workspace.created', tenant: w.tenant_id, subject: `workspace/${w.id}`, data: { id: w.id, root_path: w.root_path } }, tx)),
+        createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body, (tx, w) =>
+          emit({ type: 'workspace.created', tenant: w.tenant_id, subject: `workspace/${w.id}`,
+            data: { id: w.id, root_path: w.root_path } }, tx),
+        ),
       );
       await auditEvent(ctx, 'workspace.create', { kind: 'workspace', id: ws.id }, { root_path: ws.root_path, mount_mode: ws.mount_mode, dlp_posture: ws.dlp_posture });
       return reply.json(ws, 201);
@@ -130,7 +133,10 @@ export const workspaceRoutes: AnyRoute[] = [
     response: Workspace,
     handler: async (ctx) => {
       const { workspace, changed } = await ctx.services.events.withEvents((emit) =>
-        patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, (tx, w, ch) => emit({ type: 'workspace.updated', tenant: w.tenant_id, subject: `workspace/${w.id}`, data: { id: w.id, version: w.version, changed: ch } }, tx)),
+        patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, (tx, w, ch) =>
+          emit({ type: 'workspace.updated', tenant: w.tenant_id, subject: `workspace/${w.id}`,
+            data: { id: w.id, version: w.version, changed: ch } }, tx),
+        ),
       );
       await auditEvent(ctx, 'workspace.update', { kind: 'workspace', id: workspace.id }, { changed, version: workspace.version });
       return workspace;

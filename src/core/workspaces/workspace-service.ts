@@ -132,7 +132,13 @@ export async function listWorkspaces(store: Store, tenant: string, f: { limit: n
 }
 
 /** Merge-patches a workspace when `version` is current; 404 if absent, 409 if stale. */
-export async function patchWorkspace(store: Store, tenant: string, id: string, patch: WorkspacePatch, inTx?: WorkspaceInTx): Promise<{ workspace: Workspace; changed: string[] }> {
+export async function patchWorkspace(
+  store: Store,
+  tenant: string,
+  id: string,
+  patch: WorkspacePatch,
+  inTx?: WorkspaceInTx,
+): Promise<{ workspace: Workspace; changed: string[] }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const cur = await tx.selectFrom('workspaces').select(COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();

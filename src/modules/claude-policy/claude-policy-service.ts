@@ -103,7 +103,11 @@ export async function checkin(
   }
   const now = nowTimestamp();
   const row = { tenant_id: tenant, surface: input.surface, host: input.host, sha256: sha, revision: match?.revision ?? null, verified: verified ? 1 : 0, reason, checked_in_by: input.actor, checked_in_at: now };
-  const out: CheckinOutcome = { host: input.host, surface: input.surface, sha256: sha, verified, revision: match?.revision ?? null, published_revision: published?.revision ?? null, current: verified && match?.revision === published?.revision, reason, checked_in_at: now };
+  const out: CheckinOutcome = {
+    host: input.host, surface: input.surface, sha256: sha, verified,
+    revision: match?.revision ?? null, published_revision: published?.revision ?? null,
+    current: verified && match?.revision === published?.revision, reason, checked_in_at: now,
+  };
   await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const { tenant_id: _t, surface: _s, host: _h, ...set } = row;
@@ -116,7 +120,8 @@ export async function checkin(
 
 /** What a host's check-in answers. */
 export interface CheckinOutcome {
-  host: string; surface: Surface; sha256: string; verified: boolean; revision: number | null; published_revision: number | null; current: boolean; reason: string; checked_in_at: string;
+  host: string; surface: Surface; sha256: string; verified: boolean; revision: number | null; published_revision: number | null;
+  current: boolean; reason: string; checked_in_at: string;
 }
 
 /** Published vs observed: the published revision and what every host that checked in holds. */

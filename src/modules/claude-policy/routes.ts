@@ -31,7 +31,8 @@ export const claudePolicyRoutes: AnyRoute[] = [
       const rev = await ctx.services.events.withEvents((emit) =>
         publish(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, r) => {
           const rid = `${surface}/${r.revision}`;
-          return emit({ type: 'claude_policy.published', tenant, subject: `claude_policy_revision/${rid}`, data: { id: rid, surface, revision: r.revision, sha256: r.sha256 } }, tx);
+          const data = { id: rid, surface, revision: r.revision, sha256: r.sha256 };
+          return emit({ type: 'claude_policy.published', tenant, subject: `claude_policy_revision/${rid}`, data }, tx);
         }),
       );
       const id = `${surface}/${rev.revision}`;
@@ -69,10 +70,17 @@ export const claudePolicyRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const b = ctx.body;
       const id = `${b.surface}/${b.host}`;
-      const input = { host: b.host, surface: b.surface, bytes: Buffer.from(b.content_b64, 'base64'), ...(b.signature !== undefined ? { signature: b.signature } : {}), actor: ctx.principal?.actor ?? 'system' };
+      const input = {
+        host: b.host, surface: b.surface, bytes: Buffer.from(b.content_b64, 'base64'),
+        ...(b.signature !== undefined ? { signature: b.signature } : {}), actor: ctx.principal?.actor ?? 'system',
+      };
       const out = await ctx.services.events.withEvents((emit) =>
         checkin(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, o) =>
-          emit({ type: 'claude_policy.checked_in', tenant, subject: `claude_policy_host/${id}`, data: { id, host: b.host, surface: b.surface, sha256: o.sha256, verified: o.verified, current: o.current, revision: o.revision } }, tx),
+          emit({
+            type: 'claude_policy.checked_in', tenant, subject: `claude_policy_host/${id}`,
+            data: { id, host: b.host, surface: b.surface, sha256: o.sha256, verified: o.verified, current: o.current,
+              revision: o.revision },
+          }, tx),
         ),
       );
       await auditEvent(ctx, 'claude_policy.checkin', { kind: 'claude_policy_host', id }, { host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision });

@@ -102,7 +102,11 @@ export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
     matter: input.matter, reason: input.reason, title: input.title ?? '', on_behalf_of: input.on_behalf_of ?? '', status: 'active', placed_by: me,
     released_by: null, release_approval_id: null, released_at: null, created_at: now, updated_at: now,
   };
-  const placed = { type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`, data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class, matter: hold.matter } };
+  const placed = {
+    type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`,
+    data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class,
+      matter: hold.matter },
+  };
   await ctx.services.events.withEvents((emit) =>
     ctx.services.store.withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);

@@ -86,7 +86,7 @@ export const DeleteQuery = Type.Object({ version: Type.Optional(Type.Integer({ m
 
 export const EventTypeItem = Type.Object(
   { type: Type.String(), source: Type.String(), description: Type.String(), stability: Type.String(), permission: Type.String({ description: 'what a role needs to receive it' }), schema: Type.Unknown(),
-    durable: Type.Boolean({ description: 'written to the event log, so a subscription can receive it; false: in-process only, refused in event_types' }) },
+    durable: Type.Boolean({ description: 'written to the event log, so a subscription can receive it; false: in-process only, refused' }) },
   { additionalProperties: false },
 );
 export const EventTypeList = Type.Object({ items: Type.Array(EventTypeItem) }, { additionalProperties: false });

@@ -54,7 +54,10 @@ export function authoringInput(ctx: Ctx, rt: EventingRuntime, body: AuthoringBod
   if (unknown.length > 0) throw errors.badRequest(`unknown event type(s): ${unknown.join(', ')} (GET /v1/m/eventing/event-types lists them)`);
   // Deliveries are made from the event log only: a type that never reaches it would never be delivered.
   const inProcess = body.event_types.filter((t) => !isDurable(rt.catalog.get(t) as EventTypeDecl));
-  if (inProcess.length > 0) throw errors.badRequest(`event type(s) ${inProcess.join(', ')} are not written to the event log and cannot be subscribed to (durable: false in GET /v1/m/eventing/event-types)`);
+  if (inProcess.length > 0) {
+    const why = 'are not written to the event log and cannot be subscribed to (durable: false in GET /v1/m/eventing/event-types)';
+    throw errors.badRequest(`event type(s) ${inProcess.join(', ')} ${why}`);
+  }
   const mine = callerRole(ctx);
   const role = body.role ?? mine;
   if (!roleAtLeast(mine, role)) throw new ApiError('role_ceiling', `a subscription's role cannot be above yours (${mine})`);

@@ -113,7 +113,11 @@ export async function requestApproval(ctx: ApprovalCtx, input: Plan & { quorum?:
     quorum: input.quorum ?? DEFAULT_QUORUM, status: 'pending', reason: input.reason ?? '', requested_by: me.userId, requested_actor: me.actor,
     expires_at: isoPlus(input.expires_in ?? DEFAULT_TTL_SECONDS), resolved_at: null, consumed_at: null, created_at: now, updated_at: now,
   };
-  const requested = { type: 'approval.requested', tenant, subject: `approval/${row.id}`, data: { id: row.id, action: row.action, subject: row.subject, plan_hash: row.plan_hash, quorum: row.quorum, requested_by: me.userId, expires_at: row.expires_at } };
+  const requested = {
+    type: 'approval.requested', tenant, subject: `approval/${row.id}`,
+    data: { id: row.id, action: row.action, subject: row.subject, plan_hash: row.plan_hash, quorum: row.quorum,
+      requested_by: me.userId, expires_at: row.expires_at },
+  };
   await ctx.services.events.withEvents((emit) =>
     ctx.services.store.withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
@@ -203,7 +207,11 @@ export async function decideApproval(ctx: ApprovalCtx, id: string, input: { deci
 
 /** `approval.resolved`, written in the transaction that resolves the approval. */
 function resolvedEvent(a: Approval): EventInput {
-  return { type: 'approval.resolved', tenant: a.tenant_id, subject: `approval/${a.id}`, data: { id: a.id, status: a.status, action: a.action, subject: a.subject, plan_hash: a.plan_hash, approvals: a.approvals, quorum: a.quorum } };
+  return {
+    type: 'approval.resolved', tenant: a.tenant_id, subject: `approval/${a.id}`,
+    data: { id: a.id, status: a.status, action: a.action, subject: a.subject, plan_hash: a.plan_hash,
+      approvals: a.approvals, quorum: a.quorum },
+  };
 }
 
 async function resolved(ctx: ApprovalCtx, a: Approval): Promise<void> {

@@ -33,7 +33,14 @@ export async function listKillSwitches(store: Store, tenant: string): Promise<Ki
 export type KillSwitchInTx = (tx: Transaction<Database>, ks: KillSwitch) => Promise<void> | void;
 
 /** Engages a switch (idempotent: engaging again keeps the first record; `inTx` runs only when it was not engaged). */
-export async function engageKillSwitch(store: Store, tenant: string, scope: string, reason: string, actor: string, inTx?: KillSwitchInTx): Promise<KillSwitch> {
+export async function engageKillSwitch(
+  store: Store,
+  tenant: string,
+  scope: string,
+  reason: string,
+  actor: string,
+  inTx?: KillSwitchInTx,
+): Promise<KillSwitch> {
   const row = { tenant_id: tenant, scope, reason, created_by: actor, created_at: nowTimestamp() };
   const out = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -48,7 +55,12 @@ export async function engageKillSwitch(store: Store, tenant: string, scope: stri
   return out;
 }
 
-export async function releaseKillSwitch(store: Store, tenant: string, scope: string, inTx?: (tx: Transaction<Database>) => Promise<void> | void): Promise<void> {
+export async function releaseKillSwitch(
+  store: Store,
+  tenant: string,
+  scope: string,
+  inTx?: (tx: Transaction<Database>) => Promise<void> | void,
+): Promise<void> {
   try {
     await store.withTenant(tenant, async (tx) => {
       const res = await tx.deleteFrom('gov_kill_switches').where('tenant_id', '=', tenant).where('scope', '=', scope).executeTakeFirst();

@@ -63,7 +63,10 @@ export const pdpRoutes: AnyRoute[] = [
       const input = { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' };
       const rev = await ctx.services.events.withEvents((emit) =>
         publishRevision(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, r) =>
-          emit({ type: 'policy.published', tenant, subject: `policy_revision/${surface}/${r.revision}`, data: { id: `${surface}/${r.revision}`, surface, revision: r.revision, sha256: r.sha256 } }, tx),
+          emit({
+            type: 'policy.published', tenant, subject: `policy_revision/${surface}/${r.revision}`,
+            data: { id: `${surface}/${r.revision}`, surface, revision: r.revision, sha256: r.sha256 },
+          }, tx),
         ),
       );
       await auditEvent(ctx, 'policy.publish', { kind: 'policy_revision', id: `${surface}/${rev.revision}` }, { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note });
@@ -78,7 +81,10 @@ export const pdpRoutes: AnyRoute[] = [
       const surface = ctx.body.surface ?? HOOKS_SURFACE;
       const out = await ctx.services.events.withEvents((emit) =>
         rollbackRevision(ctx.services.store, tenant, surface, ctx.body.revision, (tx, o) =>
-          emit({ type: 'policy.rolled_back', tenant, subject: `policy_revision/${surface}/${o.to.revision}`, data: { id: `${surface}/${o.to.revision}`, surface, from: o.from, to: o.to.revision } }, tx),
+          emit({
+            type: 'policy.rolled_back', tenant, subject: `policy_revision/${surface}/${o.to.revision}`,
+            data: { id: `${surface}/${o.to.revision}`, surface, from: o.from, to: o.to.revision },
+          }, tx),
         ),
       );
       await auditEvent(ctx, 'policy.rollback', { kind: 'policy_revision', id: `${surface}/${out.to.revision}` }, { surface, from: out.from, to: out.to.revision, sha256: out.to.sha256 });

@@ -86,7 +86,9 @@ export const pepRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);
       await ctx.services.events.withEvents((emit) =>
-        releaseKillSwitch(ctx.services.store, tenant, scope, (tx) => emit({ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }, tx)),
+        releaseKillSwitch(ctx.services.store, tenant, scope, (tx) =>
+          emit({ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }, tx),
+        ),
       );
       await auditEvent(ctx, 'pep.killswitch.release', { kind: 'kill_switch', id: scope });
       return reply.empty(204);

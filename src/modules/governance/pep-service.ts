@@ -91,7 +91,11 @@ export async function decideHook(ctx: Pick<RequestContext, 'principal' | 'tenant
   }
   const id = newId();
   // The decision's only row is its ledger record: `pep.decided` is written to the event log in that record's commit.
-  const events = ctx.services.events.stamp([{ type: 'pep.decided', tenant, subject: `pep_decision/${id}`, data: { id, decision: out.decision, revision: out.revision, tool_name: h.tool_name, hook_event_name: h.hook_event_name, session_id: h.session_id, agent_id: agent } }]);
+  const data = {
+    id, decision: out.decision, revision: out.revision, tool_name: h.tool_name,
+    hook_event_name: h.hook_event_name, session_id: h.session_id, agent_id: agent,
+  };
+  const events = ctx.services.events.stamp([{ type: 'pep.decided', tenant, subject: `pep_decision/${id}`, data }]);
   await ctx.services.audit.append(tenant, {
     actor: p.actor,
     actor_kind: p.actorKind,

@@ -61,7 +61,12 @@ export function reportOfItem(body: string, batch: { collector: string; ledger_se
 }
 
 /** Folds the tenant's not-yet-read collector finding items into findings (one round of at most ROUND items). */
-export async function syncCollectorFindings(store: Store, tenant: string, now = Date.now(), inTx?: FindingsInTx<SyncOutcome>): Promise<SyncOutcome> {
+export async function syncCollectorFindings(
+  store: Store,
+  tenant: string,
+  now = Date.now(),
+  inTx?: FindingsInTx<SyncOutcome>,
+): Promise<SyncOutcome> {
   const settled = new Date(now - SETTLE_MS).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
   return store.withTenant(tenant, async (tx) => {
     const mark = await tx.selectFrom('security_ingest_marks').select('last_item_id').where('tenant_id', '=', tenant).executeTakeFirst();

@@ -110,7 +110,12 @@ async function allDrift(store: Store, tenant: string, max: number): Promise<{ it
 }
 
 /** Runs the detectors on one tenant's graph now: reports what they see, resolves what is gone. */
-export async function evaluateDetectors(store: Store, tenant: string, bounds: DetectorBounds = DEFAULT_DETECTOR_BOUNDS, inTx?: FindingsInTx<DetectorOutcome>): Promise<DetectorOutcome> {
+export async function evaluateDetectors(
+  store: Store,
+  tenant: string,
+  bounds: DetectorBounds = DEFAULT_DETECTOR_BOUNDS,
+  inTx?: FindingsInTx<DetectorOutcome>,
+): Promise<DetectorOutcome> {
   const drift = await allDrift(store, tenant, bounds.maxDrift);
   const reports = drift.items.map(driftReport);
   const incompleteAgents = new Set<string>();
@@ -140,7 +145,10 @@ export async function evaluateDetectors(store: Store, tenant: string, bounds: De
     // An agent whose search was cut short keeps its escalation findings: absence is unproven there.
     const keep = (f: Finding): boolean => f.rule_id === ESCALATION_RULE && incompleteAgents.has(/^agent:([0-9a-f-]{36}) /.exec(f.subject_ref)?.[1] ?? '');
     const resolved = rules.length > 0 ? await resolveAbsent(tx, tenant, 'detector', rules, present, 'no longer detected: the access map no longer shows it', keep) : [];
-    const out = { reported: up.reported, resolved, repeated: up.repeated, drift: { items: drift.items.length, complete: drift.complete }, escalation: { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 } };
+    const out = {
+      reported: up.reported, resolved, repeated: up.repeated, drift: { items: drift.items.length, complete: drift.complete },
+      escalation: { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 },
+    };
     await inTx?.(tx, out);
     return out;
   });

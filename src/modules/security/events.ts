@@ -17,7 +17,11 @@ const data = (f: Finding): Record<string, unknown> => ({ id: f.id, rule_id: f.ru
  * `finding.reported` for each new or reopened finding and `finding.updated` for each status change:
  * emitted with the transaction that changed them (the durable log), announced after its commit.
  */
-export function findingEvents(tenant: string, reported: readonly Finding[], updated: ReadonlyArray<{ finding: Finding; previous: string }> = []): EventInput[] {
+export function findingEvents(
+  tenant: string,
+  reported: readonly Finding[],
+  updated: ReadonlyArray<{ finding: Finding; previous: string }> = [],
+): EventInput[] {
   return [
     ...reported.map((f) => ({ type: 'finding.reported', tenant, subject: `finding/${f.id}`, data: data(f) })),
     ...updated.map(({ finding, previous }) => ({ type: 'finding.updated', tenant, subject: `finding/${finding.id}`, data: { ...data(finding), previous_status: previous, by: finding.status_by } })),

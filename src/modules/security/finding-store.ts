@@ -216,7 +216,14 @@ interface Derived {
 export type FindingsInTx<T> = (tx: Tx, out: T) => Promise<void> | void;
 
 /** Folds reports into findings in a transaction of their own (refused in a suspended tenant). */
-export function upsertReports(store: Store, tenant: string, source: FindingSource, reports: readonly FindingReport[], actor: string, inTx?: FindingsInTx<UpsertOutcome>): Promise<UpsertOutcome> {
+export function upsertReports(
+  store: Store,
+  tenant: string,
+  source: FindingSource,
+  reports: readonly FindingReport[],
+  actor: string,
+  inTx?: FindingsInTx<UpsertOutcome>,
+): Promise<UpsertOutcome> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const out = await upsertReportsInTx(tx, tenant, source, reports, actor);

@@ -93,7 +93,9 @@ export const securityRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       for (const r of ctx.body.findings) if (r.region?.end_line !== undefined && r.region.end_line < r.region.start_line) throw errors.badRequest('region.end_line is before region.start_line');
       const out = await ctx.services.events.withEvents((emit) =>
-        upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx), (tx, o) => emit(findingEvents(tenant, o.reported), tx)),
+        upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx), (tx, o) =>
+          emit(findingEvents(tenant, o.reported), tx),
+        ),
       );
       await auditEvent(ctx, 'security.findings.report', { kind: 'security_findings', id: '' }, { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated });
       // Ids in request order: a report's finding is the one with its natural key.

@@ -31,7 +31,9 @@ async function serialised<T>(tenant: string, fn: () => Promise<T>): Promise<T> {
 export async function catchUpCollector(services: Pick<Services, 'store' | 'audit' | 'events'>, tenant: string, log?: Pick<Logger, 'warn'>): Promise<number> {
   try {
     return await serialised(tenant, async () => {
-      const out = await services.events.withEvents((emit) => syncCollectorFindings(services.store, tenant, Date.now(), (tx, o) => emit(findingEvents(tenant, o.reported), tx)));
+      const out = await services.events.withEvents((emit) =>
+        syncCollectorFindings(services.store, tenant, Date.now(), (tx, o) => emit(findingEvents(tenant, o.reported), tx)),
+      );
       if (out.items === 0) return 0;
       await auditSystem(services, tenant, 'security.findings.collect', { items: out.items, reported: out.reported.length, repeated: out.repeated });
       return out.items;
@@ -54,7 +56,9 @@ export async function evaluateTenant(services: Pick<Services, 'store' | 'audit' 
   const items = await catchUpCollector(services, tenant, log);
   return serialised(tenant, async () => {
     const out = await services.events.withEvents((emit) =>
-      evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS, (tx, o) => emit(findingEvents(tenant, o.reported, o.resolved.map((f) => ({ finding: f, previous: 'open' }))), tx)),
+      evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS, (tx, o) =>
+        emit(findingEvents(tenant, o.reported, o.resolved.map((f) => ({ finding: f, previous: 'open' }))), tx),
+      ),
     );
     const meta = { reported: out.reported.length, resolved: out.resolved.length, repeated: out.repeated, drift: out.drift, escalation: out.escalation, ...(who.requestId ? { request_id: who.requestId } : {}) };
     // A request's evaluation is always recorded (it is a mutation route); a background run only when it changed something.
