@@ -45,11 +45,17 @@ function quantile(sorted: Float64Array, q: number): number {
 
 /** The event a PEP decision hands the append (written to the event log in the record's commit). */
 function decided(i: number): BusEvent[] {
-  return [{ id: newId(), type: 'pep.decided', source: '/svc/governance', time: nowTimestamp(), tenant: TENANT, subject: `pep_decision/${i}`, data: { id: `d-${i}`, decision: 'allow', revision: 1, tool_name: 'Read', hook_event_name: 'PreToolUse', session_id: 's', agent_id: 'a' } }];
+  const data = { id: `d-${i}`, decision: 'allow', revision: 1, tool_name: 'Read', hook_event_name: 'PreToolUse', session_id: 's' };
+  const subject = `pep_decision/${i}`;
+  return [{ id: newId(), type: 'pep.decided', source: '/svc/governance', time: nowTimestamp(), tenant: TENANT, subject, data }];
 }
 
 /** 64 appenders for `seconds`; latency of every append; with `events`, each append carries one event. */
-async function drive(pipeline: LedgerPipeline, seconds: number, events = false): Promise<{ count: number; rate: number; p50: number; p99: number; maxMs: number }> {
+async function drive(
+  pipeline: LedgerPipeline,
+  seconds: number,
+  events = false,
+): Promise<{ count: number; rate: number; p50: number; p99: number; maxMs: number }> {
   const lat: number[] = [];
   let stop = false;
   let i = 0;
@@ -101,15 +107,31 @@ function measurement(name: string, path: string, runs: Drive[]): Measurement & {
     requestsPerSec: Math.round(median(runs.map((r) => r.rate))),
     p50Ms: Number(median(runs.map((r) => r.p50)).toFixed(3)),
     p99Ms: Number(median(runs.map((r) => r.p99)).toFixed(3)),
-    detail: { appends: runs.reduce((n, r) => n + r.count, 0), max_ms: Number(Math.max(...runs.map((r) => r.maxMs)).toFixed(2)), appenders: APPENDERS, rounds: runs.length, rates: runs.map((r) => Math.round(r.rate)) },
+    detail: {
+      appends: runs.reduce((n, r) => n + r.count, 0), max_ms: Number(Math.max(...runs.map((r) => r.maxMs)).toFixed(2)),
+      appenders: APPENDERS, rounds: runs.length, rates: runs.map((r) => Math.round(r.rate)),
+    },
     extra: {},
   };
 }
 
 /** Plain appends and appends carrying one event each (what a PEP decision writes), interleaved round by round. */
-async function measureBackend(ctx: BenchContext, name: string, store: Store, pool: LedgerPool, keyring: Keyring): Promise<[Measurement, Measurement]> {
+async function measureBackend(
+  ctx: BenchContext,
+  name: string,
+  store: Store,
+  pool: LedgerPool,
+  keyring: Keyring,
+): Promise<[Measurement, Measurement]> {
   await store.migrate();
-  await store.transaction((tx) => tx.insertInto('tenants').values(tenantRow({ id: TENANT })).onConflict((oc) => oc.column('id').doNothing()).execute());
+  // The event log's rows reference their tenant.
+  await store.transaction((tx) =>
+    tx
+      .insertInto('tenants')
+      .values(tenantRow({ id: TENANT }))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute(),
+  );
   const pipeline = new LedgerPipeline({ store, signer: () => keyring.active, pool });
   ctx.log(`${name}: warm-up ${ctx.options.warmup} s …`);
   await drive(pipeline, ctx.options.warmup);
@@ -117,7 +139,7 @@ async function measureBackend(ctx: BenchContext, name: string, store: Store, poo
   const withEvent: Drive[] = [];
   const rounds = Math.max(1, ctx.options.rounds);
   for (let r = 1; r <= rounds; r++) {
-    ctx.log(`${name} round ${r}/${rounds}: ${ctx.options.duration} s with ${APPENDERS} appenders, then the same with one event per append …`);
+    ctx.log(`${name} round ${r}/${rounds}: ${ctx.options.duration} s with ${APPENDERS} appenders, then with one event per append …`);
     plain.push(await drive(pipeline, ctx.options.duration));
     withEvent.push(await drive(pipeline, ctx.options.duration, true));
   }
@@ -206,7 +228,10 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
 /** What carrying one event per append (the PEP's `pep.decided`) costs against plain appends of the same run. */
 function eventRatio(name: string, e: Measurement, m: Measurement): Ratio {
-  return { name: `${name}-append+event/${name}-append`, path: 'append', requestsPerSec: Number((e.requestsPerSec / m.requestsPerSec).toFixed(3)), p50: Number((e.p50Ms / m.p50Ms).toFixed(2)), p99: Number((e.p99Ms / m.p99Ms).toFixed(2)) };
+  return {
+    name: `${name}-append+event/${name}-append`, path: 'append', requestsPerSec: Number((e.requestsPerSec / m.requestsPerSec).toFixed(3)),
+    p50: Number((e.p50Ms / m.p50Ms).toFixed(2)), p99: Number((e.p99Ms / m.p99Ms).toFixed(2)),
+  };
 }
 
 export const scenario: Scenario = {

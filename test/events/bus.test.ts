@@ -11,7 +11,8 @@ import { addTenant, agentRow } from '../store/store-fixtures.js';
 const catalog = () =>
   new EventCatalog([
     { type: 'agent.created', source: '/svc/agents', permission: 'agent:read', description: 'x', stability: 'beta', schema: Type.Object({}) },
-    { type: 'thing.happened', source: '/svc/test', permission: 'agent:read', description: 'x', stability: 'beta', schema: Type.Object({}), durable: false },
+    { type: 'thing.happened', source: '/svc/test', permission: 'agent:read', description: 'x', stability: 'beta', schema: Type.Object({}),
+      durable: false },
   ]);
 
 for (const b of await testStores()) {
@@ -41,7 +42,9 @@ for (const b of await testStores()) {
       );
       const kept = await h.store.withTenant(tenant, (tx) => tx.selectFrom('agents').select('id').where('id', '=', row.id).execute());
       assert.equal(kept.length, 0, 'the insert rolled back');
-      const logged = await h.store.withTenant(tenant, (tx) => tx.selectFrom('events').select('subject').where('tenant_id', '=', tenant).execute());
+      const logged = await h.store.withTenant(tenant, (tx) =>
+        tx.selectFrom('events').select('subject').where('tenant_id', '=', tenant).execute(),
+      );
       assert.deepEqual(logged, [], 'its event rolled back with it');
       const row2 = agentRow(tenant);
       await bus.withEvents((emit) =>
@@ -115,7 +118,8 @@ describe('bus delivery', () => {
     const bus = new EventBus({ catalog: catalog() });
     const seen: BusEvent[] = [];
     bus.subscribe({ name: 't', types: '*' }, (e) => void seen.push(e));
-    assert.throws(() => bus.publish([{ type: 'agent.created', tenant: 't', subject: 'agent/1', data: { id: '1' } }]), /agent\.created is durable/);
+    const created = { type: 'agent.created', tenant: 't', subject: 'agent/1', data: { id: '1' } };
+    assert.throws(() => bus.publish([created]), /agent\.created is durable/);
     await assert.rejects(
       bus.withEvents(async (emit) => emit({ type: 'agent.created', tenant: 't', subject: 'agent/1', data: { id: '1' } })),
       /agent\.created is durable/,

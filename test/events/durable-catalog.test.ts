@@ -42,14 +42,16 @@ describe('event catalog: durable or explicitly not', () => {
       .filter(isDurable)
       .filter((d) => !src.some((f) => emits(f.text, d.type)))
       .map((d) => d.type);
-    assert.deepEqual(silent, [], 'declared durable but never emitted: emit them in their change\'s transaction, or declare them `durable: false`');
+    assert.deepEqual(silent, [], 'declared durable, never emitted: emit them in their change\'s transaction, or declare `durable: false`');
   });
 
   it('publish() (in-process only) is used for no durable type', () => {
     const durable = new Set(eventCatalog().list().filter(isDurable).map((d) => d.type));
     const misuse: string[] = [];
     for (const f of src) {
-      for (const m of f.text.matchAll(/\.publish\(\[\s*\{\s*type:\s*'([a-z0-9_.]+)'/g)) if (durable.has(m[1] as string)) misuse.push(`${f.file}: ${m[1]}`);
+      for (const m of f.text.matchAll(/\.publish\(\[\s*\{\s*type:\s*'([a-z0-9_.]+)'/g)) {
+        if (durable.has(m[1] as string)) misuse.push(`${f.file}: ${m[1]}`);
+      }
     }
     assert.deepEqual(misuse, []);
   });

@@ -33,7 +33,10 @@ for (const b of await testStores()) {
 
     const send = async (token: string, method: string, p: string, body?: unknown) =>
       call(server, method, p, {
-        headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`, 'x-service-tenant': tenant,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     const ok = async (token: string, method: string, p: string, body: unknown, status: number) => {
@@ -46,7 +49,8 @@ for (const b of await testStores()) {
       const out: LoggedEvent[] = [];
       let after = 0;
       for (;;) {
-        const page = (await send(owner, 'GET', `/v1/m/eventing/events?after=${after}&limit=500`)).json() as { items: LoggedEvent[]; has_more: boolean; next_after: number };
+        const res = await send(owner, 'GET', `/v1/m/eventing/events?after=${after}&limit=500`);
+        const page = res.json() as { items: LoggedEvent[]; has_more: boolean; next_after: number };
         out.push(...page.items);
         if (!page.has_more) return out;
         after = page.next_after;
@@ -72,7 +76,8 @@ for (const b of await testStores()) {
         dsn = db.dsn;
         args = ['--store', 'postgres', '--dsn', db.dsn];
       }
-      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0', SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS: 'true' }, timeoutMs: 120_000 });
+      const env = { SERVICE_RATE_LIMIT_RPS: '0', SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS: 'true' };
+      server = await startServer({ args, env, timeoutMs: 120_000 });
       ({ token: owner, tenant } = await setupAndLogin(server, ADMIN));
       rx = await startReceiver();
       catalog = (await ok(owner, 'GET', '/v1/m/eventing/event-types', undefined, 200)).items as CatalogItem[];
@@ -83,39 +88,50 @@ for (const b of await testStores()) {
       await dropDb?.();
     });
 
-    it('a subscription accepts every durable type of the catalog, one at a time and all together; an in-process type is a 400', async () => {
+    it('a subscription accepts every durable type of the catalog, alone and all together; an in-process type is a 400', async () => {
       const durable = catalog.filter((c) => c.durable).map((c) => c.type);
-      for (const t of ['hold.placed', 'workspace.created', 'approval.requested', 'finding.reported', 'killswitch.engaged', 'pep.decided']) assert.ok(durable.includes(t), t);
+      const named = ['hold.placed', 'workspace.created', 'approval.requested', 'finding.reported', 'killswitch.engaged', 'pep.decided'];
+      for (const t of named) assert.ok(durable.includes(t), t);
       for (const t of durable) {
-        const r = await send(owner, 'POST', '/v1/m/eventing/subscriptions', { name: `one-${t}`, event_types: [t], endpoint: rx.url('/one'), sink_format: 'json', enabled: false });
+        const body = { name: `one-${t}`, event_types: [t], endpoint: rx.url('/one'), sink_format: 'json', enabled: false };
+        const r = await send(owner, 'POST', '/v1/m/eventing/subscriptions', body);
         assert.equal(r.status, 201, `${t}: ${r.text}`);
         assert.equal((await send(owner, 'DELETE', `/v1/m/eventing/subscriptions/${r.json().id}`)).status, 204);
       }
       const inProcess = catalog.filter((c) => !c.durable).map((c) => c.type);
       assert.ok(inProcess.includes('subscription.tested'));
       for (const t of inProcess) {
-        const r = await send(owner, 'POST', '/v1/m/eventing/subscriptions', { name: `no-${t}`, event_types: ['agent.created', t], endpoint: rx.url('/no'), sink_format: 'json' });
+        const body = { name: `no-${t}`, event_types: ['agent.created', t], endpoint: rx.url('/no'), sink_format: 'json' };
+        const r = await send(owner, 'POST', '/v1/m/eventing/subscriptions', body);
         assert.equal(r.status, 400, `${t}: ${r.text}`);
         assert.equal(r.json().error.code, 'bad_request');
         assert.match(r.json().error.message, new RegExp(`${t.replace('.', '\\.')} are not written to the event log`));
       }
       const listed = (await send(owner, 'GET', '/v1/m/eventing/subscriptions')).json().items as Array<{ name: string }>;
       assert.ok(!listed.some((s) => s.name.startsWith('no-')), 'a refused subscription stores nothing');
-      sub = await ok(owner, 'POST', '/v1/m/eventing/subscriptions', { name: 'all', event_types: durable, endpoint: rx.url('/all'), sink_format: 'json' }, 201);
+      const all = { name: 'all', event_types: durable, endpoint: rx.url('/all'), sink_format: 'json' };
+      sub = await ok(owner, 'POST', '/v1/m/eventing/subscriptions', all, 201);
     });
 
-    it('the REST calls that change holds, workspaces, approvals, findings, kill switches, policies and PEP decisions are delivered from the log', async () => {
-      const hold = await ok(owner, 'POST', '/v1/m/compliance/holds', { subject_kind: 'agent', subject_ref: 'agent-1', matter: 'Acme v. Example', reason: 'litigation' }, 201);
+    it('REST changes of holds, workspaces, approvals, findings, kill switches, policies, PEP decisions are delivered', async () => {
+      const holdBody = { subject_kind: 'agent', subject_ref: 'agent-1', matter: 'Acme v. Example', reason: 'litigation' };
+      const hold = await ok(owner, 'POST', '/v1/m/compliance/holds', holdBody, 201);
       const ws = await ok(owner, 'POST', '/v1/workspaces', { root_path: '/srv/durable' }, 201);
       await ok(owner, 'PATCH', `/v1/workspaces/${ws.id}`, { version: 1, display_name: 'durable 2' }, 200);
-      const approval = await ok(owner, 'POST', `${G}/approvals`, { action: 'compliance.hold.release', subject: `legal_hold/${hold.id}`, params: { reason: 'case closed' } }, 201);
+      const plan = { action: 'compliance.hold.release', subject: `legal_hold/${hold.id}`, params: { reason: 'case closed' } };
+      const approval = await ok(owner, 'POST', `${G}/approvals`, plan, 201);
       await ok(owner, 'POST', `${G}/approvals/${approval.id}/cancel`, { reason: 'not yet' }, 200);
-      const findings = await ok(owner, 'POST', '/v1/m/security/findings', { findings: [{ rule_id: 'dep.vuln', severity: 'high', subject_kind: 'package', subject_ref: 'pkg-durable', message: 'CVE-0000-1' }] }, 200);
+      const report = { rule_id: 'dep.vuln', severity: 'high', subject_kind: 'package', subject_ref: 'pkg-durable', message: 'CVE-0000-1' };
+      const findings = await ok(owner, 'POST', '/v1/m/security/findings', { findings: [report] }, 200);
       const findingId = findings.ids[0] as string;
       await ok(owner, 'PATCH', `/v1/m/security/findings/${findingId}`, { status: 'acknowledged', note: 'tracked' }, 200);
       await ok(owner, 'POST', `${G}/pep/kill-switches`, { agent: 'agent-7', reason: 'incident 12' }, 201);
       await ok(owner, 'POST', `${G}/pep/kill-switches`, { agent: 'agent-7', reason: 'again' }, 201);
-      const decision = await ok(owner, 'POST', `${G}/pep/decisions`, { hook_event_name: 'PreToolUse', session_id: 's-1', tool_name: 'Bash', tool_input: { command: 'ls' }, agent_id: 'agent-7' }, 200);
+      const call7 = {
+        hook_event_name: 'PreToolUse', session_id: 's-1', tool_name: 'Bash',
+        tool_input: { command: 'ls' }, agent_id: 'agent-7',
+      };
+      const decision = await ok(owner, 'POST', `${G}/pep/decisions`, call7, 200);
       assert.equal(decision.decision, 'deny');
       await ok(owner, 'POST', `${G}/pep/kill-switches/release`, { agent: 'agent-7' }, 204);
       const doc = 'permit (principal, action, resource);';
@@ -158,7 +174,8 @@ for (const b of await testStores()) {
       assert.equal((await send(owner, 'PATCH', `/v1/workspaces/${ws.id}`, { version: 7, display_name: 'stale' })).status, 409);
       // The requester's own decision: the approval row was locked (updated) before the refusal, then rolled back.
       const approval = await ok(owner, 'POST', `${G}/approvals`, { action: 'x.y', subject: 'thing/1' }, 201);
-      assert.equal((await send(owner, 'POST', `${G}/approvals/${approval.id}/decisions`, { decision: 'approve', reason: 'mine' })).status, 403);
+      const own = await send(owner, 'POST', `${G}/approvals/${approval.id}/decisions`, { decision: 'approve', reason: 'mine' });
+      assert.equal(own.status, 403);
       assert.equal((await send(owner, 'POST', `${G}/pep/kill-switches/release`, { agent: 'never-engaged' })).status, 404);
       // A tenant that is not writable: the hold, workspace and kill switch are refused with 423.
       await setTenantStatus('suspended');

@@ -57,24 +57,30 @@ for (const b of await testStores()) {
       assert.equal(report.signatures.checked, n);
     });
 
-    test('events handed to appends are written in their records\' commit with the next sequences; a failed commit writes none', async (t) => {
+    test('events handed to appends are written in their records\' commit, sequenced; a failed commit writes none', async (t) => {
       const ts = await b.create();
       t.after(() => ts.dispose());
       const l = await setup(ts, { maxBatch: 16 });
       t.after(() => l.close());
       const tenant = await addTenant(ts.store);
-      const event = (i: number): BusEvent => ({ id: newId(), type: 'pep.decided', source: '/svc/governance', time: nowTimestamp(), tenant, subject: `pep_decision/${i}`, data: { i } });
+      const event = (i: number): BusEvent => ({
+        id: newId(), type: 'pep.decided', source: '/svc/governance', time: nowTimestamp(), tenant,
+        subject: `pep_decision/${i}`, data: { i },
+      });
       const events = Array.from({ length: 50 }, (_, i) => event(i));
       const records = await Promise.all(events.map((e, i) => l.pipeline.append(tenant, draft(i), undefined, [e])));
       const bySeq = events.map((e, i) => [records[i]!.seq, e.sequence] as const).sort((x, y) => x[0] - y[0]);
-      assert.deepEqual(bySeq.map(([, s]) => s), Array.from({ length: 50 }, (_, i) => i + 1), 'sequences follow the chain order, without gaps');
+      const oneToFifty = Array.from({ length: 50 }, (_, i) => i + 1);
+      assert.deepEqual(bySeq.map(([, s]) => s), oneToFifty, 'sequences follow the chain order, without gaps');
       const logged = async () => ts.store.withTenant(tenant, (tx) => readEvents(tx, tenant, 0, 1000));
-      assert.deepEqual((await logged()).map((e) => [e.sequence, e.id]), [...events].sort((x, y) => x.sequence! - y.sequence!).map((e) => [e.sequence, e.id]));
+      const inOrder = [...events].sort((x, y) => x.sequence! - y.sequence!);
+      assert.deepEqual((await logged()).map((e) => [e.sequence, e.id]), inOrder.map((e) => [e.sequence, e.id]));
       // Many events on one record (SQLite writes them in multi-row statements and single rows).
       const bulk = Array.from({ length: 70 }, (_, i) => event(200 + i));
       await l.pipeline.append(tenant, draft(200), undefined, bulk);
       assert.deepEqual(bulk.map((e) => e.sequence), Array.from({ length: 70 }, (_, i) => 51 + i));
-      assert.deepEqual((await logged()).slice(50).map((e) => [e.sequence, e.id, e.data['i']]), bulk.map((e) => [e.sequence, e.id, e.data['i']]));
+      const row = (e: BusEvent) => [e.sequence, e.id, e.data['i']];
+      assert.deepEqual((await logged()).slice(50).map(row), bulk.map(row));
       // An event id already logged fails the commit: neither the record nor any event of it stays.
       const dup = { ...event(99), id: events[0]!.id };
       await assert.rejects(l.pipeline.append(tenant, draft(99), undefined, [event(98), dup]));

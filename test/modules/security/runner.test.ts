@@ -52,7 +52,8 @@ describe('security runner on the bus', () => {
     const t = await addTenant(h.store);
     const a = await createAgent(h.store, t, { name: 'coder' });
     await ingestObservations(h.store, t, [{ origin: { kind: 'agent', id: a.id }, resource: { ref: 's3://secrets' }, mode: 'rw', confidence: 'high', signal_source: 'proxy', observed_at: '2026-06-02T10:00:00.000000000Z' }]);
-    bus.announce(bus.stamp([{ type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } }, { type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } }]));
+    const observed = { type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } };
+    bus.announce(bus.stamp([observed, observed]));
     await settle(() => audit.appended.some((r) => r.tenant === t));
     const page = await listFindings(h.store, t, { limit: 10 });
     assert.deepEqual(page.items.map((f) => [f.rule_id, f.severity, f.status]), [['svc.drift.unexpected', 'high', 'open']]);
