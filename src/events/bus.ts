@@ -16,13 +16,14 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { appendEvents } from './event-log.js';
 import { currentIntentScope } from '../ledger/audit-intent.js';
-import type { BusEvent, EventCatalog, EventInput } from './event-types.js';
+import { isDurable, type BusEvent, type EventCatalog, type EventInput } from './event-types.js';
 
 /**
- * Stages an event. With `tx`, the event is written to the durable log inside that transaction
- * (await it): it commits or rolls back with the change. Without, it is only announced in-process.
+ * Stages events. With `tx`, they are written to the durable log inside that transaction (await
+ * it): they commit or roll back with the change. Without, only a `durable: false` type may be
+ * staged; it is announced in-process only.
  */
-export type Emit = (event: EventInput, tx?: Transaction<Database>) => void | Promise<void>;
+export type Emit = (event: EventInput | readonly EventInput[], tx?: Transaction<Database>) => void | Promise<void>;
 
 /** A binding that carries announced events to other replicas (nats-binding.ts). */
 export interface RemoteBinding {
@@ -127,11 +128,14 @@ export class EventBus {
     const staged: EventInput[] = [];
     const recorded: BusEvent[] = [];
     const result = await work((e, tx) => {
+      const list: readonly EventInput[] = Array.isArray(e) ? e : [e as EventInput];
       if (!tx) {
-        staged.push(e);
+        for (const one of list) this.#assertInProcess(one.type);
+        staged.push(...list);
         return;
       }
-      return this.record(tx, [e]).then((out) => void recorded.push(...out));
+      if (list.length === 0) return;
+      return this.record(tx, list).then((out) => void recorded.push(...out));
     });
     this.announce(recorded);
     this.publish(staged);
@@ -143,14 +147,31 @@ export class EventBus {
     return appendEvents(tx, inputs.map((i) => this.#stamp(i)));
   }
 
+  /** Stamps events (id, source, time) without recording them: for a writer that appends them to the log itself. */
+  stamp(inputs: readonly EventInput[]): BusEvent[] {
+    return inputs.map((i) => this.#stamp(i));
+  }
+
   #stamp(input: EventInput): BusEvent {
     const decl = this.catalog.get(input.type);
     if (!decl) throw new Error(`event type ${input.type} is not declared in any manifest`);
     return { ...input, id: newId(), source: decl.source, time: nowTimestamp() };
   }
 
-  /** Publishes events whose change has already committed, in the given order. Never blocks, never throws for a subscriber. */
+  // A durable type published without its transaction would never reach a webhook: refuse it loudly.
+  #assertInProcess(type: string): void {
+    const decl = this.catalog.get(type);
+    if (decl && isDurable(decl)) {
+      throw new Error(`event type ${type} is durable: record it in the transaction of its change (bus.record, or emit with tx)`);
+    }
+  }
+
+  /**
+   * Announces in-process-only events (`durable: false` types) in the given order. A durable type is
+   * refused: it goes through `record` in its change's transaction, then `announce`.
+   */
   publish(events: readonly EventInput[]): BusEvent[] {
+    for (const e of events) this.#assertInProcess(e.type);
     const out = events.map((i) => this.#stamp(i));
     this.announce(out);
     return out;

@@ -10,16 +10,26 @@ import { sql, type Transaction } from 'kysely';
 import { formatTimestamp, nowTimestamp } from '../ledger/time.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import type { SqliteHandle } from '../store/store-types.js';
 import type { BusEvent } from './event-types.js';
 import { ApiError } from '../contract/errors.js';
 import type { RecordHooks } from '../contract/record-hooks.js';
 
 type Tx = Transaction<Database>;
 
+function groupByTenant(events: readonly BusEvent[]): Map<string, BusEvent[]> {
+  const byTenant = new Map<string, BusEvent[]>();
+  for (const e of events) {
+    const list = byTenant.get(e.tenant);
+    if (list) list.push(e);
+    else byTenant.set(e.tenant, [e]);
+  }
+  return byTenant;
+}
+
 /** Appends events (already stamped with id, source, time) of one or more tenants; returns them with their sequence. */
 export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise<BusEvent[]> {
-  const byTenant = new Map<string, BusEvent[]>();
-  for (const e of events) byTenant.set(e.tenant, [...(byTenant.get(e.tenant) ?? []), e]);
+  const byTenant = groupByTenant(events);
   const out: BusEvent[] = [];
   const now = nowTimestamp();
   for (const [tenant, list] of byTenant) {
@@ -50,6 +60,53 @@ export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise
     for (let i = 0; i < rows.length; i += 200) await tx.insertInto('events').values(rows.slice(i, i + 200)).execute();
   }
   return out;
+}
+
+const SQLITE_MULTI = 32;
+const EVENT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+type Prepared = ReturnType<SqliteHandle['prepare']>;
+type SqliteEventStatements = { seq: Prepared; one: Prepared; many: Prepared };
+const sqliteStatements = new WeakMap<SqliteHandle, SqliteEventStatements>();
+
+function sqlitePrepared(db: SqliteHandle): SqliteEventStatements {
+  let s = sqliteStatements.get(db);
+  if (s === undefined) {
+    const insert = 'insert into events (tenant_id, seq, id, type, source, subject, time, data, traceparent, created_at) values ';
+    s = {
+      seq: db.prepare(
+        'insert into event_seqs (tenant_id, last_seq) values (?, ?) ' +
+          'on conflict (tenant_id) do update set last_seq = event_seqs.last_seq + excluded.last_seq returning last_seq',
+      ),
+      one: db.prepare(insert + EVENT_ROW),
+      many: db.prepare(insert + Array.from({ length: SQLITE_MULTI }, () => EVENT_ROW).join(', ')),
+    };
+    sqliteStatements.set(db, s);
+  }
+  return s;
+}
+
+/**
+ * {@link appendEvents} on a SQLite connection inside its write transaction (prepared statements; the
+ * ledger's commit, which is not a Kysely transaction). Sets each event's `sequence`.
+ */
+export function sqliteAppendEvents(db: SqliteHandle, events: readonly BusEvent[]): void {
+  if (events.length === 0) return;
+  const s = sqlitePrepared(db);
+  const now = nowTimestamp();
+  for (const [tenant, list] of groupByTenant(events)) {
+    const row = s.seq.get(tenant, list.length) as { last_seq: number | bigint };
+    let seq = Number(row.last_seq) - list.length;
+    const params: unknown[] = [];
+    for (const e of list) {
+      e.sequence = ++seq;
+      params.push(tenant, seq, e.id, e.type, e.source, e.subject, e.time, JSON.stringify(e.data), e.traceparent ?? null, now);
+    }
+    // Whole statements of SQLITE_MULTI rows, then one row at a time: fewer statement runs per batch.
+    const width = 10;
+    let off = 0;
+    for (; off + SQLITE_MULTI <= list.length; off += SQLITE_MULTI) s.many.run(...params.slice(off * width, (off + SQLITE_MULTI) * width));
+    for (; off < list.length; off++) s.one.run(...params.slice(off * width, (off + 1) * width));
+  }
 }
 
 type EventRow = Database['events'] extends infer T ? { [K in keyof T]: unknown } : never;

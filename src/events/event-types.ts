@@ -16,7 +16,15 @@ export interface EventTypeDecl {
   stability: 'stable' | 'beta';
   /** the schema of `data` */
   schema: TSchema;
+  /**
+   * `false`: never written to the durable event log, so no subscription can receive it (the
+   * subscription API refuses it); the bus refuses to publish any other type without a transaction.
+   */
+  durable?: false;
 }
+
+/** Whether events of this declaration are written to the durable log (what deliveries are made from). */
+export const isDurable = (d: EventTypeDecl): boolean => d.durable !== false;
 
 /** What a publisher hands the bus; the bus stamps id and time. */
 export interface EventInput {

@@ -151,7 +151,7 @@ export class LedgerService {
   }
 
   /** Append one record; resolves once durable. */
-  append: LedgerAuditSink['append'] = (tenant, draft) => this.pipeline.append(tenant, draft);
+  append: LedgerAuditSink['append'] = (tenant, draft, events) => this.pipeline.append(tenant, draft, undefined, events);
 
   /** A page of one chain from seq `from` (ascending), with the chain's head seq. */
   async read(tenant: string, from: number, limit: number, filter: RecordFilter = {}): Promise<AuditPage> {

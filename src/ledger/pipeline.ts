@@ -27,6 +27,8 @@ import { sqliteAssertHeadConsistent, sqliteInsertRecords, sqliteReadHead } from 
 import type { AuditDraft, AuditRecord } from './record.js';
 import type { Signer } from './signers.js';
 import { consumeIntents, outsideIntentScope, sqliteConsumeIntents } from './audit-intent.js';
+import { appendEvents, sqliteAppendEvents } from '../events/event-log.js';
+import type { BusEvent } from '../events/event-types.js';
 
 /** How the pipeline runs. */
 export interface PipelineOptions {
@@ -54,6 +56,8 @@ interface Pending {
   draft: AuditDraft;
   /** a request's intent scope whose markers this record's commit deletes (audit-intent.ts) */
   consumes: string | undefined;
+  /** stamped events written to the event log in this record's commit */
+  events: BusEvent[] | undefined;
   resolve: (r: AuditRecord) => void;
   reject: (err: unknown) => void;
 }
@@ -100,13 +104,14 @@ export class LedgerPipeline {
 
   /**
    * Append one draft to `tenant`'s chain; resolves with the record once it is committed. `consumes`
-   * names a request's intent scope: its change markers are deleted in the record's commit.
+   * names a request's intent scope: its change markers are deleted in the record's commit. `events`
+   * (stamped) are written to the durable event log in that same commit, their `sequence` set.
    */
-  append(tenant: string, draft: AuditDraft, consumes?: string): Promise<AuditRecord> {
+  append(tenant: string, draft: AuditDraft, consumes?: string, events?: BusEvent[]): Promise<AuditRecord> {
     if (this.#closed) return Promise.reject(new PipelineClosedError());
     return new Promise<AuditRecord>((resolve, reject) => {
       const chain = this.#chain(tenant);
-      chain.queue.push({ draft, consumes, resolve, reject });
+      chain.queue.push({ draft, consumes, events, resolve, reject });
       // Start on the next microtask, so appends issued in the same tick share a batch.
       if (chain.queue.length === 1) queueMicrotask(() => this.#pump(chain));
     });
@@ -306,6 +311,7 @@ export class LedgerPipeline {
   ): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
     const store = this.opts.store;
     const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
+    const events = b.pending.flatMap((p) => p.events ?? []);
     if (store.sqliteCommit !== undefined) {
       // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
       const { value, durable } = await store.sqliteCommit((db) => {
@@ -316,6 +322,7 @@ export class LedgerPipeline {
         const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
         sqliteInsertRecords(db, tenant, sealed.records, head);
         sqliteConsumeIntents(db, consumed);
+        sqliteAppendEvents(db, events);
         return sealed;
       });
       return { ...value, durable };
@@ -331,6 +338,10 @@ export class LedgerPipeline {
       const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
       await insertRecords(tx, tenant, sealed.records, head);
       await consumeIntents(tx, consumed);
+      if (events.length > 0) {
+        const seqs = new Map((await appendEvents(tx, events)).map((e) => [e.id, e.sequence]));
+        for (const e of events) e.sequence = seqs.get(e.id);
+      }
       return sealed;
     });
     return { ...committed, durable: Promise.resolve() };

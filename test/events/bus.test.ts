@@ -18,7 +18,15 @@ const catalog = () =>
       stability: 'beta',
       schema: Type.Object({}),
     },
-    { type: 'thing.happened', source: '/svc/test', permission: 'agent:read', description: 'x', stability: 'beta', schema: Type.Object({}) },
+    {
+      type: 'thing.happened',
+      source: '/svc/test',
+      permission: 'agent:read',
+      description: 'x',
+      stability: 'beta',
+      schema: Type.Object({}),
+      durable: false,
+    },
   ]);
 
 for (const b of await testStores()) {
@@ -40,7 +48,7 @@ for (const b of await testStores()) {
         bus.withEvents((emit) =>
           h.store.withTenant(tenant, async (tx) => {
             await tx.insertInto('agents').values(row).execute();
-            emit({ type: 'agent.created', tenant, subject: `agent/${row.id}`, data: { id: row.id } });
+            await emit({ type: 'agent.created', tenant, subject: `agent/${row.id}`, data: { id: row.id } }, tx);
             throw new Error('handler failed after the insert');
           }),
         ),
@@ -48,11 +56,15 @@ for (const b of await testStores()) {
       );
       const kept = await h.store.withTenant(tenant, (tx) => tx.selectFrom('agents').select('id').where('id', '=', row.id).execute());
       assert.equal(kept.length, 0, 'the insert rolled back');
+      const logged = await h.store.withTenant(tenant, (tx) =>
+        tx.selectFrom('events').select('subject').where('tenant_id', '=', tenant).execute(),
+      );
+      assert.deepEqual(logged, [], 'its event rolled back with it');
       const row2 = agentRow(tenant);
       await bus.withEvents((emit) =>
         h.store.withTenant(tenant, async (tx) => {
           await tx.insertInto('agents').values(row2).execute();
-          emit({ type: 'agent.created', tenant, subject: `agent/${row2.id}`, data: { id: row2.id } });
+          await emit({ type: 'agent.created', tenant, subject: `agent/${row2.id}`, data: { id: row2.id } }, tx);
         }),
       );
       await bus.idle();
@@ -114,5 +126,19 @@ describe('bus delivery', () => {
   it('publishing an undeclared type is a programming error, refused', () => {
     const bus = new EventBus({ catalog: catalog() });
     assert.throws(() => bus.publish([{ type: 'nobody.declared', tenant: 't', subject: 'x/1', data: {} }]), /not declared/);
+  });
+
+  it('a durable type published without its transaction is refused (it would never reach the log), with or without withEvents', async () => {
+    const bus = new EventBus({ catalog: catalog() });
+    const seen: BusEvent[] = [];
+    bus.subscribe({ name: 't', types: '*' }, (e) => void seen.push(e));
+    const created = { type: 'agent.created', tenant: 't', subject: 'agent/1', data: { id: '1' } };
+    assert.throws(() => bus.publish([created]), /agent\.created is durable/);
+    await assert.rejects(
+      bus.withEvents(async (emit) => emit({ type: 'agent.created', tenant: 't', subject: 'agent/1', data: { id: '1' } })),
+      /agent\.created is durable/,
+    );
+    await bus.idle();
+    assert.deepEqual(seen, []);
   });
 });

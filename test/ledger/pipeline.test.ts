@@ -10,6 +10,11 @@ import { verifyRecords } from '../../src/ledger/verify.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
 import { testStores, type TestStore } from '../helpers/stores.js';
 import { OTHER_TENANT, TENANT, draft } from './fixtures.js';
+import { readEvents } from '../../src/events/event-log.js';
+import type { BusEvent } from '../../src/events/event-types.js';
+import { nowTimestamp } from '../../src/ledger/time.js';
+import { newId } from '../../src/store/ids.js';
+import { addTenant } from '../store/store-fixtures.js';
 
 async function setup(ts: TestStore, opts: { pool?: boolean; maxBatch?: number } = {}) {
   await ts.store.migrate();
@@ -50,6 +55,40 @@ for (const b of await testStores()) {
       const report = verifyRecords(rows, { keys: l.keyring.keySet(TENANT), head });
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.signatures.checked, n);
+    });
+
+    test('events handed to appends are written in their records\' commit, sequenced; a failed commit writes none', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      const l = await setup(ts, { maxBatch: 16 });
+      t.after(() => l.close());
+      const tenant = await addTenant(ts.store);
+      const event = (i: number): BusEvent => ({
+        id: newId(), type: 'pep.decided', source: '/svc/governance', time: nowTimestamp(), tenant,
+        subject: `pep_decision/${i}`, data: { i },
+      });
+      const events = Array.from({ length: 50 }, (_, i) => event(i));
+      const records = await Promise.all(events.map((e, i) => l.pipeline.append(tenant, draft(i), undefined, [e])));
+      const bySeq = events.map((e, i) => [records[i]!.seq, e.sequence] as const).sort((x, y) => x[0] - y[0]);
+      const oneToFifty = Array.from({ length: 50 }, (_, i) => i + 1);
+      assert.deepEqual(bySeq.map(([, s]) => s), oneToFifty, 'sequences follow the chain order, without gaps');
+      const logged = async () => ts.store.withTenant(tenant, (tx) => readEvents(tx, tenant, 0, 1000));
+      const inOrder = [...events].sort((x, y) => x.sequence! - y.sequence!);
+      assert.deepEqual((await logged()).map((e) => [e.sequence, e.id]), inOrder.map((e) => [e.sequence, e.id]));
+      // Many events on one record (SQLite writes them in multi-row statements and single rows).
+      const bulk = Array.from({ length: 70 }, (_, i) => event(200 + i));
+      await l.pipeline.append(tenant, draft(200), undefined, bulk);
+      assert.deepEqual(bulk.map((e) => e.sequence), Array.from({ length: 70 }, (_, i) => 51 + i));
+      const row = (e: BusEvent) => [e.sequence, e.id, e.data['i']];
+      assert.deepEqual((await logged()).slice(50).map(row), bulk.map(row));
+      // An event id already logged fails the commit: neither the record nor any event of it stays.
+      const dup = { ...event(99), id: events[0]!.id };
+      await assert.rejects(l.pipeline.append(tenant, draft(99), undefined, [event(98), dup]));
+      assert.equal((await stored(ts, tenant)).length, 51);
+      assert.equal((await logged()).length, 120);
+      const next = event(100);
+      await l.pipeline.append(tenant, draft(100), undefined, [next]);
+      assert.equal(next.sequence, 121, 'the failed commit used no sequence');
     });
 
     test('chains are independent; a lone append is not held back waiting for a batch', async (t) => {

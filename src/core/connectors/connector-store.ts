@@ -86,7 +86,7 @@ export function formatOf(kind: ConnectorKind, token: string | undefined): string
   if ('fixed' in kind.format) {
     if (token !== undefined && token !== kind.format.fixed)
       throw errors.badRequest(
-        `format ${JSON.stringify(token)} is not accepted for connector kind ${kind.kind}; accepted: ${kind.format.fixed}`,
+        `format ${JSON.stringify(token)} is not accepted for ` + `connector kind ${kind.kind}; accepted: ${kind.format.fixed}`,
       );
     return kind.format.fixed;
   }
@@ -106,7 +106,7 @@ export function secretRefsOf(kind: ConnectorKind, config: Record<string, unknown
     if (v === undefined) continue;
     if (typeof v !== 'string' || !/^secret:[a-z0-9][a-z0-9._-]{0,99}$/.test(v))
       throw errors.badRequest(
-        `config.${f} must be a secret reference secret:<name> (store the value with PUT /v1/console/secrets), never the value itself`,
+        `config.${f} must be a secret reference secret:<name> (store ` + `the value with PUT /v1/console/secrets), never the value itself`,
       );
     out.push(v);
   }
@@ -114,30 +114,36 @@ export function secretRefsOf(kind: ConnectorKind, config: Record<string, unknown
 }
 
 /** Validates an input and returns the row values it would store (everything but ids and times). */
+/** How the catalog knows an event type: declared and durable (`true`), unknown, or in-process only (never in the log). */
+export type EventTypeCheck = (t: string) => boolean | 'in-process';
+
 export async function validateConnector(
   store: Store,
   input: ConnectorInput,
-  knownEventType: (t: string) => boolean,
+  knownEventType: EventTypeCheck,
 ): Promise<Omit<Row, 'id' | 'version' | 'created_at' | 'updated_at'>> {
   const kind = kindOf(input.kind);
   if (!kind)
-    throw errors.badRequest(`unknown connector kind ${JSON.stringify(input.kind)}; known: ${Object.keys(CONNECTOR_KINDS).join(', ')}`);
+    throw errors.badRequest(`unknown connector kind ${JSON.stringify(input.kind)}; ` + `known: ${Object.keys(CONNECTOR_KINDS).join(', ')}`);
   const format = formatOf(kind, input.format);
   let checker = checkers.get(kind.kind);
   if (!checker) checkers.set(kind.kind, (checker = configChecker(kind.configSchema)));
   if (!checker.check(input.config))
     throw errors.badRequest(
-      `config of a ${kind.kind} connector: ${checker
-        .explain(input.config)
-        .replace(/\(root\)/g, 'config')
-        .replace(/^\//, 'config/')}`,
+      `config of a ${kind.kind} connector: ` +
+        `${checker
+          .explain(input.config)
+          .replace(/\(root\)/g, 'config')
+          .replace(/^\//, 'config/')}`,
     );
   const problems = kind.validate?.(input.config) ?? [];
   if (problems.length > 0) throw errors.badRequest(`config of a ${kind.kind} connector: ${problems.join('; ')}`);
   const refs = secretRefsOf(kind, input.config);
   for (const ref of refs)
     if (!(await secretExists(store, ref)))
-      throw errors.badRequest(`config refers to ${ref}, which does not exist; store it first (PUT /v1/console/secrets or svc secrets set)`);
+      throw errors.badRequest(
+        `config refers to ${ref}, which does not exist; store ` + `it first (PUT /v1/console/secrets or svc secrets set)`,
+      );
   const tenant = input.tenant ?? null;
   if (tenant !== null) {
     const t = await store.transaction((tx) =>
@@ -148,10 +154,16 @@ export async function validateConnector(
   const ev = input.sources?.events ?? null;
   if (ev) {
     if (ev.types.length === 0)
-      throw errors.badRequest('sources.events.types must name at least one event type (or leave sources.events out)');
-    const unknown = ev.types.filter((t) => !knownEventType(t));
+      throw errors.badRequest('sources.events.types must name at least ' + 'one event type (or leave sources.events out)');
+    const unknown = ev.types.filter((t) => knownEventType(t) === false);
     if (unknown.length > 0)
-      throw errors.badRequest(`sources.events.types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+      throw errors.badRequest(`sources.events.types: unknown event type ` + `${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+    // Connectors read the event log only: an in-process type would never be forwarded.
+    const inProcess = ev.types.filter((t) => knownEventType(t) === 'in-process');
+    if (inProcess.length > 0) {
+      const names = inProcess.map((t) => JSON.stringify(t)).join(', ');
+      throw errors.badRequest(`sources.events.types: ${names} are not written to the event log and cannot be forwarded`);
+    }
   }
   const sources: ConnectorSources = {
     ledger: input.sources?.ledger ?? true,

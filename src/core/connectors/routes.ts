@@ -14,6 +14,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../serve/services.js';
 import { rangeOf } from './batches.js';
 import { deleteConnector, getConnector, listConnectors, putConnector, validateConnector, type ConnectorInput } from './connector-store.js';
+import { isDurable } from '../../events/event-types.js';
 import { connectorHealth } from './health.js';
 import { ConnectorIn, ConnectorOut, DeliveryOut, HealthOut, HealthQuery, ListQuery, NameQuery, TestIn, TestOut } from './schemas.js';
 import Type, { type Static } from 'typebox';
@@ -103,7 +104,11 @@ export const connectorRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const s = ctx.services;
-      const values = await validateConnector(s.store, ctx.body as ConnectorInput, (t) => s.events.catalog.get(t) !== undefined);
+      const known = (t: string) => {
+        const d = s.events.catalog.get(t);
+        return d === undefined ? false : isDurable(d) || 'in-process';
+      };
+      const values = await validateConnector(s.store, ctx.body as ConnectorInput, known);
       const { view, created } = await putConnector(s.store, values);
       await s.audit.append(
         SYSTEM_TENANT,

@@ -9,12 +9,12 @@ import { createWorkspace, getWorkspace, listWorkspaces, patchWorkspace } from '.
 const Path = Text({ minLength: 1, maxLength: 4096 });
 const MountMode = Type.Union([Type.Literal('rw'), Type.Literal('ro')], { description: 'default rw' });
 const Dlp = Type.Union([Type.Literal('label'), Type.Literal('deny'), Type.Literal('off')], {
-  description: 'DLP posture on reads; default label',
+  description: 'DLP posture on ' + 'reads; default label',
 });
 const Cap = Type.Integer({ minimum: 0, maximum: 1024 ** 4, description: 'per-read size cap in bytes; 0 means the default 5 MiB' });
 const Subpaths = Type.Array(Text({ minLength: 1, maxLength: 1024 }), {
   maxItems: 256,
-  description: 'relative to the root; replaced whole on PATCH',
+  description: 'relative to the root; ' + 'replaced whole on PATCH',
 });
 
 const fields = {
@@ -109,16 +109,19 @@ export const workspaceRoutes: AnyRoute[] = [
     response: Workspace,
     status: 201,
     handler: async (ctx) => {
-      const ws = await createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body);
+      // The event is written in the workspace's transaction (durable log), announced after the commit.
+      const ws = await ctx.services.events.withEvents((emit) =>
+        createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body, (tx, w) =>
+          emit({ type: 'workspace.created', tenant: w.tenant_id, subject: `workspace/${w.id}`,
+            data: { id: w.id, root_path: w.root_path } }, tx),
+        ),
+      );
       await auditEvent(
         ctx,
         'workspace.create',
         { kind: 'workspace', id: ws.id },
         { root_path: ws.root_path, mount_mode: ws.mount_mode, dlp_posture: ws.dlp_posture },
       );
-      ctx.services.events.publish([
-        { type: 'workspace.created', tenant: tenantOf(ctx), subject: `workspace/${ws.id}`, data: { id: ws.id, root_path: ws.root_path } },
-      ]);
       return reply.json(ws, 201);
     },
   }),
@@ -145,16 +148,13 @@ export const workspaceRoutes: AnyRoute[] = [
     body: PatchBody,
     response: Workspace,
     handler: async (ctx) => {
-      const { workspace, changed } = await patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body);
+      const { workspace, changed } = await ctx.services.events.withEvents((emit) =>
+        patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, (tx, w, ch) =>
+          emit({ type: 'workspace.updated', tenant: w.tenant_id, subject: `workspace/${w.id}`,
+            data: { id: w.id, version: w.version, changed: ch } }, tx),
+        ),
+      );
       await auditEvent(ctx, 'workspace.update', { kind: 'workspace', id: workspace.id }, { changed, version: workspace.version });
-      ctx.services.events.publish([
-        {
-          type: 'workspace.updated',
-          tenant: tenantOf(ctx),
-          subject: `workspace/${workspace.id}`,
-          data: { id: workspace.id, version: workspace.version, changed },
-        },
-      ]);
       return workspace;
     },
   }),

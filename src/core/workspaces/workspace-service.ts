@@ -8,6 +8,8 @@ import { posix } from 'node:path';
 import { errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
 import { decodeCursor, pageOf } from '../agents/cursor.js';
 import { assertTenantWritable } from '../agents/scope.js';
@@ -94,8 +96,11 @@ function subpaths(values: string[]): string[] {
   return [...new Set(values)];
 }
 
+/** Runs inside a workspace change's transaction once its row is written (the durable event log). */
+export type WorkspaceInTx = (tx: Transaction<Database>, ws: Workspace, changed: string[]) => Promise<void> | void;
+
 /** Creates a workspace with the spec's defaults. */
-export async function createWorkspace(store: Store, tenant: string, input: WorkspaceInput): Promise<Workspace> {
+export async function createWorkspace(store: Store, tenant: string, input: WorkspaceInput, inTx?: WorkspaceInTx): Promise<Workspace> {
   const now = nowTimestamp();
   const root = absolutePath(input.root_path, 'root_path');
   const row: Row = {
@@ -112,11 +117,13 @@ export async function createWorkspace(store: Store, tenant: string, input: Works
     created_at: now,
     updated_at: now,
   };
+  const ws = toWorkspace(row);
   await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     await tx.insertInto('workspaces').values(row).execute();
+    await inTx?.(tx, ws, []);
   });
-  return toWorkspace(row);
+  return ws;
 }
 
 /** One workspace or 404. */
@@ -152,6 +159,7 @@ export async function patchWorkspace(
   tenant: string,
   id: string,
   patch: WorkspacePatch,
+  inTx?: WorkspaceInTx,
 ): Promise<{ workspace: Workspace; changed: string[] }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -190,6 +198,8 @@ export async function patchWorkspace(
       .where('version', '=', patch.version)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('version mismatch: the workspace changed concurrently');
-    return { workspace: toWorkspace(next), changed };
+    const workspace = toWorkspace(next);
+    await inTx?.(tx, workspace, changed);
+    return { workspace, changed };
   });
 }

@@ -6,6 +6,8 @@
  */
 import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
 import { getRevision, listRevisions, policySigner, publishRevision, sha256Hex, type PolicyRevision } from '../governance/index.js';
@@ -71,25 +73,23 @@ export async function publish(
   dataDir: string,
   tenant: string,
   input: { surface: Surface; content: string; note: string; actor: string },
+  inTx?: (tx: Transaction<Database>, rev: PolicyRevision) => Promise<void> | void,
 ): Promise<PolicyRevision> {
   const v = validateDocument(input.surface, input.content);
   if (!v.valid || v.artifact === null) {
     const creds =
       v.credentials.length > 0
-        ? `refused: the document carries ${v.credentials.length} inline credential(s) ` +
-          `(${v.credentials.map((c) => c.path).join(', ')}); reference them instead. `
+        ? `refused: the document carries ${v.credentials.length} inline credential(s) (${v.credentials.map((c) => c.path).join(', ')}); ` +
+          `reference them instead. `
         : '';
     throw errors.badRequest(`${creds}the ${input.surface} document is not valid: ${v.errors.join('; ')}`);
   }
   const rev = await publishRevision(store, dataDir, tenant, {
-    surface: storedSurface(input.surface),
-    content: v.artifact,
-    note: input.note,
-    actor: input.actor,
+    surface: storedSurface(input.surface), content: v.artifact, note: input.note, actor: input.actor,
     check: (c) => {
       if (!validateDocument(input.surface, c).valid) throw errors.badRequest('the document is not valid');
     },
-  });
+  }, inTx && ((tx, r) => inTx(tx, view(input.surface, r))));
   return view(input.surface, rev);
 }
 
@@ -124,7 +124,8 @@ export async function checkin(
   dataDir: string,
   tenant: string,
   input: { host: string; surface: Surface; bytes: Buffer; signature?: string; actor: string },
-) {
+  inTx?: (tx: Transaction<Database>, out: CheckinOutcome) => Promise<void> | void,
+): Promise<CheckinOutcome> {
   const sha = sha256Hex(input.bytes);
   const signer = await policySigner(dataDir);
   const all = await versions(store, tenant, input.surface);
@@ -134,17 +135,17 @@ export async function checkin(
   let reason: string;
   if (!match) reason = 'the bytes match no published revision of this surface (changed on the host, or not from this server)';
   else if (match.key_fingerprint !== signer.fingerprint)
-    reason = `revision ${match.revision} was signed by a key this server no longer uses (${match.key_fingerprint.slice(0, 16)}…)`;
+    reason = `revision ${match.revision} was signed by a key this server ` + `no longer uses (${match.key_fingerprint.slice(0, 16)}…)`;
   else if (!signer.verify(input.bytes, match.signature))
-    reason = `the signature of revision ${match.revision} does not verify over these bytes`;
+    reason = `the signature of revision ${match.revision} ` + `does not verify over these bytes`;
   else if (input.signature !== undefined && !signer.verify(input.bytes, input.signature))
-    reason = 'the signature installed on the host does not verify over these bytes';
+    reason = 'the signature installed on the host ' + 'does not verify over these bytes';
   else {
     verified = true;
     reason =
       match.revision === published?.revision
         ? 'verified: the published revision'
-        : `verified, but revision ${match.revision} is not the published revision ${published?.revision ?? '(none)'}`;
+        : `verified, but revision ${match.revision} is not the ` + `published revision ${published?.revision ?? '(none)'}`;
   }
   const now = nowTimestamp();
   const row = {
@@ -158,6 +159,11 @@ export async function checkin(
     checked_in_by: input.actor,
     checked_in_at: now,
   };
+  const out: CheckinOutcome = {
+    host: input.host, surface: input.surface, sha256: sha, verified,
+    revision: match?.revision ?? null, published_revision: published?.revision ?? null,
+    current: verified && match?.revision === published?.revision, reason, checked_in_at: now,
+  };
   await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
     const { tenant_id: _t, surface: _s, host: _h, ...set } = row;
@@ -169,18 +175,15 @@ export async function checkin(
       .where('host', '=', input.host)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) await tx.insertInto('cp_checkins').values(row).execute();
+    await inTx?.(tx, out);
   });
-  return {
-    host: input.host,
-    surface: input.surface,
-    sha256: sha,
-    verified,
-    revision: match?.revision ?? null,
-    published_revision: published?.revision ?? null,
-    current: verified && match?.revision === published?.revision,
-    reason,
-    checked_in_at: now,
-  };
+  return out;
+}
+
+/** What a host's check-in answers. */
+export interface CheckinOutcome {
+  host: string; surface: Surface; sha256: string; verified: boolean; revision: number | null; published_revision: number | null;
+  current: boolean; reason: string; checked_in_at: string;
 }
 
 /** Published vs observed: the published revision and what every host that checked in holds. */

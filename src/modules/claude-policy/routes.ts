@@ -1,8 +1,5 @@
 /** Routes of managed agent settings as signed revisions: `/v1/m/claude-policy/…` (claude-policy-service.ts holds the rules). */
 import { route, type AnyRoute } from '../../contract/route.js';
-import type { EventBus } from '../../events/bus.js';
-import type { EventInput } from '../../events/event-types.js';
-import type { Store } from '../../store/store.js';
 import { reply } from '../../http/reply.js';
 import { auditEvent, tenantOf } from '../../core/agents/scope.js';
 import { policySigner } from '../governance/index.js';
@@ -24,14 +21,6 @@ import {
   ValidateResult,
 } from './schemas.js';
 
-/**
- * Writes an event to the durable log (so subscriptions deliver it) right after its change committed:
- * the revision is stored by the governance module's transaction, which this module does not open.
- */
-async function recordEvent(ctx: { services: { store: Store; events: EventBus } }, e: EventInput): Promise<void> {
-  await ctx.services.events.withEvents((emit) => ctx.services.store.withTenant(e.tenant, async (tx) => emit(e, tx)));
-}
-
 const common = { stability: 'beta' as const, tags: ['claude-policy'] };
 const BASE = '/v1/m/claude-policy';
 
@@ -41,7 +30,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/validate`,
     operationId: 'validateClaudePolicy',
-    summary: 'Check a managed settings document (shape, hook event names, inline credentials) without storing it',
+    summary: 'Check a managed settings document (shape, hook ' + 'event names, inline credentials) without storing it',
     permission: 'claude-policy:policy:read',
     body: DocBody,
     response: ValidateResult,
@@ -52,7 +41,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/dry-run`,
     operationId: 'dryRunClaudePolicy',
-    summary: 'What publish would sign and what it changes against the published revision, recording nothing',
+    summary: 'What publish would sign and what it changes ' + 'against the published revision, recording nothing',
     permission: 'claude-policy:policy:read',
     body: DocBody,
     response: DryRunResult,
@@ -74,12 +63,15 @@ export const claudePolicyRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const { surface } = ctx.body;
-      const rev = await publish(ctx.services.store, ctx.services.dataDir, tenant, {
-        surface,
-        content: ctx.body.content,
-        note: ctx.body.note ?? '',
-        actor: ctx.principal?.actor ?? 'system',
-      });
+      const input = { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' };
+      // The event is written in the revision's transaction (durable log), announced after the commit.
+      const rev = await ctx.services.events.withEvents((emit) =>
+        publish(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, r) => {
+          const rid = `${surface}/${r.revision}`;
+          const data = { id: rid, surface, revision: r.revision, sha256: r.sha256 };
+          return emit({ type: 'claude_policy.published', tenant, subject: `claude_policy_revision/${rid}`, data }, tx);
+        }),
+      );
       const id = `${surface}/${rev.revision}`;
       await auditEvent(
         ctx,
@@ -87,12 +79,6 @@ export const claudePolicyRoutes: AnyRoute[] = [
         { kind: 'claude_policy_revision', id },
         { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note },
       );
-      await recordEvent(ctx, {
-        type: 'claude_policy.published',
-        tenant,
-        subject: `claude_policy_revision/${id}`,
-        data: { id, surface, revision: rev.revision, sha256: rev.sha256 },
-      });
       return reply.json(rev, 201);
     },
   }),
@@ -101,7 +87,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/versions`,
     operationId: 'listClaudePolicyVersions',
-    summary: 'The signed revisions of a surface, newest first (the published one marked active)',
+    summary: 'The signed revisions of a surface, newest ' + 'first (the published one marked active)',
     permission: 'claude-policy:policy:read',
     query: SurfaceQuery,
     response: RevisionList,
@@ -112,7 +98,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/versions/{revision}`,
     operationId: 'getClaudePolicyVersion',
-    summary: 'One revision: artifact, sha256, key fingerprint, signature',
+    summary: 'One revision: artifact, sha256, ' + 'key fingerprint, signature',
     permission: 'claude-policy:policy:read',
     params: RevisionParams,
     query: SurfaceQuery,
@@ -124,7 +110,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/artifact`,
     operationId: 'getClaudePolicyArtifact',
-    summary: 'The signed artifact a host installs (default the published revision), with the public key that verifies it offline',
+    summary: 'The signed artifact a host installs (default the published ' + 'revision), with the public key that verifies it offline',
     permission: 'claude-policy:policy:read',
     query: ArtifactQuery,
     response: Artifact,
@@ -142,7 +128,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/signing-key`,
     operationId: 'getClaudePolicySigningKey',
-    summary: 'The public key that signs managed settings revisions (the policy-signing key)',
+    summary: 'The public key that signs managed ' + 'settings revisions (the policy-signing key)',
     permission: 'claude-policy:policy:read',
     response: SigningKey,
     handler: async (ctx) => {
@@ -155,7 +141,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/checkins`,
     operationId: 'checkinClaudePolicy',
-    summary: 'A host reports the bytes it holds; answers whether they verify and are the published revision',
+    summary: 'A host reports the bytes it holds; answers ' + 'whether they verify and are the published revision',
     permission: 'claude-policy:checkin:write',
     audit: 'claude_policy.checkin',
     body: CheckinBody,
@@ -163,34 +149,41 @@ export const claudePolicyRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const b = ctx.body;
-      const out = await checkin(ctx.services.store, ctx.services.dataDir, tenant, {
+      const id = `${b.surface}/${b.host}`;
+      const input = {
         host: b.host,
         surface: b.surface,
         bytes: Buffer.from(b.content_b64, 'base64'),
         ...(b.signature !== undefined ? { signature: b.signature } : {}),
         actor: ctx.principal?.actor ?? 'system',
-      });
-      const id = `${b.surface}/${b.host}`;
+      };
+      const out = await ctx.services.events.withEvents((emit) =>
+        checkin(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, o) =>
+          emit(
+            {
+              type: 'claude_policy.checked_in',
+              tenant,
+              subject: `claude_policy_host/${id}`,
+              data: {
+                id,
+                host: b.host,
+                surface: b.surface,
+                sha256: o.sha256,
+                verified: o.verified,
+                current: o.current,
+                revision: o.revision,
+              },
+            },
+            tx,
+          ),
+        ),
+      );
       await auditEvent(
         ctx,
         'claude_policy.checkin',
         { kind: 'claude_policy_host', id },
         { host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision },
       );
-      await recordEvent(ctx, {
-        type: 'claude_policy.checked_in',
-        tenant,
-        subject: `claude_policy_host/${id}`,
-        data: {
-          id,
-          host: b.host,
-          surface: b.surface,
-          sha256: out.sha256,
-          verified: out.verified,
-          current: out.current,
-          revision: out.revision,
-        },
-      });
       return out;
     },
   }),
@@ -199,7 +192,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/distribution`,
     operationId: 'getClaudePolicyDistribution',
-    summary: 'Published vs observed: the published revision and what each host last reported',
+    summary: 'Published vs observed: the published ' + 'revision and what each host last reported',
     permission: 'claude-policy:policy:read',
     query: SurfaceQuery,
     response: Distribution,

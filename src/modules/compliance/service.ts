@@ -6,7 +6,8 @@
  * 202 `pending_approval` until an approved approval id is presented.
  *
  * Every step appends a ledger record and a custody event that names that record's seq and hash and
- * the people involved; `hold.placed`, `hold.released`, `erasure.completed` go on the bus after commit.
+ * the people involved; `hold.placed`, `hold.released`, `erasure.completed` are written to the event log
+ * in the transaction of their change and announced after its commit.
  */
 import type { Transaction } from 'kysely';
 import { ApiError, errors } from '../../contract/errors.js';
@@ -175,16 +176,16 @@ export interface HoldInput {
   on_behalf_of?: string;
 }
 
-/** Places a hold: `active` at once, custody chain started, `hold.placed` on the bus. */
+/** Places a hold: `active` at once, custody chain started, `hold.placed` in the event log with it. */
 export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
   const tenant = tenantOf(ctx);
   const me = who(ctx);
   const scope = input.scope ?? 'subject';
   if (scope === 'subject' && (!input.subject_kind || !input.subject_ref))
-    throw errors.badRequest('a subject hold needs subject_kind and subject_ref');
+    throw errors.badRequest('a subject hold needs ' + 'subject_kind and subject_ref');
   if (scope === 'data_class' && !input.data_class) throw errors.badRequest('a data_class hold needs data_class');
   if (scope !== 'subject' && (input.subject_kind || input.subject_ref))
-    throw errors.badRequest(`a ${scope} hold takes no subject_kind or subject_ref`);
+    throw errors.badRequest(`a ${scope} hold takes no ` + `subject_kind or subject_ref`);
   if (scope !== 'data_class' && input.data_class) throw errors.badRequest(`a ${scope} hold takes no data_class`);
   const now = nowTimestamp();
   const hold: Hold = {
@@ -206,10 +207,18 @@ export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
     created_at: now,
     updated_at: now,
   };
-  await ctx.services.store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    await tx.insertInto('cmp_holds').values(hold).execute();
-  });
+  const placed = {
+    type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`,
+    data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class,
+      matter: hold.matter },
+  };
+  await ctx.services.events.withEvents((emit) =>
+    ctx.services.store.withTenant(tenant, async (tx) => {
+      await assertTenantWritable(tx, tenant);
+      await tx.insertInto('cmp_holds').values(hold).execute();
+      await emit(placed, tx);
+    }),
+  );
   await step(ctx, 'hold', hold.id, 'placed', 'compliance.hold.place', [me], null, {
     scope,
     subject_kind: hold.subject_kind,
@@ -218,21 +227,6 @@ export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
     matter: hold.matter,
     reason: hold.reason,
   });
-  ctx.services.events.publish([
-    {
-      type: 'hold.placed',
-      tenant,
-      subject: `legal_hold/${hold.id}`,
-      data: {
-        id: hold.id,
-        scope,
-        subject_kind: hold.subject_kind,
-        subject_ref: hold.subject_ref,
-        data_class: hold.data_class,
-        matter: hold.matter,
-      },
-    },
-  ]);
   return hold;
 }
 
@@ -282,7 +276,7 @@ export async function checkHold(
 ): Promise<{ held: boolean; holds: string[] }> {
   if ((q.subject_kind === undefined) !== (q.subject_ref === undefined)) throw errors.badRequest('subject_kind and subject_ref go together');
   if (q.subject_kind === undefined && q.data_class === undefined)
-    throw errors.badRequest('name a subject (subject_kind, subject_ref) or a data_class');
+    throw errors.badRequest('name a subject (subject_kind, ' + 'subject_ref) or a data_class');
   const holds = await store.withTenant(tenant, (tx) =>
     coveringHolds(tx, tenant, {
       ...(q.subject_kind ? { kind: q.subject_kind, refs: [q.subject_ref as string] } : {}),
@@ -321,7 +315,7 @@ export async function releaseHold(
   const hold = await getHold(ctx.services.store, tenant, id);
   if (hold.status === 'released') throw errors.conflict('the legal hold is already released');
   const gate = await gateOnApproval(ctx, releasePlan(hold), input.approval_id, {
-    reason: input.reason ?? `release legal hold ${id} (${hold.matter})`,
+    reason: input.reason ?? `release legal hold ` + `${id} (${hold.matter})`,
   });
   if ('pending' in gate) {
     await step(ctx, 'hold', id, 'release_requested', 'compliance.hold.release_request', [me], gate.pending.id, {
@@ -331,18 +325,24 @@ export async function releaseHold(
   }
   const approval = gate.consumed;
   const now = nowTimestamp();
-  const released = await ctx.services.store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    const res = await tx
-      .updateTable('cmp_holds')
-      .set({ status: 'released', released_by: me, release_approval_id: approval.id, released_at: now, updated_at: now })
-      .where('tenant_id', '=', tenant)
-      .where('id', '=', id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the legal hold is already released');
-    return readHold(tx, tenant, id);
-  });
+  const released = await ctx.services.events.withEvents((emit) =>
+    ctx.services.store.withTenant(tenant, async (tx) => {
+      await assertTenantWritable(tx, tenant);
+      const res = await tx
+        .updateTable('cmp_holds')
+        .set({ status: 'released', released_by: me, release_approval_id: approval.id, released_at: now, updated_at: now })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the legal hold is already released');
+      await emit(
+        { type: 'hold.released', tenant, subject: `legal_hold/${id}`, data: { id, approval_id: approval.id, released_by: me } },
+        tx,
+      );
+      return readHold(tx, tenant, id);
+    }),
+  );
   const people = await approvers(ctx, approval.id);
   await step(ctx, 'hold', id, 'approved', 'compliance.hold.release_approve', [approval.requested_by, ...people], approval.id, {
     approvals: approval.approvals,
@@ -350,9 +350,6 @@ export async function releaseHold(
     plan_hash: approval.plan_hash,
   });
   await step(ctx, 'hold', id, 'released', 'compliance.hold.release', [me], approval.id, { reason: input.reason ?? '' });
-  ctx.services.events.publish([
-    { type: 'hold.released', tenant, subject: `legal_hold/${id}`, data: { id, approval_id: approval.id, released_by: me } },
-  ]);
   return { hold: released };
 }
 
@@ -360,7 +357,7 @@ export async function releaseHold(
 export async function guardAgainstHolds(tx: Tx, tenant: string, kind: string, id: string, what: string): Promise<void> {
   const holds = await coveringHolds(tx, tenant, { kind, refs: [id] });
   if (holds.length > 0)
-    throw new ApiError('legal_hold', `a legal hold covers ${kind} ${id}; it cannot be ${what} (hold ${holds.join(', ')})`);
+    throw new ApiError('legal_hold', `a legal hold covers ${kind} ${id}; it ` + `cannot be ${what} (hold ${holds.join(', ')})`);
 }
 
 // ---------------------------------------------------------------- erasure requests
@@ -542,23 +539,34 @@ export async function executeErasure(
       dataClasses: e.data_classes,
     });
     if (late.length > 0)
-      throw new ApiError('legal_hold', `a legal hold covers this subject; the erasure cannot run (hold ${late.join(', ')})`);
+      throw new ApiError('legal_hold', `a legal hold covers this subject; the ` + `erasure cannot run (hold ${late.join(', ')})`);
   });
   const erased = outcome.erased;
   const now = nowTimestamp();
   // The request keeps the subject id and the SHA-256 of each alias; the aliases themselves were personal data.
   const aliases = e.aliases.map(aliasDigest);
-  const done = await store.withTenant(tenant, async (tx) => {
-    const res = await tx
-      .updateTable('cmp_erasures')
-      .set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now })
-      .where('tenant_id', '=', tenant)
-      .where('id', '=', id)
-      .where('status', '!=', 'completed')
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
-    return readErasure(tx, tenant, id);
-  });
+  const done = await ctx.services.events.withEvents((emit) =>
+    store.withTenant(tenant, async (tx) => {
+      const res = await tx
+        .updateTable('cmp_erasures')
+        .set({ status: 'completed', approval_id: approval.id, aliases: JSON.stringify(aliases), completed_at: now, updated_at: now })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id)
+        .where('status', '!=', 'completed')
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
+      await emit(
+        {
+          type: 'erasure.completed',
+          tenant,
+          subject: `erasure_request/${id}`,
+          data: { id, case_ref: e.case_ref, approval_id: approval.id },
+        },
+        tx,
+      );
+      return readErasure(tx, tenant, id);
+    }),
+  );
   const ev = await step(
     ctx,
     'erasure',
@@ -594,15 +602,12 @@ export async function executeErasure(
       .execute(),
   );
   await reclaimAfterErasure(store, [], erasureOffload(ctx.services));
-  ctx.services.events.publish([
-    { type: 'erasure.completed', tenant, subject: `erasure_request/${id}`, data: { id, case_ref: e.case_ref, approval_id: approval.id } },
-  ]);
   return { erasure: toErasure(done) };
 }
 
 export async function erasureReceipt(store: Store, tenant: string, id: string): Promise<Receipt> {
   const r = await store.withTenant(tenant, (tx) => readErasure(tx, tenant, id));
   if (r.status !== 'completed' || r.receipt === null)
-    throw errors.conflict(`the erasure request is ${r.status}; a receipt exists once it is completed`);
+    throw errors.conflict(`the erasure request is ${r.status}; ` + `a receipt exists once it is completed`);
   return JSON.parse(r.receipt) as Receipt;
 }

@@ -16,6 +16,8 @@ export const eventingManifest: ModuleManifest = {
       description: 'A test delivery of one subscription (sent only to it, by POST …/subscriptions/{id}/test; never logged).',
       stability: 'beta',
       schema: Type.Object({ subscription_id: Type.String(), message: Type.String() }),
+      // Sent to one subscription by its test route, never logged: no subscription can ask for it.
+      durable: false,
     },
   ],
 };

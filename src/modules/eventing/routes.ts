@@ -9,6 +9,7 @@ import { reply } from '../../http/reply.js';
 import { auditEvent, tenantOf } from '../../core/agents/scope.js';
 import { decodeCursor, pageOf } from '../../core/agents/cursor.js';
 import { cloudEvent, readEvents } from '../../events/event-log.js';
+import { isDurable } from '../../events/event-types.js';
 import { getDelivery, listDeliveries, queueDeliveries, recordFinished, redeliver } from '../../events/delivery/delivery-store.js';
 import { newId } from '../../store/ids.js';
 import { nowTimestamp } from '../../ledger/time.js';
@@ -54,7 +55,8 @@ export const eventingRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${P}/event-types`,
     operationId: 'eventingEventTypes',
-    summary: 'The catalog of event types: type, data schema, stability, and the permission a role needs to receive it',
+    summary:
+      'The catalog of event types: type, data schema, stability, the ' + 'permission a role needs to receive it, and whether it is durable',
     permission: 'eventing:event_type:read',
     response: EventTypeList,
     handler: (ctx) => ({
@@ -67,6 +69,7 @@ export const eventingRoutes: AnyRoute[] = [
           stability: d.stability,
           permission: d.permission,
           schema: d.schema,
+          durable: isDurable(d),
         })),
     }),
   }),
@@ -184,7 +187,7 @@ export const eventingRoutes: AnyRoute[] = [
       const gone = await ctx.services.store.withTenant(tenant, async (tx) => {
         const cur = await getSubscription(tx, tenant, ctx.params.id);
         if (ctx.query.version !== undefined && cur.version !== ctx.query.version)
-          throw errors.conflict(`version mismatch: the subscription is at version ${cur.version}`);
+          throw errors.conflict(`version mismatch: the subscription ` + `is at version ${cur.version}`);
         return deleteSubscription(tx, tenant, ctx.params.id);
       });
       await auditEvent(ctx, 'eventing.subscription.delete', { kind: 'event_subscription', id: gone.id }, { name: gone.name });
@@ -241,7 +244,7 @@ export const eventingRoutes: AnyRoute[] = [
         subject: `subscription/${row.id}`,
         time: nowTimestamp(),
         tenant,
-        data: { subscription_id: row.id, message: 'a test delivery from svc' },
+        data: { subscription_id: row.id, message: 'a test delivery ' + 'from svc' },
       };
       const target = rt.target(row);
       const outcome = await target.send({ deliveryId: event.id, tenant, laneId: row.id, attempt: 1, event }).finally(() => target.close());

@@ -14,7 +14,7 @@ export const ReceiverAuth = Type.Union(
       { additionalProperties: false },
     ),
     Type.Object(
-      { kind: Type.Literal('header'), name: Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$" }), value: Text(4096) },
+      { kind: Type.Literal('header'), name: Type.String({ pattern: '^[A-Za-z0-9!#$%&' + "'*+.^_`|~-]{1,64}$" }), value: Text(4096) },
       { additionalProperties: false },
     ),
   ],
@@ -28,7 +28,7 @@ const Retry = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: 86_400,
-        description: 'first retry delay; doubles per attempt, capped at 8 h, ±20% jitter (default 30)',
+        description: 'first retry delay; doubles per attempt, ' + 'capped at 8 h, ±20% jitter (default 30)',
       }),
     ),
   },
@@ -42,12 +42,12 @@ const SubscriptionFields = {
   endpoint: TextRule({ minLength: 1, maxLength: 2048 }),
   ca_pem: Type.Optional(
     Type.Union([MultilineText({ maxLength: 65_536 }), Type.Null()], {
-      description: 'PEM CA bundle the receiver certificate must chain to (a private receiver)',
+      description: 'PEM CA bundle the receiver certificate ' + 'must chain to (a private receiver)',
     }),
   ),
   pin_sha256: Type.Optional(
     Type.Union([Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' }), Type.Null()], {
-      description: "base64 SHA-256 of the receiver's public key (SubjectPublicKeyInfo); with it the chain is not checked, the key is",
+      description: "base64 SHA-256 of the receiver's public key " + '(SubjectPublicKeyInfo); with it the chain is not checked, the key is',
     }),
   ),
   sink_format: Type.Optional(TextRule({ maxLength: 32, description: 'ocsf (default), cef, leef, syslog, otlp, otlp_envelope, json' })),
@@ -90,7 +90,7 @@ export const Subscription = Type.Object(
     created_by: Type.String(),
     cursor_seq: Type.Integer({ description: 'events up to this sequence have been queued for delivery' }),
     previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
-      description: 'after a rotation: until then the old secret signs too',
+      description: 'after a rotation: until ' + 'then the old secret signs too',
     }),
     version: Type.Integer({ minimum: 1 }),
     created_at: Timestamp,
@@ -122,8 +122,9 @@ export const EventTypeItem = Type.Object(
     source: Type.String(),
     description: Type.String(),
     stability: Type.String(),
-    permission: Type.String({ description: 'what a role needs to receive it' }),
+    permission: Type.String({ description: 'what a role ' + 'needs to receive it' }),
     schema: Type.Unknown(),
+    durable: Type.Boolean({ description: 'written to the event log, so a subscription can receive it; false: in-process only, refused' }),
   },
   { additionalProperties: false },
 );
@@ -158,7 +159,7 @@ export const EventPage = Type.Object(
   {
     items: Type.Array(CloudEvent),
     has_more: Type.Boolean(),
-    next_after: Type.Integer({ description: 'pass as `after` for the next page' }),
+    next_after: Type.Integer({ description: 'pass as `after` ' + 'for the next page' }),
   },
   { additionalProperties: false },
 );

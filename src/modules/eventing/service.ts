@@ -5,6 +5,7 @@ import { roleAtLeast, type Role } from '../../auth/roles.js';
 import type { RequestContext } from '../../http/context.js';
 import { FormatTokenError, parseFormatToken } from '../../encoders/registry.js';
 import { checkEndpoint, insecureEndpointsAllowed } from './endpoint.js';
+import { isDurable, type EventTypeDecl } from '../../events/event-types.js';
 import type { EventingRuntime } from './runtime.js';
 import type { ReceiverAuth, SubscriptionInput } from './subscription-store.js';
 
@@ -47,12 +48,18 @@ export function authoringInput(ctx: Ctx, rt: EventingRuntime, body: AuthoringBod
     sink_format = parseFormatToken('eventing_sink', body.sink_format);
   } catch (err) {
     if (err instanceof FormatTokenError)
-      throw errors.badRequest(`sink_format ${JSON.stringify(body.sink_format)} is not accepted; accepted: ${err.accepted.join(', ')}`);
+      throw errors.badRequest(`sink_format ${JSON.stringify(body.sink_format)} is ` + `not accepted; accepted: ${err.accepted.join(', ')}`);
     throw err;
   }
   const unknown = body.event_types.filter((t) => !rt.catalog.get(t));
   if (unknown.length > 0)
-    throw errors.badRequest(`unknown event type(s): ${unknown.join(', ')} (GET /v1/m/eventing/event-types lists them)`);
+    throw errors.badRequest(`unknown event type(s): ${unknown.join(', ')} ` + `(GET /v1/m/eventing/event-types lists them)`);
+  // Deliveries are made from the event log only: a type that never reaches it would never be delivered.
+  const inProcess = body.event_types.filter((t) => !isDurable(rt.catalog.get(t) as EventTypeDecl));
+  if (inProcess.length > 0) {
+    const why = 'are not written to the event log and cannot be subscribed to (durable: false in GET /v1/m/eventing/event-types)';
+    throw errors.badRequest(`event type(s) ${inProcess.join(', ')} ${why}`);
+  }
   const mine = callerRole(ctx);
   const role = body.role ?? mine;
   if (!roleAtLeast(mine, role)) throw new ApiError('role_ceiling', `a subscription's role cannot be above yours (${mine})`);

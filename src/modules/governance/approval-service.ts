@@ -6,8 +6,8 @@
  * requester never counts and cannot decide, one rejection rejects, no break-glass, single use
  * (consumed atomically by the action it authorises), and an expired approval cannot be consumed.
  *
- * Every step appends a ledger record; `approval.requested` and `approval.resolved` go on the bus
- * after the change committed. Other modules gate an action with {@link gateOnApproval}.
+ * Every step appends a ledger record; `approval.requested` and `approval.resolved` are written to the
+ * event log in the transaction of the change and announced after its commit. Other modules gate an action with {@link gateOnApproval}.
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
@@ -17,6 +17,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import { assertTenantWritable, auditEvent, isUniqueViolation, tenantOf } from '../../core/agents/scope.js';
 import type { Store } from '../../store/store.js';
+import type { EventInput } from '../../events/event-types.js';
 
 export type ApprovalCtx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
 
@@ -166,10 +167,27 @@ export async function requestApproval(
     created_at: now,
     updated_at: now,
   };
-  await ctx.services.store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    await tx.insertInto('gov_approvals').values(row).execute();
-  });
+  const requested = {
+    type: 'approval.requested',
+    tenant,
+    subject: `approval/${row.id}`,
+    data: {
+      id: row.id,
+      action: row.action,
+      subject: row.subject,
+      plan_hash: row.plan_hash,
+      quorum: row.quorum,
+      requested_by: me.userId,
+      expires_at: row.expires_at,
+    },
+  };
+  await ctx.services.events.withEvents((emit) =>
+    ctx.services.store.withTenant(tenant, async (tx) => {
+      await assertTenantWritable(tx, tenant);
+      await tx.insertInto('gov_approvals').values(row).execute();
+      await emit(requested, tx);
+    }),
+  );
   const approval = toApproval(row, 0);
   await auditEvent(
     ctx,
@@ -177,22 +195,6 @@ export async function requestApproval(
     { kind: 'approval', id: row.id },
     { action: row.action, subject: row.subject, plan_hash: row.plan_hash, quorum: row.quorum, expires_at: row.expires_at },
   );
-  ctx.services.events.publish([
-    {
-      type: 'approval.requested',
-      tenant,
-      subject: `approval/${row.id}`,
-      data: {
-        id: row.id,
-        action: row.action,
-        subject: row.subject,
-        plan_hash: row.plan_hash,
-        quorum: row.quorum,
-        requested_by: me.userId,
-        expires_at: row.expires_at,
-      },
-    },
-  ]);
   return approval;
 }
 
@@ -280,44 +282,48 @@ export async function decideApproval(
     reason: input.reason,
     created_at: now,
   };
-  const out = await ctx.services.store
-    .withTenant(tenant, async (tx) => {
-      await assertTenantWritable(tx, tenant);
-      // Take the row's write lock first (Postgres; SQLite's writer is single), so two approvers
-      // deciding at once both see each other's decision when counting.
-      const locked = await tx
-        .updateTable('gov_approvals')
-        .set({ updated_at: now })
-        .where('tenant_id', '=', tenant)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (Number(locked.numUpdatedRows) !== 1) throw errors.notFound('approval');
-      const { row } = await readRow(tx, tenant, id);
-      if (row.requested_by === me.userId) throw errors.forbidden('the requester cannot decide their own approval request');
-      const current = toApproval(row, 0, now);
-      if (current.status !== 'pending') throw new ApiError('approval_invalid', `the approval is ${current.status}; decisions are closed`);
-      await tx
-        .insertInto('gov_approval_decisions')
-        .values({ ...decision, tenant_id: tenant })
-        .execute();
-      const { approvals } = await readRow(tx, tenant, id);
-      let status = 'pending';
-      if (input.decision === 'reject') status = 'rejected';
-      else if (approvals >= Number(row.quorum)) status = 'approved';
-      if (status !== 'pending')
-        await tx
+  const out = await ctx.services.events.withEvents((emit) =>
+    ctx.services.store
+      .withTenant(tenant, async (tx) => {
+        await assertTenantWritable(tx, tenant);
+        // Take the row's write lock first (Postgres; SQLite's writer is single), so two approvers
+        // deciding at once both see each other's decision when counting.
+        const locked = await tx
           .updateTable('gov_approvals')
-          .set({ status, resolved_at: now, updated_at: now })
+          .set({ updated_at: now })
           .where('tenant_id', '=', tenant)
           .where('id', '=', id)
+          .executeTakeFirst();
+        if (Number(locked.numUpdatedRows) !== 1) throw errors.notFound('approval');
+        const { row } = await readRow(tx, tenant, id);
+        if (row.requested_by === me.userId) throw errors.forbidden('the requester cannot decide their own approval request');
+        const current = toApproval(row, 0, now);
+        if (current.status !== 'pending') throw new ApiError('approval_invalid', `the approval is ${current.status}; decisions are closed`);
+        await tx
+          .insertInto('gov_approval_decisions')
+          .values({ ...decision, tenant_id: tenant })
           .execute();
-      return toApproval({ ...row, status, resolved_at: status === 'pending' ? null : now, updated_at: now }, approvals, now);
-    })
-    .catch((err: unknown) => {
-      if (isUniqueViolation(err))
-        throw errors.conflict('this person has already decided on this approval (one decision per person, whatever the credential)');
-      throw err;
-    });
+        const { approvals } = await readRow(tx, tenant, id);
+        let status = 'pending';
+        if (input.decision === 'reject') status = 'rejected';
+        else if (approvals >= Number(row.quorum)) status = 'approved';
+        if (status !== 'pending')
+          await tx
+            .updateTable('gov_approvals')
+            .set({ status, resolved_at: now, updated_at: now })
+            .where('tenant_id', '=', tenant)
+            .where('id', '=', id)
+            .execute();
+        const a = toApproval({ ...row, status, resolved_at: status === 'pending' ? null : now, updated_at: now }, approvals, now);
+        if (status !== 'pending') await emit(resolvedEvent(a), tx);
+        return a;
+      })
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err))
+          throw errors.conflict('this person has already decided on this approval ' + '(one decision per person, whatever the credential)');
+        throw err;
+      }),
+  );
   await auditEvent(
     ctx,
     'approval.decide',
@@ -335,6 +341,15 @@ export async function decideApproval(
   return { decision, approval: out };
 }
 
+/** `approval.resolved`, written in the transaction that resolves the approval. */
+function resolvedEvent(a: Approval): EventInput {
+  return {
+    type: 'approval.resolved', tenant: a.tenant_id, subject: `approval/${a.id}`,
+    data: { id: a.id, status: a.status, action: a.action, subject: a.subject, plan_hash: a.plan_hash,
+      approvals: a.approvals, quorum: a.quorum },
+  };
+}
+
 async function resolved(ctx: ApprovalCtx, a: Approval): Promise<void> {
   await auditEvent(
     ctx,
@@ -342,41 +357,29 @@ async function resolved(ctx: ApprovalCtx, a: Approval): Promise<void> {
     { kind: 'approval', id: a.id },
     { status: a.status, approvals: a.approvals, quorum: a.quorum, plan_hash: a.plan_hash },
   );
-  ctx.services.events.publish([
-    {
-      type: 'approval.resolved',
-      tenant: a.tenant_id,
-      subject: `approval/${a.id}`,
-      data: {
-        id: a.id,
-        status: a.status,
-        action: a.action,
-        subject: a.subject,
-        plan_hash: a.plan_hash,
-        approvals: a.approvals,
-        quorum: a.quorum,
-      },
-    },
-  ]);
 }
 
 /** Cancels a pending or approved (not yet consumed) approval. */
 export async function cancelApproval(ctx: ApprovalCtx, id: string, reason = ''): Promise<Approval> {
   const tenant = tenantOf(ctx);
   const now = nowTimestamp();
-  const out = await ctx.services.store.withTenant(tenant, async (tx) => {
-    await assertTenantWritable(tx, tenant);
-    const { row, approvals } = await readRow(tx, tenant, id);
-    const res = await tx
-      .updateTable('gov_approvals')
-      .set({ status: 'cancelled', resolved_at: now, updated_at: now })
-      .where('tenant_id', '=', tenant)
-      .where('id', '=', id)
-      .where('status', 'in', ['pending', 'approved'])
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw new ApiError('approval_invalid', `the approval is ${row.status}; it cannot be cancelled`);
-    return toApproval({ ...row, status: 'cancelled', resolved_at: now, updated_at: now }, approvals, now);
-  });
+  const out = await ctx.services.events.withEvents((emit) =>
+    ctx.services.store.withTenant(tenant, async (tx) => {
+      await assertTenantWritable(tx, tenant);
+      const { row, approvals } = await readRow(tx, tenant, id);
+      const res = await tx
+        .updateTable('gov_approvals')
+        .set({ status: 'cancelled', resolved_at: now, updated_at: now })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', id)
+        .where('status', 'in', ['pending', 'approved'])
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new ApiError('approval_invalid', `the approval is ${row.status}; it cannot be cancelled`);
+      const a = toApproval({ ...row, status: 'cancelled', resolved_at: now, updated_at: now }, approvals, now);
+      await emit(resolvedEvent(a), tx);
+      return a;
+    }),
+  );
   await auditEvent(ctx, 'approval.cancel', { kind: 'approval', id }, { reason });
   await resolved(ctx, out);
   return out;
@@ -395,7 +398,7 @@ export async function consumeApproval(ctx: ApprovalCtx, id: string, plan: Plan |
     const { row, approvals } = await readRow(tx, tenant, id);
     const current = toApproval(row, approvals, now);
     if (current.status === 'pending')
-      throw new ApiError('approval_required', `the approval has ${approvals} of ${current.quorum} approvals`);
+      throw new ApiError('approval_required', `the approval has ${approvals} ` + `of ${current.quorum} approvals`);
     if (current.status !== 'approved') throw new ApiError('approval_invalid', `the approval is ${current.status}`);
     if (row.plan_hash !== hash) throw new ApiError('approval_invalid', 'the plan changed since it was approved (plan_hash differs)');
     const res = await tx

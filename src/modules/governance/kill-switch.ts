@@ -5,6 +5,8 @@
  * refreshed at most once per {@link KILL_TTL_MS} and dropped at once when this process changes one.
  */
 import { nowTimestamp } from '../../ledger/time.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { errors } from '../../contract/errors.js';
 import { assertTenantWritable } from '../../core/agents/scope.js';
@@ -34,8 +36,18 @@ export async function listKillSwitches(store: Store, tenant: string): Promise<Ki
   );
 }
 
-/** Engages a switch (idempotent: engaging again keeps the first record). */
-export async function engageKillSwitch(store: Store, tenant: string, scope: string, reason: string, actor: string): Promise<KillSwitch> {
+/** Runs inside a switch change's transaction once it is written (the durable event log). */
+export type KillSwitchInTx = (tx: Transaction<Database>, ks: KillSwitch) => Promise<void> | void;
+
+/** Engages a switch (idempotent: engaging again keeps the first record; `inTx` runs only when it was not engaged). */
+export async function engageKillSwitch(
+  store: Store,
+  tenant: string,
+  scope: string,
+  reason: string,
+  actor: string,
+  inTx?: KillSwitchInTx,
+): Promise<KillSwitch> {
   const row = { tenant_id: tenant, scope, reason, created_by: actor, created_at: nowTimestamp() };
   const out = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -47,18 +59,29 @@ export async function engageKillSwitch(store: Store, tenant: string, scope: stri
       .executeTakeFirst();
     if (cur) return cur;
     await tx.insertInto('gov_kill_switches').values(row).execute();
-    return { scope, reason, created_by: actor, created_at: row.created_at };
+    const ks = { scope, reason, created_by: actor, created_at: row.created_at };
+    await inTx?.(tx, ks);
+    return ks;
   });
   cache.delete(tenant);
   return out;
 }
 
-export async function releaseKillSwitch(store: Store, tenant: string, scope: string): Promise<void> {
-  const res = await store.withTenant(tenant, (tx) =>
-    tx.deleteFrom('gov_kill_switches').where('tenant_id', '=', tenant).where('scope', '=', scope).executeTakeFirst(),
-  );
-  cache.delete(tenant);
-  if (Number(res.numDeletedRows) === 0) throw errors.notFound('kill switch');
+export async function releaseKillSwitch(
+  store: Store,
+  tenant: string,
+  scope: string,
+  inTx?: (tx: Transaction<Database>) => Promise<void> | void,
+): Promise<void> {
+  try {
+    await store.withTenant(tenant, async (tx) => {
+      const res = await tx.deleteFrom('gov_kill_switches').where('tenant_id', '=', tenant).where('scope', '=', scope).executeTakeFirst();
+      if (Number(res.numDeletedRows) === 0) throw errors.notFound('kill switch');
+      await inTx?.(tx);
+    });
+  } finally {
+    cache.delete(tenant);
+  }
 }
 
 /** The engaged switches of a tenant, by scope (cached briefly). */

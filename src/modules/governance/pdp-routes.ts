@@ -57,7 +57,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/validate`,
     operationId: 'validatePolicy',
-    summary: 'Parse and check a Cedar policy document without storing it',
+    summary: 'Parse and check a Cedar policy ' + 'document without storing it',
     permission: 'governance:policy:read',
     body: PolicyDocBody,
     response: ValidateResult,
@@ -71,7 +71,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/explain`,
     operationId: 'explainPolicyDecision',
-    summary: 'Decide a hook input against the whole set (candidate or active) and name the policies that decided',
+    summary: 'Decide a hook input against the whole set (candidate ' + 'or active) and name the policies that decided',
     permission: 'governance:policy:read',
     body: EvalBody,
     response: EvalResult,
@@ -82,7 +82,8 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/dry-run`,
     operationId: 'dryRunPolicy',
-    summary: 'Decide a hook input as the decision endpoint would, against a candidate document (or the active revision), recording nothing',
+    summary:
+      'Decide a hook input as the decision endpoint would, against a ' + 'candidate document (or the active revision), recording nothing',
     permission: 'governance:policy:read',
     body: EvalBody,
     response: EvalResult,
@@ -104,26 +105,26 @@ export const pdpRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const surface = ctx.body.surface ?? HOOKS_SURFACE;
-      const rev = await publishRevision(ctx.services.store, ctx.services.dataDir, tenant, {
-        surface,
-        content: ctx.body.content,
-        note: ctx.body.note ?? '',
-        actor: ctx.principal?.actor ?? 'system',
-      });
+      const input = { surface, content: ctx.body.content, note: ctx.body.note ?? '', actor: ctx.principal?.actor ?? 'system' };
+      const rev = await ctx.services.events.withEvents((emit) =>
+        publishRevision(ctx.services.store, ctx.services.dataDir, tenant, input, (tx, r) =>
+          emit(
+            {
+              type: 'policy.published',
+              tenant,
+              subject: `policy_revision/${surface}/${r.revision}`,
+              data: { id: `${surface}/${r.revision}`, surface, revision: r.revision, sha256: r.sha256 },
+            },
+            tx,
+          ),
+        ),
+      );
       await auditEvent(
         ctx,
         'policy.publish',
         { kind: 'policy_revision', id: `${surface}/${rev.revision}` },
         { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note },
       );
-      ctx.services.events.publish([
-        {
-          type: 'policy.published',
-          tenant,
-          subject: `policy_revision/${surface}/${rev.revision}`,
-          data: { id: `${surface}/${rev.revision}`, surface, revision: rev.revision, sha256: rev.sha256 },
-        },
-      ]);
       return reply.json(rev, 201);
     },
   }),
@@ -140,21 +141,25 @@ export const pdpRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const surface = ctx.body.surface ?? HOOKS_SURFACE;
-      const out = await rollbackRevision(ctx.services.store, tenant, surface, ctx.body.revision);
+      const out = await ctx.services.events.withEvents((emit) =>
+        rollbackRevision(ctx.services.store, tenant, surface, ctx.body.revision, (tx, o) =>
+          emit(
+            {
+              type: 'policy.rolled_back',
+              tenant,
+              subject: `policy_revision/${surface}/${o.to.revision}`,
+              data: { id: `${surface}/${o.to.revision}`, surface, from: o.from, to: o.to.revision },
+            },
+            tx,
+          ),
+        ),
+      );
       await auditEvent(
         ctx,
         'policy.rollback',
         { kind: 'policy_revision', id: `${surface}/${out.to.revision}` },
         { surface, from: out.from, to: out.to.revision, sha256: out.to.sha256 },
       );
-      ctx.services.events.publish([
-        {
-          type: 'policy.rolled_back',
-          tenant,
-          subject: `policy_revision/${surface}/${out.to.revision}`,
-          data: { id: `${surface}/${out.to.revision}`, surface, from: out.from, to: out.to.revision },
-        },
-      ]);
       return out;
     },
   }),
@@ -163,7 +168,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/versions`,
     operationId: 'listPolicyVersions',
-    summary: 'The revisions of a surface, newest first',
+    summary: 'The revisions of a ' + 'surface, newest first',
     permission: 'governance:policy:read',
     query: SurfaceQuery,
     response: RevisionList,
@@ -174,7 +179,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/versions/{revision}`,
     operationId: 'getPolicyVersion',
-    summary: 'One revision: content, sha256, key fingerprint, signature',
+    summary: 'One revision: content, sha256, ' + 'key fingerprint, signature',
     permission: 'governance:policy:read',
     params: RevisionParams,
     query: SurfaceQuery,
@@ -197,7 +202,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/signing-key`,
     operationId: 'getPolicySigningKey',
-    summary: 'The public key that signs policy revisions (verify artifacts offline with openssl)',
+    summary: 'The public key that signs policy revisions ' + '(verify artifacts offline with openssl)',
     permission: 'governance:policy:read',
     response: SigningKey,
     handler: async (ctx) => {

@@ -31,8 +31,8 @@ export const pepRoutes: AnyRoute[] = [
     path: `${BASE}/decisions`,
     operationId: 'decideToolCall',
     summary:
-      'Decide an agent tool call from its hook JSON: allow, deny or ask, with the reason, the deciding policy revision and a ' +
-      'decision id (each decision a ledger record)',
+      'Decide an agent tool call from its hook JSON: allow, deny or ask, with the reason, the deciding policy revision and a decision ' +
+      'id (each decision a ledger record)',
     permission: 'governance:pep:write',
     audit: 'pep.decision',
     body: HookBody,
@@ -106,7 +106,7 @@ export const pepRoutes: AnyRoute[] = [
     method: 'GET',
     path: `${BASE}/kill-switches`,
     operationId: 'listKillSwitches',
-    summary: 'Engaged kill switches (tenant-wide or per agent)',
+    summary: 'Engaged kill switches ' + '(tenant-wide or per agent)',
     permission: 'governance:pep:read',
     response: KillSwitchList,
     handler: async (ctx) => ({ items: await listKillSwitches(ctx.services.store, tenantOf(ctx)) }),
@@ -116,7 +116,7 @@ export const pepRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/kill-switches`,
     operationId: 'engageKillSwitch',
-    summary: 'Engage a kill switch: every decision for the tenant (or the agent) is deny until released',
+    summary: 'Engage a kill switch: every decision for the ' + 'tenant (or the agent) is deny until released',
     permission: 'governance:killswitch:admin',
     audit: 'pep.killswitch.engage',
     body: KillSwitchBody,
@@ -125,11 +125,13 @@ export const pepRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);
-      const ks = await engageKillSwitch(ctx.services.store, tenant, scope, ctx.body.reason ?? '', ctx.principal?.actor ?? 'system');
+      // Recorded with the switch's row; engaging a switch already engaged changes nothing and records nothing.
+      const ks = await ctx.services.events.withEvents((emit) =>
+        engageKillSwitch(ctx.services.store, tenant, scope, ctx.body.reason ?? '', ctx.principal?.actor ?? 'system', (tx, k) =>
+          emit({ type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: k.reason } }, tx),
+        ),
+      );
       await auditEvent(ctx, 'pep.killswitch.engage', { kind: 'kill_switch', id: scope }, { reason: ks.reason });
-      ctx.services.events.publish([
-        { type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: ks.reason } },
-      ]);
       return reply.json(ks, 201);
     },
   }),
@@ -138,7 +140,7 @@ export const pepRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/kill-switches/release`,
     operationId: 'releaseKillSwitch',
-    summary: 'Release a kill switch (404 when it is not engaged)',
+    summary: 'Release a kill switch (404 ' + 'when it is not engaged)',
     permission: 'governance:killswitch:admin',
     audit: 'pep.killswitch.release',
     body: KillSwitchReleaseBody,
@@ -146,9 +148,12 @@ export const pepRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
       const scope = scopeOf(ctx.body.agent);
-      await releaseKillSwitch(ctx.services.store, tenant, scope);
+      await ctx.services.events.withEvents((emit) =>
+        releaseKillSwitch(ctx.services.store, tenant, scope, (tx) =>
+          emit({ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }, tx),
+        ),
+      );
       await auditEvent(ctx, 'pep.killswitch.release', { kind: 'kill_switch', id: scope });
-      ctx.services.events.publish([{ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }]);
       return reply.empty(204);
     },
   }),

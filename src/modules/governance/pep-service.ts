@@ -3,8 +3,9 @@
  * switches first (they force `deny`), then the active revision of the `hooks` surface, compiled and
  * cached (policy-store.ts, policy-engine.ts); no published policy is `deny`. Every decision is one
  * ledger record (`pep.decision`, the tool input summarised and redacted, redact.ts) and one
- * `pep.decided` event. Nothing else is written: the decision costs no transaction of its own
- * beyond the ledger's group commit, which batches concurrent decisions into one (ledger/pipeline.ts).
+ * `pep.decided` event, written to the event log in that record's commit. Nothing else is written:
+ * the decision costs no transaction of its own beyond the ledger's group commit, which batches
+ * concurrent decisions into one (ledger/pipeline.ts).
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
@@ -74,7 +75,7 @@ export function hookCedarCall(ctx: Pick<RequestContext, 'principal'>, tenant: st
   return { principal, action: uid('Action', h.hook_event_name), resource: uid('Tool', h.tool_name), context, entities };
 }
 
-/** Decides one hook call, records it in the ledger and publishes it; resolves once the record is durable. */
+/** Decides one hook call, records it in the ledger and the event log; resolves once both are durable. */
 export async function decideHook(
   ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>,
   h: HookInput,
@@ -89,7 +90,7 @@ export async function decideHook(
   if (sw)
     out = {
       decision: 'deny',
-      reason: `kill switch ${sw.scope} is engaged${sw.reason ? `: ${sw.reason}` : ''}`,
+      reason: `kill switch ${sw.scope} is ` + `engaged${sw.reason ? `: ${sw.reason}` : ''}`,
       revision: null,
       policies: [],
       kill_switch: sw.scope,
@@ -99,7 +100,7 @@ export async function decideHook(
     if (!pol)
       out = {
         decision: 'deny',
-        reason: `no policy is published for surface ${HOOKS_SURFACE} (deny by default)`,
+        reason: `no policy is published for surface ` + `${HOOKS_SURFACE} (deny by default)`,
         revision: null,
         policies: [],
         kill_switch: null,
@@ -110,44 +111,44 @@ export async function decideHook(
     }
   }
   const id = newId();
-  await ctx.services.audit.append(tenant, {
-    actor: p.actor,
-    actor_kind: p.actorKind,
-    action: 'pep.decision',
-    target_kind: 'pep_decision',
-    target_id: id,
-    meta: {
-      decision: out.decision,
-      reason: out.reason,
-      revision: out.revision,
-      policies: out.policies,
-      kill_switch: out.kill_switch,
-      hook_event_name: h.hook_event_name,
-      tool_name: h.tool_name,
-      session_id: h.session_id,
-      agent_id: agent,
-      tool_input: summariseInput(h.tool_input),
-      tool_input_sha256: createHash('sha256')
-        .update(canonicalize(h.tool_input) ?? '')
-        .digest('hex'),
-      request_id: ctx.requestId,
-    },
-  });
-  ctx.services.events.publish([
+  // The decision's only row is its ledger record: `pep.decided` is written to the event log in that record's commit.
+  const data = {
+    id,
+    decision: out.decision,
+    revision: out.revision,
+    tool_name: h.tool_name,
+    hook_event_name: h.hook_event_name,
+    session_id: h.session_id,
+    agent_id: agent,
+  };
+  const events = ctx.services.events.stamp([{ type: 'pep.decided', tenant, subject: `pep_decision/${id}`, data }]);
+  await ctx.services.audit.append(
+    tenant,
     {
-      type: 'pep.decided',
-      tenant,
-      subject: `pep_decision/${id}`,
-      data: {
-        id,
+      actor: p.actor,
+      actor_kind: p.actorKind,
+      action: 'pep.decision',
+      target_kind: 'pep_decision',
+      target_id: id,
+      meta: {
         decision: out.decision,
+        reason: out.reason,
         revision: out.revision,
-        tool_name: h.tool_name,
+        policies: out.policies,
+        kill_switch: out.kill_switch,
         hook_event_name: h.hook_event_name,
+        tool_name: h.tool_name,
         session_id: h.session_id,
         agent_id: agent,
+        tool_input: summariseInput(h.tool_input),
+        tool_input_sha256: createHash('sha256')
+          .update(canonicalize(h.tool_input) ?? '')
+          .digest('hex'),
+        request_id: ctx.requestId,
       },
     },
-  ]);
+    events,
+  );
+  ctx.services.events.announce(events);
   return { ...out, decision_id: id };
 }

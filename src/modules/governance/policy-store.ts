@@ -13,6 +13,8 @@
  */
 import { ApiError, errors } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { assertTenantWritable, isUniqueViolation } from '../../core/agents/scope.js';
 import { compilePolicies, type CompiledPolicySet } from './policy-engine.js';
@@ -97,6 +99,7 @@ export async function publishRevision(
   dataDir: string,
   tenant: string,
   input: { surface: string; content: string; note?: string; actor: string; check?: (content: string) => unknown },
+  inTx?: (tx: Transaction<Database>, rev: PolicyRevision) => Promise<void> | void,
 ): Promise<PolicyRevision> {
   (input.check ?? compiledFor)(input.content);
   const signer = await policySigner(dataDir);
@@ -122,12 +125,11 @@ export async function publishRevision(
         created_by: input.actor,
         created_at: now,
       };
-      await tx
-        .insertInto('gov_policy_revisions')
-        .values({ ...row, tenant_id: tenant, revision: Number(row.revision) })
-        .execute();
+      await tx.insertInto('gov_policy_revisions').values({ ...row, tenant_id: tenant, revision: Number(row.revision) }).execute();
       await setActive(tx, tenant, input.surface, Number(row.revision), now);
-      return toRevision(row, Number(row.revision));
+      const rev = toRevision(row, Number(row.revision));
+      await inTx?.(tx, rev);
+      return rev;
     })
     .catch((err: unknown) => {
       // Two publishers raced for the same number: the loser retries nothing and says so.
@@ -161,6 +163,7 @@ export async function rollbackRevision(
   tenant: string,
   surface: string,
   revision: number,
+  inTx?: (tx: Transaction<Database>, out: { from: number | null; to: PolicyRevision }) => Promise<void> | void,
 ): Promise<{ from: number | null; to: PolicyRevision }> {
   const out = await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -175,7 +178,9 @@ export async function rollbackRevision(
     compiledFor(row.content);
     const from = await activeRevision(tx, tenant, surface);
     await setActive(tx, tenant, surface, revision, nowTimestamp());
-    return { from, to: toRevision(row, revision) };
+    const out = { from, to: toRevision(row, revision) };
+    await inTx?.(tx, out);
+    return out;
   });
   forget(tenant, surface);
   return out;

@@ -12,7 +12,7 @@
 import { ApiError } from '../../contract/errors.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import type { Store } from '../../store/store.js';
-import { upsertReportsInTx } from './finding-store.js';
+import { upsertReportsInTx, type FindingsInTx } from './finding-store.js';
 import { FINDING_SEVERITIES, type Finding, type FindingReport, type FindingSeverity } from './model.js';
 
 /** Items per run; a backlog drains over several runs. */
@@ -65,7 +65,12 @@ export function reportOfItem(
 }
 
 /** Folds the tenant's not-yet-read collector finding items into findings (one round of at most ROUND items). */
-export async function syncCollectorFindings(store: Store, tenant: string, now = Date.now()): Promise<SyncOutcome> {
+export async function syncCollectorFindings(
+  store: Store,
+  tenant: string,
+  now = Date.now(),
+  inTx?: FindingsInTx<SyncOutcome>,
+): Promise<SyncOutcome> {
   const settled = new Date(now - SETTLE_MS).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
   return store.withTenant(tenant, async (tx) => {
     const mark = await tx.selectFrom('security_ingest_marks').select('last_item_id').where('tenant_id', '=', tenant).executeTakeFirst();
@@ -103,6 +108,8 @@ export async function syncCollectorFindings(store: Store, tenant: string, now = 
       // Another run moved the mark first: roll this one back (its items were counted there).
       if (Number(moved.numUpdatedRows) !== 1) throw new ApiError('conflict', 'collector findings were folded concurrently; retry');
     }
-    return { items: items.length, reported: out.reported, repeated: out.repeated };
+    const synced = { items: items.length, reported: out.reported, repeated: out.repeated };
+    await inTx?.(tx, synced);
+    return synced;
   });
 }

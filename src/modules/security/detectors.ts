@@ -15,7 +15,7 @@
 import { listAgents } from '../../core/agents/agent-service.js';
 import type { Store } from '../../store/store.js';
 import { escalation, listDrift, withFoldedGraph, type AttackPath, type DriftItem } from '../accessmap/index.js';
-import { resolveAbsent, upsertReportsInTx } from './finding-store.js';
+import { resolveAbsent, upsertReportsInTx, type FindingsInTx } from './finding-store.js';
 import { naturalKey, type Finding, type FindingReport, type FindingSeverity } from './model.js';
 
 export const DRIFT_UNEXPECTED_RULE = 'svc.drift.unexpected';
@@ -127,6 +127,7 @@ export async function evaluateDetectors(
   store: Store,
   tenant: string,
   bounds: DetectorBounds = DEFAULT_DETECTOR_BOUNDS,
+  inTx?: FindingsInTx<DetectorOutcome>,
 ): Promise<DetectorOutcome> {
   const drift = await allDrift(store, tenant, bounds.maxDrift);
   const reports = drift.items.map(driftReport);
@@ -161,14 +162,13 @@ export async function evaluateDetectors(
       f.rule_id === ESCALATION_RULE && incompleteAgents.has(/^agent:([0-9a-f-]{36}) /.exec(f.subject_ref)?.[1] ?? '');
     const resolved =
       rules.length > 0
-        ? await resolveAbsent(tx, tenant, 'detector', rules, present, 'no longer detected: the access map no longer shows it', keep)
+        ? await resolveAbsent(tx, tenant, 'detector', rules, present, 'no longer detected: the ' + 'access map no longer shows it', keep)
         : [];
-    return {
-      reported: up.reported,
-      resolved,
-      repeated: up.repeated,
-      drift: { items: drift.items.length, complete: drift.complete },
+    const out = {
+      reported: up.reported, resolved, repeated: up.repeated, drift: { items: drift.items.length, complete: drift.complete },
       escalation: { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 },
     };
+    await inTx?.(tx, out);
+    return out;
   });
 }

@@ -1,6 +1,6 @@
-/** The security module's event types and the one place findings are announced and audited after a change commits. */
+/** The security module's event types, the events of a findings change, and the ledger record of a system run. */
 import { Type } from 'typebox';
-import type { EventTypeDecl } from '../../events/event-types.js';
+import type { EventInput, EventTypeDecl } from '../../events/event-types.js';
 import type { Services } from '../../serve/services.js';
 import type { Finding } from './model.js';
 
@@ -17,8 +17,8 @@ export const securityEvents: EventTypeDecl[] = [
     stability: 'beta',
     schema: FindingRef,
     description:
-      'A finding was reported for the first time, or reported again after it was resolved (data: id, rule_id, severity, status, ' +
-      'source, subject).',
+      'A finding was reported for the first time, or reported again after it was resolved (data: id, rule_id, severity, status, source, ' +
+      'subject).',
   },
   {
     type: 'finding.updated',
@@ -41,14 +41,16 @@ const data = (f: Finding): Record<string, unknown> => ({
   subject: `${f.subject_kind}/${f.subject_ref}`,
 });
 
-/** Publishes `finding.reported` for each new or reopened finding and `finding.updated` for each status change. */
-export function announce(
-  services: Pick<Services, 'events'>,
+/**
+ * `finding.reported` for each new or reopened finding and `finding.updated` for each status change:
+ * emitted with the transaction that changed them (the durable log), announced after its commit.
+ */
+export function findingEvents(
   tenant: string,
   reported: readonly Finding[],
   updated: ReadonlyArray<{ finding: Finding; previous: string }> = [],
-): void {
-  services.events.publish([
+): EventInput[] {
+  return [
     ...reported.map((f) => ({ type: 'finding.reported', tenant, subject: `finding/${f.id}`, data: data(f) })),
     ...updated.map(({ finding, previous }) => ({
       type: 'finding.updated',
@@ -56,7 +58,7 @@ export function announce(
       subject: `finding/${finding.id}`,
       data: { ...data(finding), previous_status: previous, by: finding.status_by },
     })),
-  ]);
+  ];
 }
 
 /** Appends the ledger record of a change the system made (collector folding, a detector run) on its own. */

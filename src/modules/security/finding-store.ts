@@ -241,6 +241,9 @@ interface Derived {
   refs: LedgerRef[];
 }
 
+/** Runs inside a findings change's transaction with what it changed (the durable event log). */
+export type FindingsInTx<T> = (tx: Tx, out: T) => Promise<void> | void;
+
 /** Folds reports into findings in a transaction of their own (refused in a suspended tenant). */
 export function upsertReports(
   store: Store,
@@ -248,10 +251,13 @@ export function upsertReports(
   source: FindingSource,
   reports: readonly FindingReport[],
   actor: string,
+  inTx?: FindingsInTx<UpsertOutcome>,
 ): Promise<UpsertOutcome> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
-    return upsertReportsInTx(tx, tenant, source, reports, actor);
+    const out = await upsertReportsInTx(tx, tenant, source, reports, actor);
+    await inTx?.(tx, out);
+    return out;
   });
 }
 
@@ -303,6 +309,7 @@ export async function triageFinding(
   id: string,
   change: { status: FindingStatus; note?: string; version?: number },
   actor: string,
+  inTx?: FindingsInTx<{ finding: Finding; previous: FindingStatus }>,
 ): Promise<{ finding: Finding; previous: FindingStatus }> {
   return store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -314,7 +321,7 @@ export async function triageFinding(
       .executeTakeFirst();
     if (!cur) throw errors.notFound('finding');
     if (change.version !== undefined && Number(cur.version) !== change.version)
-      throw errors.conflict(`version mismatch: the finding is at version ${cur.version}`);
+      throw errors.conflict(`version mismatch: the finding ` + `is at version ${cur.version}`);
     const now = nowTimestamp();
     const next = {
       status: change.status,
@@ -332,7 +339,9 @@ export async function triageFinding(
       .where('version', '=', Number(cur.version))
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the finding changed meanwhile; read it again');
-    return { finding: toFinding({ ...cur, ...next }), previous: cur.status as FindingStatus };
+    const out = { finding: toFinding({ ...cur, ...next }), previous: cur.status as FindingStatus };
+    await inTx?.(tx, out);
+    return out;
   });
 }
 

@@ -13,7 +13,7 @@ import type { RequestContext } from '../../http/context.js';
 import { reply } from '../../http/reply.js';
 import { SARIF_CONTENT_TYPE } from '../../encoders/sarif.js';
 import { getFindingRow, listFindings, toFinding, triageFinding, upsertReports, type FindingFilter } from './finding-store.js';
-import { announce } from './events.js';
+import { findingEvents } from './events.js';
 import { catchUpCollector, evaluateTenant } from './runner.js';
 import { countExport, exportCapFromEnv, sarifChunks, sarifRunner, type ExportPlan } from './sarif-export.js';
 import { naturalKey } from './model.js';
@@ -105,8 +105,8 @@ export const securityRoutes: AnyRoute[] = [
     path: '/v1/m/security/findings',
     operationId: 'securityReportFindings',
     summary:
-      'Report findings from an integration (the REST write path beside collector ingest); deduplicated by rule, subject, artifact ' +
-      'and region',
+      'Report findings from an integration (the REST write path beside collector ingest); deduplicated by rule, subject, artifact and ' +
+      'region',
     permission: 'security:finding:write',
     audit: 'security.findings.report',
     body: ReportBody,
@@ -116,15 +116,18 @@ export const securityRoutes: AnyRoute[] = [
       const tenant = tenantOf(ctx);
       for (const r of ctx.body.findings)
         if (r.region?.end_line !== undefined && r.region.end_line < r.region.start_line)
-          throw errors.badRequest('region.end_line is before region.start_line');
-      const out = await upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx));
+          throw errors.badRequest('region.end_line is ' + 'before region.start_line');
+      const out = await ctx.services.events.withEvents((emit) =>
+        upsertReports(ctx.services.store, tenant, 'integration', ctx.body.findings, actor(ctx), (tx, o) =>
+          emit(findingEvents(tenant, o.reported), tx),
+        ),
+      );
       await auditEvent(
         ctx,
         'security.findings.report',
         { kind: 'security_findings', id: '' },
         { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated },
       );
-      announce(ctx.services, tenant, out.reported);
       // Ids in request order: a report's finding is the one with its natural key.
       return {
         accepted: ctx.body.findings.length,
@@ -140,8 +143,8 @@ export const securityRoutes: AnyRoute[] = [
     path: '/v1/m/security/findings/export',
     operationId: 'securityExportFindings',
     summary:
-      'The findings under the list filters as SARIF 2.1.0 (application/sarif+json), streamed; capped, with X-Service-Result-Count ' +
-      'and X-Service-Truncated',
+      'The findings under the list filters as SARIF 2.1.0 (application/sarif+json), streamed; capped, with X-Service-Result-Count and ' +
+      'X-Service-Truncated',
     permission: 'security:finding:read',
     audit: 'security.findings.export',
     query: ExportQuery,
@@ -193,7 +196,8 @@ export const securityRoutes: AnyRoute[] = [
     path: '/v1/m/security/findings/{id}/evidence',
     operationId: 'securityFindingEvidence',
     summary:
-      "A finding's evidence (a detector's drift item or attack path): access-graph data, so a privileged read (editor and above, audited)",
+      "A finding's evidence (a detector's drift item or attack path): access-graph data, so a privileged read (editor and above, " +
+      'audited)',
     permission: 'security:evidence:read',
     privileged: true,
     audit: 'security.finding.evidence.read',
@@ -210,7 +214,7 @@ export const securityRoutes: AnyRoute[] = [
     path: '/v1/m/security/findings/{id}',
     operationId: 'securityTriageFinding',
     summary:
-      'Triage: set status (open, acknowledged, resolved, suppressed) with a note; audited; `version` when given must be current (409)',
+      'Triage: set status (open, acknowledged, resolved, suppressed) ' + 'with a note; audited; `version` when given must be current (409)',
     permission: 'security:finding:write',
     audit: 'security.finding.triage',
     params: IdParams,
@@ -218,14 +222,15 @@ export const securityRoutes: AnyRoute[] = [
     response: Finding,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
-      const { finding, previous } = await triageFinding(ctx.services.store, tenant, ctx.params.id, ctx.body, actor(ctx));
+      const { finding, previous } = await ctx.services.events.withEvents((emit) =>
+        triageFinding(ctx.services.store, tenant, ctx.params.id, ctx.body, actor(ctx), (tx, o) => emit(findingEvents(tenant, [], [o]), tx)),
+      );
       await auditEvent(
         ctx,
         'security.finding.triage',
         { kind: 'finding', id: finding.id },
         { status: finding.status, previous_status: previous, note: finding.status_note, version: finding.version },
       );
-      announce(ctx.services, tenant, [], [{ finding, previous }]);
       return finding;
     },
   }),

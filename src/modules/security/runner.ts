@@ -4,14 +4,14 @@
  * demand (`POST …/findings/evaluate`), shortly after the access graph changes (`edge.observed`, and
  * agent changes, on the bus), and on a periodic sweep of every active tenant
  * (`SERVICE_FINDINGS_EVALUATE_INTERVAL_S`, default 300; 0 turns the sweep off). Runs of one tenant
- * are serialised in this process; every run that changed something appends one ledger record and
- * publishes its events after its transaction committed.
+ * are serialised in this process; every run that changed something appends one ledger record; its
+ * events are written to the event log in its transaction and announced after the commit.
  */
 import type { Logger } from 'pino';
 import type { Services } from '../../serve/services.js';
 import { syncCollectorFindings } from './collector-sync.js';
 import { DEFAULT_DETECTOR_BOUNDS, evaluateDetectors } from './detectors.js';
-import { announce, auditSystem } from './events.js';
+import { auditSystem, findingEvents } from './events.js';
 
 const running = new Map<string, Promise<unknown>>();
 
@@ -35,14 +35,15 @@ export async function catchUpCollector(
 ): Promise<number> {
   try {
     return await serialised(tenant, async () => {
-      const out = await syncCollectorFindings(services.store, tenant);
+      const out = await services.events.withEvents((emit) =>
+        syncCollectorFindings(services.store, tenant, Date.now(), (tx, o) => emit(findingEvents(tenant, o.reported), tx)),
+      );
       if (out.items === 0) return 0;
       await auditSystem(services, tenant, 'security.findings.collect', {
         items: out.items,
         reported: out.reported.length,
         repeated: out.repeated,
       });
-      announce(services, tenant, out.reported);
       return out.items;
     });
   } catch (err) {
@@ -67,7 +68,18 @@ export async function evaluateTenant(
 ) {
   const items = await catchUpCollector(services, tenant, log);
   return serialised(tenant, async () => {
-    const out = await evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS);
+    const out = await services.events.withEvents((emit) =>
+      evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS, (tx, o) =>
+        emit(
+          findingEvents(
+            tenant,
+            o.reported,
+            o.resolved.map((f) => ({ finding: f, previous: 'open' })),
+          ),
+          tx,
+        ),
+      ),
+    );
     const meta = {
       reported: out.reported.length,
       resolved: out.resolved.length,
@@ -87,12 +99,6 @@ export async function evaluateTenant(
         meta,
       });
     }
-    announce(
-      services,
-      tenant,
-      out.reported,
-      out.resolved.map((f) => ({ finding: f, previous: 'open' })),
-    );
     return {
       collector: { items },
       reported: out.reported.length,
@@ -123,7 +129,7 @@ export function startSecurity(services: Services): () => Promise<void> {
     pending.delete(tenant);
     if (stopped) return;
     evaluateTenant(services, tenant, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) =>
-      log.warn({ err, tenant }, 'findings evaluation failed'),
+      log.warn({ err, tenant }, 'findings ' + 'evaluation failed'),
     );
   };
   const unsubscribe = services.events.subscribe(
@@ -141,13 +147,13 @@ export function startSecurity(services: Services): () => Promise<void> {
     for (const t of tenants) {
       if (stopped) return;
       await evaluateTenant(services, t.id, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) =>
-        log.warn({ err, tenant: t.id }, 'findings evaluation failed'),
+        log.warn({ err, tenant: t.id }, 'findings ' + 'evaluation failed'),
       );
     }
   };
   const timer =
     every > 0
-      ? setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'findings sweep failed')), every).unref()
+      ? setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'findings ' + 'sweep failed')), every).unref()
       : undefined;
   return async () => {
     stopped = true;

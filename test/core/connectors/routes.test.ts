@@ -56,6 +56,11 @@ for (const b of await serveBackends()) {
         ],
         [{ ...base, sources: { ledger: false } }, 400, /forwards the ledger, events, or both/],
         [{ ...base, sources: { events: { types: ['no.such.type'] } } }, 400, /unknown event type "no.such.type"/],
+        [
+          { ...base, sources: { events: { types: ['agent.created', 'subscription.tested'] } } },
+          400,
+          /"subscription.tested" are not written to the event log/,
+        ],
         [{ ...base, name: 'Bad Name' }, 400, /name/],
         [{ ...base, config: { path: 'a\u0000b' } }, 400, /config/],
         ['{"name": "c1", ', 400, /JSON|json/],

@@ -61,10 +61,8 @@ describe('security runner on the bus', () => {
         observed_at: '2026-06-02T10:00:00.000000000Z',
       },
     ]);
-    bus.publish([
-      { type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } },
-      { type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } },
-    ]);
+    const observed = { type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } };
+    bus.announce(bus.stamp([observed, observed]));
     await settle(() => audit.appended.some((r) => r.tenant === t));
     const page = await listFindings(h.store, t, { limit: 10 });
     assert.deepEqual(page.items.map((f) => [f.rule_id, f.severity, f.status]), [['svc.drift.unexpected', 'high', 'open']]);
@@ -78,7 +76,7 @@ describe('security runner on the bus', () => {
       [['finding.reported', `finding/${page.items[0]?.id}`]],
     );
 
-    bus.publish([{ type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } }]);
+    bus.announce(bus.stamp([{ type: 'edge.observed', tenant: t, subject: 'tenant/' + t, data: { count: 1 } }]));
     await settle();
     assert.equal(audit.appended.filter((r) => r.tenant === t).length, 1, 'a background run that changed nothing records nothing');
     assert.equal(heard.filter((e) => e.tenant === t).length, 1);
