@@ -140,11 +140,15 @@ export async function finishBatch(tx: Tx, tenant: string, list: readonly Finish[
   const single: Finish[] = [];
   for (const f of list) {
     if (f.outcome === 'release') {
-      releases.set(f.leaseUntil, [...(releases.get(f.leaseUntil) ?? []), f.id]);
+      const ids = releases.get(f.leaseUntil);
+      if (ids) ids.push(f.id);
+      else releases.set(f.leaseUntil, [f.id]);
       out.set(f.id, 'released');
     } else if (f.outcome.result === 'delivered' && !f.outcome.error) {
       const key = f.outcome.status ?? null;
-      delivered.set(key, [...(delivered.get(key) ?? []), f]);
+      const fs = delivered.get(key);
+      if (fs) fs.push(f);
+      else delivered.set(key, [f]);
       out.set(f.id, 'delivered');
     } else single.push(f);
   }

@@ -13,9 +13,9 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
-import { claimBatch, EventCache, renewLease, type BatchClaim, type Finish } from './delivery-batch.js';
+import { claimBatch, EventCache, renewLease, type BatchClaim, type Claimed, type Finish } from './delivery-batch.js';
 import { Finisher } from './finisher.js';
-import type { AttemptOutcome, DispatchGroup, Lane } from './target.js';
+import type { AttemptOutcome, DispatchGroup, HandOffer, Lane } from './target.js';
 
 /** Deliveries a lane claims at once. */
 export const CLAIM_BATCH = 128;
@@ -49,6 +49,14 @@ class Running {
   stopped = false;
   dirty = true;
   inFlight = false;
+  /** attempting a claim now */
+  attempting = false;
+  /** deliveries the dispatcher inserted claimed for this lane, to attempt next, oldest first */
+  readonly handed: Array<{ leaseUntil: number; items: Claimed[] }> = [];
+  /** rows this lane holds claimed and has not attempted yet (its claim's and the handed ones), with their lease */
+  readonly holding = new Map<string, number>();
+  /** bumped whenever the lane gives rows back (a retry holds it, a lease lapsed, it stops): an offer made before is void */
+  epoch = 0;
   delivered = 0;
   retried = 0;
   failed = 0;
@@ -62,6 +70,10 @@ class Running {
   constructor(public lane: Lane) {}
   wake(): void {
     this.dirty = true;
+    this.#wake?.();
+  }
+  /** ends a sleep without asking for a look at the store (the lane has handed rows to attempt) */
+  nudge(): void {
     this.#wake?.();
   }
   /** sleeps until `ms` pass or the lane is woken */
@@ -167,11 +179,22 @@ export class DeliveryEngine {
     g.running = (async () => {
       while (g.dirty && !this.#closed && this.#groups.get(g.group.key) === g) {
         g.dirty = false;
-        const ids = [...this.#lanes.values()].filter((r) => r.lane.group?.key === g.group.key).map((r) => r.lane.id);
-        if (ids.length === 0) break;
+        const lanes = [...this.#lanes.values()].filter((r) => r.lane.group?.key === g.group.key);
+        if (lanes.length === 0) break;
+        const offers = new Map<string, HandOffer & { epoch: number }>();
+        for (const r of lanes) {
+          if (r.stopped) continue;
+          // Rows the lane attempted (outcome being written) or holds under its own lease are no obstacle.
+          const owns = (row: { id: string; lease_until: number | null }): boolean => r.writing.has(row.id) || (row.lease_until !== null && r.holding.get(row.id) === Number(row.lease_until));
+          offers.set(r.lane.id, { leaseUntil: Date.now() + batchLease(r.lane), owns, epoch: r.epoch });
+        }
         try {
-          const { queued, more } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, ids));
+          const { queued, more, handed } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, lanes.map((r) => r.lane.id), offers));
           for (const id of queued) this.#lanes.get(id)?.wake();
+          for (const [id, items] of handed ?? []) {
+            const o = offers.get(id) as HandOffer & { epoch: number };
+            this.#hand(id, o.leaseUntil, items, o.epoch);
+          }
           if (more) g.dirty = true;
         } catch (err) {
           if (this.#closed) break;
@@ -183,12 +206,38 @@ export class DeliveryEngine {
     })().finally(() => (g.running = undefined));
   }
 
+  /**
+   * Queues the deliveries the dispatcher claimed for a lane behind what it holds; a lane that gave
+   * rows back since its offer (held by a retry, stopped) or is gone gives them back too.
+   */
+  #hand(id: string, leaseUntil: number, items: Claimed[], epoch?: number): void {
+    const r = this.#lanes.get(id);
+    if (r && !r.stopped && (epoch === undefined || r.epoch === epoch)) {
+      r.handed.push({ leaseUntil, items });
+      for (const x of items) r.holding.set(x.id, leaseUntil);
+      r.nudge();
+      return;
+    }
+    const lane = r?.lane;
+    const tenant = lane?.tenant ?? (items[0] as Claimed).event.tenant;
+    void this.#finisher
+      .finish(tenant, items.map((x) => ({ id: x.id, attempt: 0, leaseUntil, outcome: 'release' as const, maxAttempts: lane?.maxAttempts ?? 1, initialIntervalS: lane?.initialIntervalS ?? 1 })))
+      .catch((err: unknown) => this.#opts.log?.warn({ err, subscription: id }, 'eventing: releasing handed deliveries failed; they are taken over after their lease'));
+  }
+
   async #run(r: Running): Promise<void> {
     const { store, log } = this.#opts;
     const lane = r.lane;
     const lock = store.capabilities.supportsConcurrentWriters;
     while (!r.stopped && !this.#closed) {
       try {
+        const next = r.handed.shift();
+        if (next) {
+          const held = await this.#attempt(r, next.items, next.leaseUntil);
+          // Nothing woke the lane meanwhile (no rows queued for it): no need to look at the store.
+          if (!held && !r.dirty && r.handed.length === 0) await r.sleep(60_000);
+          continue;
+        }
         if (r.dirty) {
           r.dirty = false;
           if (lane.dispatch && !lane.group) {
@@ -198,21 +247,43 @@ export class DeliveryEngine {
         }
         const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) => claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing));
         if (claim.kind === 'wait') {
+          if (r.handed.length > 0) continue;
           await r.sleep(claim.readyAt === undefined ? 60_000 : claim.readyAt - Date.now());
           continue;
         }
         await this.#attempt(r, claim.items, claim.leaseUntil);
       } catch (err) {
         r.inFlight = false;
+        r.attempting = false;
         if (this.#closed || r.stopped) break;
         log?.warn({ err, subscription: lane.id }, 'eventing: lane step failed; retrying shortly');
         await new Promise((res) => setTimeout(res, 500));
       }
     }
+    this.#giveBack(r);
   }
 
-  /** Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are released) or when the lane stops. */
-  async #attempt(r: Running, items: Extract<BatchClaim, { kind: 'claimed' }>['items'], leaseUntil: number): Promise<void> {
+  /** Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are released) or when the lane stops. True: the lane is held. */
+  /** Releases the lane's handed deliveries (it stops, or a retry holds it: nothing behind the head goes first). */
+  #giveBack(r: Running): void {
+    r.epoch++;
+    for (const h of r.handed.splice(0)) {
+      for (const x of h.items) r.holding.delete(x.id);
+      this.#hand('', h.leaseUntil, h.items);
+    }
+  }
+
+  async #attempt(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
+    for (const x of items) r.holding.set(x.id, leaseUntil);
+    r.attempting = true;
+    try {
+      return await this.#attemptAll(r, items, leaseUntil);
+    } finally {
+      r.attempting = false;
+    }
+  }
+
+  async #attemptAll(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
     const { store, log } = this.#opts;
     const lane = r.lane;
     const finishes: Array<Promise<Map<string, string>>> = [];
@@ -238,6 +309,7 @@ export class DeliveryEngine {
           break;
         }
         lease = renewed;
+        for (let k = i; k < items.length; k++) r.holding.set((items[k] as Claimed).id, lease);
       }
       r.inFlight = true;
       const outcome: AttemptOutcome = await lane.target
@@ -255,8 +327,12 @@ export class DeliveryEngine {
     }
     if (i < items.length) held = true;
     for (; i < items.length; i++) fin({ id: (items[i] as (typeof items)[number]).id, attempt: 0, leaseUntil: lease, outcome: 'release' });
+    if (held || r.stopped) this.#giveBack(r);
     const ids = items.map((x) => x.id);
-    for (const id of ids) r.writing.add(id);
+    for (const id of ids) {
+      r.writing.add(id);
+      r.holding.delete(id);
+    }
     const written = Promise.all(finishes).then((maps) => {
       for (const m of maps) {
         for (const status of m.values()) {
@@ -278,6 +354,7 @@ export class DeliveryEngine {
     // (a retry, a release: the rows go back to `queued` and must be seen as such) or two claims are
     // already being written.
     if (held || r.stopped || r.writes.length > 2) await (held || r.stopped ? Promise.all(r.writes) : r.writes[0]);
+    return held;
   }
 
   stats(): LaneStats[] {
