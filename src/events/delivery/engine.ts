@@ -49,8 +49,6 @@ class Running {
   stopped = false;
   dirty = true;
   inFlight = false;
-  /** attempting a claim now */
-  attempting = false;
   /** deliveries the dispatcher inserted claimed for this lane, to attempt next, oldest first */
   readonly handed: Array<{ leaseUntil: number; items: Claimed[] }> = [];
   /** rows this lane holds claimed and has not attempted yet (its claim's and the handed ones), with their lease */
@@ -185,15 +183,18 @@ export class DeliveryEngine {
         for (const r of lanes) {
           if (r.stopped) continue;
           // Rows the lane attempted (outcome being written) or holds under its own lease are no obstacle.
-          const owns = (row: { id: string; lease_until: number | null }): boolean => r.writing.has(row.id) || (row.lease_until !== null && r.holding.get(row.id) === Number(row.lease_until));
+          const owns = (row: { id: string; lease_until: number | null }): boolean =>
+            r.writing.has(row.id) || (row.lease_until !== null && r.holding.get(row.id) === Number(row.lease_until));
           offers.set(r.lane.id, { leaseUntil: Date.now() + batchLease(r.lane), owns, epoch: r.epoch });
         }
         try {
-          const { queued, more, handed } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, lanes.map((r) => r.lane.id), offers));
+          const ids = lanes.map((r) => r.lane.id);
+          const { queued, more, handed } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, ids, offers));
           for (const id of queued) this.#lanes.get(id)?.wake();
           for (const [id, items] of handed ?? []) {
             const o = offers.get(id) as HandOffer & { epoch: number };
-            this.#hand(id, o.leaseUntil, items, o.epoch);
+            // The lane that made the offer, not a successor with the same id (a restarted lane).
+            this.#hand(lanes.find((r) => r.lane.id === id), o.leaseUntil, items, o.epoch);
           }
           if (more) g.dirty = true;
         } catch (err) {
@@ -210,19 +211,20 @@ export class DeliveryEngine {
    * Queues the deliveries the dispatcher claimed for a lane behind what it holds; a lane that gave
    * rows back since its offer (held by a retry, stopped) or is gone gives them back too.
    */
-  #hand(id: string, leaseUntil: number, items: Claimed[], epoch?: number): void {
-    const r = this.#lanes.get(id);
-    if (r && !r.stopped && (epoch === undefined || r.epoch === epoch)) {
+  #hand(r: Running | undefined, leaseUntil: number, items: Claimed[], epoch?: number): void {
+    if (r && !r.stopped && epoch !== undefined && r.epoch === epoch) {
       r.handed.push({ leaseUntil, items });
       for (const x of items) r.holding.set(x.id, leaseUntil);
       r.nudge();
       return;
     }
-    const lane = r?.lane;
-    const tenant = lane?.tenant ?? (items[0] as Claimed).event.tenant;
-    void this.#finisher
-      .finish(tenant, items.map((x) => ({ id: x.id, attempt: 0, leaseUntil, outcome: 'release' as const, maxAttempts: lane?.maxAttempts ?? 1, initialIntervalS: lane?.initialIntervalS ?? 1 })))
-      .catch((err: unknown) => this.#opts.log?.warn({ err, subscription: id }, 'eventing: releasing handed deliveries failed; they are taken over after their lease'));
+    const tenant = r?.lane.tenant ?? (items[0] as Claimed).event.tenant;
+    const release = items.map((x) => ({
+      id: x.id, attempt: 0, leaseUntil, outcome: 'release' as const, maxAttempts: 1, initialIntervalS: 1,
+    }));
+    const warn = (err: unknown): void =>
+      this.#opts.log?.warn({ err, subscription: r?.lane.id }, 'eventing: giving back handed rows failed (lease lapses)');
+    void this.#finisher.finish(tenant, release).catch(warn);
   }
 
   async #run(r: Running): Promise<void> {
@@ -254,7 +256,6 @@ export class DeliveryEngine {
         await this.#attempt(r, claim.items, claim.leaseUntil);
       } catch (err) {
         r.inFlight = false;
-        r.attempting = false;
         if (this.#closed || r.stopped) break;
         log?.warn({ err, subscription: lane.id }, 'eventing: lane step failed; retrying shortly');
         await new Promise((res) => setTimeout(res, 500));
@@ -263,23 +264,32 @@ export class DeliveryEngine {
     this.#giveBack(r);
   }
 
-  /** Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are released) or when the lane stops. True: the lane is held. */
   /** Releases the lane's handed deliveries (it stops, or a retry holds it: nothing behind the head goes first). */
   #giveBack(r: Running): void {
     r.epoch++;
     for (const h of r.handed.splice(0)) {
       for (const x of h.items) r.holding.delete(x.id);
-      this.#hand('', h.leaseUntil, h.items);
+      this.#hand(undefined, h.leaseUntil, h.items);
     }
   }
 
+  /**
+   * Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are
+   * released) or when the lane stops. True: the lane is held.
+   */
   async #attempt(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
     for (const x of items) r.holding.set(x.id, leaseUntil);
-    r.attempting = true;
+    let done = false;
     try {
-      return await this.#attemptAll(r, items, leaseUntil);
+      const held = await this.#attemptAll(r, items, leaseUntil);
+      done = true;
+      return held;
     } finally {
-      r.attempting = false;
+      // A step that threw leaves its rows to their lease: no longer the lane's, and nothing handed goes before them.
+      if (!done) {
+        for (const x of items) r.holding.delete(x.id);
+        this.#giveBack(r);
+      }
     }
   }
 

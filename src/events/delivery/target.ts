@@ -79,5 +79,9 @@ export interface DispatchGroup {
    * stopped at its batch size. A lane in `offers` whose store holds no open delivery but its own gets its
    * rows inserted claimed (`delivering`, under its lease) and handed back in `handed`, in order.
    */
-  dispatch(tx: Transaction<Database>, laneIds: readonly string[], offers?: ReadonlyMap<string, HandOffer>): Promise<{ queued: ReadonlySet<string>; more: boolean; handed?: ReadonlyMap<string, Claimed[]> }>;
+  dispatch(
+    tx: Transaction<Database>,
+    laneIds: readonly string[],
+    offers?: ReadonlyMap<string, HandOffer>,
+  ): Promise<{ queued: ReadonlySet<string>; more: boolean; handed?: ReadonlyMap<string, Claimed[]> }>;
 }

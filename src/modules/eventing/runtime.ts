@@ -182,15 +182,23 @@ export class EventingRuntime {
         if (offers && offered.length > 0) {
           // No tenant filter, so SQLite walks the lane index (with one it scans the tenant's rows): the ids
           // are this tenant's subscriptions, and a row found only refuses the offer.
-          const open = await tx.selectFrom('event_deliveries').select(['id', 'subscription_id', 'lease_until']).where('subscription_id', 'in', offered).where('status', 'in', ['queued', 'delivering']).execute();
-          const busy = new Set(open.filter((r) => !offers.get(r.subscription_id)?.owns({ id: r.id, lease_until: r.lease_until === null ? null : Number(r.lease_until) })).map((r) => r.subscription_id));
+          const open = await tx
+            .selectFrom('event_deliveries')
+            .select(['id', 'subscription_id', 'lease_until'])
+            .where('subscription_id', 'in', offered)
+            .where('status', 'in', ['queued', 'delivering'])
+            .execute();
+          const mine = (r: (typeof open)[number]): boolean =>
+            offers.get(r.subscription_id)?.owns({ id: r.id, lease_until: r.lease_until === null ? null : Number(r.lease_until) }) === true;
+          const busy = new Set(open.filter((r) => !mine(r)).map((r) => r.subscription_id));
           for (const id of offered) if (!busy.has(id)) takers.add(id);
         }
         await queueMany(tx, tenant, takers.size === 0 ? rows : rows.filter((r) => !takers.has(r.laneId)));
         for (const r of rows) if (!takers.has(r.laneId)) queued.add(r.laneId);
         const handed = new Map<string, Claimed[]>();
         if (offers && takers.size > 0) {
-          const claimed = rows.filter((r) => takers.has(r.laneId)).map((r) => ({ ...r, leaseUntil: (offers.get(r.laneId) as HandOffer).leaseUntil }));
+          const leaseOf = (laneId: string): number => (offers.get(laneId) as HandOffer).leaseUntil;
+          const claimed = rows.filter((r) => takers.has(r.laneId)).map((r) => ({ ...r, leaseUntil: leaseOf(r.laneId) }));
           const ids = await queueClaimed(tx, tenant, claimed);
           for (const r of claimed) {
             const id = ids.get(`${r.laneId}:${r.event.id}`);

@@ -137,7 +137,7 @@ for (const b of await testStores()) {
       for (const s of [down, fast]) await h.call('DELETE', `/v1/m/eventing/subscriptions/${s.id}`, { token: root.session });
     });
 
-    it('events that arrive while the lane is busy: first attempts in sequence order; a retry gives back what was queued behind it', async () => {
+    it('events arriving while the lane is busy: first attempts in sequence order; a retry gives back what is behind it', async () => {
       const slow = await subscribe({ name: 'slow', endpoint: rx.url('/slow'), retry: { max_attempts: 5, initial_interval_s: 1 } });
       const names = Array.from({ length: 8 }, (_, i) => `busy-${i}`);
       // One event per transaction while the receiver takes 150 ms per request: new rows reach a lane that is attempting.
@@ -149,7 +149,8 @@ for (const b of await testStores()) {
         if (!first.includes(name)) first.push(name);
       }
       assert.deepEqual(first, names, 'first attempts follow the event sequence');
-      assert.deepEqual(rx.delivered('/slow').map((g) => (verify(slow.secret, g)['data'] as { name: string }).name), names, 'delivered in order, once each');
+      const delivered = rx.delivered('/slow').map((g) => (verify(slow.secret, g)['data'] as { name: string }).name);
+      assert.deepEqual(delivered, names, 'delivered in order, once each');
       let rows: Array<{ status: string; attempts: number }> = [];
       await waitFor(async () => {
         rows = (await h.call('GET', `/v1/m/eventing/deliveries?subscription_id=${slow.id}`, { token: root.session })).json().items;
