@@ -98,7 +98,8 @@ test('two replicas on one Postgres share the bus and the deliveries; kill -9 of 
   assert.deepEqual(firsts, [...firsts].sort((x, y) => x - y));
   const bDelivered = (await bus(b)).lanes.find((l) => l.id === sub.id)?.delivered ?? 0;
   assert.ok(bDelivered > 0, 'replica B delivered');
-  assert.ok(aDelivered + bDelivered >= acked.length, `the replicas shared the work (A ${aDelivered} before the kill, B ${bDelivered})`);
+  // A's count is read before the kill and A goes on delivering until it dies: no sum of the two can be asserted.
+  assert.ok(aDelivered > 0, `the replicas shared the work (A ${aDelivered} before the kill, B ${bDelivered})`);
   // The delivery rows agree: every one delivered, none stuck.
   const rows = (await call(b, 'GET', `/v1/m/eventing/deliveries?subscription_id=${sub.id}&limit=200`, { headers: json })).json() as { items: Array<{ status: string }> };
   assert.equal(rows.items.length, acked.length);
