@@ -9,7 +9,8 @@ export {
 export { CEF_HEADER_MAX, cefEncoder } from './cef.js';
 export { LEEF_DELIMITER, leefEncoder } from './leef.js';
 export {
-  SyslogConfigError, SyslogPayloadTooLargeError, checkPayloadBudget, octetCountingFrame, syslogCefEncoder, syslogEncoder,
+  SyslogConfigError, SyslogPayloadTooLargeError, checkPayloadBudget, octetCountingFrame, octetCountingPrefix,
+  syslogCefEncoder, syslogEncoder,
   syslogLeefEncoder, syslogPri, type SyslogEncodeOptions, type SyslogEncoder,
 } from './syslog.js';
 export { otlpEncoder, otlpEnvelopeEncoder } from './otlp.js';

@@ -162,6 +162,11 @@ export function octetCountingFrame(line: string): Buffer {
   return Buffer.concat([Buffer.from(`${body.length} `, 'latin1'), body]);
 }
 
+/** The `MSG-LEN SP` of a line's octet-counting frame, for callers that frame many lines into one buffer. */
+export function octetCountingPrefix(line: string): string {
+  return `${Buffer.byteLength(line, 'utf8')} `;
+}
+
 /** SD-PARAMs of a ledger record: wire_enc, then every field the hash covers and the integrity fields. */
 export function syslogRecordParams(r: AuditRecord): Array<[string, string]> {
   const p: Array<[string, string]> = [

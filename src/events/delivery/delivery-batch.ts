@@ -13,16 +13,10 @@ import { EVENT_COLUMNS, eventFromRow } from '../event-log.js';
 import type { BusEvent } from '../event-types.js';
 import { retryDelayMs } from './ladder.js';
 import type { DeliveryStatus } from './delivery-store.js';
-import type { AttemptOutcome } from './target.js';
+import type { AttemptOutcome, Claimed } from './target.js';
 
 type Tx = Transaction<Database>;
 
-/** One claimed delivery: its attempt number (1 for the first) and its event. */
-export interface Claimed {
-  id: string;
-  attempt: number;
-  event: BusEvent;
-}
 
 /**
  * A claim: deliveries to attempt in order under one lease, or when the head of the lane is next ready (epoch ms; undefined: nothing open).
@@ -176,11 +170,15 @@ export async function finishBatch(tx: Tx, tenant: string, list: readonly Finish[
   const single: Finish[] = [];
   for (const f of list) {
     if (f.outcome === 'release') {
-      releases.set(f.leaseUntil, [...(releases.get(f.leaseUntil) ?? []), f.id]);
+      const ids = releases.get(f.leaseUntil);
+      if (ids) ids.push(f.id);
+      else releases.set(f.leaseUntil, [f.id]);
       out.set(f.id, 'released');
     } else if (f.outcome.result === 'delivered' && !f.outcome.error) {
       const key = f.outcome.status ?? null;
-      delivered.set(key, [...(delivered.get(key) ?? []), f]);
+      const fs = delivered.get(key);
+      if (fs) fs.push(f);
+      else delivered.set(key, [f]);
       out.set(f.id, 'delivered');
     } else single.push(f);
   }

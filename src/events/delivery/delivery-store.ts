@@ -135,6 +135,36 @@ export async function queueMany(
   return n;
 }
 
+/**
+ * Queues first deliveries already claimed by the lane that will attempt them (`delivering`, first
+ * attempt counted, under `leaseUntil`), as a claim would leave them; returns the ids of the rows
+ * inserted (an event already queued to the lane is skipped, and not handed over).
+ */
+export async function queueClaimed(
+  tx: Tx,
+  tenant: string,
+  list: ReadonlyArray<{ laneId: string; event: BusEvent; leaseUntil: number }>,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const now = nowTimestamp();
+  const due = Date.now();
+  for (let i = 0; i < list.length; i += 500) {
+    const rows = list.slice(i, i + 500).map(({ laneId, event: e, leaseUntil }) => ({
+      id: newId(), tenant_id: tenant, subscription_id: laneId, event_id: e.id, event_seq: e.sequence ?? 0, kind: 'event', payload: null,
+      status: 'delivering', attempts: 1, due_at: due, lease_until: leaseUntil, last_status: null, last_error: null,
+      created_at: now, updated_at: now, delivered_at: null,
+    }));
+    const got = await tx
+      .insertInto('event_deliveries')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['subscription_id', 'event_id']).where(sql<boolean>`kind = 'event'`).doNothing())
+      .returning(['id', 'subscription_id', 'event_id'])
+      .execute();
+    for (const r of got) out.set(`${r.subscription_id}:${r.event_id}`, r.id);
+  }
+  return out;
+}
+
 /** Records a finished delivery in one step (the synchronous test delivery). */
 export async function recordFinished(
   tx: Tx,

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../../store/store.js';
 import { claimBatch, EventCache, renewLease, type BatchClaim, type Finish } from './delivery-batch.js';
 import { Finisher } from './finisher.js';
-import type { AttemptOutcome, DispatchGroup, Lane } from './target.js';
+import type { AttemptOutcome, Claimed, DispatchGroup, HandOffer, Lane } from './target.js';
 
 /** Deliveries a lane claims at once. */
 export const CLAIM_BATCH = 128;
@@ -49,6 +49,12 @@ class Running {
   stopped = false;
   dirty = true;
   inFlight = false;
+  /** deliveries the dispatcher inserted claimed for this lane, to attempt next, oldest first */
+  readonly handed: Array<{ leaseUntil: number; items: Claimed[] }> = [];
+  /** rows this lane holds claimed and has not attempted yet (its claim's and the handed ones), with their lease */
+  readonly holding = new Map<string, number>();
+  /** bumped whenever the lane gives rows back (a retry holds it, a lease lapsed, it stops): an offer made before is void */
+  epoch = 0;
   delivered = 0;
   retried = 0;
   failed = 0;
@@ -62,6 +68,10 @@ class Running {
   constructor(public lane: Lane) {}
   wake(): void {
     this.dirty = true;
+    this.#wake?.();
+  }
+  /** ends a sleep without asking for a look at the store (the lane has handed rows to attempt) */
+  nudge(): void {
     this.#wake?.();
   }
   /** sleeps until `ms` pass or the lane is woken */
@@ -170,11 +180,25 @@ export class DeliveryEngine {
     g.running = (async () => {
       while (g.dirty && !this.#closed && this.#groups.get(g.group.key) === g) {
         g.dirty = false;
-        const ids = [...this.#lanes.values()].filter((r) => r.lane.group?.key === g.group.key).map((r) => r.lane.id);
-        if (ids.length === 0) break;
+        const lanes = [...this.#lanes.values()].filter((r) => r.lane.group?.key === g.group.key);
+        if (lanes.length === 0) break;
+        const offers = new Map<string, HandOffer & { epoch: number }>();
+        for (const r of lanes) {
+          if (r.stopped) continue;
+          // Rows the lane attempted (outcome being written) or holds under its own lease are no obstacle.
+          const owns = (row: { id: string; lease_until: number | null }): boolean =>
+            r.writing.has(row.id) || (row.lease_until !== null && r.holding.get(row.id) === Number(row.lease_until));
+          offers.set(r.lane.id, { leaseUntil: Date.now() + batchLease(r.lane), owns, epoch: r.epoch });
+        }
         try {
-          const { queued, more } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, ids));
+          const ids = lanes.map((r) => r.lane.id);
+          const { queued, more, handed } = await this.#opts.store.withTenant(g.group.tenant, (tx) => g.group.dispatch(tx, ids, offers));
           for (const id of queued) this.#lanes.get(id)?.wake();
+          for (const [id, items] of handed ?? []) {
+            const o = offers.get(id) as HandOffer & { epoch: number };
+            // The lane that made the offer, not a successor with the same id (a restarted lane).
+            this.#hand(lanes.find((r) => r.lane.id === id), o.leaseUntil, items, o.epoch);
+          }
           if (more) g.dirty = true;
         } catch (err) {
           if (this.#closed) break;
@@ -186,12 +210,39 @@ export class DeliveryEngine {
     })().finally(() => (g.running = undefined));
   }
 
+  /**
+   * Queues the deliveries the dispatcher claimed for a lane behind what it holds; a lane that gave
+   * rows back since its offer (held by a retry, stopped) or is gone gives them back too.
+   */
+  #hand(r: Running | undefined, leaseUntil: number, items: Claimed[], epoch?: number): void {
+    if (r && !r.stopped && epoch !== undefined && r.epoch === epoch) {
+      r.handed.push({ leaseUntil, items });
+      for (const x of items) r.holding.set(x.id, leaseUntil);
+      r.nudge();
+      return;
+    }
+    const tenant = r?.lane.tenant ?? (items[0] as Claimed).event.tenant;
+    const release = items.map((x) => ({
+      id: x.id, attempt: 0, leaseUntil, outcome: 'release' as const, maxAttempts: 1, initialIntervalS: 1,
+    }));
+    const warn = (err: unknown): void =>
+      this.#opts.log?.warn({ err, subscription: r?.lane.id }, 'eventing: giving back handed rows failed (lease lapses)');
+    void this.#finisher.finish(tenant, release).catch(warn);
+  }
+
   async #run(r: Running): Promise<void> {
     const { store, log } = this.#opts;
     const lane = r.lane;
     const lock = store.capabilities.supportsConcurrentWriters;
     while (!r.stopped && !this.#closed) {
       try {
+        const next = r.handed.shift();
+        if (next) {
+          const held = await this.#attempt(r, next.items, next.leaseUntil);
+          // Nothing woke the lane meanwhile (no rows queued for it): no need to look at the store.
+          if (!held && !r.dirty && r.handed.length === 0) await r.sleep(60_000);
+          continue;
+        }
         if (r.dirty) {
           r.dirty = false;
           if (lane.dispatch && !lane.group) {
@@ -203,6 +254,7 @@ export class DeliveryEngine {
           claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing),
         );
         if (claim.kind === 'wait') {
+          if (r.handed.length > 0) continue;
           await r.sleep(claim.readyAt === undefined ? 60_000 : claim.readyAt - Date.now());
           continue;
         }
@@ -214,10 +266,39 @@ export class DeliveryEngine {
         await new Promise((res) => setTimeout(res, 500));
       }
     }
+    this.#giveBack(r);
   }
 
-  /** Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are released) or when the lane stops. */
-  async #attempt(r: Running, items: Extract<BatchClaim, { kind: 'claimed' }>['items'], leaseUntil: number): Promise<void> {
+  /** Releases the lane's handed deliveries (it stops, or a retry holds it: nothing behind the head goes first). */
+  #giveBack(r: Running): void {
+    r.epoch++;
+    for (const h of r.handed.splice(0)) {
+      for (const x of h.items) r.holding.delete(x.id);
+      this.#hand(undefined, h.leaseUntil, h.items);
+    }
+  }
+
+  /**
+   * Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are
+   * released) or when the lane stops. True: the lane is held.
+   */
+  async #attempt(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
+    for (const x of items) r.holding.set(x.id, leaseUntil);
+    let done = false;
+    try {
+      const held = await this.#attemptAll(r, items, leaseUntil);
+      done = true;
+      return held;
+    } finally {
+      // A step that threw leaves its rows to their lease: no longer the lane's, and nothing handed goes before them.
+      if (!done) {
+        for (const x of items) r.holding.delete(x.id);
+        this.#giveBack(r);
+      }
+    }
+  }
+
+  async #attemptAll(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
     const { store, log } = this.#opts;
     const lane = r.lane;
     const finishes: Array<Promise<Map<string, string>>> = [];
@@ -246,6 +327,7 @@ export class DeliveryEngine {
           break;
         }
         lease = renewed;
+        for (let k = i; k < items.length; k++) r.holding.set((items[k] as Claimed).id, lease);
       }
       r.inFlight = true;
       const outcome: AttemptOutcome = await lane.target
@@ -267,8 +349,12 @@ export class DeliveryEngine {
     }
     if (i < items.length) held = true;
     for (; i < items.length; i++) fin({ id: (items[i] as (typeof items)[number]).id, attempt: 0, leaseUntil: lease, outcome: 'release' });
+    if (held || r.stopped) this.#giveBack(r);
     const ids = items.map((x) => x.id);
-    for (const id of ids) r.writing.add(id);
+    for (const id of ids) {
+      r.writing.add(id);
+      r.holding.delete(id);
+    }
     const written = Promise.all(finishes).then((maps) => {
       for (const m of maps) {
         for (const status of m.values()) {
@@ -290,6 +376,7 @@ export class DeliveryEngine {
     // (a retry, a release: the rows go back to `queued` and must be seen as such) or two claims are
     // already being written.
     if (held || r.stopped || r.writes.length > 2) await (held || r.stopped ? Promise.all(r.writes) : r.writes[0]);
+    return held;
   }
 
   stats(): LaneStats[] {

@@ -46,7 +46,11 @@ export class Finisher {
         const batch = this.#queue;
         this.#queue = [];
         const byTenant = new Map<string, Pending[]>();
-        for (const p of batch) byTenant.set(p.tenant, [...(byTenant.get(p.tenant) ?? []), p]);
+        for (const p of batch) {
+          const list = byTenant.get(p.tenant);
+          if (list) list.push(p);
+          else byTenant.set(p.tenant, [p]);
+        }
         await Promise.all(
           [...byTenant].map(async ([tenant, ps]) => {
             try {

@@ -5,6 +5,13 @@
  */
 import type { Transaction } from 'kysely';
 import type { BusEvent } from '../event-types.js';
+
+/** One claimed delivery: its attempt number (1 for the first) and its event. */
+export interface Claimed {
+  id: string;
+  attempt: number;
+  event: BusEvent;
+}
 import type { Database } from '../../store/schema.js';
 
 /** The outcome of one attempt: delivered, worth retrying (network, 408, 425, 429, 5xx), or failed for good. */
@@ -59,10 +66,28 @@ export interface Lane {
   revision: string;
 }
 
+/**
+ * A lane's offer to take its next deliveries straight from the dispatcher, already claimed: the lease
+ * to write them under, and which open rows are its own (attempted and being written, or held under
+ * its lease); any other open row of the lane (a queued one, another worker's) refuses the offer.
+ */
+export interface HandOffer {
+  leaseUntil: number;
+  owns(row: { id: string; lease_until: number | null }): boolean;
+}
+
 /** A dispatcher shared by lanes (one per tenant for webhook subscriptions). */
 export interface DispatchGroup {
   key: string;
   tenant: string;
-  /** Queues new events for `laneIds` inside `tx`; which lanes got deliveries, and whether it stopped at its batch size. */
-  dispatch(tx: Transaction<Database>, laneIds: readonly string[]): Promise<{ queued: ReadonlySet<string>; more: boolean }>;
+  /**
+   * Queues new events for `laneIds` inside `tx`; which lanes got queued deliveries, and whether it
+   * stopped at its batch size. A lane in `offers` whose store holds no open delivery but its own gets its
+   * rows inserted claimed (`delivering`, under its lease) and handed back in `handed`, in order.
+   */
+  dispatch(
+    tx: Transaction<Database>,
+    laneIds: readonly string[],
+    offers?: ReadonlyMap<string, HandOffer>,
+  ): Promise<{ queued: ReadonlySet<string>; more: boolean; handed?: ReadonlyMap<string, Claimed[]> }>;
 }

@@ -28,6 +28,7 @@ for (const b of await testStores()) {
         if (p === '/hang') return 'hang';
         if (p === '/gone') return 410;
         if (p === '/down') return Date.now() < flakyAfter ? 503 : 200;
+        if (p === '/slow') return { status: n === 3 ? 500 : 200, delayMs: 150 };
         return 200;
       });
     });
@@ -162,6 +163,30 @@ for (const b of await testStores()) {
       assert.deepEqual(seen.map((p) => (p['data'] as { name: string }).name), names, 'in order, once each');
       assert.equal(new Set(seen.map((p) => p['id'])).size, 5);
       for (const s of [down, fast]) await h.call('DELETE', `/v1/m/eventing/subscriptions/${s.id}`, { token: root.session });
+    });
+
+    it('events arriving while the lane is busy: first attempts in sequence order; a retry gives back what is behind it', async () => {
+      const slow = await subscribe({ name: 'slow', endpoint: rx.url('/slow'), retry: { max_attempts: 5, initial_interval_s: 1 } });
+      const names = Array.from({ length: 8 }, (_, i) => `busy-${i}`);
+      // One event per transaction while the receiver takes 150 ms per request: new rows reach a lane that is attempting.
+      for (const n of names) assert.equal((await createAgent(n)).status, 201);
+      await waitFor(() => rx.delivered('/slow').length === 8, 20_000, 'every event delivered');
+      const first: string[] = [];
+      for (const g of rx.got.filter((x) => x.path === '/slow')) {
+        const name = (verify(slow.secret, g)['data'] as { name: string }).name;
+        if (!first.includes(name)) first.push(name);
+      }
+      assert.deepEqual(first, names, 'first attempts follow the event sequence');
+      const delivered = rx.delivered('/slow').map((g) => (verify(slow.secret, g)['data'] as { name: string }).name);
+      assert.deepEqual(delivered, names, 'delivered in order, once each');
+      let rows: Array<{ status: string; attempts: number }> = [];
+      await waitFor(async () => {
+        rows = (await h.call('GET', `/v1/m/eventing/deliveries?subscription_id=${slow.id}`, { token: root.session })).json().items;
+        return rows.length === 8 && rows.every((d) => d.status === 'delivered');
+      }, 10_000, 'every delivery row delivered');
+      // Only the delivery answered 500 was attempted twice; what was given back is not counted as attempted.
+      assert.deepEqual(rows.map((d) => d.attempts).sort(), [1, 1, 1, 1, 1, 1, 1, 2]);
+      await h.call('DELETE', `/v1/m/eventing/subscriptions/${slow.id}`, { token: root.session });
     });
 
     it("a subscription's role ceiling: a viewer-role subscription never receives edge.observed; a viewer cannot subscribe", async () => {

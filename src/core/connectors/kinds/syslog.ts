@@ -21,7 +21,7 @@ import { isAbsolute, join } from 'node:path';
 import tls from 'node:tls';
 import Type, { type Static } from 'typebox';
 import { Text } from '../../../contract/common.js';
-import { checkPayloadBudget, octetCountingFrame, SyslogPayloadTooLargeError } from '../../../encoders/syslog.js';
+import { checkPayloadBudget, octetCountingPrefix, SyslogPayloadTooLargeError } from '../../../encoders/syslog.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export const SYSLOG_TLS_PORT = 6514;
@@ -169,13 +169,12 @@ class SyslogSink implements ConnectorSink {
     if (this.#broken) this.#drop();
     const s = this.#stream ?? (this.#stream = await this.#connect());
     const lf = this.#transport === 'tcp' && this.#c.framing === 'lf';
-    const parts: Buffer[] = [];
-    let size = 0;
+    // Frames gather as one string and become one Buffer per chunk: no Buffer per record (GC, copies).
+    let chunk = '';
     const flush = async (): Promise<void> => {
-      if (parts.length === 0) return;
-      const buf = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size);
-      parts.length = 0;
-      size = 0;
+      if (chunk === '') return;
+      const buf = Buffer.from(chunk, 'utf8');
+      chunk = '';
       await new Promise<void>((resolve, reject) => {
         if (this.#broken) return reject(new Error('connection closed by the receiver'));
         const ok = s.write(buf, (err) => (err ? reject(err) : undefined));
@@ -196,10 +195,8 @@ class SyslogSink implements ConnectorSink {
     };
     for (const it of items) {
       if (signal.aborted) throw new Error('aborted');
-      const b = lf ? Buffer.from(it.line + '\n', 'utf8') : octetCountingFrame(it.line);
-      parts.push(b);
-      size += b.length;
-      if (size >= 256 * 1024) await flush();
+      chunk += lf ? it.line + '\n' : octetCountingPrefix(it.line) + it.line;
+      if (chunk.length >= 256 * 1024) await flush();
     }
     await flush();
     // Every byte reached the kernel; the connection must still be open once the event loop had a turn.
