@@ -31,6 +31,6 @@ if (selected.length === 0) {
   console.error(`test: no test file matched ${filters.join(' ') || 'dist/test/**/*.test.js'}`);
   process.exit(1);
 }
-const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '2';
+const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
 const result = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected]);
 process.exit(result.status ?? 1);
