@@ -7,12 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { call, startServer, type TestServer } from '../../helpers/server.js';
-import { testStores } from '../../helpers/stores.js';
-import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
+import { call, type TestServer } from '../../helpers/server.js';
+import { moduleDeployment, serveBackends, type Send } from '../../helpers/serve-stores.js';
 
-for (const b of await testStores()) {
-  let dropDb: (() => Promise<void>) | undefined;
+for (const b of await serveBackends()) {
   let server: TestServer;
   let owner: string;
   let tenant: string;
@@ -21,15 +19,7 @@ for (const b of await testStores()) {
   let editorKey: string;
   let thirdSession: string;
 
-  const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
-    call(server, method, p, {
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-service-tenant': tenantId,
-        ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+  let send: Send;
 
   const C = '/v1/m/compliance';
   const approve = async (token: string, approvalId: string) =>
@@ -52,39 +42,17 @@ for (const b of await testStores()) {
 
   describe(`${b.backend}: compliance over HTTPS`, { skip: b.skip }, () => {
     before(async () => {
-      let args: string[] = [];
-      if (b.backend === 'postgres') {
-        const pg = await pgTestDsn();
-        const db = await createTempDatabase(pg.dsn as string);
-        dropDb = db.drop;
-        args = ['--store', 'postgres', '--dsn', db.dsn];
-      }
-      server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 120_000 });
-      const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
-      const json = { 'content-type': 'application/json' };
-      const setup = await call(server, 'POST', '/v1/setup', {
-        body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }),
-        headers: json,
-      });
-      assert.equal(setup.status, 201, setup.text);
-      tenant = setup.json().organization.id;
-      const login = async (email: string, password: string) =>
-        (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
-      owner = await login('owner@example.test', 'owner password 123');
-      for (const [email, role] of [['editor@example.test', 'editor'], ['third@example.test', 'editor']] as const) {
-        const u = await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role });
-        assert.equal(u.status, 201, u.text);
-      }
-      editorSession = await login('editor@example.test', 'a long enough password');
+      const d = await moduleDeployment(b, { editor: 'editor', third: 'editor' });
+      ({ server, tenant, otherTenant, send } = d);
+      owner = d.tokens['owner']!;
+      editorSession = d.tokens['editor']!;
+      thirdSession = d.tokens['third']!;
       const k = await send(editorSession, 'POST', '/v1/tokens', { name: 'k-editor', role: 'editor', tenant });
       assert.equal(k.status, 201, k.text);
       editorKey = k.json().token as string;
-      thirdSession = await login('third@example.test', 'a long enough password');
-      otherTenant = (await send(owner, 'POST', '/v1/system/orgs', { name: 'Other' })).json().id;
     });
     after(async () => {
       await server?.stop();
-      await dropDb?.();
     });
 
     it(

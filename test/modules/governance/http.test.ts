@@ -10,12 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, startServer, tempDir, type TestServer } from '../../helpers/server.js';
-import { testStores } from '../../helpers/stores.js';
-import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
+import { call, tempDir, type TestServer } from '../../helpers/server.js';
+import { moduleDeployment, serveBackends, type Send } from '../../helpers/serve-stores.js';
 
-for (const b of await testStores()) {
-  let dropDb: (() => Promise<void>) | undefined;
+for (const b of await serveBackends()) {
   let server: TestServer;
   let owner: string;
   let ownerKey: string;
@@ -25,15 +23,7 @@ for (const b of await testStores()) {
   let editorKey: string;
   let thirdSession: string;
 
-  const send = (token: string, method: string, p: string, body?: unknown, tenantId = tenant, raw?: string) =>
-    call(server, method, p, {
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-service-tenant': tenantId,
-        ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+  let send: Send;
 
   const G = '/v1/m/governance';
   const POLICY = `@id("read-anything") permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Read");
@@ -59,44 +49,21 @@ for (const b of await testStores()) {
 
   describe(`${b.backend}: governance over HTTPS`, { skip: b.skip }, () => {
   before(async () => {
-    let args: string[] = [];
-    if (b.backend === 'postgres') {
-      const pg = await pgTestDsn();
-      const db = await createTempDatabase(pg.dsn as string);
-      dropDb = db.drop;
-      args = ['--store', 'postgres', '--dsn', db.dsn];
-    }
-    server = await startServer({ args, env: { SERVICE_RATE_LIMIT_RPS: '0' } });
-    const token = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
-    const json = { 'content-type': 'application/json' };
-    const setup = await call(server, 'POST', '/v1/setup', {
-      body: JSON.stringify({ token, email: 'owner@example.test', password: 'owner password 123', organization: 'Acme' }),
-      headers: json,
-    });
-    assert.equal(setup.status, 201, setup.text);
-    tenant = setup.json().organization.id;
-    const login = async (email: string, password: string) =>
-      (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email, password }), headers: json })).json().token as string;
-    owner = await login('owner@example.test', 'owner password 123');
+    const d = await moduleDeployment(b, { editor: 'editor', third: 'editor' });
+    ({ server, tenant, otherTenant, send } = d);
+    owner = d.tokens['owner']!;
     const key = async (session: string, role: string) => {
       const res = await send(session, 'POST', '/v1/tokens', { name: `k-${role}-${Math.random()}`, role, tenant });
       assert.equal(res.status, 201, res.text);
       return res.json().token as string;
     };
     ownerKey = await key(owner, 'owner');
-    for (const [email, role] of [['editor@example.test', 'editor'], ['third@example.test', 'editor']] as const) {
-      const u = await send(owner, 'POST', '/v1/users', { email, password: 'a long enough password', role });
-      assert.equal(u.status, 201, u.text);
-    }
-    editorSession = await login('editor@example.test', 'a long enough password');
+    editorSession = d.tokens['editor']!;
     editorKey = await key(editorSession, 'editor');
-    thirdSession = await login('third@example.test', 'a long enough password');
-    const org = await send(owner, 'POST', '/v1/system/orgs', { name: 'Other' });
-    otherTenant = org.json().id;
+    thirdSession = d.tokens['third']!;
   });
   after(async () => {
     await server?.stop();
-    await dropDb?.();
   });
 
     it(
