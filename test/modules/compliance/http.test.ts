@@ -205,6 +205,14 @@ for (const b of await serveBackends()) {
         const events = (await send(owner, 'GET', `${C}/erasure/${e.id}/events`)).json().items.map((x: { event: string }) => x.event);
         assert.deepEqual(events, ['received', 'refused_legal_hold', 'execution_requested', 'completed']);
         assert.equal((await send(owner, 'GET', `${C}/erasure?status=completed`)).json().items[0].id, e.id);
+        // The durable event log (what webhooks and connectors deliver from) holds the release and the erasure, once each.
+        const logged = async (type: string) =>
+          ((await send(owner, 'GET', `/v1/m/eventing/events?type=${type}&limit=1000`)).json().items as Array<{ data: { id: string } }>).map(
+            (x) => x.data.id,
+          );
+        assert.deepEqual(await logged('erasure.completed'), [e.id]);
+        assert.ok((await logged('hold.released')).includes(hold.json().id), 'hold.released is in the event log');
+        assert.ok((await logged('hold.placed')).includes(hold.json().id), 'hold.placed is in the event log');
         assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}`, undefined, otherTenant)).status, 404);
         const verify = await send(owner, 'GET', '/v1/audit/verify');
         assert.equal(verify.status, 200, verify.text);
