@@ -32,6 +32,7 @@ import { Sealer } from '../../src/secrets/sealing.js';
 import { newId } from '../../src/store/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { sqliteCacheMibFromEnv } from '../../src/store/sqlite/sqlite-cache.js';
 import { track } from '../lib/child.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
@@ -260,7 +261,12 @@ export const scenario: Scenario = {
     const events = num('SVC_BENCH_EVENTING_EVENTS', 200);
     const pacedS = num('SVC_BENCH_EVENTING_PACED_S', 5);
     const backlogN = num('SVC_BENCH_EVENTING_BACKLOG', 100_000);
-    const store = await openStore({ backend: 'sqlite', dataDir: ctx.tmpDir }, pino({ level: 'silent' }));
+    // SERVICE_SQLITE_CACHE_MIB caps SQLite's page cache, which the backlog's RSS includes as pages are read.
+    const cacheMib = sqliteCacheMibFromEnv();
+    const store = await openStore(
+      { backend: 'sqlite', dataDir: ctx.tmpDir, ...(cacheMib !== undefined ? { sqliteCacheMib: cacheMib } : {}) },
+      pino({ level: 'silent' }),
+    );
     await store.migrate();
     const tenant = newId();
     await store.transaction((tx) =>
