@@ -41,7 +41,7 @@ export function writeAuditKey(file: string): string {
   return file;
 }
 
-/** A fresh database and shared key material; `n` replicas started one after another. */
+/** A fresh database and shared key material; `n` replicas started one after another (rate limit off unless `opts.env` sets it). */
 export async function deploy(n: number, opts: { env?: Record<string, string> } = {}): Promise<Deployment> {
   const target = await pgTestDsn();
   if (target.dsn === undefined) throw new Error(target.skip);
@@ -67,7 +67,13 @@ export async function deploy(n: number, opts: { env?: Record<string, string> } =
         timeoutMs: 90_000,
         ...extra,
         args: ['--store', 'postgres', '--dsn', db.dsn, '--tls-cert', certFile, '--tls-key', tlsKeyFile, ...(extra.args ?? [])],
-        env: { SERVICE_AUDIT_KEY_FILE: keyFile, SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0', ...opts.env, ...extra.env },
+        env: {
+          SERVICE_AUDIT_KEY_FILE: keyFile,
+          SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0',
+          SERVICE_RATE_LIMIT_RPS: '0',
+          ...opts.env,
+          ...extra.env,
+        },
       });
       replicas.push(server);
       return server;

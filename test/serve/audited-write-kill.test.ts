@@ -159,7 +159,12 @@ for (const c of cases) {
         await db?.drop();
       });
       // No checkpoint timer: the stale-marker recovery runs at start only (markers of the killed process).
-      const opts: StartOptions = { dataDir, args: c.args(db), env: { SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0' }, timeoutMs: 120_000 };
+      const opts: StartOptions = {
+        dataDir,
+        args: c.args(db),
+        env: { SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0', SERVICE_RATE_LIMIT_RPS: '0' },
+        timeoutMs: 120_000,
+      };
       const first = await startServer(opts);
       let token: string;
       let tenant: string;
