@@ -20,19 +20,8 @@ import {
   PendingApproval,
   Receipt,
 } from './schemas.js';
-import {
-  checkHold,
-  custodyEvents,
-  erasureReceipt,
-  executeErasure,
-  getErasure,
-  getHold,
-  listErasures,
-  listHolds,
-  placeHold,
-  registerErasure,
-  releaseHold,
-} from './service.js';
+import { checkHold, custodyEvents, getHold, listHolds, placeHold, releaseHold } from './service.js';
+import { erasureReceipt, executeErasure, getErasure, listErasures, registerErasure } from './erasure-service.js';
 import Type from 'typebox';
 
 const common = { stability: 'beta' as const, tags: ['compliance'] };
