@@ -38,9 +38,19 @@ async function freePort(proto: 'tcp' = 'tcp'): Promise<number> {
   });
 }
 
-function openssl(args: string[], cwd: string): void {
+export function openssl(args: string[], cwd: string): void {
   const r = spawnSync(OPENSSL as string, args, { cwd, encoding: 'utf8', timeout: 20_000 });
   if (r.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${r.stderr}`);
+}
+
+/** In `dir`: a test CA (`ca.pem`, `ca.key`) and a certificate for localhost and 127.0.0.1 it signed (`cert.pem`, `key.pem`). */
+export function localhostPki(dir: string): void {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=svc-test-ca'], dir);
+  openssl(['req', ...ec, '-keyout', 'key.pem', '-out', 'srv.csr', '-subj', '/CN=localhost'], dir);
+  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  const sign = ['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial'];
+  openssl([...sign, '-out', 'cert.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
 }
 
 export interface Received {
@@ -81,30 +91,8 @@ export interface Rsyslog {
 export async function startRsyslog(): Promise<Rsyslog> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rsyslog-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=svc-test-ca'], dir);
+  localhostPki(dir);
   openssl(['req', '-x509', ...ec, '-keyout', 'wrong.key', '-out', 'wrong-ca.pem', '-days', '2', '-subj', '/CN=svc-other-ca'], dir);
-  openssl(['req', ...ec, '-keyout', 'key.pem', '-out', 'srv.csr', '-subj', '/CN=localhost'], dir);
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      'srv.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'cert.pem',
-      '-days',
-      '2',
-      '-extfile',
-      'ext.cnf',
-    ],
-    dir,
-  );
   openssl(['req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=svc-client'], dir);
   openssl(
     ['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2'],
