@@ -39,7 +39,8 @@ export function appendAudit(
 ): Promise<AuditRecord> {
   const declared = route.auditActions;
   const action = opts?.action ?? declared[0];
-  if (action === undefined || (opts?.action !== undefined && !declared.includes(action)))
+  if (action === undefined) throw new Error(`route ${route.spec.method} ${route.spec.path} declares no audit action`);
+  if (opts?.action !== undefined && !declared.includes(action))
     throw new Error(`route ${route.spec.method} ${route.spec.path} does not declare the audit action ${JSON.stringify(action)}`);
   const as = opts?.as;
   const actor = as ? userActor(as.user) : actorOf(ctx);
