@@ -19,6 +19,7 @@ import { assertTenantWritable, isUniqueViolation, tenantOf } from '../../http/re
 import type { Store } from '../../store/store.js';
 import type { EventInput } from '../../events/event-types.js';
 
+/** The approval services record through `ctx.audit` and name each action: other modules' routes call them too. */
 export type ApprovalCtx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'audit'>;
 
 /** What is to be done: the approval is bound to exactly this. */
@@ -333,6 +334,7 @@ export async function decideApproval(
       quorum: out.quorum,
       status: out.status,
     },
+    { action: 'approval.decide' },
   );
   if (out.status === 'approved' || out.status === 'rejected') await resolved(ctx, out);
   return { decision, approval: out };
@@ -385,7 +387,7 @@ export async function cancelApproval(ctx: ApprovalCtx, id: string, reason = ''):
       return a;
     }),
   );
-  await ctx.audit({ kind: 'approval', id }, { reason });
+  await ctx.audit({ kind: 'approval', id }, { reason }, { action: 'approval.cancel' });
   await resolved(ctx, out);
   return out;
 }

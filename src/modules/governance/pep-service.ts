@@ -139,7 +139,7 @@ export async function decideHook(
         .update(canonicalize(h.tool_input) ?? '')
         .digest('hex'),
     },
-    { events },
+    { action: 'pep.decision', events },
   );
   ctx.services.events.announce(events);
   return { ...out, decision_id: id };
