@@ -65,16 +65,9 @@ export function createAuthenticator(): Authenticator {
     const mutable = ctx as { principal?: Principal; tenant?: string };
     mutable.principal = principal;
     mutable.tenant = tenant;
-    if (route.spec.privileged && route.spec.audit && tenant !== undefined) {
-      // DECISIONS.md: each privileged read is audited; routes marked `privileged` do not append it themselves.
-      await ctx.services.audit.append(tenant, {
-        actor: principal.actor,
-        actor_kind: principal.actorKind,
-        action: route.spec.audit,
-        target_kind: rule.resource,
-        target_id: params['id'] ?? '',
-        meta: { route: ctx.route, request_id: ctx.requestId },
-      });
+    if (route.spec.privileged && tenant !== undefined) {
+      // DECISIONS.md: each privileged read is audited, from its declaration; its handler does not record it.
+      await ctx.audit({ kind: rule.resource, id: params['id'] ?? '' }, { route: ctx.route });
     }
   };
 }

@@ -21,6 +21,8 @@ export interface Checker {
 
 export interface CompiledRoute {
   spec: AnyRoute;
+  /** the declared ledger actions (RouteSpec.audit), first the route's own; empty when it declares none */
+  auditActions: readonly string[];
   params?: Checker;
   query?: Checker;
   body?: Checker;
@@ -36,6 +38,24 @@ export class RouteTableError extends Error {
 }
 
 const PERMISSION = /^[a-z][a-z0-9_-]*(:[a-z][a-z0-9_-]*){1,2}$/;
+const ACTION = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const MUTATING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The declared ledger actions of a route, checked: every mutation names its record or why it has none. */
+function auditActionsOf(spec: AnyRoute): readonly string[] {
+  const actions: readonly string[] = spec.audit === undefined ? [] : typeof spec.audit === 'string' ? [spec.audit] : spec.audit;
+  if (spec.unaudited !== undefined) {
+    if (actions.length > 0) throw new RouteTableError(spec, 'declares both an audit action and `unaudited`');
+    if (spec.unaudited.trim().length < 8) throw new RouteTableError(spec, '`unaudited` must say why the route records nothing');
+  } else if (actions.length === 0 && MUTATING.has(spec.method)) {
+    throw new RouteTableError(spec, 'a mutation must declare its audit action, or `unaudited` with the reason it records nothing');
+  }
+  if (spec.audit !== undefined && actions.length === 0) throw new RouteTableError(spec, 'an empty list of audit actions');
+  for (const a of actions) if (!ACTION.test(a)) throw new RouteTableError(spec, `audit action "${a}" is not a dotted lower-case verb`);
+  if (new Set(actions).size !== actions.length) throw new RouteTableError(spec, 'an audit action is declared twice');
+  if (spec.auditChain !== undefined && actions.length === 0) throw new RouteTableError(spec, '`auditChain` without an audit action');
+  return actions;
+}
 
 /** Compile all routes or throw a RouteTableError naming the first bad one. */
 export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
@@ -50,7 +70,8 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
     if (spec.stability === 'beta' && !spec.path.startsWith('/v1/m/')) {
       throw new RouteTableError(spec, 'beta routes live under /v1/m/<namespace>/');
     }
-    if (spec.privileged && !spec.audit) throw new RouteTableError(spec, 'a privileged read must name its audit action');
+    const auditActions = auditActionsOf(spec);
+    if (spec.privileged && auditActions.length === 0) throw new RouteTableError(spec, 'a privileged read must name its audit action');
     if (seenOps.has(spec.operationId)) throw new RouteTableError(spec, `duplicate operationId ${spec.operationId}`);
     seenOps.add(spec.operationId);
     for (const part of ['body', 'query'] as const) {
@@ -64,7 +85,7 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
         throw new RouteTableError(spec, `${part} schema must set additionalProperties: false`);
       }
     }
-    const compiled: CompiledRoute = { spec };
+    const compiled: CompiledRoute = { spec, auditActions };
     for (const part of ['params', 'query', 'body', 'response'] as const) {
       const schema = spec[part] as TSchema | undefined;
       if (!schema) continue;

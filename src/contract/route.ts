@@ -35,8 +35,21 @@ export interface RouteSpec<
   permission: string;
   /** A privileged read (DECISIONS.md: editor and above, each one audited). */
   privileged?: boolean;
-  /** Ledger action appended for this route (mutations and privileged reads). */
-  audit?: string;
+  /**
+   * The ledger action this route records, written once, here: the handler's `ctx.audit` takes it from
+   * the declaration, a privileged read is recorded by the authenticator. A list when the handler records
+   * one of several (outcome-dependent: login success or failure), the first being the route's own
+   * (OpenAPI `x-audit-action`). Every mutation declares one or `unaudited` (docs/modules.md "Audit").
+   */
+  audit?: string | readonly [string, ...string[]];
+  /**
+   * `system`: identity events (DECISIONS.md "Audit ledger", docs/auth.md): recorded on the system chain
+   * (or the chain `ctx.audit` names), meta as given. Otherwise on the request tenant's chain, with the
+   * request id and trace in meta.
+   */
+  auditChain?: 'system';
+  /** A mutation that appends no ledger record, and why (read-only POST, ephemeral challenge, protocol step). */
+  unaudited?: string;
   /**
    * Served but left out of both OpenAPI documents, and why (issue 30 item 10). Every other route is
    * in `/openapi.json` (stable) or `/openapi.beta.json` (beta); test/http/route-coverage.test.ts

@@ -37,7 +37,7 @@ export function grpcRoute(fullMethod: string, permission: string): CompiledRoute
     permission,
     handler: () => undefined,
   };
-  return { spec };
+  return { spec, auditActions: [] };
 }
 
 /** Run the authenticator for a call; throws the same ApiErrors REST would answer with. */

@@ -15,7 +15,7 @@
  * The batch is acked once both 1 and 2 have committed.
  */
 import type { Insertable, Transaction } from 'kysely';
-import { isUniqueViolation } from '../core/agents/scope.js';
+import { isUniqueViolation } from '../store/store-error.js';
 import { busOf } from '../events/bus-registry.js';
 import type { BusEvent } from '../events/event-types.js';
 import { canonicalMeta } from '../ledger/canonical-json.js';

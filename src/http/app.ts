@@ -17,6 +17,7 @@ import { isReply, type Reply } from './reply.js';
 import { Router } from './router.js';
 import { parseQuery } from './query.js';
 import { securityHeaders } from './headers.js';
+import { appendAudit } from './request-scope.js';
 
 /** A request as the adapter hands it over: body already read and size-checked. */
 export interface HttpRequest {
@@ -209,6 +210,8 @@ export class App {
     const responseHeaders: Record<string, string> = {};
     const baseLog = this.opts.log;
     let childLog: Logger | undefined;
+    // ctx.audit calls (and ctx.unchanged): a mutation declaring an action must record it (checked below).
+    let recorded = 0;
     const ctx: RequestContext = {
       method: req.method,
       path: req.path,
@@ -232,6 +235,13 @@ export class App {
       },
       services: this.opts.services,
       responseHeaders,
+      audit: (target, meta, opts) => {
+        recorded++;
+        return appendAudit(ctx, route, target, meta, opts);
+      },
+      unchanged: () => {
+        recorded++;
+      },
     };
     if (spec.permission !== PUBLIC) {
       if (!this.opts.authenticate) throw errors.unauthenticated();
@@ -242,14 +252,18 @@ export class App {
     mutable.query = parseAndValidateQuery(route, req.query);
     mutable.body = parseAndValidateBody(route, req);
     const around = this.opts.aroundMutation;
-    // Mutations that promise a ledger record (their `audit` action); ephemeral writes such as
-    // WebAuthn challenges declare none and run bare.
+    // Mutations that promise a ledger record (their `audit` action); the `unaudited` ones (ephemeral
+    // WebAuthn challenges, read-only POSTs) run bare.
     const result =
-      around !== undefined && spec.audit !== undefined && MUTATING.has(spec.method)
+      around !== undefined && route.auditActions.length > 0 && MUTATING.has(spec.method)
         ? around(ctx, () => spec.handler(ctx as never))
         : spec.handler(ctx as never);
+    const mustRecord = route.auditActions.length > 0 && MUTATING.has(spec.method);
     // A synchronous answer needs no deadline timer.
-    if (!isThenable(result)) return { value: result, headers: responseHeaders };
+    if (!isThenable(result)) {
+      if (mustRecord && recorded === 0) unrecorded(route, result);
+      return { value: result, headers: responseHeaders };
+    }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -260,6 +274,7 @@ export class App {
     });
     try {
       const value = await Promise.race([result, deadline]);
+      if (mustRecord && recorded === 0) unrecorded(route, value);
       return { value, headers: responseHeaders };
     } finally {
       clearTimeout(timer);
@@ -308,6 +323,18 @@ export class App {
     this.opts.log.error({ err, request_id: requestId, method: req.method, path: req.path }, 'unhandled error');
     return errors.internal();
   }
+}
+
+/**
+ * A mutation that declares an audit action answered with success but recorded nothing: a programming
+ * error (the route's promise of a ledger record is broken), answered 500 like a failed append.
+ */
+function unrecorded(route: CompiledRoute, value: unknown): void {
+  if (isReply(value) && value.status >= 300) return;
+  throw new Error(
+    `route ${route.spec.method} ${route.spec.path} declares the audit action ${route.auditActions[0]} but its handler recorded ` +
+      'nothing (call ctx.audit, or ctx.unchanged() when nothing changed)',
+  );
 }
 
 /** True for promises and other thenables. */

@@ -1,6 +1,6 @@
 /**
  * W3C Trace Context (Level 1, `traceparent` version 00): parsing only. A request carrying a valid
- * `traceparent` has it written into the meta of the ledger record it causes (core `auditEvent`), so
+ * `traceparent` has it written into the meta of the ledger record it causes (`ctx.audit`), so
  * the ledger can answer what happened under a trace.
  */
 export const TRACE_CONTEXT_VERSION = '00';

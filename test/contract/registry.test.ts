@@ -18,6 +18,7 @@ test('route table: an unservable route stops startup naming its method and path'
         path: '/v1/y',
         operationId: 'c',
         permission: 'agent:write',
+        unaudited: 'a test route that stores nothing',
         body: Type.Object({ a: Type.String() }),
       }),
       /route POST \/v1\/y: body schema must set additionalProperties: false/,
@@ -69,5 +70,37 @@ test('route table: the real table compiles, and every non-public route declares 
   for (const r of compiled) {
     assert.ok(r.spec.permission === PUBLIC || /:/.test(r.spec.permission), `${r.spec.method} ${r.spec.path}`);
     if (r.spec.permission === PUBLIC) assert.ok(r.spec.setupExempt || r.spec.path.startsWith('/v1/'), `${r.spec.path} public`);
+  }
+});
+
+test('route table: a mutation declares its audit action or why it records nothing, else startup stops naming it', () => {
+  const m = { ...base, path: '/v1/m', operationId: 'm', permission: 'agent:write' };
+  const bad: Array<[AnyRoute, RegExp]> = [
+    ...(['POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): [AnyRoute, RegExp] => [
+      route({ ...m, method }),
+      new RegExp(`route ${method} /v1/m: a mutation must declare its audit action, or \`unaudited\``),
+    ]),
+    [route({ ...m, method: 'POST', audit: 'agent.create', unaudited: 'a test route' }), /both an audit action and `unaudited`/],
+    [route({ ...m, method: 'POST', unaudited: ' ' }), /`unaudited` must say why/],
+    [route({ ...m, method: 'POST', audit: 'Agent Create' }), /audit action "Agent Create" is not a dotted/],
+    [route({ ...m, method: 'POST', audit: ['agent.create', 'agent.create'] }), /declared twice/],
+    [route({ ...m, method: 'GET', auditChain: 'system' }), /`auditChain` without an audit action/],
+  ];
+  for (const [r, pattern] of bad)
+    assert.throws(
+      () => compileRoutes([r]),
+      (err: Error) => err instanceof RouteTableError && pattern.test(err.message),
+      pattern.source,
+    );
+  // A read needs neither; a mutation with either compiles.
+  assert.equal(compileRoutes([route({ ...m, method: 'GET' })]).length, 1);
+  assert.deepEqual(compileRoutes([route({ ...m, method: 'POST', audit: ['a.b', 'a.c'] })])[0]?.auditActions, ['a.b', 'a.c']);
+  assert.deepEqual(compileRoutes([route({ ...m, method: 'DELETE', unaudited: 'a test route that stores nothing' })])[0]?.auditActions, []);
+});
+
+test('route table: every served mutation declares an audit action or an unaudited reason', () => {
+  for (const r of compileRoutes(allRoutes())) {
+    if (r.spec.method === 'GET') continue;
+    assert.ok(r.auditActions.length > 0 || (r.spec.unaudited ?? '').length > 0, `${r.spec.method} ${r.spec.path}`);
   }
 });

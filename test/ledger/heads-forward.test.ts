@@ -135,7 +135,7 @@ for (const b of await testStores()) {
             method: 'POST',
             path: '/agents',
             operationId: 'create',
-            handler: async () => {
+            handler: async (ctx) => {
               const id = uuid7();
               const now = nowTimestamp();
               await ts.store.withTenant(TENANT, (tx) =>
@@ -154,20 +154,14 @@ for (const b of await testStores()) {
                   })
                   .execute(),
               );
-              await ledger.sink.append(TENANT, {
-                actor: 'anonymous',
-                actor_kind: 'anonymous',
-                action: 'agent.create',
-                target_kind: 'agent',
-                target_id: id,
-              });
+              await ctx.audit({ kind: 'agent', id }, undefined, { chain: TENANT, as: { user: undefined } });
               return { id };
             },
           }),
         ];
         const app = new App({
           routes,
-          services: {} as Services,
+          services: { audit: ledger.sink } as unknown as Services,
           log,
           tls: true,
           bodyLimit: 1024,

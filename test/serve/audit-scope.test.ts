@@ -95,15 +95,9 @@ for (const b of await testStores()) {
           method: 'POST',
           path: '/ok',
           operationId: 'ok',
-          handler: async () => {
+          handler: async (ctx) => {
             const id = await addAgent(ts.store, 'ok');
-            await sink.append(TENANT, {
-              actor: 'anonymous',
-              actor_kind: 'anonymous',
-              action: 'agent.create',
-              target_kind: 'agent',
-              target_id: id,
-            });
+            await ctx.audit({ kind: 'agent', id }, undefined, { chain: TENANT, as: { user: undefined } });
             return { id };
           },
         }),
@@ -137,15 +131,9 @@ for (const b of await testStores()) {
           method: 'POST',
           path: '/refused',
           operationId: 'refused',
-          handler: async () => {
+          handler: async (ctx) => {
             const id = await addAgent(ts.store, 'refused');
-            await sink.append(TENANT, {
-              actor: 'anonymous',
-              actor_kind: 'anonymous',
-              action: 'agent.create',
-              target_kind: 'agent',
-              target_id: id,
-            });
+            await ctx.audit({ kind: 'agent', id }, undefined, { chain: TENANT, as: { user: undefined } });
           },
         }),
         route({
@@ -153,6 +141,7 @@ for (const b of await testStores()) {
           method: 'POST',
           path: '/challenge',
           operationId: 'challenge',
+          unaudited: 'an ephemeral write, like a WebAuthn challenge',
           handler: async () => ({ id: await addAgent(ts.store, 'ephemeral write, no audit action') }),
         }),
         route({
@@ -165,7 +154,7 @@ for (const b of await testStores()) {
       ];
       const app = new App({
         routes,
-        services: {} as Services,
+        services: { audit: sink } as unknown as Services,
         log,
         tls: true,
         bodyLimit: 1024,

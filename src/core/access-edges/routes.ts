@@ -7,7 +7,7 @@ import { Limit, Text } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { ConfidenceSchema, EdgePage, ModeSchema, OriginKind } from './schemas.js';
 import { Uuid } from '../../contract/common.js';
-import { tenantOf } from '../agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 
 const Query = Type.Object(
   {

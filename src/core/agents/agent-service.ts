@@ -11,7 +11,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Store } from '../../store/store-types.js';
 import { decodeCursor, pageOf } from './cursor.js';
-import { assertTenantWritable, isUniqueViolation } from './scope.js';
+import { assertTenantWritable, isUniqueViolation } from '../../http/request-scope.js';
 import type { RecordHooks } from '../../contract/record-hooks.js';
 
 export const AGENT_STATUSES = ['active', 'paused', 'disabled'] as const;

@@ -3,7 +3,7 @@ import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
 import { createAgent, deleteAgent, getAgent, listAgents, patchAgent } from './agent-service.js';
 import { Agent, AgentCreateBody, AgentDeleteQuery, AgentListQuery, AgentPage, AgentPatchBody, IdParams } from './schemas.js';
-import { auditEvent, tenantOf } from './scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 
 const common = { stability: 'stable' as const, tags: ['agents'] };
 
@@ -45,9 +45,7 @@ export const agentRoutes: AnyRoute[] = [
           ),
         ),
       );
-      await auditEvent(
-        ctx,
-        'agent.create',
+      await ctx.audit(
         { kind: 'agent', id: agent.id },
         { name: agent.name, kind: agent.kind, external_id: agent.external_id, status: agent.status },
       );
@@ -85,7 +83,7 @@ export const agentRoutes: AnyRoute[] = [
           ),
         ),
       );
-      await auditEvent(ctx, 'agent.update', { kind: 'agent', id: agent.id }, { changed, version: agent.version });
+      await ctx.audit({ kind: 'agent', id: agent.id }, { changed, version: agent.version });
       return agent;
     },
   }),
@@ -106,7 +104,7 @@ export const agentRoutes: AnyRoute[] = [
           emit({ type: 'agent.deleted', tenant: a.tenant_id, subject: `agent/${a.id}`, data: { id: a.id, name: a.name } }, tx),
         ),
       );
-      await auditEvent(ctx, 'agent.delete', { kind: 'agent', id: agent.id }, { name: agent.name, version: agent.version });
+      await ctx.audit({ kind: 'agent', id: agent.id }, { name: agent.name, version: agent.version });
       return reply.empty(204);
     },
   }),

@@ -89,37 +89,30 @@ export async function exportAudit(ctx: RequestContext<unknown, Query>): Promise<
     toSeq: Math.min(ctx.query.to ?? headSeq, headSeq),
   };
   const runner = exporter.runner();
-  const actor = ctx.principal?.actor ?? 'system';
-  const actorKind = ctx.principal?.actorKind ?? 'system';
   const onFinish = async (o: ExportOutcome): Promise<void> => {
-    const draft = {
-      actor,
-      actor_kind: actorKind,
-      action: 'audit.export',
-      target_kind: 'audit_chain',
-      target_id: tenant,
-      meta: {
-        format,
-        from: plan.fromSeq,
-        to: plan.toSeq,
-        filter: plan.filter,
-        complete: o.complete,
-        count: o.count,
-        last_seq: o.lastSeq,
-        bytes: o.bytes,
-        request_id: ctx.requestId,
-      },
-    };
+    const record = (): Promise<unknown> =>
+      ctx.audit(
+        { kind: 'audit_chain', id: tenant },
+        {
+          format,
+          from: plan.fromSeq,
+          to: plan.toSeq,
+          filter: plan.filter,
+          complete: o.complete,
+          count: o.count,
+          last_seq: o.lastSeq,
+          bytes: o.bytes,
+        },
+        { chain: tenant },
+      );
     if (o.complete) {
       // Awaited before the terminator line: an export the ledger could not record never looks complete.
-      await ctx.services.audit.append(tenant, draft);
+      await record();
       return;
     }
     // An interrupted export is recorded too (what left the building is what counts), best effort.
     if (o.error !== undefined) ctx.log.error({ err: o.error, tenant, format }, 'audit export failed');
-    await ctx.services.audit
-      .append(tenant, draft)
-      .catch((err: unknown) => ctx.log.error({ err, tenant }, 'could not record an interrupted audit export'));
+    await record().catch((err: unknown) => ctx.log.error({ err, tenant }, 'could not record an interrupted audit export'));
   };
   const headers = { [EXPORT_FROM_HEADER]: String(plan.fromSeq), [EXPORT_TO_HEADER]: String(plan.toSeq), 'cache-control': 'no-store' };
   return reply.stream(exportChunks(plan, runner, onFinish), encoder.contentType, 200, headers);

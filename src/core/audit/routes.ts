@@ -13,7 +13,6 @@ import type { RecordFilter } from '../../ledger/record-filter.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSchema, VerifyReportSchema } from './schemas.js';
 
-
 const ReadQuery = Type.Object(
   {
     from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'first seq (inclusive, default 1)' })),
@@ -64,14 +63,7 @@ async function readChain(ctx: RequestContext<Record<string, string>, ReadQueryT>
   const ledger = ledgerOf(ctx);
   const page = await ledger.read(tenant, from, limit, filter);
   // DECISIONS.md: each read appends `audit.read` to the chain that was read; answered only once durable.
-  await ctx.services.audit.append(tenant, {
-    actor: ctx.principal?.actor ?? 'system',
-    actor_kind: ctx.principal?.actorKind ?? 'system',
-    action: 'audit.read',
-    target_kind: 'audit_chain',
-    target_id: tenant,
-    meta: { from, limit, filter: { ...filter }, count: page.items.length, request_id: ctx.requestId },
-  });
+  await ctx.audit({ kind: 'audit_chain', id: tenant }, { from, limit, filter: { ...filter }, count: page.items.length }, { chain: tenant });
   return page;
 }
 
@@ -132,6 +124,7 @@ export const auditRoutes: AnyRoute[] = [
     operationId: 'checkpointAudit',
     summary: 'Write a checkpoint now in every chain (svc audit checkpoint); superadmin only',
     permission: 'system:admin',
+    unaudited: 'a checkpoint is itself written into each chain it attests',
     response: Type.Object({ checkpoints: Type.Array(CheckpointResultSchema) }, { additionalProperties: false }),
     handler: async (ctx) => ({ checkpoints: await ledgerOf(ctx as never).checkpointAll() }),
   }),

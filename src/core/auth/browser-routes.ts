@@ -9,14 +9,12 @@ import { Timestamp, Uuid } from '../../contract/common.js';
 import { errors } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { identityOf } from '../../auth/runtime.js';
-import { draftBy } from '../../auth/audit.js';
 import { revokeSession } from '../../auth/sessions.js';
 import { CLEARED_COOKIE, SESSION_COOKIE, csrfTokenFor, parseCookies, sessionCookie } from '../../auth/browser-session.js';
 import { Email, Password } from '../users/schemas.js';
-import { login } from './login.js';
+import { LOGIN_AUDIT, login } from './login.js';
 
 const PATH = '/v1/m/identity/browser-session';
 const LoginBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
@@ -38,7 +36,8 @@ export const browserSessionRoutes: AnyRoute[] = [
     operationId: 'browserLogin',
     summary: 'Sign a browser in: the session token is set as an HttpOnly, Secure, SameSite=Strict cookie, the CSRF token answered',
     permission: PUBLIC,
-    audit: 'auth.login',
+    audit: LOGIN_AUDIT,
+    auditChain: 'system',
     body: LoginBody,
     response: BrowserSession,
     bodyLimit: 8 * 1024,
@@ -74,6 +73,7 @@ export const browserSessionRoutes: AnyRoute[] = [
     summary: 'Sign the browser out: revoke the cookie session and clear the cookie',
     permission: 'self:write',
     audit: 'auth.logout',
+    auditChain: 'system',
     status: 204,
     handler: async (ctx) => {
       const p = ctx.principal;
@@ -81,7 +81,7 @@ export const browserSessionRoutes: AnyRoute[] = [
       const runtime = identityOf(ctx.services);
       await runtime.store.transaction((tx) => revokeSession(tx, p.credentialId, nowTimestamp()));
       runtime.invalidate();
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'auth.logout', 'session', p.credentialId));
+      await ctx.audit({ kind: 'session', id: p.credentialId });
       return reply.empty(204, { 'set-cookie': CLEARED_COOKIE });
     },
   }),

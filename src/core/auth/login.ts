@@ -6,13 +6,14 @@
  */
 import { ApiError } from '../../contract/errors.js';
 import type { RequestContext } from '../../http/context.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { identityOf } from '../../auth/runtime.js';
 import { findUserByEmail, normalizeEmail } from '../../auth/identity-store.js';
 import { dummyPasswordHash, verifyPassword } from '../../auth/passwords.js';
 import { createSession, type IssuedSession } from '../../auth/sessions.js';
-import { draftByUser } from '../../auth/audit.js';
 import { passwordLoginDisabled } from '../console/sso-login.js';
+
+/** The records a password login may append (both login routes declare them): success first. */
+export const LOGIN_AUDIT = ['auth.login', 'auth.login_failed'] as const;
 
 /** Handle `POST /v1/auth/login`. */
 export async function login(ctx: RequestContext<unknown, unknown, { email: string; password: string }>): Promise<IssuedSession> {
@@ -22,10 +23,7 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   const meta = { email, ip: ctx.remoteAddress, request_id: ctx.requestId };
   const wait = await runtime.lockout.retryAfter(keys);
   if (wait > 0) {
-    await ctx.services.audit.append(
-      SYSTEM_TENANT,
-      draftByUser(undefined, 'auth.login_failed', 'user', '', { ...meta, reason: 'locked_out' }),
-    );
+    await ctx.audit({ kind: 'user', id: '' }, { ...meta, reason: 'locked_out' }, { action: 'auth.login_failed', as: { user: undefined } });
     throw new ApiError('locked_out', undefined, { 'retry-after': String(wait) });
   }
   const user = await runtime.store.transaction((tx) => findUserByEmail(tx, email));
@@ -36,14 +34,11 @@ export async function login(ctx: RequestContext<unknown, unknown, { email: strin
   if (!user || !passwordOk || user.status !== 'active' || ssoOnly) {
     await runtime.lockout.fail(keys);
     const reason = !user ? 'unknown_user' : !passwordOk ? 'wrong_password' : ssoOnly ? 'sso_only' : 'disabled';
-    await ctx.services.audit.append(SYSTEM_TENANT, draftByUser(user?.id, 'auth.login_failed', 'user', user?.id ?? '', { ...meta, reason }));
+    await ctx.audit({ kind: 'user', id: user?.id ?? '' }, { ...meta, reason }, { action: 'auth.login_failed', as: { user: user?.id } });
     throw new ApiError('unauthenticated', 'invalid e-mail or password');
   }
   await runtime.lockout.clear(keys[0] as string);
   const session = await runtime.store.transaction((tx) => createSession(tx, user.id));
-  await ctx.services.audit.append(
-    SYSTEM_TENANT,
-    draftByUser(user.id, 'auth.login', 'session', session.session_id, { ip: ctx.remoteAddress, amr: ['pwd'] }),
-  );
+  await ctx.audit({ kind: 'session', id: session.session_id }, { ip: ctx.remoteAddress, amr: ['pwd'] }, { as: { user: user.id } });
   return session;
 }

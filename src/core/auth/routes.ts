@@ -4,16 +4,14 @@ import { Timestamp, Uuid } from '../../contract/common.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { identityOf } from '../../auth/runtime.js';
 import { currentAal } from '../../auth/assurance.js';
-import { draftBy } from '../../auth/audit.js';
 import type { Principal } from '../../auth/principal.js';
 import { permissionsOf } from '../../auth/roles.js';
 import { createSession, revokeSession } from '../../auth/sessions.js';
 import { Email, Password, RoleName } from '../users/schemas.js';
-import { login } from './login.js';
+import { LOGIN_AUDIT, login } from './login.js';
 
 const LoginBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
 const IssuedSession = Type.Object(
@@ -52,7 +50,8 @@ export const authRoutes: AnyRoute[] = [
     operationId: 'login',
     summary: 'Exchange e-mail and password for a 12-hour session token',
     permission: PUBLIC,
-    audit: 'auth.login',
+    audit: LOGIN_AUDIT,
+    auditChain: 'system',
     body: LoginBody,
     response: IssuedSession,
     bodyLimit: 8 * 1024,
@@ -66,13 +65,14 @@ export const authRoutes: AnyRoute[] = [
     summary: 'Revoke the calling session',
     permission: 'self:write',
     audit: 'auth.logout',
+    auditChain: 'system',
     status: 204,
     handler: async (ctx) => {
       const p = sessionOf(ctx);
       const runtime = identityOf(ctx.services);
       await runtime.store.transaction((tx) => revokeSession(tx, p.credentialId, nowTimestamp()));
       runtime.invalidate();
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'auth.logout', 'session', p.credentialId));
+      await ctx.audit({ kind: 'session', id: p.credentialId });
       return reply.empty(204);
     },
   }),
@@ -84,6 +84,7 @@ export const authRoutes: AnyRoute[] = [
     summary: 'Rotate the calling session: a new token for 12 hours; the old one stops working at once',
     permission: 'self:write',
     audit: 'auth.refresh',
+    auditChain: 'system',
     response: IssuedSession,
     handler: async (ctx) => {
       const p = sessionOf(ctx);
@@ -95,10 +96,7 @@ export const authRoutes: AnyRoute[] = [
         return createSession(tx, p.userId, { aal: p.aal, aalExpiresAt: p.aalExpiresAt, amr: p.amr.join(',') });
       });
       runtime.invalidate();
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'auth.refresh', 'session', issued.session_id, { previous_session: p.credentialId }),
-      );
+      await ctx.audit({ kind: 'session', id: issued.session_id }, { previous_session: p.credentialId });
       return issued;
     },
   }),

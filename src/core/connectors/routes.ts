@@ -8,8 +8,6 @@ import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { listDeliveries, type Delivery } from '../../events/delivery/delivery-store.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { draftBy } from '../../auth/audit.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../serve/services.js';
 import { rangeOf } from './batches.js';
@@ -98,6 +96,7 @@ export const connectorRoutes: AnyRoute[] = [
     operationId: 'putConnector',
     summary: 'Create or replace an output connector by name; validated against its kind (format token, config schema, secret references)',
     audit: 'connector.put',
+    auditChain: 'system',
     body: ConnectorIn,
     response: ConnectorOut,
     bodyLimit: 64 * 1024,
@@ -110,9 +109,9 @@ export const connectorRoutes: AnyRoute[] = [
       };
       const values = await validateConnector(s.store, ctx.body as ConnectorInput, known);
       const { view, created } = await putConnector(s.store, values);
-      await s.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'connector.put', 'connector', view.name, {
+      await ctx.audit(
+        { kind: 'connector', id: view.name },
+        {
           created,
           kind: view.kind,
           tenant: view.tenant,
@@ -121,7 +120,7 @@ export const connectorRoutes: AnyRoute[] = [
           sources: view.sources,
           secret_refs: view.secret_refs,
           version: view.version,
-        }),
+        },
       );
       await s.connectors?.refresh().catch(() => undefined);
       return view;
@@ -134,6 +133,7 @@ export const connectorRoutes: AnyRoute[] = [
     operationId: 'deleteConnector',
     summary: 'Delete an output connector with its cursors and deliveries',
     audit: 'connector.delete',
+    auditChain: 'system',
     query: NameQuery,
     status: 204,
     handler: async (ctx) => {
@@ -151,7 +151,7 @@ export const connectorRoutes: AnyRoute[] = [
       );
       await s.connectors?.refresh().catch(() => undefined);
       await deleteConnector(s.store, ctx.query.name);
-      await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.delete', 'connector', c.name, { kind: c.kind, tenant: c.tenant }));
+      await ctx.audit({ kind: 'connector', id: c.name }, { kind: c.kind, tenant: c.tenant });
       await s.connectors?.refresh().catch(() => undefined);
       return reply.empty(204);
     },
@@ -163,6 +163,7 @@ export const connectorRoutes: AnyRoute[] = [
     operationId: 'testConnector',
     summary: "Send one test event through the connector's receiver now (a real delivery; the outcome is returned, not retried)",
     audit: 'connector.test',
+    auditChain: 'system',
     body: TestIn,
     response: TestOut,
     timeoutMs: 30_000,
@@ -172,7 +173,7 @@ export const connectorRoutes: AnyRoute[] = [
       const c = await getConnector(s.store, ctx.body.name);
       if (!c) throw errors.notFound('connector');
       const out = await testDelivery(s.store, s.sealer, s.dataDir, s.build.version, c);
-      await s.audit.append(SYSTEM_TENANT, draftBy(p, 'connector.test', 'connector', c.name, { result: out.result, error: out.error }));
+      await ctx.audit({ kind: 'connector', id: c.name }, { result: out.result, error: out.error });
       return out;
     },
   }),

@@ -3,8 +3,6 @@ import Type from 'typebox';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { draftBy } from '../../auth/audit.js';
 import type { Principal } from '../../auth/principal.js';
 import { NameQuery, SourceIn, SourceOut, SourcesQuery } from './schemas.js';
 import { deleteSource, listSources, putSource } from './sources-store.js';
@@ -34,21 +32,22 @@ export const sourcesRoutes: AnyRoute[] = [
     operationId: 'putSource',
     summary: 'Create or replace a collector source by name',
     audit: 'source.put',
+    auditChain: 'system',
     body: SourceIn,
     response: SourceOut,
     bodyLimit: 32 * 1024,
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const { view, created } = await putSource(ctx.services.store, ctx.body);
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'source.put', 'source', view.name, {
+      await ctx.audit(
+        { kind: 'source', id: view.name },
+        {
           created,
           kind: view.kind,
           tenant: view.tenant,
           enabled: view.enabled,
           version: view.version,
-        }),
+        },
       );
       return view;
     },
@@ -60,16 +59,14 @@ export const sourcesRoutes: AnyRoute[] = [
     operationId: 'deleteSource',
     summary: 'Remove a collector source from the roster',
     audit: 'source.delete',
+    auditChain: 'system',
     query: NameQuery,
     status: 204,
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const gone = await deleteSource(ctx.services.store, ctx.query.name);
       if (!gone) throw errors.notFound('source');
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'source.delete', 'source', gone.name, { kind: gone.kind, tenant: gone.tenant }),
-      );
+      await ctx.audit({ kind: 'source', id: gone.name }, { kind: gone.kind, tenant: gone.tenant });
       return reply.empty(204);
     },
   }),

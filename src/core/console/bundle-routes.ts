@@ -2,8 +2,6 @@
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { draftBy } from '../../auth/audit.js';
 import { requireAal3 } from '../../auth/assurance.js';
 import { supportBundle } from './support-bundle.js';
 
@@ -19,13 +17,14 @@ export const bundleRoutes: AnyRoute[] = [
       'A streamed .tar.gz for support: version, redacted config, health, migrations, store statistics, ledger heads and verify ' +
       'summary; no secret, token, key or personal data (AAL3)',
     audit: 'console.support_bundle',
+    auditChain: 'system',
     produces: 'application/gzip',
     timeoutMs: 120_000,
     handler: async (ctx) => {
       if (!ctx.principal) throw errors.unauthenticated();
       requireAal3(ctx.principal);
       // Recorded before the first byte: a bundle that leaves the server is always in the ledger.
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(ctx.principal, 'console.support_bundle', 'support_bundle', ctx.requestId));
+      await ctx.audit({ kind: 'support_bundle', id: ctx.requestId });
       const name = `svc-support-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`;
       return reply.stream(supportBundle(ctx.services), 'application/gzip', 200, {
         'content-disposition': `attachment; filename="${name}"`,

@@ -4,9 +4,7 @@ import { MultilineText, Text } from '../../contract/common.js';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
-import { draftBy } from '../../auth/audit.js';
 import type { Principal } from '../../auth/principal.js';
 import { SignedDocError } from './signed-doc.js';
 import { LICENSE_GOVERNS, licenseStatus, verifyLicense, type License } from './license.js';
@@ -104,6 +102,7 @@ export const licenseRoutes: AnyRoute[] = [
     operationId: 'installLicense',
     summary: 'Install (or replace) the license file after verifying its Ed25519 signature and expiry',
     audit: 'license.install',
+    auditChain: 'system',
     body: InstallBody,
     response: LicenseView,
     bodyLimit: 80 * 1024,
@@ -124,10 +123,7 @@ export const licenseRoutes: AnyRoute[] = [
         if (Number(r.numUpdatedRows) === 0)
           await tx.insertInto('console_settings').values({ key: 'license', value, updated_at: now }).execute();
       });
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'license.install', 'license', lic.license_id, { holder: lic.holder, expires_at: lic.expires_at, limits: lic.limits }),
-      );
+      await ctx.audit({ kind: 'license', id: lic.license_id }, { holder: lic.holder, expires_at: lic.expires_at, limits: lic.limits });
       return view(lic, now);
     },
   }),
@@ -138,6 +134,7 @@ export const licenseRoutes: AnyRoute[] = [
     operationId: 'removeLicense',
     summary: 'Remove the installed license (nothing else changes: the license gates no feature)',
     audit: 'license.remove',
+    auditChain: 'system',
     status: 204,
     handler: async (ctx) => {
       const p = principalOf(ctx);
@@ -148,7 +145,7 @@ export const licenseRoutes: AnyRoute[] = [
         return (JSON.parse(row.value) as { license_id?: string }).license_id ?? '';
       });
       if (removed === null) throw errors.notFound('license');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'license.remove', 'license', removed));
+      await ctx.audit({ kind: 'license', id: removed });
       return reply.empty(204);
     },
   }),
@@ -160,17 +157,18 @@ export const licenseRoutes: AnyRoute[] = [
     summary:
       'Compare the running version with the signed release manifest at SERVICE_UPDATE_MANIFEST_URL; without one: unknown, no network',
     audit: 'console.update_check',
+    auditChain: 'system',
     response: UpdateAnswer,
     timeoutMs: 20_000,
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const answer = await checkForUpdate(ctx.services.build.version);
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'console.update_check', 'release', answer.latest_version ?? '', {
+      await ctx.audit(
+        { kind: 'release', id: answer.latest_version ?? '' },
+        {
           status: answer.status,
           running_version: answer.running_version,
-        }),
+        },
       );
       return answer;
     },

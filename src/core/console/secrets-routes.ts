@@ -4,8 +4,6 @@ import { MultilineText } from '../../contract/common.js';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { draftBy } from '../../auth/audit.js';
 import type { Principal } from '../../auth/principal.js';
 import { deleteSecret, listSecrets, putSecret, SECRET_NAME_PATTERN } from './secrets-service.js';
 
@@ -46,6 +44,7 @@ export const secretsRoutes: AnyRoute[] = [
     operationId: 'putSecret',
     summary: 'Create or replace a named secret, sealed at rest (AES-256-GCM); the answer never carries the value',
     audit: 'secret.put',
+    auditChain: 'system',
     body: PutBody,
     response: SecretView,
     bodyLimit: 32 * 1024,
@@ -53,10 +52,7 @@ export const secretsRoutes: AnyRoute[] = [
       const p = principalOf(ctx);
       const { view, created } = await putSecret(ctx.services.store, ctx.services.sealer, ctx.body.name, ctx.body.value);
       // The record names the secret and the key that sealed it, never the value nor its hint.
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'secret.put', 'secret', ctx.body.name, { created, sealing_key: ctx.services.sealer.keyId }),
-      );
+      await ctx.audit({ kind: 'secret', id: ctx.body.name }, { created, sealing_key: ctx.services.sealer.keyId });
       return view;
     },
   }),
@@ -67,13 +63,14 @@ export const secretsRoutes: AnyRoute[] = [
     operationId: 'deleteSecret',
     summary: 'Delete a named secret; every configuration that references it fails closed from now on',
     audit: 'secret.delete',
+    auditChain: 'system',
     query: NameQuery,
     status: 204,
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const refs = await deleteSecret(ctx.services.store, ctx.query.name);
       if (refs === null) throw errors.notFound('secret');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'secret.delete', 'secret', ctx.query.name, { references: refs }));
+      await ctx.audit({ kind: 'secret', id: ctx.query.name }, { references: refs });
       return reply.empty(204);
     },
   }),

@@ -8,8 +8,6 @@ import Type from 'typebox';
 import { MultilineText, Text } from '../../contract/common.js';
 import { ApiError } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
-import { draftByUser } from '../../auth/audit.js';
 import { completeLogin, SsoLoginError, startLogin } from './sso-login.js';
 
 const common = { stability: 'beta' as const, tags: ['identity'], permission: PUBLIC };
@@ -48,6 +46,7 @@ export const ssoLoginRoutes: AnyRoute[] = [
     summary: 'Start a single sign-on login: the provider URL (PKCE S256, state, nonce) for the browser',
     body: StartBody,
     response: StartAnswer,
+    unaudited: 'a protocol step (state and PKCE verifier for the provider); the login it leads to is recorded',
     bodyLimit: 4 * 1024,
     timeoutMs: 15_000,
     handler: (ctx) => startLogin(ctx.services, ctx.body.redirect_uri),
@@ -58,7 +57,8 @@ export const ssoLoginRoutes: AnyRoute[] = [
     path: '/v1/m/identity/sso/complete',
     operationId: 'ssoComplete',
     summary: 'Complete a single sign-on login with the code and state the provider returned; answers a session',
-    audit: 'auth.sso_login',
+    audit: ['auth.sso_login', 'auth.sso_login_failed'],
+    auditChain: 'system',
     body: CompleteBody,
     response: SessionAnswer,
     bodyLimit: 8 * 1024,
@@ -66,26 +66,19 @@ export const ssoLoginRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       try {
         const r = await completeLogin(ctx.services, ctx.body);
-        await ctx.services.audit.append(
-          SYSTEM_TENANT,
-          draftByUser(r.user_id, 'auth.sso_login', 'session', r.session_id, {
-            ip: ctx.remoteAddress,
-            provisioned: r.provisioned,
-            aal: r.aal,
-            amr: ['fed'],
-          }),
+        await ctx.audit(
+          { kind: 'session', id: r.session_id },
+          { ip: ctx.remoteAddress, provisioned: r.provisioned, aal: r.aal, amr: ['fed'] },
+          { as: { user: r.user_id } },
         );
         return r;
       } catch (err) {
         if (err instanceof SsoLoginError || err instanceof ApiError) {
           const reason = err instanceof SsoLoginError ? err.reason : err.code;
-          await ctx.services.audit.append(
-            SYSTEM_TENANT,
-            draftByUser(undefined, 'auth.sso_login_failed', 'user', '', {
-              ip: ctx.remoteAddress,
-              reason,
-              ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}),
-            }),
+          await ctx.audit(
+            { kind: 'user', id: '' },
+            { ip: ctx.remoteAddress, reason, ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}) },
+            { action: 'auth.sso_login_failed', as: { user: undefined } },
           );
         }
         throw err;

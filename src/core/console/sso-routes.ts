@@ -5,9 +5,7 @@ import { request } from 'undici';
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
-import { draftBy } from '../../auth/audit.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../serve/services.js';
 import { readSetting } from './console-state.js';
@@ -176,6 +174,7 @@ export const ssoConfigRoutes: AnyRoute[] = [
       'Set the OpenID provider: issuer, client id, client secret reference, scopes, claim → role and tenant mapping, allowed e-mail ' +
       'domains',
     audit: 'sso.configure',
+    auditChain: 'system',
     body: SsoBody,
     response: SsoView,
     bodyLimit: 64 * 1024,
@@ -205,15 +204,15 @@ export const ssoConfigRoutes: AnyRoute[] = [
         if (Number(r.numUpdatedRows) === 0)
           await tx.insertInto('console_settings').values({ key: 'sso', value, updated_at: now }).execute();
       });
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'sso.configure', 'sso', settings.issuer, {
+      await ctx.audit(
+        { kind: 'sso', id: settings.issuer },
+        {
           client_id: settings.client_id,
           client_secret_ref: ref,
           scopes,
           allowed_domains: settings.allowed_domains,
           rules: settings.role_mapping.length,
-        }),
+        },
       );
       return { configured: true, settings, updated_at: now };
     },
@@ -225,6 +224,7 @@ export const ssoConfigRoutes: AnyRoute[] = [
     operationId: 'deleteSso',
     summary: 'Remove the OpenID provider; SSO login stops at once (provisioned users keep their accounts)',
     audit: 'sso.remove',
+    auditChain: 'system',
     status: 204,
     handler: async (ctx) => {
       const p = principalOf(ctx);
@@ -235,7 +235,7 @@ export const ssoConfigRoutes: AnyRoute[] = [
         return (JSON.parse(row.value) as SsoSettings).issuer;
       });
       if (issuer === null) throw errors.notFound('sso configuration');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'sso.remove', 'sso', issuer));
+      await ctx.audit({ kind: 'sso', id: issuer });
       return reply.empty(204);
     },
   }),
@@ -246,6 +246,7 @@ export const ssoConfigRoutes: AnyRoute[] = [
     operationId: 'testSso',
     summary: 'Fetch the provider’s discovery document and JWKS and check them, reporting each step',
     audit: 'sso.test',
+    auditChain: 'system',
     response: TestAnswer,
     timeoutMs: 20_000,
     handler: async (ctx) => {
@@ -253,9 +254,9 @@ export const ssoConfigRoutes: AnyRoute[] = [
       const row = await readSetting<SsoSettings>(ctx.services, 'sso');
       if (!row) throw errors.notFound('sso configuration');
       const result = await testProvider(ctx.services, row.value);
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'sso.test', 'sso', row.value.issuer, { ok: result.ok, failed: result.steps.filter((x) => !x.ok).map((x) => x.step) }),
+      await ctx.audit(
+        { kind: 'sso', id: row.value.issuer },
+        { ok: result.ok, failed: result.steps.filter((x) => !x.ok).map((x) => x.step) },
       );
       return result;
     },

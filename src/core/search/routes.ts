@@ -5,7 +5,7 @@ import { route, type AnyRoute } from '../../contract/route.js';
 import { grantIn } from '../../auth/principal.js';
 import { permissionRule, roleAtLeast } from '../../auth/roles.js';
 import type { RequestContext } from '../../http/context.js';
-import { auditEvent, tenantOf } from '../agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { search } from './search-service.js';
 
 const Kind = Type.Enum(['agent', 'workspace', 'session', 'identity', 'resource']);
@@ -37,6 +37,8 @@ export const searchRoutes: AnyRoute[] = [
     operationId: 'search',
     summary: 'Search agents, workspaces and (for editors and above) graph nodes by name or key',
     permission: 'search:read',
+    // Recorded only when the answer holds graph nodes (a privileged read then).
+    audit: 'search.read',
     query: Query,
     response: Answer,
     handler: async (ctx) => {
@@ -44,7 +46,7 @@ export const searchRoutes: AnyRoute[] = [
       const graph = mayReadGraph(ctx, tenant);
       const out = await search(ctx.services.store, tenant, ctx.query.q, { limit: ctx.query.limit ?? 50, graph });
       // Graph nodes in the answer make it a privileged read, audited like the graph itself.
-      if (graph) await auditEvent(ctx, 'search.read', { kind: 'search', id: '' }, { kinds: out.kinds, returned: out.items.length });
+      if (graph) await ctx.audit({ kind: 'search', id: '' }, { kinds: out.kinds, returned: out.items.length });
       return out;
     },
   }),

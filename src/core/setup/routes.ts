@@ -4,7 +4,7 @@ import { Text } from '../../contract/common.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { identityOf } from '../../auth/runtime.js';
 import { Email, Organization, OrgName, Password, User } from '../users/schemas.js';
-import { redeemSetup } from './setup-service.js';
+import { redeemSetup, SETUP_AUDIT } from './setup-service.js';
 
 const SetupBody = Type.Object(
   {
@@ -28,14 +28,20 @@ export const setupRoutes: AnyRoute[] = [
     tags: ['auth'],
     permission: PUBLIC,
     setupExempt: true,
-    audit: 'setup.complete',
+    audit: SETUP_AUDIT,
+    auditChain: 'system',
     body: SetupBody,
     response: SetupResult,
     status: 201,
     bodyLimit: 16 * 1024,
     handler: async (ctx) => {
       const { token, ...input } = ctx.body;
-      return redeemSetup(identityOf(ctx.services), ctx.services.audit, token, input);
+      return redeemSetup(
+        identityOf(ctx.services),
+        (r) => ctx.audit(r.target, r.meta, { action: r.action, chain: r.chain, as: { user: r.userId } }),
+        token,
+        input,
+      );
     },
   }),
 ];

@@ -14,8 +14,8 @@ import { countUsers, findUserByEmail, normalizeEmail, userView, type UserView } 
 import { assertPasswordPolicy, hashPassword } from '../../auth/passwords.js';
 import { removeSetupToken, setupTokenMatches } from '../../auth/setup-token.js';
 import { dropSetupToken, sharedSetupTokenMatches } from './setup-claim.js';
-import { draftByUser } from '../../auth/audit.js';
-import { announceOrg, createOrg, DEFAULT_ORG_NAME, type OrgView } from '../system/org-service.js';
+import type { AuditTarget } from '../../http/context.js';
+import { createOrg, DEFAULT_ORG_NAME, orgCreateMeta, type OrgView } from '../system/org-service.js';
 
 export interface FirstAdmin {
   email: string;
@@ -23,10 +23,38 @@ export interface FirstAdmin {
   organization?: string;
 }
 
+/** The records of a first admin's creation (`POST /v1/setup` declares them), setup.complete first. */
+export const SETUP_AUDIT = ['setup.complete', 'org.create', 'user.create', 'membership.create'] as const;
+
+/** One of them, acted by the new admin (`user:<id>`), on `chain`. */
+export interface SetupRecord {
+  action: (typeof SETUP_AUDIT)[number];
+  chain: string;
+  userId: string;
+  target: AuditTarget;
+  meta: Record<string, unknown>;
+}
+
+/** Appends a SetupRecord: `ctx.audit` in the setup request, the ledger itself for `--seed-demo`. */
+export type SetupRecorder = (r: SetupRecord) => Promise<unknown>;
+
+/** The recorder outside a request (`--seed-demo` at start). */
+export function ledgerRecorder(audit: AuditSink): SetupRecorder {
+  return (r) =>
+    audit.append(r.chain, {
+      actor: `user:${r.userId}`,
+      actor_kind: 'user',
+      action: r.action,
+      target_kind: r.target.kind,
+      target_id: r.target.id,
+      meta: r.meta,
+    });
+}
+
 /** Create the first organization and superadmin without a token check (setup and --seed-demo). */
 export async function createFirstAdmin(
   runtime: IdentityRuntime,
-  audit: AuditSink,
+  record: SetupRecorder,
   input: FirstAdmin,
   via: 'setup' | 'seed-demo',
 ): Promise<{ user: UserView; organization: OrgView }> {
@@ -65,17 +93,32 @@ export async function createFirstAdmin(
   await removeSetupToken(runtime.dataDir);
   if (runtime.store.capabilities.supportsConcurrentWriters) await dropSetupToken(runtime.store);
   const { user, organization } = created;
-  await announceOrg(audit, organization, { actor: `user:${user.id}`, actor_kind: 'user' });
-  await audit.append(SYSTEM_TENANT, draftByUser(user.id, 'setup.complete', 'user', user.id, { via, tenant: organization.id }));
-  await audit.append(SYSTEM_TENANT, draftByUser(user.id, 'user.create', 'user', user.id, { email: user.email, superadmin: true }));
-  await audit.append(SYSTEM_TENANT, draftByUser(user.id, 'membership.create', 'user', user.id, { tenant: organization.id, role: 'owner' }));
+  const userId = user.id;
+  const asUser = { kind: 'user', id: userId };
+  // Seq 1 of the new tenant's chain, then the identity events on the system chain.
+  await record({
+    action: 'org.create',
+    chain: organization.id,
+    userId,
+    target: { kind: 'tenant', id: organization.id },
+    meta: orgCreateMeta(organization),
+  });
+  await record({ action: 'setup.complete', chain: SYSTEM_TENANT, userId, target: asUser, meta: { via, tenant: organization.id } });
+  await record({ action: 'user.create', chain: SYSTEM_TENANT, userId, target: asUser, meta: { email: user.email, superadmin: true } });
+  await record({
+    action: 'membership.create',
+    chain: SYSTEM_TENANT,
+    userId,
+    target: asUser,
+    meta: { tenant: organization.id, role: 'owner' },
+  });
   return created;
 }
 
 /** `POST /v1/setup`: 409 once complete, 403 on a wrong token, else the first admin. */
 export async function redeemSetup(
   runtime: IdentityRuntime,
-  audit: AuditSink,
+  record: SetupRecorder,
   token: string,
   input: FirstAdmin,
 ): Promise<{ user: UserView; organization: OrgView }> {
@@ -86,7 +129,7 @@ export async function redeemSetup(
     if (!(await runtime.loadSetupState())) throw new ApiError('setup_complete');
     throw new ApiError('forbidden', 'invalid setup token');
   }
-  return createFirstAdmin(runtime, audit, input, 'setup');
+  return createFirstAdmin(runtime, record, input, 'setup');
 }
 
 /** Whether an e-mail is taken (used by seed-demo to stay idempotent). */

@@ -6,7 +6,7 @@
 import type { AuditSink } from '../../ledger/audit-sink.js';
 import type { IdentityRuntime } from '../../auth/runtime.js';
 import { mintSetupToken, removeSetupToken, setupTokenBanner } from '../../auth/setup-token.js';
-import { createFirstAdmin } from './setup-service.js';
+import { createFirstAdmin, ledgerRecorder } from './setup-service.js';
 import { claimSetupToken } from './setup-claim.js';
 
 /** The public demo credentials of `--seed-demo` (spec "Secure defaults": loopback only; docs/auth.md). */
@@ -26,7 +26,7 @@ export async function startIdentity(runtime: IdentityRuntime, opts: IdentityStar
   let seeded = false;
   if (opts.seedDemo) {
     if (pending) {
-      const { user, organization } = await createFirstAdmin(runtime, opts.audit, DEMO_ADMIN, 'seed-demo');
+      const { user, organization } = await createFirstAdmin(runtime, ledgerRecorder(opts.audit), DEMO_ADMIN, 'seed-demo');
       opts.log.warn(
         { email: user.email, tenant: organization.id },
         'seed-demo: demo administrator created with the public password from docs/auth.md (loopback only)',

@@ -4,10 +4,8 @@ import { Limit, Timestamp, Uuid } from '../../contract/common.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { identityOf } from '../../auth/runtime.js';
-import { draftBy } from '../../auth/audit.js';
 import { roleIn } from '../../auth/authenticator.js';
 import { findUser, findUserByEmail } from '../../auth/identity-store.js';
 import type { Principal } from '../../auth/principal.js';
@@ -65,7 +63,8 @@ export const memberRoutes: AnyRoute[] = [
       "Change a member's role (never above your own role, nor over someone above you); adding an existing user who is not yet a " +
       'member takes a superadmin',
     permission: 'membership:admin',
-    audit: 'membership.create',
+    audit: ['membership.create', 'membership.update'],
+    auditChain: 'system',
     body: MembershipBody,
     response: Membership,
     status: 201,
@@ -113,13 +112,14 @@ export const memberRoutes: AnyRoute[] = [
         return { created: true, previous: null, membership: { tenant, user_id: user.id, role, created_at: at, updated_at: at } };
       });
       runtime.invalidate();
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, result.created ? 'membership.create' : 'membership.update', 'user', result.membership.user_id, {
+      await ctx.audit(
+        { kind: 'user', id: result.membership.user_id },
+        {
           tenant,
           role,
           ...(result.previous ? { previous_role: result.previous } : {}),
-        }),
+        },
+        { action: result.created ? 'membership.create' : 'membership.update' },
       );
       return reply.json(result.membership, result.created ? 201 : 200);
     },

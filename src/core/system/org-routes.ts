@@ -6,12 +6,12 @@ import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { identityOf } from '../../auth/runtime.js';
-import { draftBy } from '../../auth/audit.js';
+import type { RequestContext } from '../../http/context.js';
 import { requireAal3 } from '../../auth/assurance.js';
 import { findLiveTenant } from '../../auth/identity-store.js';
 import type { Principal } from '../../auth/principal.js';
 import { Organization, OrgName, Region } from '../users/schemas.js';
-import { announceOrg, createOrg, DEFAULT_REGION, type OrgView } from './org-service.js';
+import { createOrg, orgCreateMeta, DEFAULT_REGION, type OrgView } from './org-service.js';
 
 const OrgPage = Type.Object(
   { items: Type.Array(Organization), has_more: Type.Boolean(), cursor: Type.Optional(Type.String()) },
@@ -66,7 +66,7 @@ async function listOrgs(
 
 /** Update one column of a live tenant and audit it on the tenant's chain with the old and new value. */
 async function updateOrg(
-  ctx: { principal?: Principal; params: { tenant_id: string }; services: import('../../serve/services.js').Services },
+  ctx: Pick<RequestContext<{ tenant_id: string }>, 'principal' | 'params' | 'services' | 'audit' | 'unchanged'>,
   field: 'region' | 'status',
   value: string,
 ): Promise<OrgView> {
@@ -85,8 +85,8 @@ async function updateOrg(
     return { before: current, after: { ...current, [field]: value } as OrgView };
   });
   runtime.invalidate();
-  if (before[field] !== value)
-    await ctx.services.audit.append(id, draftBy(p, `org.${field}`, 'tenant', id, { from: before[field], to: value }));
+  if (before[field] !== value) await ctx.audit({ kind: 'tenant', id }, { from: before[field], to: value }, { chain: id });
+  else ctx.unchanged();
   return after;
 }
 
@@ -108,16 +108,18 @@ export const orgRoutes: AnyRoute[] = [
     operationId: 'createOrg',
     summary: 'Create an organization; its audit chain starts with org.create',
     audit: 'org.create',
+    auditChain: 'system',
     body: CreateBody,
     response: Organization,
     status: 201,
     bodyLimit: 8 * 1024,
     handler: async (ctx) => {
-      const p = principalOf(ctx);
+      principalOf(ctx);
       const runtime = identityOf(ctx.services);
       const org = await runtime.store.transaction((tx) => createOrg(tx, runtime, { name: ctx.body.name, region: ctx.body.region }));
       runtime.invalidate();
-      await announceOrg(ctx.services.audit, org, { actor: p.actor, actor_kind: p.actorKind });
+      // Seq 1 of the new tenant's chain (DECISIONS.md "Audit ledger").
+      await ctx.audit({ kind: 'tenant', id: org.id }, orgCreateMeta(org), { chain: org.id });
       return reply.json(org, 201);
     },
   }),
@@ -128,6 +130,7 @@ export const orgRoutes: AnyRoute[] = [
     operationId: 'deleteOrg',
     summary: 'Delete an organization (soft: its audit chain stays verifiable); its members and keys lose access at once',
     audit: 'org.delete',
+    auditChain: 'system',
     params: TenantParams,
     status: 204,
     handler: async (ctx) => {
@@ -139,7 +142,7 @@ export const orgRoutes: AnyRoute[] = [
         await tx.updateTable('tenants').set({ deleted_at: nowTimestamp() }).where('id', '=', id).execute();
       });
       runtime.invalidate();
-      await ctx.services.audit.append(id, draftBy(p, 'org.delete', 'tenant', id));
+      await ctx.audit({ kind: 'tenant', id }, undefined, { chain: id });
       return reply.empty(204);
     },
   }),
@@ -150,6 +153,7 @@ export const orgRoutes: AnyRoute[] = [
     operationId: 'setOrgRegion',
     summary: 'Set the data-residency region of an organization (AAL3)',
     audit: 'org.region',
+    auditChain: 'system',
     params: TenantParams,
     body: RegionBody,
     response: Organization,
@@ -163,6 +167,7 @@ export const orgRoutes: AnyRoute[] = [
     operationId: 'setOrgStatus',
     summary: 'Suspend or reactivate an organization (AAL3); a suspended one refuses mutations with 423',
     audit: 'org.status',
+    auditChain: 'system',
     params: TenantParams,
     body: StatusBody,
     response: Organization,

@@ -1,7 +1,7 @@
 /**
  * Creating an organization (tenant): the row, the creator's membership when there is one, and
  * the registered `OrgCreatedHook`s (the default-workspace seam), all in the caller's transaction.
- * The tenant's chain starts with `org.create` once the transaction has committed (`announceOrg`).
+ * The tenant's chain starts with `org.create` once the transaction has committed (`orgCreateMeta`).
  */
 import type { Transaction } from 'kysely';
 import type { AuditSink } from '../../ledger/audit-sink.js';
@@ -45,13 +45,7 @@ export async function createOrg(
   return org;
 }
 
-/** Append `org.create`, seq 1 of the new tenant's chain (DECISIONS.md "Audit ledger"). */
-export async function announceOrg(audit: AuditSink, org: OrgView, actor: Pick<AuditDraft, 'actor' | 'actor_kind'>): Promise<void> {
-  await audit.append(org.id, {
-    ...actor,
-    action: 'org.create',
-    target_kind: 'tenant',
-    target_id: org.id,
-    meta: { name: org.name, region: org.region },
-  });
+/** The meta of `org.create`, seq 1 of the new tenant's chain (DECISIONS.md "Audit ledger"). */
+export function orgCreateMeta(org: OrgView): Record<string, unknown> {
+  return { name: org.name, region: org.region };
 }

@@ -6,10 +6,8 @@ import { TTL_PATTERN } from '../../auth/token-ttl.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { identityOf } from '../../auth/runtime.js';
-import { draftBy } from '../../auth/audit.js';
 import { roleIn } from '../../auth/authenticator.js';
 import type { Principal } from '../../auth/principal.js';
 import { isRole, type Role } from '../../auth/roles.js';
@@ -122,6 +120,7 @@ export const tokenRoutes: AnyRoute[] = [
     summary: 'Issue an API key; the secret is in this answer only',
     permission: 'token:write',
     audit: 'token.create',
+    auditChain: 'system',
     body: IssueBody,
     response: IssuedSchema,
     status: 201,
@@ -148,16 +147,16 @@ export const tokenRoutes: AnyRoute[] = [
       const expiresAt = expiryOf(p, ctx.body, runtime.tokenDefaultTtlMs, runtime.now());
       const spec: TokenSpec = { userId: p.userId, name: ctx.body.name, role, tenant, superadmin, expiresAt };
       const issued = await runtime.store.transaction((tx) => insertToken(tx, spec));
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'token.create', 'token', issued.id, {
+      await ctx.audit(
+        { kind: 'token', id: issued.id },
+        {
           name: issued.name,
           role,
           tenant,
           superadmin,
           owner: p.userId,
           expires_at: expiresAt,
-        }),
+        },
       );
       return reply.json(issued, 201);
     },
@@ -170,6 +169,7 @@ export const tokenRoutes: AnyRoute[] = [
     summary: 'Revoke an API key at once',
     permission: 'token:write',
     audit: 'token.revoke',
+    auditChain: 'system',
     params: IdParams,
     status: 204,
     handler: async (ctx) => {
@@ -184,10 +184,7 @@ export const tokenRoutes: AnyRoute[] = [
         return found;
       });
       runtime.invalidate();
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'token.revoke', 'token', row.id, { owner: row.user_id, tenant: row.org_id }),
-      );
+      await ctx.audit({ kind: 'token', id: row.id }, { owner: row.user_id, tenant: row.org_id });
       return reply.empty(204);
     },
   }),
@@ -199,6 +196,7 @@ export const tokenRoutes: AnyRoute[] = [
     summary: 'Replace an API key with a new one of the same specification; the old one is revoked in the same transaction',
     permission: 'token:write',
     audit: 'token.rotate',
+    auditChain: 'system',
     params: IdParams,
     response: IssuedSchema,
     status: 201,
@@ -224,10 +222,7 @@ export const tokenRoutes: AnyRoute[] = [
         return { old: old.id, issued };
       });
       runtime.invalidate();
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(p, 'token.rotate', 'token', result.issued.id, { previous_token: result.old, tenant: result.issued.tenant }),
-      );
+      await ctx.audit({ kind: 'token', id: result.issued.id }, { previous_token: result.old, tenant: result.issued.tenant });
       return reply.json(result.issued, 201);
     },
   }),

@@ -4,9 +4,8 @@ import { Limit, Uuid } from '../../contract/common.js';
 import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { identityOf } from '../../auth/runtime.js';
-import { draftBy } from '../../auth/audit.js';
+import type { RequestContext } from '../../http/context.js';
 import { requireAal3 } from '../../auth/assurance.js';
 import { roleIn } from '../../auth/authenticator.js';
 import { findUser, userView } from '../../auth/identity-store.js';
@@ -64,7 +63,7 @@ export async function listMembers(runtime: ReturnType<typeof identityOf>, tenant
 }
 
 async function changeStatus(
-  ctx: { principal?: Principal; params: { id: string }; services: import('../../serve/services.js').Services },
+  ctx: Pick<RequestContext<{ id: string }>, 'principal' | 'params' | 'services' | 'audit' | 'unchanged'>,
   status: 'active' | 'disabled',
 ) {
   const p = principalOf(ctx);
@@ -76,14 +75,11 @@ async function changeStatus(
   const result = await runtime.store.transaction((tx) => setUserStatus(tx, runtime.store.capabilities, ctx.params.id, status));
   if (result.changed) {
     runtime.invalidate();
-    await ctx.services.audit.append(
-      SYSTEM_TENANT,
-      draftBy(p, status === 'disabled' ? 'user.disable' : 'user.enable', 'user', target.id, {
-        superadmin: target.superadmin === 1,
-        ...(result.revoked ? { revoked: result.revoked } : {}),
-      }),
+    await ctx.audit(
+      { kind: 'user', id: target.id },
+      { superadmin: target.superadmin === 1, ...(result.revoked ? { revoked: result.revoked } : {}) },
     );
-  }
+  } else ctx.unchanged();
   return result.user;
 }
 
@@ -106,7 +102,8 @@ export const userRoutes: AnyRoute[] = [
     operationId: 'createUser',
     summary: 'Create a user with a membership in the tenant (role ceiling: not above your own)',
     permission: 'user:admin',
-    audit: 'user.create',
+    audit: ['user.create', 'membership.create'],
+    auditChain: 'system',
     body: CreateBody,
     response: Member,
     status: 201,
@@ -125,8 +122,8 @@ export const userRoutes: AnyRoute[] = [
       const user = await runtime.store.transaction((tx) =>
         insertUser(tx, { email: ctx.body.email, passwordHash, superadmin, tenant, role }),
       );
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'user.create', 'user', user.id, { email: user.email, superadmin }));
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(p, 'membership.create', 'user', user.id, { tenant, role }));
+      await ctx.audit({ kind: 'user', id: user.id }, { email: user.email, superadmin });
+      await ctx.audit({ kind: 'user', id: user.id }, { tenant, role }, { action: 'membership.create' });
       return reply.json({ ...user, role }, 201);
     },
   }),
@@ -142,7 +139,12 @@ export const userRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const limit = ctx.query.limit ?? 50;
       const rows = await identityOf(ctx.services).store.transaction(async (tx) => {
-        let q = tx.selectFrom('users').selectAll().where('superadmin', '=', 1).orderBy('id').limit(limit + 1);
+        let q = tx
+          .selectFrom('users')
+          .selectAll()
+          .where('superadmin', '=', 1)
+          .orderBy('id')
+          .limit(limit + 1);
         if (ctx.query.cursor !== undefined) q = q.where('id', '>', ctx.query.cursor.toLowerCase());
         return q.execute();
       });
@@ -159,6 +161,7 @@ export const userRoutes: AnyRoute[] = [
     summary: 'Disable a user: its sessions and API keys stop working at once (AAL3 for a superadmin; never the last active one)',
     permission: 'system:admin',
     audit: 'user.disable',
+    auditChain: 'system',
     params: IdParams,
     response: User,
     handler: (ctx) => changeStatus(ctx, 'disabled'),
@@ -171,6 +174,7 @@ export const userRoutes: AnyRoute[] = [
     summary: 'Enable a disabled user (AAL3 for a superadmin); revoked credentials stay revoked',
     permission: 'system:admin',
     audit: 'user.enable',
+    auditChain: 'system',
     params: IdParams,
     response: User,
     handler: (ctx) => changeStatus(ctx, 'active'),

@@ -11,10 +11,8 @@ import { ApiError, errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
 import { reply } from '../../http/reply.js';
-import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { timestampFromDate } from '../../ledger/time.js';
 import { currentAal, stepUpSession } from '../../auth/assurance.js';
-import { draftBy } from '../../auth/audit.js';
 import { findUser } from '../../auth/identity-store.js';
 import type { Principal } from '../../auth/principal.js';
 import { AAL3_TTL_MS, identityOf } from '../../auth/runtime.js';
@@ -116,6 +114,7 @@ export const webauthnRoutes: AnyRoute[] = [
     operationId: 'webauthnRegistrationOptions',
     summary: 'Start registering a WebAuthn authenticator for the calling user (options for navigator.credentials.create)',
     permission: 'self:write',
+    unaudited: 'an ephemeral challenge; the registration it leads to is recorded',
     response: Options,
     handler: async (ctx) => {
       const { principal, subject } = await subjectOf(ctx);
@@ -131,6 +130,7 @@ export const webauthnRoutes: AnyRoute[] = [
     summary: 'Verify the attestation (user verification required) and store the authenticator',
     permission: 'self:write',
     audit: 'webauthn.register',
+    auditChain: 'system',
     body: RegisterBody,
     response: Credential,
     status: 201,
@@ -146,13 +146,7 @@ export const webauthnRoutes: AnyRoute[] = [
         body.response as unknown as RegistrationResponseJSON,
         body.name ?? 'security key',
       );
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(principal, 'webauthn.register', 'webauthn_credential', credential.id, {
-          name: credential.name,
-          device_type: credential.deviceType,
-        }),
-      );
+      await ctx.audit({ kind: 'webauthn_credential', id: credential.id }, { name: credential.name, device_type: credential.deviceType });
       return reply.json(credentialView(credential), 201);
     },
   }),
@@ -178,6 +172,7 @@ export const webauthnRoutes: AnyRoute[] = [
     summary: 'Remove one of the calling user’s authenticators (AAL3)',
     permission: 'self:write',
     audit: 'webauthn.delete',
+    auditChain: 'system',
     params: Type.Object({ id: Uuid }),
     status: 204,
     handler: async (ctx) => {
@@ -185,7 +180,7 @@ export const webauthnRoutes: AnyRoute[] = [
       if (currentAal(principal) < 3) throw new ApiError('step_up_required');
       const gone = await identityOf(ctx.services).store.transaction((tx) => deleteCredential(tx, subject.userId, ctx.params.id));
       if (!gone) throw errors.notFound('credential');
-      await ctx.services.audit.append(SYSTEM_TENANT, draftBy(principal, 'webauthn.delete', 'webauthn_credential', ctx.params.id));
+      await ctx.audit({ kind: 'webauthn_credential', id: ctx.params.id });
       return reply.empty(204);
     },
   }),
@@ -196,6 +191,7 @@ export const webauthnRoutes: AnyRoute[] = [
     operationId: 'stepUpOptions',
     summary: 'Start a step-up: assertion options over the calling user’s authenticators (navigator.credentials.get)',
     permission: 'self:write',
+    unaudited: 'an ephemeral challenge; the step-up it leads to is recorded, success or failure',
     response: Options,
     handler: async (ctx) => {
       const { subject } = await subjectOf(ctx);
@@ -209,7 +205,8 @@ export const webauthnRoutes: AnyRoute[] = [
     operationId: 'stepUp',
     summary: 'Verify the assertion (user verification required); the calling session becomes AAL3 for 15 minutes',
     permission: 'self:write',
-    audit: 'auth.step_up',
+    audit: ['auth.step_up', 'auth.step_up.failed'],
+    auditChain: 'system',
     body: StepUpBody,
     response: StepUpResult,
     handler: async (ctx) => {
@@ -228,10 +225,7 @@ export const webauthnRoutes: AnyRoute[] = [
         ).id;
       } catch (err) {
         if (err instanceof ApiError) {
-          await ctx.services.audit.append(
-            SYSTEM_TENANT,
-            draftBy(principal, 'auth.step_up.failed', 'session', principal.credentialId, { reason: err.code }),
-          );
+          await ctx.audit({ kind: 'session', id: principal.credentialId }, { reason: err.code }, { action: 'auth.step_up.failed' });
         }
         throw err;
       }
@@ -241,14 +235,7 @@ export const webauthnRoutes: AnyRoute[] = [
         invalidate: () => runtime.invalidate(),
       });
       if (!raised) throw new ApiError('unauthenticated', 'invalid or expired credential');
-      await ctx.services.audit.append(
-        SYSTEM_TENANT,
-        draftBy(principal, 'auth.step_up', 'session', principal.credentialId, {
-          credential_id: credentialId,
-          aal: 3,
-          aal_expires_at: until,
-        }),
-      );
+      await ctx.audit({ kind: 'session', id: principal.credentialId }, { credential_id: credentialId, aal: 3, aal_expires_at: until });
       return { aal: 3 as const, aal_expires_at: until, credential_id: credentialId };
     },
   }),

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { Limit, Text, Timestamp, Uuid } from '../../contract/common.js';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { auditEvent, tenantOf } from '../agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { createWorkspace, getWorkspace, listWorkspaces, patchWorkspace } from './workspace-service.js';
 
 const Path = Text({ minLength: 1, maxLength: 4096 });
@@ -112,13 +112,13 @@ export const workspaceRoutes: AnyRoute[] = [
       // The event is written in the workspace's transaction (durable log), announced after the commit.
       const ws = await ctx.services.events.withEvents((emit) =>
         createWorkspace(ctx.services.store, tenantOf(ctx), ctx.body, (tx, w) =>
-          emit({ type: 'workspace.created', tenant: w.tenant_id, subject: `workspace/${w.id}`,
-            data: { id: w.id, root_path: w.root_path } }, tx),
+          emit(
+            { type: 'workspace.created', tenant: w.tenant_id, subject: `workspace/${w.id}`, data: { id: w.id, root_path: w.root_path } },
+            tx,
+          ),
         ),
       );
-      await auditEvent(
-        ctx,
-        'workspace.create',
+      await ctx.audit(
         { kind: 'workspace', id: ws.id },
         { root_path: ws.root_path, mount_mode: ws.mount_mode, dlp_posture: ws.dlp_posture },
       );
@@ -150,11 +150,18 @@ export const workspaceRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const { workspace, changed } = await ctx.services.events.withEvents((emit) =>
         patchWorkspace(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, (tx, w, ch) =>
-          emit({ type: 'workspace.updated', tenant: w.tenant_id, subject: `workspace/${w.id}`,
-            data: { id: w.id, version: w.version, changed: ch } }, tx),
+          emit(
+            {
+              type: 'workspace.updated',
+              tenant: w.tenant_id,
+              subject: `workspace/${w.id}`,
+              data: { id: w.id, version: w.version, changed: ch },
+            },
+            tx,
+          ),
         ),
       );
-      await auditEvent(ctx, 'workspace.update', { kind: 'workspace', id: workspace.id }, { changed, version: workspace.version });
+      await ctx.audit({ kind: 'workspace', id: workspace.id }, { changed, version: workspace.version });
       return workspace;
     },
   }),

@@ -12,7 +12,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
 import { decodeCursor, pageOf } from '../agents/cursor.js';
-import { assertTenantWritable } from '../agents/scope.js';
+import { assertTenantWritable } from '../../http/request-scope.js';
 import type { WorkspacesTable } from '../../store/schema-accessmap.js';
 
 /** Spec "Limits": a per-read cap of 0 means 5 MiB. */

@@ -10,7 +10,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store-types.js';
-import { assertTenantWritable } from '../../core/agents/scope.js';
+import { assertTenantWritable } from '../../http/request-scope.js';
 import {
   capConfidence,
   CONFIDENCES,
@@ -184,7 +184,6 @@ async function resolveEnds(
   );
   return items.map((_, i) => ({ origin: origin[i] as ResolvedNode, resource: resource[i] as ResolvedNode }));
 }
-
 
 /**
  * Refuses what access_edges' CHECKs would refuse, before the batch is stored. On SQLite a batch
@@ -361,7 +360,10 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
     });
     const db = store.sqliteHandle?.(tx);
     if (db !== undefined) {
-      appendGrants(db, [...folded.values()].map((g): GrantRow => ({ id: newId(), tenant_id: tenant, ...g, recorded_at: now })));
+      appendGrants(
+        db,
+        [...folded.values()].map((g): GrantRow => ({ id: newId(), tenant_id: tenant, ...g, recorded_at: now })),
+      );
       return { edges: folded.size };
     }
     const rows = [...folded.values()].map((g) => ({

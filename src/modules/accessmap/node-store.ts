@@ -8,7 +8,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { SqliteHandle, Store } from '../../store/store-types.js';
-import { assertTenantWritable } from '../../core/agents/scope.js';
+import { assertTenantWritable } from '../../http/request-scope.js';
 import { chunks } from './chunks.js';
 import type { NodeKind, ResourceClass } from './model.js';
 import { agentsByExternalId, agentsById, learnCreated, nodesById, nodesByRef, takeNumbers } from './node-lookup.js';

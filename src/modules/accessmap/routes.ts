@@ -6,7 +6,7 @@
 import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../contract/errors.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { DEFAULT_BOUNDS, escalation, exfil, reachability, type SearchBounds } from './attack-paths.js';
 import { ingestObservations, revokeGrants, upsertGrants } from './edge-store.js';
 import { listDrift, listEdges } from './edge-query.js';
@@ -184,7 +184,7 @@ export const accessmapRoutes: AnyRoute[] = [
     bodyLimit: 4 * 1024 * 1024,
     handler: async (ctx) => {
       const out = await ingestObservations(ctx.services.store, tenantOf(ctx), ctx.body.observations);
-      await auditEvent(ctx, 'accessmap.observations.ingest', { kind: 'accessmap', id: '' }, { accepted: out.accepted, edges: out.edges });
+      await ctx.audit({ kind: 'accessmap', id: '' }, { accepted: out.accepted, edges: out.edges });
       return out;
     },
   }),
@@ -201,7 +201,7 @@ export const accessmapRoutes: AnyRoute[] = [
     bodyLimit: 4 * 1024 * 1024,
     handler: async (ctx) => {
       const out = await upsertGrants(ctx.services.store, tenantOf(ctx), ctx.body.grants);
-      await auditEvent(ctx, 'accessmap.grants.upsert', { kind: 'accessmap', id: '' }, { grants: ctx.body.grants.length, edges: out.edges });
+      await ctx.audit({ kind: 'accessmap', id: '' }, { grants: ctx.body.grants.length, edges: out.edges });
       return { accepted: ctx.body.grants.length, edges: out.edges };
     },
   }),
@@ -217,7 +217,7 @@ export const accessmapRoutes: AnyRoute[] = [
     response: WriteAnswer,
     handler: async (ctx) => {
       const out = await revokeGrants(ctx.services.store, tenantOf(ctx), ctx.body.grants);
-      await auditEvent(ctx, 'accessmap.grants.revoke', { kind: 'accessmap', id: '' }, { grants: ctx.body.grants.length, edges: out.edges });
+      await ctx.audit({ kind: 'accessmap', id: '' }, { grants: ctx.body.grants.length, edges: out.edges });
       return { accepted: ctx.body.grants.length, edges: out.edges };
     },
   }),
@@ -233,7 +233,7 @@ export const accessmapRoutes: AnyRoute[] = [
     response: NodesAnswer,
     handler: async (ctx) => {
       const items = await writeNodes(ctx.services.store, tenantOf(ctx), ctx.body.nodes);
-      await auditEvent(ctx, 'accessmap.nodes.upsert', { kind: 'accessmap', id: '' }, { nodes: items.length });
+      await ctx.audit({ kind: 'accessmap', id: '' }, { nodes: items.length });
       return { items };
     },
   }),

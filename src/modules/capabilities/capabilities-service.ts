@@ -16,7 +16,7 @@ import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Sealer } from '../../secrets/sealing.js';
 import type { Emit } from '../../events/bus.js';
-import { assertTenantWritable, isUniqueViolation } from '../../core/agents/scope.js';
+import { assertTenantWritable, isUniqueViolation } from '../../http/request-scope.js';
 import { registerSecretReferences, resolveSecret, secretExists, type SecretReference } from '../../core/console/secrets-service.js';
 import { findInlineCredentials } from '../../secrets/inline-credentials.js';
 import type { ConfigBody } from './schemas.js';
@@ -110,7 +110,10 @@ export function toDocument(b: Body): ConfigDocument {
   }
   const inline = findInlineCredentials({ env: doc.env, headers: doc.headers, args: doc.args, url: doc.url, command: doc.command });
   for (const c of inline) problems.push(`inline credential at ${c.path}: ${c.reason}`);
-  for (const [where, map] of [['env', doc.env], ['headers', doc.headers]] as const) {
+  for (const [where, map] of [
+    ['env', doc.env],
+    ['headers', doc.headers],
+  ] as const) {
     for (const [k, v] of Object.entries(map))
       if (v.startsWith('secret:') && !SECRET_REF.test(v))
         problems.push(`${where}.${k} is not a valid reference (secret:<name>, name of lowercase letters, digits, . _ -)`);
@@ -328,7 +331,10 @@ export async function listConfigs(store: Store, tenant: string, q: { limit: numb
     if (q.cursor) s = s.where('id', '>', q.cursor);
     if (q.name) s = s.where('name', '=', q.name);
     if (q.kind) s = s.where('kind', '=', q.kind);
-    return s.orderBy('id').limit(q.limit + 1).execute();
+    return s
+      .orderBy('id')
+      .limit(q.limit + 1)
+      .execute();
   });
   const items = rows.slice(0, q.limit).map(toConfig);
   const last = items[items.length - 1];
@@ -350,16 +356,14 @@ export async function listConfigRevisions(store: Store, tenant: string, id: stri
       .execute();
   });
   return {
-    items: rows
-      .slice(0, 1000)
-      .map((r) => ({
-        config_id: r.config_id,
-        revision: Number(r.revision),
-        change: r.change as 'create' | 'replace' | 'delete',
-        config: JSON.parse(r.document) as ConfigDocument,
-        actor: r.actor,
-        created_at: r.created_at,
-      })),
+    items: rows.slice(0, 1000).map((r) => ({
+      config_id: r.config_id,
+      revision: Number(r.revision),
+      change: r.change as 'create' | 'replace' | 'delete',
+      config: JSON.parse(r.document) as ConfigDocument,
+      actor: r.actor,
+      created_at: r.created_at,
+    })),
     has_more: rows.length > 1000,
   };
 }
@@ -391,4 +395,3 @@ async function capabilityReferences(tx: Transaction<Database>): Promise<SecretRe
 }
 
 registerSecretReferences(capabilityReferences);
-

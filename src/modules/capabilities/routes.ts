@@ -2,7 +2,8 @@
 import { route, type AnyRoute } from '../../contract/route.js';
 import { ApiError } from '../../contract/errors.js';
 import { reply } from '../../http/reply.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
+import type { RequestContext } from '../../http/context.js';
 import { SecretUnavailableError } from '../../core/console/secrets-service.js';
 import {
   createConfig,
@@ -21,19 +22,13 @@ const BASE = '/v1/m/capabilities/configs';
 
 /** The ledger record of a change (the event is recorded with the change, in its transaction). */
 async function recorded(
-  ctx: Parameters<typeof auditEvent>[0],
-  verb: 'create' | 'replace' | 'delete',
+  ctx: Pick<RequestContext, 'audit'>,
   c: CapabilityConfig,
   revision: number,
   meta: Record<string, unknown> = {},
 ): Promise<void> {
   // Names of references only; a secret value never reaches the ledger (there is none in a configuration).
-  await auditEvent(
-    ctx,
-    `capabilities.config.${verb}`,
-    { kind: 'capability_config', id: c.id },
-    { name: c.name, kind: c.kind, revision, secret_refs: c.secret_refs, ...meta },
-  );
+  await ctx.audit({ kind: 'capability_config', id: c.id }, { name: c.name, kind: c.kind, revision, secret_refs: c.secret_refs, ...meta });
 }
 
 export const capabilitiesRoutes: AnyRoute[] = [
@@ -63,7 +58,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
       const c = await ctx.services.events.withEvents((emit) =>
         createConfig(ctx.services.store, tenantOf(ctx), ctx.body, ctx.principal?.actor ?? 'system', emit),
       );
-      await recorded(ctx, 'create', c, c.revision);
+      await recorded(ctx, c, c.revision);
       return reply.json(c, 201);
     },
   }),
@@ -93,7 +88,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
       const { before, after } = await ctx.services.events.withEvents((emit) =>
         replaceConfig(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.body, ctx.principal?.actor ?? 'system', emit),
       );
-      await recorded(ctx, 'replace', after, after.revision, { previous_revision: before.revision });
+      await recorded(ctx, after, after.revision, { previous_revision: before.revision });
       return after;
     },
   }),
@@ -111,7 +106,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
       const c = await ctx.services.events.withEvents((emit) =>
         deleteConfig(ctx.services.store, tenantOf(ctx), ctx.params.id, ctx.principal?.actor ?? 'system', emit),
       );
-      await recorded(ctx, 'delete', c, c.revision + 1);
+      await recorded(ctx, c, c.revision + 1);
       return reply.empty(204);
     },
   }),
@@ -131,6 +126,7 @@ export const capabilitiesRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/{id}/check`,
     operationId: 'checkCapabilityConfig',
+    unaudited: 'read-only: resolves the secret references as a launcher would (no value answered), stores nothing',
     summary: 'Resolve every secret reference now, as a launcher would (values never returned); 503 when a referenced secret is gone',
     permission: 'capabilities:config:read',
     params: IdParams,

@@ -9,7 +9,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
-import { assertTenantWritable } from '../../core/agents/scope.js';
+import { assertTenantWritable } from '../../http/request-scope.js';
 import { getRevision, listRevisions, policySigner, publishRevision, sha256Hex, type PolicyRevision } from '../governance/index.js';
 import { changedPaths, storedSurface, validateDocument, type Surface } from './surfaces.js';
 
@@ -84,12 +84,21 @@ export async function publish(
         : '';
     throw errors.badRequest(`${creds}the ${input.surface} document is not valid: ${v.errors.join('; ')}`);
   }
-  const rev = await publishRevision(store, dataDir, tenant, {
-    surface: storedSurface(input.surface), content: v.artifact, note: input.note, actor: input.actor,
-    check: (c) => {
-      if (!validateDocument(input.surface, c).valid) throw errors.badRequest('the document is not valid');
+  const rev = await publishRevision(
+    store,
+    dataDir,
+    tenant,
+    {
+      surface: storedSurface(input.surface),
+      content: v.artifact,
+      note: input.note,
+      actor: input.actor,
+      check: (c) => {
+        if (!validateDocument(input.surface, c).valid) throw errors.badRequest('the document is not valid');
+      },
     },
-  }, inTx && ((tx, r) => inTx(tx, view(input.surface, r))));
+    inTx && ((tx, r) => inTx(tx, view(input.surface, r))),
+  );
   return view(input.surface, rev);
 }
 
@@ -160,9 +169,15 @@ export async function checkin(
     checked_in_at: now,
   };
   const out: CheckinOutcome = {
-    host: input.host, surface: input.surface, sha256: sha, verified,
-    revision: match?.revision ?? null, published_revision: published?.revision ?? null,
-    current: verified && match?.revision === published?.revision, reason, checked_in_at: now,
+    host: input.host,
+    surface: input.surface,
+    sha256: sha,
+    verified,
+    revision: match?.revision ?? null,
+    published_revision: published?.revision ?? null,
+    current: verified && match?.revision === published?.revision,
+    reason,
+    checked_in_at: now,
   };
   await store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
@@ -182,8 +197,15 @@ export async function checkin(
 
 /** What a host's check-in answers. */
 export interface CheckinOutcome {
-  host: string; surface: Surface; sha256: string; verified: boolean; revision: number | null; published_revision: number | null;
-  current: boolean; reason: string; checked_in_at: string;
+  host: string;
+  surface: Surface;
+  sha256: string;
+  verified: boolean;
+  revision: number | null;
+  published_revision: number | null;
+  current: boolean;
+  reason: string;
+  checked_in_at: string;
 }
 
 /** Published vs observed: the published revision and what every host that checked in holds. */

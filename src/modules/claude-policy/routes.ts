@@ -1,7 +1,7 @@
 /** Routes of managed agent settings as signed revisions: `/v1/m/claude-policy/…` (claude-policy-service.ts holds the rules). */
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { policySigner } from '../governance/index.js';
 import { artifact, checkin, distribution, dryRun, publish, validate, version, versions } from './claude-policy-service.js';
 import {
@@ -30,6 +30,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/validate`,
     operationId: 'validateClaudePolicy',
+    unaudited: 'read-only: checks a draft policy, stores nothing',
     summary: 'Check a managed settings document (shape, hook ' + 'event names, inline credentials) without storing it',
     permission: 'claude-policy:policy:read',
     body: DocBody,
@@ -41,6 +42,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/dry-run`,
     operationId: 'dryRunClaudePolicy',
+    unaudited: 'read-only: evaluates sample calls against a draft, stores nothing',
     summary: 'What publish would sign and what it changes ' + 'against the published revision, recording nothing',
     permission: 'claude-policy:policy:read',
     body: DocBody,
@@ -73,9 +75,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
         }),
       );
       const id = `${surface}/${rev.revision}`;
-      await auditEvent(
-        ctx,
-        'claude_policy.publish',
+      await ctx.audit(
         { kind: 'claude_policy_revision', id },
         { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note },
       );
@@ -178,9 +178,7 @@ export const claudePolicyRoutes: AnyRoute[] = [
           ),
         ),
       );
-      await auditEvent(
-        ctx,
-        'claude_policy.checkin',
+      await ctx.audit(
         { kind: 'claude_policy_host', id },
         { host: b.host, surface: b.surface, sha256: out.sha256, verified: out.verified, current: out.current, revision: out.revision },
       );

@@ -8,7 +8,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
-import { assertTenantWritable, tenantOf } from '../../core/agents/scope.js';
+import { assertTenantWritable, tenantOf } from '../../http/request-scope.js';
 import { gateOnApproval, type Approval, type Plan } from '../governance/index.js';
 import { aliasDigest, erasureOffload, reclaimAfterErasure, runErasure } from './erase.js';
 import { approvers, coveringHolds, page, step, who, type Ctx, type Page, type Tx } from './service.js';

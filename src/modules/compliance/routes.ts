@@ -1,7 +1,7 @@
 /** Routes of legal holds and erasure requests: `/v1/m/compliance/…` (service.ts holds the rules). */
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { pendingApprovalBody } from '../governance/index.js';
 import {
   ApprovalRefBody,
@@ -93,7 +93,14 @@ export const complianceRoutes: AnyRoute[] = [
     operationId: 'releaseLegalHold',
     summary: 'Release a legal hold under dual control: 202 pending_approval without an approved approval_id, then released',
     permission: 'compliance:hold:admin',
-    audit: 'compliance.hold.release',
+    // Without an approval id the release opens one (dual control); with one it consumes it, then releases.
+    audit: [
+      'compliance.hold.release',
+      'compliance.hold.release_request',
+      'compliance.hold.release_approve',
+      'approval.request',
+      'approval.consume',
+    ],
     params: IdParams,
     body: ApprovalRefBody,
     response: Type.Union([Hold, PendingApproval]),
@@ -169,7 +176,13 @@ export const complianceRoutes: AnyRoute[] = [
       'Execute an erasure under dual control: 409 legal_hold under a covering hold; 202 pending_approval without an approved ' +
       'approval_id; then completed',
     permission: 'compliance:erasure:admin',
-    audit: 'compliance.erasure.execute',
+    audit: [
+      'compliance.erasure.execute',
+      'compliance.erasure.refuse',
+      'compliance.erasure.execute_request',
+      'approval.request',
+      'approval.consume',
+    ],
     params: IdParams,
     body: ApprovalRefBody,
     response: Type.Union([Erasure, PendingApproval]),

@@ -17,10 +17,10 @@ import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
-import { actorOf, assertTenantWritable, tenantOf } from '../../core/agents/scope.js';
+import { assertTenantWritable, tenantOf } from '../../http/request-scope.js';
 import { gateOnApproval, listDecisions, type Approval, type Plan } from '../governance/index.js';
 
-export type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
+export type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'audit'>;
 export type Tx = Transaction<Database>;
 
 export type HoldScope = 'tenant' | 'data_class' | 'subject';
@@ -83,13 +83,11 @@ export async function step(
   meta: Record<string, unknown>,
 ): Promise<CustodyEvent> {
   const tenant = tenantOf(ctx);
-  const rec = await ctx.services.audit.append(tenant, {
-    ...actorOf(ctx),
-    action,
-    target_kind: kind === 'hold' ? 'legal_hold' : 'erasure_request',
-    target_id: id,
-    meta: { ...meta, people, ...(approvalId ? { approval_id: approvalId } : {}), request_id: ctx.requestId },
-  });
+  const rec = await ctx.audit(
+    { kind: kind === 'hold' ? 'legal_hold' : 'erasure_request', id },
+    { ...meta, people, ...(approvalId ? { approval_id: approvalId } : {}) },
+    { action },
+  );
   const ev: CustodyEvent = {
     id: newId(),
     record_kind: kind,
@@ -191,9 +189,17 @@ export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
     updated_at: now,
   };
   const placed = {
-    type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`,
-    data: { id: hold.id, scope, subject_kind: hold.subject_kind, subject_ref: hold.subject_ref, data_class: hold.data_class,
-      matter: hold.matter },
+    type: 'hold.placed',
+    tenant,
+    subject: `legal_hold/${hold.id}`,
+    data: {
+      id: hold.id,
+      scope,
+      subject_kind: hold.subject_kind,
+      subject_ref: hold.subject_ref,
+      data_class: hold.data_class,
+      matter: hold.matter,
+    },
   };
   await ctx.services.events.withEvents((emit) =>
     ctx.services.store.withTenant(tenant, async (tx) => {
@@ -222,7 +228,12 @@ export async function listHolds(store: Store, tenant: string, f: { limit: number
     let q = tx.selectFrom('cmp_holds').selectAll().where('tenant_id', '=', tenant);
     if (f.cursor) q = q.where('id', '>', f.cursor);
     if (f.status) q = q.where('status', '=', f.status);
-    return (await q.orderBy('id').limit(f.limit + 1).execute()).map(toHold);
+    return (
+      await q
+        .orderBy('id')
+        .limit(f.limit + 1)
+        .execute()
+    ).map(toHold);
   });
   return page(rows, f.limit);
 }

@@ -1,6 +1,6 @@
 /** `GET /v1/m/eventing/egress-policy` and its dry-run check of one endpoint (docs/eventing.md "Egress control"). */
 import { route, type AnyRoute } from '../../contract/route.js';
-import { tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { checkEgress, readEgressPolicy, wouldBlock } from './egress.js';
 import { EgressCheckAnswer, EgressCheckBody, EgressPolicyAnswer } from './schemas.js';
 
@@ -25,6 +25,7 @@ export const egressRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/v1/m/eventing/egress-policy/check',
     operationId: 'eventingEgressCheck',
+    unaudited: 'read-only: checks a URL against the egress policy, stores nothing',
     summary: 'Dry run: would this endpoint be allowed by the egress allowlist, and why (changes nothing)',
     permission: 'eventing:egress:read',
     body: EgressCheckBody,

@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { errors } from '../../contract/errors.js';
 import { reply } from '../../http/reply.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { decodeCursor, pageOf } from '../../core/agents/cursor.js';
 import { cloudEvent, readEvents } from '../../events/event-log.js';
 import { isDurable } from '../../events/event-types.js';
@@ -108,9 +108,7 @@ export const eventingRoutes: AnyRoute[] = [
       const { subscription, secret } = await ctx.services.store
         .withTenant(tenant, (tx) => createSubscription(tx, ctx.services.sealer, tenant, ctx.principal?.actor ?? 'system', input))
         .catch(fenceRefusal);
-      await auditEvent(
-        ctx,
-        'eventing.subscription.create',
+      await ctx.audit(
         { kind: 'event_subscription', id: subscription.id },
         {
           name: subscription.name,
@@ -154,9 +152,7 @@ export const eventingRoutes: AnyRoute[] = [
       const { after } = await ctx.services.store
         .withTenant(tenant, (tx) => updateSubscription(tx, ctx.services.sealer, tenant, ctx.params.id, ctx.body.version, input))
         .catch(fenceRefusal);
-      await auditEvent(
-        ctx,
-        'eventing.subscription.update',
+      await ctx.audit(
         { kind: 'event_subscription', id: after.id },
         {
           name: after.name,
@@ -190,7 +186,7 @@ export const eventingRoutes: AnyRoute[] = [
           throw errors.conflict(`version mismatch: the subscription ` + `is at version ${cur.version}`);
         return deleteSubscription(tx, tenant, ctx.params.id);
       });
-      await auditEvent(ctx, 'eventing.subscription.delete', { kind: 'event_subscription', id: gone.id }, { name: gone.name });
+      await ctx.audit({ kind: 'event_subscription', id: gone.id }, { name: gone.name });
       await ctx.services.eventing?.engine.refresh();
       return reply.empty(204);
     },
@@ -211,9 +207,7 @@ export const eventingRoutes: AnyRoute[] = [
       const { subscription, secret } = await ctx.services.store.withTenant(tenant, (tx) =>
         rotateSecret(tx, ctx.services.sealer, tenant, ctx.params.id),
       );
-      await auditEvent(
-        ctx,
-        'eventing.subscription.rotate_secret',
+      await ctx.audit(
         { kind: 'event_subscription', id: subscription.id },
         { previous_secret_expires_at: subscription.previous_secret_expires_at },
       );
@@ -249,9 +243,7 @@ export const eventingRoutes: AnyRoute[] = [
       const target = rt.target(row);
       const outcome = await target.send({ deliveryId: event.id, tenant, laneId: row.id, attempt: 1, event }).finally(() => target.close());
       const delivery = await ctx.services.store.withTenant(tenant, (tx) => recordFinished(tx, tenant, row.id, event, 'test', outcome));
-      await auditEvent(
-        ctx,
-        'eventing.subscription.test',
+      await ctx.audit(
         { kind: 'event_subscription', id: row.id },
         { delivery_id: delivery.id, status: delivery.status, http_status: delivery.last_status },
       );
@@ -282,7 +274,7 @@ export const eventingRoutes: AnyRoute[] = [
         const queued = await queueDeliveries(tx, tenant, sub.id, events.slice(0, REPLAY_MAX), 'replay');
         return { queued, from_seq: ctx.body.from_seq, to_seq: to, truncated };
       });
-      await auditEvent(ctx, 'eventing.subscription.replay', { kind: 'event_subscription', id: ctx.params.id }, out);
+      await ctx.audit({ kind: 'event_subscription', id: ctx.params.id }, out);
       rt.engine.wakeLanes(tenant);
       return out;
     },
@@ -379,12 +371,7 @@ export const eventingRoutes: AnyRoute[] = [
         if (await getDelivery(tx, tenant, ctx.params.id)) throw errors.conflict('only a dead delivery can be redelivered');
         throw errors.notFound('dead letter');
       });
-      await auditEvent(
-        ctx,
-        'eventing.delivery.redeliver',
-        { kind: 'event_delivery', id: d.id },
-        { subscription_id: d.subscription_id, event_id: d.event_id },
-      );
+      await ctx.audit({ kind: 'event_delivery', id: d.id }, { subscription_id: d.subscription_id, event_id: d.event_id });
       ctx.services.eventing?.engine.wakeLanes(tenant);
       return d;
     },

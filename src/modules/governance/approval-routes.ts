@@ -1,7 +1,7 @@
 /** Routes of approvals under dual control: `/v1/m/governance/approvals…` (approval-service.ts holds the rules). */
 import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
-import { tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import {
   cancelApproval,
   consumeApproval,
@@ -81,7 +81,8 @@ export const approvalRoutes: AnyRoute[] = [
     operationId: 'decideApproval',
     summary: 'Approve or reject (one decision per person; the requester cannot decide)',
     permission: 'governance:approval:write',
-    audit: 'approval.decide',
+    // The decision that reaches the quorum (or a rejection) resolves the approval too.
+    audit: ['approval.decide', 'approval.resolve'],
     params: IdParams,
     body: DecisionCreateBody,
     response: DecisionResult,

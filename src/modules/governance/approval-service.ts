@@ -15,11 +15,12 @@ import { ApiError, errors } from '../../contract/errors.js';
 import type { RequestContext } from '../../http/context.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
-import { assertTenantWritable, auditEvent, isUniqueViolation, tenantOf } from '../../core/agents/scope.js';
+import { assertTenantWritable, isUniqueViolation, tenantOf } from '../../http/request-scope.js';
 import type { Store } from '../../store/store.js';
 import type { EventInput } from '../../events/event-types.js';
 
-export type ApprovalCtx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>;
+/** The approval services record through `ctx.audit` and name each action: other modules' routes call them too. */
+export type ApprovalCtx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'audit'>;
 
 /** What is to be done: the approval is bound to exactly this. */
 export interface Plan {
@@ -189,11 +190,10 @@ export async function requestApproval(
     }),
   );
   const approval = toApproval(row, 0);
-  await auditEvent(
-    ctx,
-    'approval.request',
+  await ctx.audit(
     { kind: 'approval', id: row.id },
     { action: row.action, subject: row.subject, plan_hash: row.plan_hash, quorum: row.quorum, expires_at: row.expires_at },
+    { action: 'approval.request' },
   );
   return approval;
 }
@@ -324,9 +324,7 @@ export async function decideApproval(
         throw err;
       }),
   );
-  await auditEvent(
-    ctx,
-    'approval.decide',
+  await ctx.audit(
     { kind: 'approval', id },
     {
       decision: input.decision,
@@ -336,6 +334,7 @@ export async function decideApproval(
       quorum: out.quorum,
       status: out.status,
     },
+    { action: 'approval.decide' },
   );
   if (out.status === 'approved' || out.status === 'rejected') await resolved(ctx, out);
   return { decision, approval: out };
@@ -344,18 +343,26 @@ export async function decideApproval(
 /** `approval.resolved`, written in the transaction that resolves the approval. */
 function resolvedEvent(a: Approval): EventInput {
   return {
-    type: 'approval.resolved', tenant: a.tenant_id, subject: `approval/${a.id}`,
-    data: { id: a.id, status: a.status, action: a.action, subject: a.subject, plan_hash: a.plan_hash,
-      approvals: a.approvals, quorum: a.quorum },
+    type: 'approval.resolved',
+    tenant: a.tenant_id,
+    subject: `approval/${a.id}`,
+    data: {
+      id: a.id,
+      status: a.status,
+      action: a.action,
+      subject: a.subject,
+      plan_hash: a.plan_hash,
+      approvals: a.approvals,
+      quorum: a.quorum,
+    },
   };
 }
 
 async function resolved(ctx: ApprovalCtx, a: Approval): Promise<void> {
-  await auditEvent(
-    ctx,
-    'approval.resolve',
+  await ctx.audit(
     { kind: 'approval', id: a.id },
     { status: a.status, approvals: a.approvals, quorum: a.quorum, plan_hash: a.plan_hash },
+    { action: 'approval.resolve' },
   );
 }
 
@@ -380,7 +387,7 @@ export async function cancelApproval(ctx: ApprovalCtx, id: string, reason = ''):
       return a;
     }),
   );
-  await auditEvent(ctx, 'approval.cancel', { kind: 'approval', id }, { reason });
+  await ctx.audit({ kind: 'approval', id }, { reason }, { action: 'approval.cancel' });
   await resolved(ctx, out);
   return out;
 }
@@ -413,7 +420,7 @@ export async function consumeApproval(ctx: ApprovalCtx, id: string, plan: Plan |
     if (Number(res.numUpdatedRows) !== 1) throw new ApiError('approval_invalid', 'the approval was used or changed concurrently');
     return toApproval({ ...row, status: 'consumed', consumed_at: now, updated_at: now }, approvals, now);
   });
-  await auditEvent(ctx, 'approval.consume', { kind: 'approval', id }, { action: out.action, subject: out.subject, plan_hash: hash });
+  await ctx.audit({ kind: 'approval', id }, { action: out.action, subject: out.subject, plan_hash: hash }, { action: 'approval.consume' });
   return out;
 }
 

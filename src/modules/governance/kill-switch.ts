@@ -9,7 +9,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { errors } from '../../contract/errors.js';
-import { assertTenantWritable } from '../../core/agents/scope.js';
+import { assertTenantWritable } from '../../http/request-scope.js';
 
 export interface KillSwitch {
   scope: string;

@@ -2,7 +2,7 @@
 import { route, type AnyRoute } from '../../contract/route.js';
 import { errors } from '../../contract/errors.js';
 import { reply } from '../../http/reply.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { compilePolicies } from './policy-engine.js';
 import { activePolicy, compiledFor, getRevision, HOOKS_SURFACE, listRevisions, publishRevision, rollbackRevision } from './policy-store.js';
 import { policySigner } from './policy-signing.js';
@@ -57,6 +57,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/validate`,
     operationId: 'validatePolicy',
+    unaudited: 'read-only: compiles a draft policy, stores nothing',
     summary: 'Parse and check a Cedar policy ' + 'document without storing it',
     permission: 'governance:policy:read',
     body: PolicyDocBody,
@@ -71,6 +72,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/explain`,
     operationId: 'explainPolicyDecision',
+    unaudited: 'read-only: evaluates one request against a policy, stores nothing',
     summary: 'Decide a hook input against the whole set (candidate ' + 'or active) and name the policies that decided',
     permission: 'governance:policy:read',
     body: EvalBody,
@@ -82,6 +84,7 @@ export const pdpRoutes: AnyRoute[] = [
     method: 'POST',
     path: `${BASE}/dry-run`,
     operationId: 'dryRunPolicy',
+    unaudited: 'read-only: evaluates sample requests against a draft, stores nothing',
     summary:
       'Decide a hook input as the decision endpoint would, against a ' + 'candidate document (or the active revision), recording nothing',
     permission: 'governance:policy:read',
@@ -119,9 +122,7 @@ export const pdpRoutes: AnyRoute[] = [
           ),
         ),
       );
-      await auditEvent(
-        ctx,
-        'policy.publish',
+      await ctx.audit(
         { kind: 'policy_revision', id: `${surface}/${rev.revision}` },
         { surface, revision: rev.revision, sha256: rev.sha256, key_fingerprint: rev.key_fingerprint, note: rev.note },
       );
@@ -154,9 +155,7 @@ export const pdpRoutes: AnyRoute[] = [
           ),
         ),
       );
-      await auditEvent(
-        ctx,
-        'policy.rollback',
+      await ctx.audit(
         { kind: 'policy_revision', id: `${surface}/${out.to.revision}` },
         { surface, from: out.from, to: out.to.revision, sha256: out.to.sha256 },
       );

@@ -2,7 +2,7 @@
 import { route, type AnyRoute } from '../../contract/route.js';
 import { ApiError } from '../../contract/errors.js';
 import { reply } from '../../http/reply.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { decideHook } from './pep-service.js';
 import { engageKillSwitch, listKillSwitches, releaseKillSwitch, scopeOf } from './kill-switch.js';
@@ -131,7 +131,7 @@ export const pepRoutes: AnyRoute[] = [
           emit({ type: 'killswitch.engaged', tenant, subject: `kill_switch/${scope}`, data: { id: scope, reason: k.reason } }, tx),
         ),
       );
-      await auditEvent(ctx, 'pep.killswitch.engage', { kind: 'kill_switch', id: scope }, { reason: ks.reason });
+      await ctx.audit({ kind: 'kill_switch', id: scope }, { reason: ks.reason });
       return reply.json(ks, 201);
     },
   }),
@@ -153,7 +153,7 @@ export const pepRoutes: AnyRoute[] = [
           emit({ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }, tx),
         ),
       );
-      await auditEvent(ctx, 'pep.killswitch.release', { kind: 'kill_switch', id: scope });
+      await ctx.audit({ kind: 'kill_switch', id: scope });
       return reply.empty(204);
     },
   }),

@@ -15,7 +15,7 @@ import { CEDAR_NAMESPACE } from '../../auth/pdp-cedar.js';
 import { grantIn } from '../../auth/principal.js';
 import { newId } from '../../store/ids.js';
 import { errors } from '../../contract/errors.js';
-import { tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { killSwitches } from './kill-switch.js';
 import { activePolicy, HOOKS_SURFACE } from './policy-store.js';
 import { toCedarValue, type CedarCall, type Evaluation, type Verdict } from './policy-engine.js';
@@ -77,7 +77,7 @@ export function hookCedarCall(ctx: Pick<RequestContext, 'principal'>, tenant: st
 
 /** Decides one hook call, records it in the ledger and the event log; resolves once both are durable. */
 export async function decideHook(
-  ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId'>,
+  ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'audit'>,
   h: HookInput,
 ): Promise<PepDecision> {
   const tenant = tenantOf(ctx);
@@ -122,32 +122,24 @@ export async function decideHook(
     agent_id: agent,
   };
   const events = ctx.services.events.stamp([{ type: 'pep.decided', tenant, subject: `pep_decision/${id}`, data }]);
-  await ctx.services.audit.append(
-    tenant,
+  await ctx.audit(
+    { kind: 'pep_decision', id },
     {
-      actor: p.actor,
-      actor_kind: p.actorKind,
-      action: 'pep.decision',
-      target_kind: 'pep_decision',
-      target_id: id,
-      meta: {
-        decision: out.decision,
-        reason: out.reason,
-        revision: out.revision,
-        policies: out.policies,
-        kill_switch: out.kill_switch,
-        hook_event_name: h.hook_event_name,
-        tool_name: h.tool_name,
-        session_id: h.session_id,
-        agent_id: agent,
-        tool_input: summariseInput(h.tool_input),
-        tool_input_sha256: createHash('sha256')
-          .update(canonicalize(h.tool_input) ?? '')
-          .digest('hex'),
-        request_id: ctx.requestId,
-      },
+      decision: out.decision,
+      reason: out.reason,
+      revision: out.revision,
+      policies: out.policies,
+      kill_switch: out.kill_switch,
+      hook_event_name: h.hook_event_name,
+      tool_name: h.tool_name,
+      session_id: h.session_id,
+      agent_id: agent,
+      tool_input: summariseInput(h.tool_input),
+      tool_input_sha256: createHash('sha256')
+        .update(canonicalize(h.tool_input) ?? '')
+        .digest('hex'),
     },
-    events,
+    { action: 'pep.decision', events },
   );
   ctx.services.events.announce(events);
   return { ...out, decision_id: id };

@@ -16,7 +16,7 @@ import { nowTimestamp } from '../../ledger/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
-import { assertTenantWritable, isUniqueViolation } from '../../core/agents/scope.js';
+import { assertTenantWritable, isUniqueViolation } from '../../http/request-scope.js';
 import { compilePolicies, type CompiledPolicySet } from './policy-engine.js';
 import { policySigner, sha256Hex } from './policy-signing.js';
 
@@ -125,7 +125,10 @@ export async function publishRevision(
         created_by: input.actor,
         created_at: now,
       };
-      await tx.insertInto('gov_policy_revisions').values({ ...row, tenant_id: tenant, revision: Number(row.revision) }).execute();
+      await tx
+        .insertInto('gov_policy_revisions')
+        .values({ ...row, tenant_id: tenant, revision: Number(row.revision) })
+        .execute();
       await setActive(tx, tenant, input.surface, Number(row.revision), now);
       const rev = toRevision(row, Number(row.revision));
       await inTx?.(tx, rev);

@@ -1,6 +1,6 @@
 /**
  * Reading the recent end of a tenant's ledger through the ledger's own read functions: records that
- * carry a W3C `traceparent` in their meta (written by core `auditEvent`), and the export records.
+ * carry a W3C `traceparent` in their meta (written by `ctx.audit`), and the export records.
  * Reads are bounded to the last `window` records, so a route answers in bounded time on any chain;
  * the answer says which seq range it looked at.
  */

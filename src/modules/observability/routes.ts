@@ -6,7 +6,7 @@
 import Type from 'typebox';
 import { route, type AnyRoute } from '../../contract/route.js';
 import { Timestamp } from '../../contract/common.js';
-import { tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import { attestation } from './attestation.js';
 import { ingestionHealth } from './ingestion-health.js';
 import { DEFAULT_WINDOW } from './ledger-window.js';

@@ -6,7 +6,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import { decodeCursor, pageOf } from '../../core/agents/cursor.js';
-import { assertTenantWritable } from '../../core/agents/scope.js';
+import { assertTenantWritable } from '../../http/request-scope.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';

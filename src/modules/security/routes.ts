@@ -8,7 +8,7 @@
  */
 import { route, type AnyRoute } from '../../contract/route.js';
 import { errors } from '../../contract/errors.js';
-import { auditEvent, tenantOf } from '../../core/agents/scope.js';
+import { tenantOf } from '../../http/request-scope.js';
 import type { RequestContext } from '../../http/context.js';
 import { reply } from '../../http/reply.js';
 import { SARIF_CONTENT_TYPE } from '../../encoders/sarif.js';
@@ -38,7 +38,7 @@ export const REFUSED_COUNT_HEADER = 'x-service-refused-count';
 
 const common = { stability: 'beta' as const, tags: ['security'] };
 
-type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'log'>;
+type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'log' | 'audit' | 'headers'>;
 
 function filterOf(q: Record<string, unknown>): FindingFilter {
   const f: Record<string, unknown> = {};
@@ -68,14 +68,12 @@ async function exportFindings(ctx: Ctx & { query: Record<string, unknown> }) {
   };
   if (count.truncated) headers[TRUNCATED_HEADER] = 'true';
   const properties = { 'svc.tenant': tenant, 'svc.filters': plan.filter, 'svc.cap': cap, 'svc.commit': ctx.services.build.commit };
-  const chunks = sarifChunks(runner, plan, count, properties, (o) =>
-    auditEvent(
-      ctx,
-      'security.findings.export',
+  const chunks = sarifChunks(runner, plan, count, properties, async (o) => {
+    await ctx.audit(
       { kind: 'security_findings', id: '' },
       { format, filter: plan.filter, cap, emitted: o.emitted, refused: o.refused, truncated: count.truncated, bytes: o.bytes },
-    ),
-  );
+    );
+  });
   return reply.stream(chunks, SARIF_CONTENT_TYPE, 200, headers);
 }
 
@@ -122,9 +120,7 @@ export const securityRoutes: AnyRoute[] = [
           emit(findingEvents(tenant, o.reported), tx),
         ),
       );
-      await auditEvent(
-        ctx,
-        'security.findings.report',
+      await ctx.audit(
         { kind: 'security_findings', id: '' },
         { accepted: ctx.body.findings.length, reported: out.reported.length, repeated: out.repeated },
       );
@@ -169,7 +165,7 @@ export const securityRoutes: AnyRoute[] = [
       const out = await evaluateTenant(
         ctx.services,
         tenant,
-        { actor: ctx.principal?.actor ?? 'system', actorKind: ctx.principal?.actorKind ?? 'system', requestId: ctx.requestId },
+        { audit: (meta) => ctx.audit({ kind: 'security_findings', id: '' }, meta) },
         ctx.log,
       );
       return out;
@@ -225,9 +221,7 @@ export const securityRoutes: AnyRoute[] = [
       const { finding, previous } = await ctx.services.events.withEvents((emit) =>
         triageFinding(ctx.services.store, tenant, ctx.params.id, ctx.body, actor(ctx), (tx, o) => emit(findingEvents(tenant, [], [o]), tx)),
       );
-      await auditEvent(
-        ctx,
-        'security.finding.triage',
+      await ctx.audit(
         { kind: 'finding', id: finding.id },
         { status: finding.status, previous_status: previous, note: finding.status_note, version: finding.version },
       );

@@ -52,12 +52,8 @@ export async function catchUpCollector(
   }
 }
 
-/** Who asked for an evaluation (a request, or the system on its own). */
-export interface Requester {
-  actor: string;
-  actorKind: string;
-  requestId?: string;
-}
+/** Who asked for an evaluation: a request, recording through its `ctx.audit`, or the system on its own. */
+export type Requester = { audit: (meta: Record<string, unknown>) => Promise<unknown> } | 'system';
 
 /** Folds collector items and runs the detectors on one tenant; audited and announced. */
 export async function evaluateTenant(
@@ -86,19 +82,10 @@ export async function evaluateTenant(
       repeated: out.repeated,
       drift: out.drift,
       escalation: out.escalation,
-      ...(who.requestId ? { request_id: who.requestId } : {}),
     };
     // A request's evaluation is always recorded (it is a mutation route); a background run only when it changed something.
-    if (who.actor !== 'system' || out.reported.length + out.resolved.length > 0) {
-      await services.audit.append(tenant, {
-        actor: who.actor,
-        actor_kind: who.actorKind,
-        action: 'security.findings.evaluate',
-        target_kind: 'security_findings',
-        target_id: '',
-        meta,
-      });
-    }
+    if (who !== 'system') await who.audit(meta);
+    else if (out.reported.length + out.resolved.length > 0) await auditSystem(services, tenant, 'security.findings.evaluate', meta);
     return {
       collector: { items },
       reported: out.reported.length,
@@ -128,9 +115,7 @@ export function startSecurity(services: Services): () => Promise<void> {
   const run = (tenant: string): void => {
     pending.delete(tenant);
     if (stopped) return;
-    evaluateTenant(services, tenant, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) =>
-      log.warn({ err, tenant }, 'findings ' + 'evaluation failed'),
-    );
+    evaluateTenant(services, tenant, 'system', log).catch((err: unknown) => log.warn({ err, tenant }, 'findings ' + 'evaluation failed'));
   };
   const unsubscribe = services.events.subscribe(
     { name: 'security-detectors', types: ['edge.observed', 'agent.created', 'agent.deleted'] },
@@ -146,7 +131,7 @@ export function startSecurity(services: Services): () => Promise<void> {
     );
     for (const t of tenants) {
       if (stopped) return;
-      await evaluateTenant(services, t.id, { actor: 'system', actorKind: 'system' }, log).catch((err: unknown) =>
+      await evaluateTenant(services, t.id, 'system', log).catch((err: unknown) =>
         log.warn({ err, tenant: t.id }, 'findings ' + 'evaluation failed'),
       );
     }

@@ -11,17 +11,33 @@ import type { Principal } from '../../../src/auth/principal.js';
 import type { Store } from '../../../src/store/store.js';
 import type { Services } from '../../../src/serve/services.js';
 import { governanceEvents } from '../../../src/modules/governance/events.js';
+import { compileRoutes } from '../../../src/contract/registry.js';
+import type { RequestContext } from '../../../src/http/context.js';
+import { appendAudit } from '../../../src/http/request-scope.js';
+
+/** The governance services record through `ctx.audit`: here, of a route declaring every action they take. */
+const [declared] = compileRoutes([
+  {
+    method: 'POST',
+    path: '/test/governance',
+    stability: 'stable',
+    operationId: 'testGovernance',
+    summary: 'the governance services under test',
+    permission: 'governance:approval:write',
+    audit: ['approval.request', 'approval.decide', 'approval.resolve', 'approval.cancel', 'approval.consume', 'pep.decision'],
+    handler: () => undefined,
+  },
+]);
+
+/** What the governance services read of a request. */
+export type GovCtx = Pick<RequestContext, 'tenant' | 'services' | 'requestId' | 'headers' | 'audit'> & { principal: Principal };
 
 export interface GovHarness {
   audit: RecordingAuditSink;
   events: BusEvent[];
   services: Services;
   /** a context acting as `userId` through a session (`user`) or one of their API keys (`token`) */
-  as(
-    userId: string,
-    kind?: 'user' | 'token',
-    tokenId?: string,
-  ): { principal: Principal; tenant: string; services: Services; requestId: string };
+  as(userId: string, kind?: 'user' | 'token', tokenId?: string): GovCtx;
 }
 
 export function govHarness(store: Store, tenant: string, dataDir = '/nonexistent'): GovHarness {
@@ -53,7 +69,15 @@ export function govHarness(store: Store, tenant: string, dataDir = '/nonexistent
         grants: [{ tenant, role: 'editor' }],
         expiresAt: null,
       };
-      return { principal, tenant, services, requestId: randomUUID() };
+      const ctx: GovCtx = {
+        principal,
+        tenant,
+        services,
+        requestId: randomUUID(),
+        headers: {},
+        audit: (target, meta, opts) => appendAudit(ctx, declared as NonNullable<typeof declared>, target, meta, opts),
+      };
+      return ctx;
     },
   };
 }
