@@ -33,6 +33,7 @@ import { newId } from '../../src/store/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { sqliteCacheMibFromEnv } from '../../src/store/sqlite/sqlite-cache.js';
+import { limitHeapGrowth, HEAP_GROWING_PERCENT } from '../../src/serve/heap-growth.js';
 import { track } from '../lib/child.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
@@ -222,9 +223,15 @@ async function backlog(rig: Rig, deliveries: number, start: () => Promise<Eventi
   const queueSeconds = (performance.now() - q0) / 1000;
   await rig.rx.ask({ cmd: 'reset' });
   await sleep(1000);
-  const idle = process.memoryUsage().rss;
+  const idleMem = process.memoryUsage();
+  const idle = idleMem.rss;
   let peak = idle;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 250);
+  let peakHeap = idleMem.heapTotal;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapTotal);
+  }, 250);
   const t0 = performance.now();
   const rt = await start();
   const total = events * SUBSCRIPTIONS;
@@ -247,6 +254,9 @@ async function backlog(rig: Rig, deliveries: number, start: () => Promise<Eventi
     rate: n / seconds,
     idleMiB: idle / 2 ** 20,
     peakAboveIdleMiB: (peak - idle) / 2 ** 20,
+    // V8's heap alone: the rest of the RSS growth is native (SQLite's page cache, statements, buffers).
+    heapIdleMiB: idleMem.heapTotal / 2 ** 20,
+    heapPeakAboveIdleMiB: (peakHeap - idleMem.heapTotal) / 2 ** 20,
     queueSeconds,
   };
 }
@@ -258,6 +268,8 @@ export const scenario: Scenario = {
     'loopback receivers, SQLite',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
     process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
+    // The engine runs in this process: the heap growth `svc serve` sets (src/serve/heap-growth.ts).
+    const heapGrowth = limitHeapGrowth();
     const events = num('SVC_BENCH_EVENTING_EVENTS', 200);
     const pacedS = num('SVC_BENCH_EVENTING_PACED_S', 5);
     const backlogN = num('SVC_BENCH_EVENTING_BACKLOG', 100_000);
@@ -368,6 +380,8 @@ export const scenario: Scenario = {
           backlog: backlogN,
           backlogPeakRssAboveIdleMiB: Number(bl.peakAboveIdleMiB.toFixed(1)),
           backlogIdleRssMiB: Number(bl.idleMiB.toFixed(1)),
+          heapGrowingPercent: heapGrowth ? HEAP_GROWING_PERCENT : 'node command line',
+          sqliteCacheMib: cacheMib ?? 'default',
         },
         notes: [
           `throughput: svc ${a1.rate.toFixed(0)} and ${a2.rate.toFixed(0)}/s, bare ${b1.rate.toFixed(0)} and ${b2.rate.toFixed(0)}/s ` +
@@ -375,7 +389,8 @@ export const scenario: Scenario = {
           `paced at ${rate} events/s × ${SUBSCRIPTIONS}: event-to-receipt p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms over ` +
             `${p.n} deliveries`,
           `backlog: ${bl.total} deliveries queued in ${bl.queueSeconds.toFixed(0)} s, drained in ${bl.seconds.toFixed(0)} s ` +
-            `(${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB`,
+            `(${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB ` +
+            `(V8 heap +${bl.heapPeakAboveIdleMiB.toFixed(0)} MiB)`,
           'Receivers run in a child process; the machine is 2 cores shared with other work: compare ratios of one run, and see the ' +
             'load average.',
         ],

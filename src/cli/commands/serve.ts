@@ -87,7 +87,12 @@ export class ServeCommand extends Command {
       throw err;
     }
     // Loaded here, not at the top: every other command would pay for the server's imports.
-    const [{ createLogger }, { startServer }] = await Promise.all([import('../../serve/logger.js'), import('../../serve/server.js')]);
+    const [{ createLogger }, { startServer }, { limitHeapGrowth }] = await Promise.all([
+      import('../../serve/logger.js'),
+      import('../../serve/server.js'),
+      import('../../serve/heap-growth.js'),
+    ]);
+    limitHeapGrowth();
     const { log, flush } = createLogger(config.logLevel);
     let server;
     try {

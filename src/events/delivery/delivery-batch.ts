@@ -27,6 +27,9 @@ export type BatchClaim = { kind: 'claimed'; leaseUntil: number; items: Claimed[]
 export class EventCache {
   readonly #map = new Map<string, BusEvent>();
   constructor(readonly max = 20_000) {}
+  get size(): number {
+    return this.#map.size;
+  }
   get(tenant: string, seq: number): BusEvent | undefined {
     return this.#map.get(`${tenant}:${seq}`);
   }
