@@ -1,7 +1,7 @@
 // Probe (not a scenario): CPU per record of the ledger forwarder's read + encode of batches of 5,000 (syslog and cef),
 // the reference path (readRange → AuditRecord objects → encodeRecord) against `ledgerItems` (the lane's code), alternating
 // A B B A, with the GC time of each run (perf_hooks). docs/perf/forward-read-path.md.
-// Run after `npm run build`: node bench/probes/forward-read-cost.mjs [records=50000] [reps=2]
+// Run after `npm run build`: node bench/probes/forward-read-cost.mjs [records=50000] [reps=2]  (PATHS=ledgerItems,… picks the runs)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,8 @@ const none = new Set();
 const paths = {
   reference: async (enc, from, to) => {
     const recs = await store.withTenant(TENANT, (tx) => readRange(tx, TENANT, from, to));
-    return recs.map((r) => ({ line: enc.encodeRecord(r, opts), id: `${TENANT}:${r.seq}`, tenant: TENANT, seq: r.seq, time: r.occurred_at }));
+    const item = (r) => ({ line: enc.encodeRecord(r, opts), id: `${TENANT}:${r.seq}`, tenant: TENANT, seq: r.seq, time: r.occurred_at });
+    return recs.map(item);
   },
   ledgerItems: (enc, from, to) => ledgerItems(store, TENANT, from, to, none, enc, opts),
 };
@@ -65,12 +66,15 @@ async function run(name, surface, token) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   let bytes = 0;
-  for (let from = 1; from <= N; from += BATCH) for (const it of await paths[name](enc, from, Math.min(N, from + BATCH - 1))) bytes += it.line.length;
+  for (let from = 1; from <= N; from += BATCH) {
+    for (const it of await paths[name](enc, from, Math.min(N, from + BATCH - 1))) bytes += it.line.length;
+  }
   await new Promise((r) => setImmediate(r));
   const c = process.cpuUsage(c0);
   const wall = performance.now() - t0;
   const us = (x) => ((x * 1000) / N).toFixed(2);
-  console.log(`${token.padEnd(6)} ${name.padEnd(11)} cpu ${us((c.user + c.system) / 1000)} µs/rec, wall ${us(wall)} µs/rec, gc ${us(gcMs)} µs/rec (${bytes} chars)`);
+  const cpu = us((c.user + c.system) / 1000);
+  console.log(`${token.padEnd(6)} ${name.padEnd(11)} cpu ${cpu} µs/rec, wall ${us(wall)} µs/rec, gc ${us(gcMs)} µs/rec (${bytes} chars)`);
 }
 for (let rep = 0; rep < REPS; rep++)
   for (const [surface, token] of [['syslog_connector', 'syslog'], ['notification', 'cef']])

@@ -223,7 +223,8 @@ export const scenario: Scenario = {
         syslog_bytes_per_round: lineBytes,
       },
       notes: [
-        "Subject: ledgerItems (read + encode, the lane's code) + kind.send per batch of 5,000, in this process; the delivery engine's row bookkeeping is " +
+        "Subject: ledgerItems (read + encode, the lane's code) + kind.send per batch of 5,000, in this process; " +
+          "the delivery engine's row bookkeeping is " +
           'not inside the clock.',
         "syslog counts a batch sent once the kernel took every byte (the kind's definition of delivered); the bare loop the same; " +
           'the harness then waits until rsyslog has written it all before the next run.',

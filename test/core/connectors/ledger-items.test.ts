@@ -39,7 +39,8 @@ const WIDE = '€'.repeat(150);
 
 function draftAt(seq: number): AuditDraft {
   const h = HOSTILE[seq % HOSTILE.length] as string;
-  if (seq % 4 === 1) return { actor: 'user:u1', actor_kind: 'user', action: 'agent.create', target_kind: 'agent', target_id: `a-${seq}`, meta: { n: seq } };
+  if (seq % 4 === 1)
+    return { actor: 'user:u1', actor_kind: 'user', action: 'agent.create', target_kind: 'agent', target_id: `a-${seq}`, meta: { n: seq } };
   const where = seq % 5;
   return {
     actor: where === 0 ? `user:${h}` : 'user:u2',
@@ -78,9 +79,10 @@ for (const b of await testStores()) {
         const pos = (seq: number) => `(((select chain from audit_heads where tenant_id = ?) << 40) | ${seq})`;
         await ts.admin.query('drop trigger audit_records_no_update');
         await ts.admin.query('drop trigger audit_records_no_delete');
-        await ts.admin.query(`update audit_records set meta = null, meta_blind = null, meta_commitment = x'${commitment}' where pos = ${pos(10)}`, [
-          TENANT,
-        ]);
+        await ts.admin.query(
+          `update audit_records set meta = null, meta_blind = null, meta_commitment = x'${commitment}' where pos = ${pos(10)}`,
+          [TENANT],
+        );
         await ts.admin.query(`delete from audit_records where pos = ${pos(12)}`, [GAPPY]);
       } else {
         await ts.admin.query('alter table audit_records disable trigger user');
