@@ -1,7 +1,7 @@
 /**
  * Scenario `forward` (issue 32, `bench forward`): the ledger forwarder's path — read a range of a
- * stored, signed ledger (`readRange`, as the connector lane does), encode every record with the
- * connector's encoder (integrity fields verbatim) and hand batches of 5,000 to the kind — over a
+ * stored, signed ledger and encode every record with the connector's encoder (`ledgerItems`, as the
+ * connector lane does; integrity fields verbatim) and hand batches of 5,000 to the kind — over a
  * pre-built SQLite ledger of `SVC_BENCH_FORWARD_RECORDS` records (default 100,000), into:
  * - `syslog`: a real Debian `rsyslogd` over TLS (RFC 5425, octet counting; certificate verified
  *   against its CA), started by this run (test/helpers/rsyslog.ts);
@@ -19,9 +19,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { rsyslogMissing, startRsyslog } from '../../test/helpers/rsyslog.js';
+import { ledgerItems } from '../../src/core/connectors/ledger-items.js';
 import { filelogKind } from '../../src/core/connectors/kinds/filelog.js';
 import { syslogKind } from '../../src/core/connectors/kinds/syslog.js';
-import type { ConnectorSink, KindContext, SinkItem } from '../../src/core/connectors/kinds/types.js';
+import type { ConnectorSink, KindContext } from '../../src/core/connectors/kinds/types.js';
 import { ledgerDevice } from '../../src/encoders/ledger-fields.js';
 import { encoderFor } from '../../src/encoders/registry.js';
 import { octetCountingFrame } from '../../src/encoders/syslog.js';
@@ -61,17 +62,10 @@ async function forwardAll(
   const enc = encoderFor(format.surface, format.token);
   const opts = { device: ledgerDevice(VERSION) };
   const t0 = performance.now();
+  const none = new Set<number>();
   for (let from = 1; from <= n; from += BATCH) {
     const to = Math.min(n, from + BATCH - 1);
-    const records = await store.withTenant(TENANT, (tx) => readRange(tx, TENANT, from, to));
-    if (records.length !== to - from + 1) throw new Error(`range ${from}..${to}: ${records.length} records`);
-    const items: SinkItem[] = records.map((r) => ({
-      line: enc.encodeRecord(r, opts),
-      id: `${TENANT}:${r.seq}`,
-      tenant: TENANT,
-      seq: r.seq,
-      time: r.occurred_at,
-    }));
+    const items = await ledgerItems(store, TENANT, from, to, none, enc, opts);
     const res = await sink.send(items, new AbortController().signal);
     if (res.result !== 'delivered') throw new Error(`${res.result}: ${res.error ?? ''}`);
   }
@@ -229,7 +223,8 @@ export const scenario: Scenario = {
         syslog_bytes_per_round: lineBytes,
       },
       notes: [
-        "Subject: readRange + encodeRecord + kind.send per batch of 5,000, in this process; the delivery engine's row bookkeeping is " +
+        "Subject: ledgerItems (read + encode, the lane's code) + kind.send per batch of 5,000, in this process; " +
+          "the delivery engine's row bookkeeping is " +
           'not inside the clock.',
         "syslog counts a batch sent once the kernel took every byte (the kind's definition of delivered); the bare loop the same; " +
           'the harness then waits until rsyslog has written it all before the next run.',

@@ -10,11 +10,11 @@ import type { Encoder } from '../../encoders/encoder.js';
 import { ledgerDevice } from '../../encoders/ledger-fields.js';
 import { readEvents } from '../../events/event-log.js';
 import type { AttemptOutcome, DeliveryJob, DeliveryTarget } from '../../events/delivery/target.js';
-import { readRange } from '../../ledger/ledger-store.js';
 import type { Store } from '../../store/store.js';
 import { SecretUnavailableError } from '../console/secrets-service.js';
 import { insertBatch, markDelivered, rangeOf, rewriteBatch } from './batches.js';
 import type { ConnectorView } from './connector-store.js';
+import { ledgerItems } from './ledger-items.js';
 import { egressEvent, passesSeverity } from './egress-event.js';
 import type { ConnectorSink, SinkItem, SinkResult } from './kinds/types.js';
 
@@ -133,17 +133,7 @@ export class BatchTarget implements DeliveryTarget {
     const enc = host.encoder(conn);
     const skip = new Set(range.skip ?? []);
     const opts = { device: ledgerDevice(host.version) };
-    if (range.source === 'ledger') {
-      const records = await host.store.withTenant(tenant, (tx) => readRange(tx, tenant, range.from, range.to));
-      if (records.length !== range.to - range.from + 1)
-        throw new Error(`ledger range ${range.from}..${range.to} of ${tenant} returned ${records.length} records`);
-      const out: SinkItem[] = [];
-      for (const r of records) {
-        if (skip.has(r.seq)) continue;
-        out.push({ line: enc.encodeRecord(r, opts), id: `${tenant}:${r.seq}`, tenant, seq: r.seq, time: r.occurred_at });
-      }
-      return out;
-    }
+    if (range.source === 'ledger') return ledgerItems(host.store, tenant, range.from, range.to, skip, enc, opts);
     const ev = conn.sources.events;
     if (!ev) return [];
     if (!enc.encodeEvent) throw new Error(`format ${conn.format} cannot encode events`);

@@ -21,7 +21,7 @@ import { isAbsolute, join } from 'node:path';
 import tls from 'node:tls';
 import Type, { type Static } from 'typebox';
 import { Text } from '../../../contract/common.js';
-import { checkPayloadBudget, octetCountingPrefix, SyslogPayloadTooLargeError } from '../../../encoders/syslog.js';
+import { checkPayloadBudget, SyslogPayloadTooLargeError } from '../../../encoders/syslog.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export const SYSLOG_TLS_PORT = 6514;
@@ -97,6 +97,39 @@ function spkiPin(cert: tls.PeerCertificate): string {
 
 type Stream = net.Socket | tls.TLSSocket;
 
+/** Bytes of one socket write while a batch is framed. */
+const CHUNK_BYTES = 256 * 1024;
+
+/** Writes `line` LF (RFC 6587 §3.4.2) at `off`, which has room; returns the end. */
+function frameLf(buf: Buffer, off: number, line: string): number {
+  const end = off + buf.write(line, off, 'utf8');
+  buf[end] = 0x0a;
+  return end + 1;
+}
+
+/**
+ * Writes the octet-counting frame `MSG-LEN SP line` (RFC 6587 §3.4.1) at `off`, which has room;
+ * returns the end. The line goes in first, after as many digits as its UTF-16 length has (its UTF-8
+ * length is at least that), and moves right in the rare case its octet count has more digits.
+ */
+function frameOctetCounted(buf: Buffer, off: number, line: string): number {
+  const guess = decimalDigits(line.length) + 1;
+  const n = buf.write(line, off + guess, 'utf8');
+  const prefix = String(n) + ' ';
+  if (prefix.length !== guess) buf.copyWithin(off + prefix.length, off + guess, off + guess + n);
+  buf.write(prefix, off, 'latin1');
+  return off + prefix.length + n;
+}
+
+function decimalDigits(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
+}
+
 class SyslogSink implements ConnectorSink {
   readonly #c: SyslogConfig;
   readonly #ctx: KindContext;
@@ -169,15 +202,16 @@ class SyslogSink implements ConnectorSink {
     if (this.#broken) this.#drop();
     const s = this.#stream ?? (this.#stream = await this.#connect());
     const lf = this.#transport === 'tcp' && this.#c.framing === 'lf';
-    // Frames gather as one string and become one Buffer per chunk: no Buffer per record (GC, copies).
-    let chunk = '';
+    // Frames are written straight into one Buffer per chunk: no Buffer, string copy or length scan per record.
+    let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    let off = 0;
     const flush = async (): Promise<void> => {
-      if (chunk === '') return;
-      const buf = Buffer.from(chunk, 'utf8');
-      chunk = '';
+      if (off === 0) return;
+      const out = buf.subarray(0, off);
+      off = 0;
       await new Promise<void>((resolve, reject) => {
         if (this.#broken) return reject(new Error('connection closed by the receiver'));
-        const ok = s.write(buf, (err) => (err ? reject(err) : undefined));
+        const ok = s.write(out, (err) => (err ? reject(err) : undefined));
         if (ok) resolve();
         else {
           const onDrain = (): void => {
@@ -195,8 +229,15 @@ class SyslogSink implements ConnectorSink {
     };
     for (const it of items) {
       if (signal.aborted) throw new Error('aborted');
-      chunk += lf ? it.line + '\n' : octetCountingPrefix(it.line) + it.line;
-      if (chunk.length >= 256 * 1024) await flush();
+      const line = it.line;
+      // 3 octets per UTF-16 unit bound the line; 11 more bound `MSG-LEN SP` (or the LF).
+      const room = line.length * 3 + 11;
+      if (off + room > buf.length) {
+        await flush();
+        // The socket may still hold the flushed bytes: the next chunk is a new Buffer.
+        buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+      }
+      off = lf ? frameLf(buf, off, line) : frameOctetCounted(buf, off, line);
     }
     await flush();
     // Every byte reached the kernel; the connection must still be open once the event loop had a turn.
