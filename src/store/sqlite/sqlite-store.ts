@@ -425,5 +425,6 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     'store opened',
   );
   const walSync = synchronous === 'full' ? new WalSync(`${file}-wal`) : undefined;
-  return new SqliteStore(db, log, sqlite, beginMode, { dataDir: config.dataDir, dbFile: file, synchronous, cacheMib, busyTimeoutMs }, walSync);
+  const files: SqliteFiles = { dataDir: config.dataDir, dbFile: file, synchronous, cacheMib, busyTimeoutMs };
+  return new SqliteStore(db, log, sqlite, beginMode, files, walSync);
 }
