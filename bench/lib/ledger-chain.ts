@@ -42,7 +42,7 @@ export async function generateChain(
         sigLength: s.sigLength,
         sigs: Buffer.from(s.sigs.buffer, s.sigs.byteOffset, s.sigs.byteLength),
       });
-      await store.sqliteTransaction!((db) => sqliteInsertRecords(db, tenant, records, prev));
+      await store.sqlite!.transaction((db) => sqliteInsertRecords(db, tenant, records, prev));
       progress(seq + n - 1);
     });
   }

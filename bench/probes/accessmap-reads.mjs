@@ -45,7 +45,7 @@ const figures = {
   'neighbors(agent)': await time(600, (i) => neighbors(store, tenant, { id: agents[(i * 7919) % agents.length], direction: 'both', limit: 100 })),
   'neighbors(resource)': await time(600, (i) => neighbors(store, tenant, { id: resources[(i * 7919) % resources.length], direction: 'both', limit: 100 })),
   'graph?resource_id': await time(600, (i) => listEdges(store, tenant, { resource_id: resources[(i * 104729) % resources.length], limit: 100 })),
-  reachability: await time(150, (i) => store.withTenant(tenant, (tx) => reachability(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx)), agents[(i * 104729) % agents.length], DEFAULT_BOUNDS))),
+  reachability: await time(150, (i) => store.withTenant(tenant, (tx) => reachability(storeGraphSource(tx, tenant, store.sqlite?.handle(tx)), agents[(i * 104729) % agents.length], DEFAULT_BOUNDS))),
 };
 console.log(`${root}: ` + Object.entries(figures).map(([k, t]) => `${k} p50 ${at(t, 0.5).toFixed(2)} p95 ${at(t, 0.95).toFixed(2)}`).join(' | '));
 await store.close();

@@ -379,7 +379,7 @@ export const scenario: Scenario = {
       const reach = await timeIt(100, async (i) => {
         const r = await store.withTenant(tenant, (tx) =>
           reachability(
-            storeGraphSource(tx, tenant, store.sqliteHandle?.(tx)),
+            storeGraphSource(tx, tenant, store.sqlite?.handle(tx)),
             agents[(i * 104729) % agents.length] as string,
             DEFAULT_BOUNDS,
           ),

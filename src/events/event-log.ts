@@ -89,6 +89,7 @@ function sqlitePrepared(db: SqliteHandle): SqliteEventStatements {
  * {@link appendEvents} on a SQLite connection inside its write transaction (prepared statements; the
  * ledger's commit, which is not a Kysely transaction). Sets each event's `sequence`.
  */
+// raw: bench ledger-append (the ledger's commit runs on the raw connection); appendEvents is the Kysely form.
 export function sqliteAppendEvents(db: SqliteHandle, events: readonly BusEvent[]): void {
   if (events.length === 0) return;
   const s = sqlitePrepared(db);

@@ -177,7 +177,7 @@ async function storeGroup(
       .where('batch_id', '=', batchId)
       .execute();
   if (jobs.length === 0) return { stored: [], committed: { waiting: 0 }, events: [] };
-  const db = store.sqliteHandle?.(tx);
+  const db = store.sqlite?.handle(tx);
   const existing = new Map<string, BatchRow>();
   for (const c of chunks(
     jobs.map((j) => j.batchId),

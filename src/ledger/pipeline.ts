@@ -312,9 +312,9 @@ export class LedgerPipeline {
     const store = this.opts.store;
     const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
     const events = b.pending.flatMap((p) => p.events ?? []);
-    if (store.sqliteCommit !== undefined) {
+    if (store.sqlite !== undefined) {
       // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
-      const { value, durable } = await store.sqliteCommit((db) => {
+      const { value, durable } = await store.sqlite.commit((db) => {
         const head = sqliteReadHead(db, tenant);
         // A head that does not name the last stored record was changed behind the ledger: sealing on
         // it would bake a false link into the chain, so the batch fails instead.

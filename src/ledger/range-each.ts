@@ -16,7 +16,7 @@ const readers = new WeakMap<SqlitePluckHandle, StoredRowVisitor>();
 
 /**
  * Visits the records of `tenant` with seq in [fromSeq, toSeq] ascending and returns how many there
- * were. `db` is the SQLite connection under `tx` (`store.sqliteHandle(tx)`), or undefined.
+ * were. `db` is the SQLite connection under `tx` (`store.sqlite.handle(tx)`), or undefined.
  */
 export async function eachInRange(
   tx: Tx,

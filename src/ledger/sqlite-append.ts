@@ -1,6 +1,6 @@
 /**
  * The append pipeline's SQLite fast path: prepared statements on the raw connection inside
- * `Store.sqliteTransaction`, one multi-row INSERT per {@link MULTI} records.
+ * `Store.sqlite.transaction`, one multi-row INSERT per {@link MULTI} records.
  */
 import type { SqliteHandle } from '../store/store-types.js';
 import type { AuditRecord } from './record.js';
@@ -43,13 +43,13 @@ function prepared(db: SqliteHandle): SqliteStatements {
   return s;
 }
 
-/** {@link readHead} on a raw SQLite connection inside `Store.sqliteTransaction`. */
+/** {@link readHead} on a raw SQLite connection inside `Store.sqlite.transaction`. */
 export function sqliteReadHead(db: SqliteHandle, tenant: string): ChainTail | null {
   const row = prepared(db).head.get(tenant) as { seq: number; hash: Buffer } | undefined;
   return row === undefined ? null : { seq: Number(row.seq), hash: row.hash.toString('hex') };
 }
 
-/** {@link assertHeadConsistent} on a raw SQLite connection inside `Store.sqliteTransaction`. */
+/** {@link assertHeadConsistent} on a raw SQLite connection inside `Store.sqlite.transaction`. */
 export function sqliteAssertHeadConsistent(db: SqliteHandle, tenant: string): void {
   const row = prepared(db).head.get(tenant) as { seq: number; hash: Buffer; chain: number } | undefined;
   if (row === undefined) return;
@@ -62,7 +62,7 @@ export function sqliteAssertHeadConsistent(db: SqliteHandle, tenant: string): vo
   if (problem !== null) throw new ChainHeadError(tenant, problem);
 }
 
-/** {@link insertRecords} on a raw SQLite connection inside `Store.sqliteTransaction`. */
+/** {@link insertRecords} on a raw SQLite connection inside `Store.sqlite.transaction`. */
 export function sqliteInsertRecords(db: SqliteHandle, tenant: string, records: readonly AuditRecord[], prev: ChainTail | null): void {
   if (records.length === 0) return;
   const s = prepared(db);

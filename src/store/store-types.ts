@@ -42,58 +42,63 @@ export interface Store {
   withTenant<T>(tenantId: string, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** releases the database; idempotent; later calls reject with `store_closed` */
   close(): Promise<void>;
-  /**
-   * SQLite only (absent on Postgres): run `fn` synchronously on the writer connection inside one
-   * `BEGIN IMMEDIATE` transaction (rolled back if it throws), serialised with every other
-   * transaction. Narrow on purpose: the ledger's batch commit, where per-row query building costs
-   * more than the insert itself (bench ledger-append).
-   */
-  sqliteTransaction?<T>(fn: (db: SqliteHandle) => T): Promise<T>;
-  /**
-   * SQLite only (absent on Postgres): `sqliteTransaction` that resolves as soon as the COMMIT has
-   * returned, with `durable`, which resolves once that commit is on disk (the WAL fsynced off the
-   * main thread, sqlite/wal-sync.ts). The caller must not acknowledge anything of the transaction
-   * before `durable` resolves; meanwhile it may start its next commit (the ledger pipeline does).
-   */
-  sqliteCommit?<T>(fn: (db: SqliteHandle) => T): Promise<{ value: T; durable: Promise<void> }>;
-  /**
-   * SQLite only (absent on Postgres): the connection under `tx` when `tx` is a transaction this store
-   * opened (`transaction`, `withTenant`), else undefined. For a hot path that runs inside its
-   * caller's transaction (accessmap's `ingestInTransaction` inside gRPC ingest) and so cannot open
-   * `sqliteTransaction`: statements run on the same connection, inside the same transaction.
-   */
-  sqliteHandle?(tx: Transaction<Database>): SqliteHandle | undefined;
-  /**
-   * SQLite only (absent on Postgres): background upkeep that must not hold up a caller's commit.
-   * Runs `fn` on the writer connection in a transaction of its own once no transaction has run or
-   * waited for `idleMs`, checking again every `idleMs` while the writer is busy; again after each
-   * run for as long as `fn` returns true. One pending run per `key` (a second call while one is
-   * pending is a no-op). A failing run is logged and dropped; a closed store drops it silently.
-   * Accessmap's recent level folds itself in slices this way (docs/accessmap.md).
-   */
-  whenWriterIdle?(key: string, idleMs: number, fn: (db: SqliteHandle) => boolean): void;
-  /**
-   * SQLite only (absent on Postgres): how to open the edge file for writing, for the access map's
-   * merge worker, the one connection that writes it (store/sqlite/edge-file.ts,
-   * modules/accessmap/merge-worker.ts). The store's own transactions never write that file.
-   */
-  readonly edgeWriter?: EdgeWriterConfig;
-  /** SQLite only: runs `fn` when the store closes, before its connection is closed (the merge worker's last merge). */
-  onClose?(fn: () => Promise<void>): void;
+  /** SQLite only, chosen at open (absent on Postgres): the writer connection's own capabilities. */
+  readonly sqlite?: SqliteWriter;
 }
 
 /**
- * What the access map's merge worker opens: the edge file, svc.db beside it (attached to read the recent level), and the store's settings.
+ * What a SQLite store offers beyond the contract: its one writer connection, for the few hot paths
+ * where per-row query building costs more than the write, and for upkeep that must not hold up a
+ * caller's commit; and the files and settings, for a module that keeps a file of its own beside svc.db.
  */
-export interface EdgeWriterConfig {
-  edgeFile: string;
+export interface SqliteWriter {
+  /**
+   * Runs `fn` synchronously on the writer connection inside one transaction that holds svc.db's
+   * write lock from its start (rolled back if it throws), serialised with every other transaction.
+   * Narrow on purpose: the ledger's batch commit (bench ledger-append).
+   */
+  transaction<T>(fn: (db: SqliteHandle) => T): Promise<T>;
+  /**
+   * `transaction` that resolves as soon as the COMMIT has returned, with `durable`, which resolves
+   * once that commit is on disk (the WAL fsynced off the main thread, sqlite/wal-sync.ts). The
+   * caller must not answer for anything of the transaction before `durable` resolves; meanwhile it
+   * may start its next commit (the ledger pipeline does).
+   */
+  commit<T>(fn: (db: SqliteHandle) => T): Promise<{ value: T; durable: Promise<void> }>;
+  /**
+   * The connection under `tx` when `tx` is a transaction this store opened (`transaction`,
+   * `withTenant`), else undefined. For a hot path that runs inside its caller's transaction (gRPC
+   * ingest) and so cannot open `transaction`: statements run on the same connection, inside the
+   * same transaction.
+   */
+  handle(tx: Transaction<Database>): SqliteHandle | undefined;
+  /**
+   * Background upkeep that must not hold up a caller's commit. Runs `fn` on the writer connection
+   * in a transaction of its own once no transaction has run or waited for `idleMs`, checking again
+   * every `idleMs` while the writer is busy; again after each run for as long as `fn` returns true.
+   * One pending run per `key` (a second call while one is pending is a no-op). A failing run is
+   * logged and dropped; a closed store drops it silently.
+   */
+  whenIdle(key: string, idleMs: number, fn: (db: SqliteHandle) => boolean): void;
+  /** Runs `fn` when the store closes, before its connection is closed (a module's worker finishing its last write). */
+  onClose(fn: () => Promise<void>): void;
+  /** The store's files and settings, for a connection of a module's own on a file beside svc.db. */
+  readonly files: SqliteFiles;
+}
+
+/** Where a SQLite store keeps its data and how it opened it. */
+export interface SqliteFiles {
+  /** the data directory (0700) */
+  dataDir: string;
+  /** `<dataDir>/svc.db` */
   dbFile: string;
-  synchronous: string;
+  /** the configured `synchronous` (the store runs svc.db itself at NORMAL and fsyncs the WAL off the main thread) */
+  synchronous: 'full' | 'normal';
   cacheMib: number;
   busyTimeoutMs: number;
 }
 
-/** The few better-sqlite3 calls `sqliteTransaction` callers use (prepared statements). */
+/** The few better-sqlite3 calls {@link SqliteWriter} callers use (prepared statements). */
 export interface SqliteHandle {
   prepare(source: string): SqliteStatement;
 }

@@ -61,7 +61,7 @@ for (const b of (await testStores()).filter((s) => s.backend === 'sqlite')) {
       'erases exactly the matched records across windows, the chain verifies, and after the checkpoint the WAL is empty and the string ' +
         'is in no file',
       async () => {
-        const file = ts.store.edgeWriter?.dbFile;
+        const file = ts.store.sqlite?.files.dbFile;
         assert.ok(file !== undefined, 'the SQLite store names its file');
         const scans: number[] = [];
         const offload: ErasureOffload = {

@@ -50,7 +50,7 @@ before(async () => {
   for (let from = 1; from <= N; from += 30) {
     const batch = sealBatch(tail, TENANT, drafts(from, from + 29), signer);
     const prev = tail;
-    await ts.store.sqliteTransaction!((h) => sqliteInsertRecords(h, TENANT, batch, prev));
+    await ts.store.sqlite!.transaction((h) => sqliteInsertRecords(h, TENANT, batch, prev));
     records.push(...batch);
     tail = headOf(batch);
   }

@@ -33,7 +33,7 @@ export async function ledgerItems(
   const encode = stored ?? ((r: AuditRecord) => enc.encodeRecord(r, opts));
   const out: SinkItem[] = [];
   const count = await store.withTenant(tenant, (tx) =>
-    eachInRange(tx, store.sqliteHandle?.(tx), tenant, from, to, (r, text) => {
+    eachInRange(tx, store.sqlite?.handle(tx), tenant, from, to, (r, text) => {
       if (skip.has(r.seq)) return;
       const line = detached(encode(r, opts, text));
       out.push({ line, id: `${tenant}:${r.seq}`, tenant, seq: r.seq, time: detached(r.occurred_at) });

@@ -15,7 +15,7 @@ export const forgetAgentEdges: RecordHookDecl = {
   async run({ store, tx, tenant, id }) {
     const numbered = await tx.selectFrom('agents').select('no').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
     if (numbered?.no == null) return;
-    const db = store.sqliteHandle?.(tx);
+    const db = store.sqlite?.handle(tx);
     if (db !== undefined) appendForget(db, tenant, id, Number(numbered.no), nowTimestamp());
     else await tx.deleteFrom('access_edges').where('tenant_id', '=', tenant).where('origin_no', '=', Number(numbered.no)).execute();
     await tx.updateTable('access_nodes').set({ parent_id: null }).where('tenant_id', '=', tenant).where('parent_id', '=', id).execute();

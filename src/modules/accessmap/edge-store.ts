@@ -106,7 +106,7 @@ type EdgeInsert = Required<Insertable<Database['access_edges']>>;
  * transaction never does). Postgres: one upsert of the whole batch; returns 0.
  */
 async function upsertObserved(store: Store, tx: Tx, rows: EdgeInsert[]): Promise<number> {
-  const db = store.sqliteHandle?.(tx);
+  const db = store.sqlite?.handle(tx);
   if (db !== undefined) {
     collectMerged(db);
     appendRecent(
@@ -156,7 +156,7 @@ async function resolveEnds(
   tenant: string,
   items: Array<{ origin: NodeSpec & { kind: OriginKind }; resource: NodeSpec }>,
 ): Promise<Array<{ origin: ResolvedNode; resource: ResolvedNode }>> {
-  const db = store.sqliteHandle?.(tx);
+  const db = store.sqlite?.handle(tx);
   // A kind outside the model would match none of the passes below and leave its origin unresolved.
   items.forEach((it, i) => {
     if (!(ORIGIN_KINDS as readonly string[]).includes(it.origin.kind))
@@ -358,7 +358,7 @@ export async function upsertGrants(store: Store, tenant: string, grants: GrantIn
         source: g.source,
       });
     });
-    const db = store.sqliteHandle?.(tx);
+    const db = store.sqlite?.handle(tx);
     if (db !== undefined) {
       appendGrants(
         db,
@@ -414,7 +414,7 @@ export async function revokeGrants(store: Store, tenant: string, grants: Array<O
       const e = ends[i] as { origin: ResolvedNode; resource: ResolvedNode };
       return { origin_no: e.origin.no, resource_no: e.resource.no, mode: g.mode };
     });
-    if (store.sqliteHandle?.(tx) !== undefined) {
+    if (store.sqlite?.handle(tx) !== undefined) {
       sqlite = true;
       return { accesses, edges: 0 };
     }

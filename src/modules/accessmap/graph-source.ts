@@ -184,6 +184,7 @@ async function accessesThroughBuilder(
  * walk probes the linking resources' index by number (`access_nodes_linking_no`, migration 13) and
  * answers the resource's id when it links (docs/accessmap.md "Queries").
  */
+// raw: bench accessmap (reachability p95); accessesThroughBuilder is the same walk on Postgres.
 function sqliteAccessRows(
   db: SqliteHandle,
   tenant: string,
@@ -224,7 +225,7 @@ const accessStatements = new WeakMap<SqliteHandle, { probe: SqliteStatement; wal
 
 /**
  * A GraphSource over one tenant inside an open transaction. On SQLite pass the transaction's
- * connection (`store.sqliteHandle(tx)`): the accesses a search walks are then read with a
+ * connection (`store.sqlite.handle(tx)`): the accesses a search walks are then read with a
  * statement prepared once (see `sqliteAccessRows`). Edges are sought by node number (migration
  * 10); the numbers of the ids a search asks about are looked up once and remembered for the
  * length of the source (numbers never change); the walk adds those of the linking resources it
@@ -385,7 +386,7 @@ export function storeGraphSource(tx: Transaction<Database>, tenant: string, db?:
  * (recent-edges.ts), so a search sees every observation committed before it began.
  */
 export async function withFoldedGraph<T>(store: Store, tenant: string, fn: (g: GraphSource) => Promise<T>): Promise<T> {
-  return withFolded(store, tenant, (tx) => fn(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx))));
+  return withFolded(store, tenant, (tx) => fn(storeGraphSource(tx, tenant, store.sqlite?.handle(tx))));
 }
 
 /**

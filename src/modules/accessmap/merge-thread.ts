@@ -4,12 +4,20 @@
  * Requests run one at a time, in the order they were made; each answers with its value and the
  * edge file's mark after it.
  */
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { EdgeWriterConfig, Store } from '../../store/store-types.js';
+import { EDGE_FILE_NAME } from '../../store/sqlite/edge-file.js';
+import type { SqliteFiles, SqliteWriter, Store } from '../../store/store-types.js';
 import type { RevokedAccess } from './model.js';
 
-/** What the worker opens, from the store (Store.edgeWriter). */
-export type MergeWorkerData = EdgeWriterConfig;
+/** What the worker opens: the edge file beside svc.db, svc.db (attached to read the recent level), and the store's settings. */
+export interface MergeWorkerData {
+  edgeFile: string;
+  dbFile: string;
+  synchronous: SqliteFiles['synchronous'];
+  cacheMib: number;
+  busyTimeoutMs: number;
+}
 
 export type MergeRequest =
   | { id: number; op: 'merge'; rows?: number }
@@ -112,17 +120,19 @@ export class MergeThread {
   }
 }
 
-const threads = new WeakMap<EdgeWriterConfig, MergeThread>();
+// Keyed by the store's writer capability, which every view of the store (`Object.create`) shares.
+const threads = new WeakMap<SqliteWriter, MergeThread>();
 
-/** The merge thread of a SQLite store whose edges live in the edge file; undefined elsewhere (Postgres). */
+/** The merge thread of a SQLite store, whose edges live in the edge file; undefined elsewhere (Postgres). */
 export function mergeThread(store: Store): MergeThread | undefined {
-  const config = store.edgeWriter;
-  if (config === undefined) return undefined;
-  let t = threads.get(config);
+  const sqlite = store.sqlite;
+  if (sqlite === undefined) return undefined;
+  let t = threads.get(sqlite);
   if (t === undefined) {
-    const thread = new MergeThread(config);
-    threads.set(config, thread);
-    store.onClose?.(() => thread.close());
+    const { dataDir, dbFile, synchronous, cacheMib, busyTimeoutMs } = sqlite.files;
+    const thread = new MergeThread({ edgeFile: join(dataDir, EDGE_FILE_NAME), dbFile, synchronous, cacheMib, busyTimeoutMs });
+    threads.set(sqlite, thread);
+    sqlite.onClose(() => thread.close());
     t = thread;
   }
   return t;

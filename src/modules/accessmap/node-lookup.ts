@@ -15,6 +15,7 @@ import { kindOfCode, lookupsOf, nodeCode, numberOfCode, type TenantNodes } from 
 type Tx = Transaction<Database>;
 
 /** The SQLite statements, by name (exported for the migration tests, which read their query plans). */
+// raw: bench accessmap (ingest edges/s); the builder forms below are the same lookups on Postgres.
 export const LOOKUPS = {
   nodesById: 'select n.id, n.kind, n.no from access_nodes n where n.tenant_id = ? and n.id in (select value from json_each(?))',
   nodesByRef:

@@ -249,7 +249,7 @@ export async function writeNodes(
     // One kind at a time: resolution and upsert are batched per kind.
     for (const kind of ['identity', 'session', 'resource'] as const) {
       const mine = nodes.filter((n) => n.kind === kind);
-      if (mine.length > 0) out.push(...(await upsertNodes(tx, tenant, kind, mine, store.sqliteHandle?.(tx))));
+      if (mine.length > 0) out.push(...(await upsertNodes(tx, tenant, kind, mine, store.sqlite?.handle(tx))));
     }
     return out;
   });

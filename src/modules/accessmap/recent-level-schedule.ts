@@ -19,22 +19,22 @@ const IDLE_MS = 1;
  */
 export function mergeInBackground(store: Store): Promise<void> | undefined {
   const thread = mergeThread(store);
-  if (thread === undefined || store.sqliteTransaction === undefined) return undefined;
+  if (thread === undefined || store.sqlite === undefined) return undefined;
   const wasBusy = thread.busy;
   const running = thread.background();
   if (wasBusy) return running.then(() => undefined);
-  return running.then(async ({ collect }) => void (collect ? await store.sqliteTransaction?.(collectMerged) : undefined));
+  return running.then(async ({ collect }) => void (collect ? await store.sqlite?.transaction(collectMerged) : undefined));
 }
 
 /**
  * Keeps the level short while ingest leaves the writer gaps: once `SLICE_ROWS` rows wait and the
- * writer has been idle for `IDLE_MS` (Store.whenWriterIdle), a merge starts on the worker
+ * writer has been idle for `IDLE_MS` (SqliteWriter.whenIdle), a merge starts on the worker
  * ({@link mergeInBackground}). Under back-to-back ingest the writer is never idle and the level
  * grows to `SERVICE_ACCESSMAP_MERGE_ROWS`, where ingest starts the merge itself (edge-store.ts).
  */
 export function foldWhenIdle(store: Store, waiting: number): void {
-  if (waiting < SLICE_ROWS || store.whenWriterIdle === undefined) return;
-  store.whenWriterIdle('accessmap.recent-level', IDLE_MS, () => {
+  if (waiting < SLICE_ROWS || store.sqlite === undefined) return;
+  store.sqlite.whenIdle('accessmap.recent-level', IDLE_MS, () => {
     mergeInBackground(store)?.catch(() => undefined);
     return false;
   });
@@ -48,10 +48,10 @@ export function foldWhenIdle(store: Store, waiting: number): void {
  */
 export async function foldRecent(store: Store): Promise<number> {
   const thread = mergeThread(store);
-  if (thread === undefined || store.sqliteTransaction === undefined) return 0;
+  if (thread === undefined || store.sqlite === undefined) return 0;
   const { mark, collect } = await thread.call({ op: 'merge' });
   // A read with nothing merged to remove takes no transaction of the writer's (it would queue behind ingest's).
-  if (collect) await store.sqliteTransaction(collectMerged);
+  if (collect) await store.sqlite.transaction(collectMerged);
   return mark;
 }
 
@@ -70,7 +70,7 @@ export async function withFolded<T>(store: Store, tenant: string, fn: (tx: Trans
     const need = await foldRecent(store);
     try {
       return await store.withTenant(tenant, async (tx) => {
-        const db = store.sqliteHandle?.(tx);
+        const db = store.sqlite?.handle(tx);
         if (db !== undefined && markOf(statements(db)) < need) throw new StaleEdges(`edge file snapshot older than mark ${need}`);
         return fn(tx);
       });
@@ -94,7 +94,7 @@ export async function mergeOnWorker(store: Store, rows?: number): Promise<number
 export async function revokeOnWorker(store: Store, tenant: string, accesses: RevokedAccess[], at: string): Promise<number> {
   const thread = mergeThread(store) as MergeThread;
   const { value, collect } = await thread.call({ op: 'revoke', tenant, accesses, at });
-  if (collect) await store.sqliteTransaction?.(collectMerged);
+  if (collect) await store.sqlite?.transaction(collectMerged);
   return value;
 }
 

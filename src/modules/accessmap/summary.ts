@@ -81,7 +81,7 @@ export async function attackPathSummary(
         tx,
       )
     ).rows[0];
-    const src = storeGraphSource(tx, tenant, store.sqliteHandle?.(tx));
+    const src = storeGraphSource(tx, tenant, store.sqlite?.handle(tx));
     const evaluated: Summary['escalation']['top'] = [];
     let withPaths = 0;
     for (const a of agents.slice(0, maxAgents)) {

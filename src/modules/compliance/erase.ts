@@ -158,7 +158,7 @@ export async function checkpointWal(dbFile: string): Promise<{ busy: boolean }> 
  * until backfilled, then TRUNCATE; erasure-scan.ts); what could not be done goes to `not_erased`.
  */
 export async function reclaimAfterErasure(store: Store, notErased: string[], offload?: ErasureOffload): Promise<void> {
-  const dbFile = store.edgeWriter?.dbFile;
+  const dbFile = store.sqlite?.files.dbFile;
   if (dbFile === undefined) {
     notErased.push(
       'postgres: the old row versions stay in the table files until `VACUUM (FULL)` of the affected tables (docs/compliance.md "The ' +

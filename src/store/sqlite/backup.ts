@@ -26,7 +26,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { EDGE_FILE_NAME, EDGE_SCHEMA, checkEdgeFile } from './edge-file.js';
+import { EDGE_FILE_NAME, EDGE_SCHEMA, checkEdgeFile, hasTable } from './edge-file.js';
 import { SVC_DB_LOCK } from './sqlite-dialect.js';
 import { SQLITE_FILE_NAME } from './sqlite-store.js';
 import { StoreError } from '../store-error.js';
@@ -140,10 +140,6 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
  */
 function backupSchema(db: BetterSqlite3.Database, schema: string, file: string): Promise<unknown> {
   return (db.backup as unknown as (file: string, options: { attached: string }) => Promise<unknown>).call(db, file, { attached: schema });
-}
-
-function hasTable(db: BetterSqlite3.Database, schema: string, name: string): boolean {
-  return db.prepare(`select 1 from ${schema}.sqlite_master where type = 'table' and name = ?`).get(name) !== undefined;
 }
 
 function filesUnder(dir: string): string[] {

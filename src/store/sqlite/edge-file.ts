@@ -49,7 +49,8 @@ export function attachEdgeFile(sqlite: BetterSqlite3.Database, dataDir: string, 
   return file;
 }
 
-const has = (sqlite: BetterSqlite3.Database, schema: string, table: string): boolean =>
+/** Whether `schema` (`main`, or an attached file) has `table`. */
+export const hasTable = (sqlite: BetterSqlite3.Database, schema: string, table: string): boolean =>
   sqlite.prepare(`select 1 from ${schema}.sqlite_master where type = 'table' and name = ?`).get(table) !== undefined;
 
 /**
@@ -58,14 +59,14 @@ const has = (sqlite: BetterSqlite3.Database, schema: string, table: string): boo
  * before anything reads edges. Returns whether svc.db records the move.
  */
 export function checkEdgeFile(sqlite: BetterSqlite3.Database, file: string): boolean {
-  if (!has(sqlite, 'main', 'access_edges_file')) return false;
+  if (!hasTable(sqlite, 'main', 'access_edges_file')) return false;
   const want = (sqlite.prepare('select file_id from main.access_edges_file').get() as { file_id: string } | undefined)?.file_id;
-  const got = has(sqlite, EDGE_SCHEMA, 'access_edges_merged')
+  const got = hasTable(sqlite, EDGE_SCHEMA, 'access_edges_merged')
     ? (sqlite.prepare(`select file_id from ${EDGE_SCHEMA}.access_edges_merged`).get() as { file_id: string } | undefined)?.file_id
     : undefined;
-  if (want !== undefined && got === want && has(sqlite, EDGE_SCHEMA, 'access_edges')) return true;
+  if (want !== undefined && got === want && hasTable(sqlite, EDGE_SCHEMA, 'access_edges')) return true;
   // svc.db still holding access_edges is a move cut short by a crash: relocateEdges copies it again.
-  if (has(sqlite, 'main', 'access_edges')) return true;
+  if (hasTable(sqlite, 'main', 'access_edges')) return true;
   throw new StoreError(
     'invalid_config',
     got === undefined
@@ -81,14 +82,14 @@ export function checkEdgeFile(sqlite: BetterSqlite3.Database, file: string): boo
  * undefined if there was nothing to move.
  */
 export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefined {
-  if (!has(sqlite, 'main', 'access_edges')) return undefined;
+  if (!hasTable(sqlite, 'main', 'access_edges')) return undefined;
   let moved: number | undefined;
   let step2: string | undefined;
   // 1. The edge file alone: copy (over whatever an interrupted move left there). IMMEDIATE: the
   // write locks up front, so another process migrating the same files is waited for (busy_timeout);
   // what it has moved meanwhile is then found moved.
   sqlite.transaction(() => {
-    if (!has(sqlite, 'main', 'access_edges')) return;
+    if (!hasTable(sqlite, 'main', 'access_edges')) return;
     const ddl = sqlite
       .prepare("select type, name, sql from main.sqlite_master where tbl_name = 'access_edges' and sql is not null")
       .all() as Array<{ type: string; name: string; sql: string }>;
@@ -108,7 +109,7 @@ export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefine
         ),
       );
     // The id svc.db already names (a file whose edges were moved back by hand), else a new one.
-    const fileId = has(sqlite, 'main', 'access_edges_file')
+    const fileId = hasTable(sqlite, 'main', 'access_edges_file')
       ? (sqlite.prepare('select file_id from main.access_edges_file').get() as { file_id: string } | undefined)?.file_id
       : randomUUID();
     if (fileId === undefined) throw new Error('access_edges_file: no row in svc.db');
@@ -144,7 +145,7 @@ export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefine
   // 2. svc.db alone: drop the old table, remember where the edges went.
   sqlite.transaction(() => {
     sqlite.exec('drop table main.access_edges');
-    if (!has(sqlite, 'main', 'access_edges_file')) {
+    if (!hasTable(sqlite, 'main', 'access_edges_file')) {
       sqlite.exec('create table main.access_edges_file (id integer primary key check (id = 1), file_id text not null) strict');
       sqlite.prepare('insert into main.access_edges_file (id, file_id) values (1, ?)').run(fileId);
     }
@@ -160,7 +161,7 @@ export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefine
  * edges have moved.
  */
 export function keepLevelAboveMark(sqlite: BetterSqlite3.Database): void {
-  if (!has(sqlite, EDGE_SCHEMA, 'access_edges_merged') || !has(sqlite, 'main', 'access_edges_recent')) return;
+  if (!hasTable(sqlite, EDGE_SCHEMA, 'access_edges_merged') || !hasTable(sqlite, 'main', 'access_edges_recent')) return;
   sqlite
     .transaction(() => {
       const mark = Number(

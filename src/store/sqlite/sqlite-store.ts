@@ -4,7 +4,16 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, type Transaction } from 'kysely';
 import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
 import type { Database, MigrationDatabase } from '../schema.js';
-import type { EdgeWriterConfig, SqliteHandle, Store, StoreCapabilities, StoreConfig, StoreLog, StoreReadiness } from '../store-types.js';
+import type {
+  SqliteFiles,
+  SqliteHandle,
+  SqliteWriter,
+  Store,
+  StoreCapabilities,
+  StoreConfig,
+  StoreLog,
+  StoreReadiness,
+} from '../store-types.js';
 import { StoreError } from '../store-error.js';
 import { assertTenantId } from '../tenant-id.js';
 import { currentIntentScope, withIntentMarker, type ChangeProbe, type IntentScope } from '../../ledger/audit-intent.js';
@@ -43,7 +52,7 @@ interface Job {
   early?: boolean;
 }
 
-/** Transactions a SqliteStore opened and has not finished: `sqliteHandle` answers only for these. */
+/** Transactions a SqliteStore opened and has not finished: `sqlite.handle` answers only for these. */
 const openTransactions = new WeakSet<Transaction<Database>>();
 
 /**
@@ -70,7 +79,7 @@ class SqliteStore implements Store {
   #closed = false;
   readonly #queue: Job[] = [];
   #draining = false;
-  /** `sqliteTransaction` calls running or waiting for the connection. */
+  /** `sqlite.transaction`/`sqlite.commit` calls running or waiting for the connection. */
   #direct = 0;
   /** When the writer last finished a transaction (performance.now()); its fsync included. */
   #lastWrite = 0;
@@ -83,22 +92,25 @@ class SqliteStore implements Store {
   /** Whether a transaction body changed rows: the connection's change counter (audit-intent.ts). */
   readonly #changes: ChangeProbe = {
     kind: 'counter',
-    read: () => Number((this.#totalChanges ??= this.sqlite.prepare('select total_changes()').pluck()).get()),
+    read: () => Number((this.#totalChanges ??= this.connection.prepare('select total_changes()').pluck()).get()),
   };
-  /** See Store.whenWriterIdle; a property, not a method, so a view of the store (`Object.create`) reaches the private state. */
-  readonly whenWriterIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => void;
-  /** Resolves once every commit so far is on disk (see the class comment); a property for views (`Object.create`). */
-  readonly durable: () => Promise<void>;
+  /**
+   * The writer's capabilities (SqliteWriter); built once here with the methods bound, so a view of
+   * the store (`Object.create(store)`) that callers hand on reaches the private state through it.
+   */
+  readonly sqlite: SqliteWriter;
+  /** Resolves once every commit so far is on disk (see the class comment). */
+  readonly #durable: () => Promise<void>;
 
   constructor(
     readonly db: Kysely<Database>,
     private readonly log: StoreLog,
-    private readonly sqlite: BetterSqlite3.Database,
+    private readonly connection: BetterSqlite3.Database,
     private readonly beginMode: BeginMode,
-    readonly edgeWriter: EdgeWriterConfig,
+    files: SqliteFiles,
     readonly walSync: WalSync | undefined,
   ) {
-    this.durable =
+    this.#durable =
       walSync === undefined
         ? () => Promise.resolve()
         : () => {
@@ -108,29 +120,38 @@ class SqliteStore implements Store {
               this.#lastWrite = performance.now();
             });
           };
-    this.whenWriterIdle = (key, idleMs, fn) => {
-      if (this.#closed || this.#idleWork.has(key)) return;
-      this.#idleWork.add(key);
-      const check = (): void => {
-        if (this.#closed) return void this.#idleWork.delete(key);
-        if (
-          this.#draining ||
-          this.#queue.length > 0 ||
-          this.#direct > 0 ||
-          this.#syncing > 0 ||
-          performance.now() - this.#lastWrite < idleMs
-        )
-          return void setTimeout(check, idleMs).unref();
-        this.sqliteTransaction(fn).then(
-          (again) => (again && !this.#closed ? void setTimeout(check, idleMs).unref() : void this.#idleWork.delete(key)),
-          (err: unknown) => {
-            this.#idleWork.delete(key);
-            if (!this.#closed) this.log.warn({ key, err: errorText(err) }, 'store idle work failed; it runs again when next scheduled');
-          },
-        );
-      };
-      setTimeout(check, idleMs).unref();
+    this.sqlite = Object.freeze({
+      transaction: <T>(fn: (db: SqliteHandle) => T) => this.#transaction(fn),
+      commit: <T>(fn: (db: SqliteHandle) => T) => this.#commit(fn),
+      handle: (tx: Transaction<Database>) => (openTransactions.has(tx) ? (this.connection as unknown as SqliteHandle) : undefined),
+      whenIdle: (key: string, idleMs: number, fn: (db: SqliteHandle) => boolean) => this.#whenIdle(key, idleMs, fn),
+      onClose: (fn: () => Promise<void>) => void this.#closers.push(fn),
+      files: Object.freeze({ ...files }),
+    });
+  }
+
+  #whenIdle(key: string, idleMs: number, fn: (db: SqliteHandle) => boolean): void {
+    if (this.#closed || this.#idleWork.has(key)) return;
+    this.#idleWork.add(key);
+    const check = (): void => {
+      if (this.#closed) return void this.#idleWork.delete(key);
+      if (
+        this.#draining ||
+        this.#queue.length > 0 ||
+        this.#direct > 0 ||
+        this.#syncing > 0 ||
+        performance.now() - this.#lastWrite < idleMs
+      )
+        return void setTimeout(check, idleMs).unref();
+      this.#transaction(fn).then(
+        (again) => (again && !this.#closed ? void setTimeout(check, idleMs).unref() : void this.#idleWork.delete(key)),
+        (err: unknown) => {
+          this.#idleWork.delete(key);
+          if (!this.#closed) this.log.warn({ key, err: errorText(err) }, 'store idle work failed; it runs again when next scheduled');
+        },
+      );
     };
+    setTimeout(check, idleMs).unref();
   }
 
   #open(): void {
@@ -147,7 +168,7 @@ class SqliteStore implements Store {
     });
     if (result.applied.length > 0) this.log.info({ applied: result.applied, current: result.current }, 'store migrations applied');
     // After the migrations, which build access_edges in svc.db: into the edge file (edge-file.ts).
-    const moved = await this.db.connection().execute(async () => relocateEdges(this.sqlite));
+    const moved = await this.db.connection().execute(async () => relocateEdges(this.connection));
     if (moved !== undefined) this.log.info({ rows: moved }, 'access map edges moved into the edge file');
     this.beginMode.svcDbOnly = true;
     return result;
@@ -262,7 +283,7 @@ class SqliteStore implements Store {
     // this one; the request's answer also waits for this fsync (scope.unsynced, serve/audit-scope.ts).
     // Nothing leaves the process before the fsync either way, and a crash in between leaves the
     // change with its marker, as before (audit-intent.ts).
-    const durable = this.durable();
+    const durable = this.#durable();
     let late = false;
     for (const job of members) {
       if (job.early === true && job.scope !== undefined) {
@@ -287,34 +308,30 @@ class SqliteStore implements Store {
     });
   }
 
-  // No private fields here: callers may hand on a view of the store (`Object.create(store)`).
-  sqliteHandle(tx: Transaction<Database>): SqliteHandle | undefined {
-    return openTransactions.has(tx) ? (this.sqlite as unknown as SqliteHandle) : undefined;
-  }
-
-  async sqliteTransaction<T>(fn: (db: SqliteHandle) => T): Promise<T> {
-    const { value, durable } = await this.sqliteCommit(fn);
+  async #transaction<T>(fn: (db: SqliteHandle) => T): Promise<T> {
+    const { value, durable } = await this.#commit(fn);
     await durable;
     return value;
   }
 
-  async sqliteCommit<T>(fn: (db: SqliteHandle) => T): Promise<{ value: T; durable: Promise<void> }> {
+  async #commit<T>(fn: (db: SqliteHandle) => T): Promise<{ value: T; durable: Promise<void> }> {
     this.#open();
     this.#direct++;
     try {
       // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
       // svc.db's write lock from the start (sqlite-dialect.ts BeginMode): IMMEDIATE, or once the
       // edges have moved, a no-op write to svc.db first, so the edge file's writer is not waited for.
+      const sqlite = this.connection;
       const value = await this.db.connection().execute(async () => {
-        if (!this.beginMode.svcDbOnly) return this.sqlite.transaction(() => fn(this.sqlite as unknown as SqliteHandle)).immediate();
-        return this.sqlite
+        if (!this.beginMode.svcDbOnly) return sqlite.transaction(() => fn(sqlite as unknown as SqliteHandle)).immediate();
+        return sqlite
           .transaction(() => {
-            (this.#svcDbLock ??= this.sqlite.prepare(SVC_DB_LOCK)).run();
-            return fn(this.sqlite as unknown as SqliteHandle);
+            (this.#svcDbLock ??= sqlite.prepare(SVC_DB_LOCK)).run();
+            return fn(sqlite as unknown as SqliteHandle);
           })
           .deferred();
       });
-      const durable = this.durable();
+      const durable = this.#durable();
       // The caller may drop it after a failure elsewhere; the rejection is theirs to see, not unhandled.
       durable.catch(() => undefined);
       return { value, durable };
@@ -322,10 +339,6 @@ class SqliteStore implements Store {
       this.#direct--;
       this.#lastWrite = performance.now();
     }
-  }
-
-  onClose(fn: () => Promise<void>): void {
-    this.#closers.push(fn);
   }
 
   async close(): Promise<void> {
@@ -370,7 +383,6 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   closeSync(openSync(file, 'a', 0o600));
   const sqlite = new BetterSqlite3(file, { timeout: busyTimeoutMs });
   const beginMode: BeginMode = { svcDbOnly: false };
-  let edgeFile = '';
   try {
     const mode = sqlite.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') {
@@ -392,7 +404,7 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     sqlite.pragma(`cache_size = -${cacheMib * 1024}`);
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
     // The access map's edges live in a file of their own beside svc.db (edge-file.ts).
-    edgeFile = attachEdgeFile(sqlite, config.dataDir, { synchronous, cacheMib });
+    const edgeFile = attachEdgeFile(sqlite, config.dataDir, { synchronous, cacheMib });
     beginMode.svcDbOnly = checkEdgeFile(sqlite, edgeFile);
     if (beginMode.svcDbOnly) keepLevelAboveMark(sqlite);
   } catch (err) {
@@ -413,5 +425,6 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     'store opened',
   );
   const walSync = synchronous === 'full' ? new WalSync(`${file}-wal`) : undefined;
-  return new SqliteStore(db, log, sqlite, beginMode, { edgeFile, dbFile: file, synchronous, cacheMib, busyTimeoutMs }, walSync);
+  const files: SqliteFiles = { dataDir: config.dataDir, dbFile: file, synchronous, cacheMib, busyTimeoutMs };
+  return new SqliteStore(db, log, sqlite, beginMode, files, walSync);
 }

@@ -120,7 +120,7 @@ for (const b of await testStores()) {
             const bounds = { maxDepth, maxNodes: 100_000, limit, budget };
             await h.store.withTenant(tenant, async (tx) => {
               // On SQLite the connection's own statements (what the routes use), else the query builder.
-              const src = storeGraphSource(tx, tenant, h.store.sqliteHandle?.(tx));
+              const src = storeGraphSource(tx, tenant, h.store.sqlite?.handle(tx));
               for (const a of g.nodes.filter((n) => n.kind === 'agent')) {
                 assert.deepEqual(await escalation(src, a.id, bounds), await escalation(mem, a.id, bounds));
                 assert.deepEqual(await reachability(src, a.id, bounds), await reachability(mem, a.id, bounds));

@@ -108,7 +108,7 @@ describe('sqlite: the linking set within SERVICE_ACCESSMAP_LINKING_IDS=3', () =>
 
   const search = (tenant: string, agent: string) =>
     h.store.withTenant(tenant, async (tx) => {
-      const db = h.store.sqliteHandle?.(tx);
+      const db = h.store.sqlite?.handle(tx);
       assert.ok(db);
       const set = linkingNodes(db, tenant);
       const r = await reachability(storeGraphSource(tx, tenant, db), agent);

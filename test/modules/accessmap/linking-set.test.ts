@@ -14,7 +14,7 @@ import { reachability } from '../../../src/modules/accessmap/attack-paths.js';
 import { storeGraphSource } from '../../../src/modules/accessmap/graph-source.js';
 import { linkingIdsFromEnv, linkingNodes } from '../../../src/modules/accessmap/linking-set.js';
 import { nowTimestamp } from '../../../src/ledger/time.js';
-import type { Store } from '../../../src/store/store.js';
+import type { SqliteHandle, Store } from '../../../src/store/store.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
 import { addTenant, agentRow, nodeNo } from '../../store/store-fixtures.js';
 
@@ -26,7 +26,7 @@ type Fact = [id: string, cls: Class, name: string, parent: string | null];
 
 /** The linking resources as a search inside a transaction of `tenant` sees them (id, class, name; sorted by id), or undefined. */
 function factsOf(store: Store, tx: Parameters<Parameters<Store['withTenant']>[1]>[0], tenant: string): Fact[] | undefined {
-  const db = store.sqliteHandle?.(tx) as NonNullable<ReturnType<NonNullable<Store['sqliteHandle']>>>;
+  const db = store.sqlite?.handle(tx) as SqliteHandle;
   const m = linkingNodes(db, tenant);
   if (m === undefined) return undefined;
   // Keyed by each node's number, as the connection reads it now.
@@ -270,7 +270,7 @@ describe('sqlite: the in-memory linking set follows every write', () => {
     });
     const reached = async () =>
       store.withTenant(tenant, async (tx) => {
-        const r = await reachability(storeGraphSource(tx, tenant, store.sqliteHandle?.(tx)), agent);
+        const r = await reachability(storeGraphSource(tx, tenant, store.sqlite?.handle(tx)), agent);
         return r.items.map((i) => i.resource.id).sort();
       });
     assert.deepEqual(await reached(), [config, secret].sort(), 'through the config the identity reads');

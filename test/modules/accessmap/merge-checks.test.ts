@@ -99,7 +99,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
   /** Writes one edge straight into access_edges through the store's own connection; `bad` breaks one CHECK. */
   const directInsert = (tenant: string, bad: { first_seen?: string; confidence?: string }): Promise<void> =>
     h.store.withTenant(tenant, async (tx) => {
-      const db = h.store.sqliteHandle?.(tx);
+      const db = h.store.sqlite?.handle(tx);
       assert.ok(db);
       db.prepare(
         `insert into access_edges (id, tenant_id, origin_kind, origin_id, origin_no, resource_id, resource_no, mode, observed_count, ` +
@@ -125,7 +125,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
     assert.doesNotThrow(() => assertMergeable(goodRow(tenant)));
     for (const [what, change] of BAD) {
       await h.store.withTenant(tenant, async (tx) => {
-        const db = h.store.sqliteHandle?.(tx);
+        const db = h.store.sqlite?.handle(tx);
         assert.ok(db);
         const before = waitingRows(db);
         const rows = [goodRow(tenant), { ...goodRow(tenant), ...change } as RecentRow, goodRow(tenant)];
@@ -141,7 +141,7 @@ describe('sqlite: access_edges CHECKs are checked on the way into the recent lev
     assert.equal(BAD_GRANT.length, 11, 'ids, kinds, numbers, mode, timestamp and source are all tried');
     for (const [what, change] of BAD_GRANT) {
       await h.store.withTenant(tenant, async (tx) => {
-        const db = h.store.sqliteHandle?.(tx);
+        const db = h.store.sqlite?.handle(tx);
         assert.ok(db);
         const before = waitingRows(db);
         const rows = [goodGrant(tenant), { ...goodGrant(tenant), ...change } as GrantRow, goodGrant(tenant)];

@@ -88,7 +88,7 @@ for (const b of await testStores()) {
         );
       }
       await h.store.withTenant(a, async (tx) => {
-        const src = storeGraphSource(tx, a, h.store.sqliteHandle?.(tx));
+        const src = storeGraphSource(tx, a, h.store.sqlite?.handle(tx));
         const reach = await reachability(src, agent.id);
         const text = JSON.stringify(reach);
         assert.ok(!text.includes(foreign) && !text.includes('other-tenants'), 'nothing of tenant B is named');

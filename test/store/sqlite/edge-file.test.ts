@@ -9,7 +9,7 @@ import { ingestObservations, upsertGrants, type Observation } from '../../../src
 import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { mergeOnWorker, waitingRows } from '../../../src/modules/accessmap/recent-edges.js';
 import { EDGE_FILE_NAME } from '../../../src/store/sqlite/edge-file.js';
-import type { Store } from '../../../src/store/store.js';
+import type { SqliteWriter } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
 import { undoEdgeFile } from '../../modules/accessmap/undo-migration-010.js';
 import { addTenant } from '../store-fixtures.js';
@@ -256,7 +256,7 @@ describe('sqlite: the edge file (access_edges beside svc.db)', { skip }, () => {
         `insert into access_edges_recent (${cols}) values (?, ?, 'identity', ?, 999101, ?, 999102, 'r', 1, ?, ?, 'high', 's', ?)`,
         [taken?.id, tenant, crypto.randomUUID(), crypto.randomUUID(), AT, AT, AT],
       );
-      const transaction = (h.store.sqliteTransaction as NonNullable<Store['sqliteTransaction']>).bind(h.store);
+      const transaction = (h.store.sqlite as SqliteWriter).transaction;
       await assert.rejects(mergeOnWorker(h.store), /UNIQUE constraint failed/);
       assert.equal(await markOf(h), mark);
       assert.deepEqual(await allEdges(h), edgesBefore, 'none of the 150 rows before the bad one was kept');

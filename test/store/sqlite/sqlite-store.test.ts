@@ -12,7 +12,7 @@ import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/sqlite-store.js';
 import { EDGE_FILE_NAME } from '../../../src/store/sqlite/edge-file.js';
 import { StoreError } from '../../../src/store/store-error.js';
-import { openStore } from '../../../src/store/store.js';
+import { openStore, type SqliteWriter } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../store-fixtures.js';
 import { SQLITE_MIGRATIONS } from '../../../src/store/sqlite/sqlite-migrations.js';
@@ -85,12 +85,12 @@ describe('sqlite: embedded store specifics', { skip }, () => {
         );
         assert.ok(wal.syncs > afterOne && wal.syncs - afterOne <= 50, `50 commits took ${wal.syncs - afterOne} fsyncs`);
         const beforeCommit = wal.syncs;
-        const { value, durable } = await (store.sqliteCommit as NonNullable<typeof store.sqliteCommit>)(
+        const { value, durable } = await (store.sqlite as SqliteWriter).commit(
           (db) => db.prepare('insert into fsync_probe values (99)').run().changes,
         );
         assert.equal(value, 1);
         await durable;
-        assert.ok(wal.syncs > beforeCommit, 'sqliteCommit: durable waits for an fsync');
+        assert.ok(wal.syncs > beforeCommit, 'sqlite.commit: durable waits for an fsync');
         assert.equal(Number(await pragma('foreign_keys')), 1);
         assert.equal(Number(await pragma('busy_timeout')), 5000);
       });
@@ -305,11 +305,11 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       assert.equal(seen, 'first');
     });
   });
-  it('whenWriterIdle: runs only after the writer has been idle, once per key, again while asked, never after close', async () => {
+  it('sqlite.whenIdle: runs only after the writer has been idle, once per key, again while asked, never after close', async () => {
     await withStore({}, async (h) => {
       await h.store.migrate();
       const store = h.store;
-      assert.ok(store.whenWriterIdle, 'the SQLite store offers idle work');
+      assert.ok(store.sqlite, 'the SQLite store offers idle work');
       // A writer kept busy: transactions back to back for ~60 ms; idle work waits for them.
       const busyUntil = performance.now() + 60;
       const busy = (async () => {
@@ -319,12 +319,12 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       let calls = 0;
       // A view of the store, as gRPC ingest hands accessmap (Object.create), schedules on the store itself.
       const view = Object.create(store) as typeof store;
-      view.whenWriterIdle?.('k', 5, (db) => {
+      view.sqlite?.whenIdle('k', 5, (db) => {
         runs.push(performance.now());
         db.prepare('select 1').get();
         return ++calls < 3; // three runs in all
       });
-      store.whenWriterIdle?.('k', 5, () => assert.fail('a second call for a pending key is a no-op'));
+      store.sqlite?.whenIdle('k', 5, () => assert.fail('a second call for a pending key is a no-op'));
       await busy;
       const end = performance.now();
       const deadline = Date.now() + 5_000;
@@ -335,16 +335,16 @@ describe('sqlite: embedded store specifics', { skip }, () => {
       assert.equal(calls, 3, 'no run after fn returned false');
       // A failing run is dropped (and logged); the key can be scheduled again.
       let again = false;
-      store.whenWriterIdle?.('k', 1, () => {
+      store.sqlite?.whenIdle('k', 1, () => {
         throw new Error('boom');
       });
       await new Promise((r) => setTimeout(r, 40));
-      store.whenWriterIdle?.('k', 1, () => ((again = true), false));
+      store.sqlite?.whenIdle('k', 1, () => ((again = true), false));
       await new Promise((r) => setTimeout(r, 40));
       assert.ok(again, 'scheduled again after a failure');
       // Closing drops pending work.
       let afterClose = false;
-      store.whenWriterIdle?.('late', 20, () => ((afterClose = true), false));
+      store.sqlite?.whenIdle('late', 20, () => ((afterClose = true), false));
       await store.close();
       await new Promise((r) => setTimeout(r, 60));
       assert.equal(afterClose, false);
