@@ -149,7 +149,8 @@ test('a deleted secret fails the connector closed and `connector health` exits 7
   assert.equal((await runSvc(['connector', 'rm', 'sys-cli', ...base, '-y'])).code, 0);
 });
 
-test('connector redeliver: a dead batch is requeued after the fix and arrives; exit 4 unknown, 5 not dead', { timeout: 120_000 }, async () => {
+const REDELIVER = 'connector redeliver: a dead batch is requeued after the fix and arrives; exit 4 unknown, 5 not dead';
+test(REDELIVER, { timeout: 120_000 }, async () => {
   // The receiver is broken: the file's directory is a regular file.
   mkdirSync(join(server.dataDir, 'out'), { recursive: true });
   const blocker = join(server.dataDir, 'out/cli-blocked');
