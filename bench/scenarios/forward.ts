@@ -12,7 +12,9 @@
  * warm-up. Between runs the harness waits until rsyslog has written everything it was sent.
  *
  * Not measured here: the delivery engine's bookkeeping (claiming and marking one `event_deliveries`
- * row per batch of 5,000) and a concurrent ingest load.
+ * row per batch of 5,000) and a concurrent ingest load; the sub-mode `forward-lag`
+ * (forward-lag.ts) runs the whole server, connector and engine included, under paced gRPC ingest
+ * and reports the forwarder's lag.
  */
 import { open, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';

@@ -22,7 +22,7 @@ import { rawEd25519Rate } from '../lib/raw-ed25519.js';
 import { cpuSeconds } from '../lib/proc.js';
 import type { BenchContext, Measurement, Scenario, ScenarioResult } from '../lib/types.js';
 
-const CLIENTS = 16;
+export const CLIENTS = 16;
 
 /** A positive integer knob from the environment. */
 function knob(name: string, fallback: number): number {
@@ -31,13 +31,13 @@ function knob(name: string, fallback: number): number {
   return v;
 }
 
-interface ClientRun {
+export interface ClientRun {
   accepted: number;
   latencies: number[];
 }
 
 /** What each client sends: `rate` > 0 paces the clients together at that many observations/s. */
-interface Shape {
+export interface Shape {
   batch: number;
   window: number;
   rate: number;
@@ -49,7 +49,7 @@ interface Shape {
  * per client), at most `window` unacked; a batch held back by the window waits in a backlog, and
  * its latency still counts from when it was due, so a slow server cannot hide queueing.
  */
-async function runClient(
+export async function runClient(
   addr: string,
   ca: Buffer,
   token: string,
@@ -145,7 +145,7 @@ async function rawSignRate(dataDir: string, seconds: number): Promise<{ rate: nu
 }
 
 
-function quantile(xs: number[], q: number): number {
+export function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 }

@@ -2,10 +2,11 @@
  * `svc connector set|ls|health|rm` the way users run them: the built binary against a real
  * `svc serve` over HTTPS (`-o json`). A filelog connector forwards the tenant's ledger and health
  * shows it caught up; a bad format is refused naming the accepted tokens; `rm` needs `-y` when stdin
- * is not a terminal; a connector whose secret was deleted makes `connector health` exit 7.
+ * is not a terminal; a connector whose secret was deleted makes `connector health` exit 7; `connector
+ * redeliver` requeues a batch that went dead while the receiver was broken (exit 4 unknown, 5 not dead).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setupAndLogin, startServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -146,4 +147,46 @@ test('a deleted secret fails the connector closed and `connector health` exits 7
   assert.match(text.stdout, /sys-cli\s+syslog\s+failed/);
   assert.ok(!text.stdout.includes('not-a-real-key'), 'the secret value never shows');
   assert.equal((await runSvc(['connector', 'rm', 'sys-cli', ...base, '-y'])).code, 0);
+});
+
+const REDELIVER = 'connector redeliver: a dead batch is requeued after the fix and arrives; exit 4 unknown, 5 not dead';
+test(REDELIVER, { timeout: 120_000 }, async () => {
+  // The receiver is broken: the file's directory is a regular file.
+  mkdirSync(join(server.dataDir, 'out'), { recursive: true });
+  const blocker = join(server.dataDir, 'out/cli-blocked');
+  writeFileSync(blocker, 'not a directory\n');
+  const set = await runSvc([
+    'connector', 'set', 'file-dead', ...base, '--kind', 'filelog', '--tenant', tenant, '--format', 'cef',
+    '--config', '{"path":"out/cli-blocked/ledger.cef"}', '--max-attempts', '2', '--initial-interval', '1', '-o', 'json',
+  ]);
+  assert.equal(set.code, 0, set.stderr);
+  const dead = await health('file-dead', (h) => h.dead_letters >= 1 && h.queued === 0);
+  assert.equal(dead.code, 0);
+
+  const unknown = await runSvc(['connector', 'redeliver', 'nope', ...base, '-y', '-o', 'json']);
+  assert.equal(unknown.code, 4, unknown.stderr);
+  const refused = await runSvc(['connector', 'redeliver', 'file-dead', ...base], { stdin: '' });
+  assert.notEqual(refused.code, 0, 'redelivering every dead batch needs -y when stdin is not a terminal');
+  assert.match(refused.stderr, /-y/);
+
+  rmSync(blocker);
+  const run = await runSvc(['connector', 'redeliver', 'file-dead', ...base, '-y', '-o', 'json']);
+  assert.equal(run.code, 0, run.stderr);
+  const out = jsonOut(run);
+  assert.equal(out.name, 'file-dead');
+  assert.equal(out.requeued.length, dead.item.dead_letters);
+  assert.ok(out.requeued.every((d: any) => d.status === 'queued' && d.attempts === 0 && d.from_seq >= 1));
+  const { item } = await health('file-dead', (h) => h.dead_letters === 0 && caughtUp(h));
+  const head = item.lanes.find((l: any) => l.source === 'ledger').head_seq as number;
+  const file = join(server.dataDir, 'out/cli-blocked/ledger.cef');
+  const seqs = [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean).map(seqOf))].sort((a, b) => a - b);
+  assert.deepEqual(seqs, Array.from({ length: head }, (_, i) => i + 1), 'the redelivered batch arrived');
+
+  const notDead = await runSvc(['connector', 'redeliver', 'file-dead', ...base, '--batch', out.requeued[0].id, '-o', 'json']);
+  assert.equal(notDead.code, 5, notDead.stderr + notDead.stdout);
+  assert.match(notDead.stderr, /only a dead batch can be redelivered/);
+  const none = await runSvc(['connector', 'redeliver', 'file-dead', ...base, '-y']);
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /connector file-dead has no dead batch/);
+  assert.equal((await runSvc(['connector', 'rm', 'file-dead', ...base, '-y'])).code, 0);
 });

@@ -9,6 +9,7 @@ import type { Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import { configChecker, type ConfigChecker } from './config-check.js';
 import { FormatTokenError, parseFormatToken } from '../../encoders/registry.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
@@ -24,6 +25,8 @@ export type MinSeverity = (typeof SEVERITIES)[number];
 export interface ConnectorSources {
   /** forward the audit ledger of the connector's tenant (or of every tenant) */
   ledger: boolean;
+  /** forward the system chain too (logins, tokens, users, connector changes): all-tenants connectors only */
+  system: boolean;
   /** forward these bus events (notifications, findings), at or above a severity; null: none */
   events: { types: string[]; min_severity: MinSeverity | null } | null;
 }
@@ -35,7 +38,7 @@ export interface ConnectorInput {
   format?: string;
   config: Record<string, unknown>;
   enabled?: boolean;
-  sources?: { ledger?: boolean; events?: { types: string[]; min_severity?: MinSeverity | null } | null };
+  sources?: { ledger?: boolean; system?: boolean; events?: { types: string[]; min_severity?: MinSeverity | null } | null };
   max_attempts?: number;
   initial_interval_s?: number;
 }
@@ -60,6 +63,12 @@ export interface ConnectorView {
 
 type Row = Database['connectors'];
 
+/** Stored sources; rows written before the system chain could be forwarded have no `system`. */
+function sourcesOf(text: string): ConnectorSources {
+  const s = JSON.parse(text) as Partial<ConnectorSources>;
+  return { ledger: s.ledger === true, system: s.system === true, events: s.events ?? null };
+}
+
 export function viewOf(r: Row): ConnectorView {
   return {
     id: r.id,
@@ -68,7 +77,7 @@ export function viewOf(r: Row): ConnectorView {
     tenant: r.scope_tenant_id,
     format: r.format,
     config: JSON.parse(r.config) as Record<string, unknown>,
-    sources: JSON.parse(r.sources) as ConnectorSources,
+    sources: sourcesOf(r.sources),
     enabled: Number(r.enabled) === 1,
     max_attempts: Number(r.max_attempts),
     initial_interval_s: Number(r.initial_interval_s),
@@ -167,9 +176,14 @@ export async function validateConnector(
   }
   const sources: ConnectorSources = {
     ledger: input.sources?.ledger ?? true,
+    system: input.sources?.system ?? false,
     events: ev ? { types: [...new Set(ev.types)].sort(), min_severity: ev.min_severity ?? null } : null,
   };
-  if (!sources.ledger && !sources.events) throw errors.badRequest('sources: a connector forwards the ledger, events, or both');
+  if (!sources.ledger && !sources.system && !sources.events)
+    throw errors.badRequest('sources: a connector forwards the ledger, the system chain, events, or a mix');
+  // The system chain is the whole server's (every tenant's logins and tokens): not for a connector of one tenant.
+  if (sources.system && tenant !== null)
+    throw errors.badRequest('sources.system forwards the system chain of the whole server: only on an all-tenants connector (tenant null)');
   return {
     name: input.name,
     kind: kind.kind,
@@ -207,6 +221,18 @@ export async function putConnector(
   });
 }
 
+/**
+ * The chains a connector's lanes may run on: every tenant (deleted ones too, with `all`) and the
+ * system chain, whose lane rows carry SYSTEM_TENANT as their tenant (migration 32).
+ */
+export async function laneTenants(store: Store, all: boolean): Promise<string[]> {
+  const rows = await store.transaction((tx) => {
+    const q = tx.selectFrom('tenants').select('id');
+    return (all ? q : q.where('deleted_at', 'is', null)).execute();
+  });
+  return [...rows.map((t) => t.id), SYSTEM_TENANT];
+}
+
 export async function listConnectors(store: Store): Promise<ConnectorView[]> {
   const rows = await store.transaction((tx) => tx.selectFrom('connectors').selectAll().orderBy('name').execute());
   return rows.map(viewOf);
@@ -221,8 +247,7 @@ export async function getConnector(store: Store, name: string): Promise<Connecto
 export async function deleteConnector(store: Store, name: string): Promise<ConnectorView | undefined> {
   const r = await store.transaction((tx) => tx.selectFrom('connectors').selectAll().where('name', '=', name).executeTakeFirst());
   if (!r) return undefined;
-  const tenants = await store.transaction((tx) => tx.selectFrom('tenants').select('id').execute());
-  for (const { id: tenant } of tenants) {
+  for (const tenant of await laneTenants(store, true)) {
     await store.withTenant(tenant, async (tx) => {
       const lanes = (
         await tx.selectFrom('connector_cursors').select('id').where('tenant_id', '=', tenant).where('connector_id', '=', r.id).execute()

@@ -4,9 +4,11 @@
  * (a deleted secret, an unknown kind or format: nothing is sent; the reason says why), `stopped`
  * (enabled but not running in this process: no runtime, or not loaded yet), `disabled` — with the
  * last success, the last error, the forwarder's lag (records and seconds, the largest over its
- * tenants), dead letters and records the receiver refused; and a summary.
+ * tenants and the system chain), dead letters and records the receiver refused; and a summary. The
+ * system chain's lane is listed with the system chain's id as its tenant.
  */
 import { readHead, readRange } from '../../ledger/ledger-store.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
 import type { Store } from '../../store/store.js';
 import { listConnectors, type ConnectorView } from './connector-store.js';
 import type { MetricsSource } from './metrics.js';
@@ -116,7 +118,8 @@ export async function connectorHealth(store: Store, runtime: ConnectorRuntime | 
   const items: ConnectorHealth[] = [];
   for (const conn of conns) {
     const lanes: LaneHealth[] = [];
-    for (const t of conn.tenant ? [conn.tenant] : tenants) lanes.push(...(await laneHealth(store, conn, t)));
+    const chains = conn.tenant ? [conn.tenant] : [...tenants, ...(conn.sources.system ? [SYSTEM_TENANT] : [])];
+    for (const t of chains) lanes.push(...(await laneHealth(store, conn, t)));
     const st = runtime?.state(conn.id);
     let state: ConnectorHealth['state'];
     if (!conn.enabled) state = 'disabled';

@@ -6,16 +6,27 @@
  */
 import { errors } from '../../contract/errors.js';
 import { route, type AnyRoute } from '../../contract/route.js';
-import { listDeliveries, type Delivery } from '../../events/delivery/delivery-store.js';
 import { reply } from '../../http/reply.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../serve/services.js';
-import { rangeOf } from './batches.js';
+import { connectorDeliveries, redeliverBatches } from './deliveries.js';
 import { deleteConnector, getConnector, listConnectors, putConnector, validateConnector, type ConnectorInput } from './connector-store.js';
 import { isDurable } from '../../events/event-types.js';
 import { connectorHealth } from './health.js';
-import { ConnectorIn, ConnectorOut, DeliveryOut, HealthOut, HealthQuery, ListQuery, NameQuery, TestIn, TestOut } from './schemas.js';
-import Type, { type Static } from 'typebox';
+import {
+  ConnectorIn,
+  ConnectorOut,
+  DeliveryOut,
+  HealthOut,
+  HealthQuery,
+  ListQuery,
+  NameQuery,
+  RedeliverIn,
+  RedeliverOut,
+  TestIn,
+  TestOut,
+} from './schemas.js';
+import Type from 'typebox';
 import { testDelivery } from './test-delivery.js';
 
 const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
@@ -23,45 +34,6 @@ const common = { stability: 'stable' as const, tags: ['console'], permission: 's
 function principalOf(ctx: { principal?: Principal }): Principal {
   if (!ctx.principal) throw errors.unauthenticated();
   return ctx.principal;
-}
-
-type DeliveryView = Static<typeof DeliveryOut>;
-
-/** The deliveries of a connector over all its lanes (the eventing listing shape, plus tenant and range). */
-async function connectorDeliveries(s: Services, connectorId: string, status: string | undefined, limit: number): Promise<DeliveryView[]> {
-  const tenants = (await s.store.transaction((tx) => tx.selectFrom('tenants').select('id').execute())).map((t) => t.id);
-  const out: DeliveryView[] = [];
-  for (const tenant of tenants) {
-    await s.store.withTenant(tenant, async (tx) => {
-      const lanes = await tx
-        .selectFrom('connector_cursors')
-        .select(['id', 'source'])
-        .where('tenant_id', '=', tenant)
-        .where('connector_id', '=', connectorId)
-        .execute();
-      for (const lane of lanes) {
-        const rows: Delivery[] = await listDeliveries(tx, tenant, { subscription_id: lane.id, limit, ...(status ? { status } : {}) });
-        const payloads = new Map(
-          (
-            await tx
-              .selectFrom('event_deliveries')
-              .select(['id', 'payload'])
-              .where('tenant_id', '=', tenant)
-              .where('id', 'in', rows.length ? rows.map((r) => r.id) : ['00000000-0000-0000-0000-000000000000'])
-              .execute()
-          ).map((p) => [p.id, p.payload]),
-        );
-        for (const r of rows) {
-          const p = payloads.get(r.id);
-          const range = p
-            ? rangeOf(JSON.parse(p) as Parameters<typeof rangeOf>[0])
-            : { source: lane.source, from: r.event_seq, to: r.event_seq };
-          out.push({ ...r, tenant, source: range.source, from_seq: range.from, to_seq: range.to });
-        }
-      }
-    });
-  }
-  return out.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit);
 }
 
 export const connectorRoutes: AnyRoute[] = [
@@ -86,7 +58,7 @@ export const connectorRoutes: AnyRoute[] = [
       if (!c) throw errors.notFound('connector');
       if (ctx.query.deliveries === undefined) return { items: [c] };
       const status = ctx.query.deliveries === 'all' ? undefined : ctx.query.deliveries;
-      return { items: [c], deliveries: await connectorDeliveries(s, c.id, status, ctx.query.limit ?? 50) };
+      return { items: [c], deliveries: await connectorDeliveries(s.store, c.id, status, ctx.query.limit ?? 50) };
     },
   }),
   route({
@@ -175,6 +147,39 @@ export const connectorRoutes: AnyRoute[] = [
       const out = await testDelivery(s.store, s.sealer, s.dataDir, s.build.version, c);
       await ctx.audit({ kind: 'connector', id: c.name }, { result: out.result, error: out.error });
       return out;
+    },
+  }),
+  route({
+    ...common,
+    method: 'POST',
+    path: '/v1/console/connectors/redeliver',
+    operationId: 'redeliverConnector',
+    summary: "Requeue a connector's dead delivery batches (one by batch_id, or all): attempts start over, seq ranges kept",
+    audit: 'connector.redeliver',
+    auditChain: 'system',
+    body: RedeliverIn,
+    response: RedeliverOut,
+    handler: async (ctx) => {
+      const p = principalOf(ctx);
+      const s = ctx.services;
+      const c = await getConnector(s.store, ctx.body.name);
+      if (!c) throw errors.notFound('connector');
+      const out = await redeliverBatches(s.store, c.id, ctx.body.batch_id);
+      if ('kind' in out) {
+        if (out.kind === 'not-dead')
+          throw errors.conflict(`only a dead batch can be redelivered; batch ${ctx.body.batch_id ?? ''} is ${out.status}`);
+        throw errors.notFound('delivery batch');
+      }
+      await ctx.audit(
+        { kind: 'connector', id: c.name },
+        {
+          batch_id: ctx.body.batch_id ?? null,
+          count: out.requeued.length,
+          batches: out.requeued.slice(0, 100).map((d) => ({ id: d.id, tenant: d.tenant, from_seq: d.from_seq, to_seq: d.to_seq })),
+        },
+      );
+      for (const chain of out.chains) s.connectors?.engine.wakeLanes(chain);
+      return { name: c.name, requeued: out.requeued };
     },
   }),
   route({

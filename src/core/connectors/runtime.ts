@@ -4,7 +4,8 @@
  * reference no longer resolves, whose kind or format is unknown, or whose sink cannot open is
  * `failed` with the reason and gets no lane at all (fails closed: nothing claimed, nothing sent);
  * the reload every few seconds brings it back once the cause is gone, from its durable cursor.
- * Lanes of one connector share one sink (one persistent connection), one batch at a time.
+ * Lanes of one connector share one sink (one persistent connection), one batch at a time. An
+ * all-tenants connector with `sources.system` has one more ledger lane over the system chain.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -15,6 +16,7 @@ import { lastSeq, readEvents } from '../../events/event-log.js';
 import { DeliveryEngine } from '../../events/delivery/engine.js';
 import type { Lane } from '../../events/delivery/target.js';
 import { readHead } from '../../ledger/ledger-store.js';
+import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import type { Sealer } from '../../secrets/sealing.js';
 import type { Store } from '../../store/store.js';
@@ -269,6 +271,12 @@ export class ConnectorRuntime implements TargetHost {
           lanes.push(this.#lane(conn, tenant, source, laneId));
           n++;
         }
+      }
+      // The system chain: one more ledger lane, its rows under the system chain's id (migration 32), RLS as for a tenant.
+      if (conn.sources.system && conn.tenant === null) {
+        const laneId = await store.withTenant(SYSTEM_TENANT, (tx) => ensureCursor(tx, SYSTEM_TENANT, conn.id, 'ledger'));
+        lanes.push(this.#lane(conn, SYSTEM_TENANT, 'ledger', laneId));
+        n++;
       }
       st.lanes = n;
     }

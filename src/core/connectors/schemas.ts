@@ -17,6 +17,9 @@ const Severity = Type.Union([
 export const SourcesIn = Type.Object(
   {
     ledger: Type.Optional(Type.Boolean({ description: 'forward the audit ledger (default true)' })),
+    system: Type.Optional(
+      Type.Boolean({ description: 'forward the system chain too (logins, tokens, users; default false; all-tenants connectors only)' }),
+    ),
     events: Type.Optional(
       Type.Union([
         Type.Object(
@@ -58,6 +61,7 @@ export const ConnectorOut = Type.Object(
     config: Opaque("the kind's settings"),
     sources: Type.Object({
       ledger: Type.Boolean(),
+      system: Type.Boolean(),
       events: Type.Union([
         Type.Object({ types: Type.Array(Type.String()), min_severity: Type.Union([Type.String(), Type.Null()]) }),
         Type.Null(),
@@ -119,6 +123,18 @@ export const ListQuery = Type.Object(
 );
 
 export const NameQuery = Type.Object({ name: Name }, { additionalProperties: false });
+
+export const RedeliverIn = Type.Object(
+  {
+    name: Name,
+    batch_id: Type.Optional(Uuid),
+  },
+  { additionalProperties: false, description: 'batch_id: one dead batch (a delivery id of the listing); absent: every dead batch' },
+);
+export const RedeliverOut = Type.Object(
+  { name: Type.String(), requeued: Type.Array(DeliveryOut, { description: 'the batches requeued, as they are now (queued, attempts 0)' }) },
+  { additionalProperties: false },
+);
 
 export const TestIn = Type.Object({ name: Name }, { additionalProperties: false });
 export const TestOut = Type.Object(

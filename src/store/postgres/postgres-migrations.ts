@@ -29,6 +29,7 @@ import { POSTGRES_MIGRATION_027_REPLICAS } from './migrations/postgres-027-repli
 import { POSTGRES_MIGRATION_029_LEDGER_ERASURE } from './migrations/postgres-029-ledger-erasure.js';
 import { POSTGRES_MIGRATION_030_EGRESS_FENCE } from './migrations/postgres-030-egress-fence.js';
 import { POSTGRES_MIGRATION_031_REPLICA_LIMITS } from './migrations/postgres-031-replica-limits.js';
+import { POSTGRES_MIGRATION_032_CONNECTOR_SYSTEM_LANE } from './migrations/postgres-032-connector-system-lane.js';
 import { POSTGRES_MIGRATION_026_CONNECTORS } from './migrations/postgres-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { tenantIsolationDdl } from './postgres-roles.js';
@@ -107,4 +108,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...POSTGRES_MIGRATION_026_CONNECTORS,
   ...POSTGRES_MIGRATION_030_EGRESS_FENCE,
   ...POSTGRES_MIGRATION_031_REPLICA_LIMITS,
+  ...POSTGRES_MIGRATION_032_CONNECTOR_SYSTEM_LANE,
 ];

@@ -29,6 +29,7 @@ import { SQLITE_MIGRATION_027_REPLICAS } from './migrations/sqlite-027-replicas.
 import { SQLITE_MIGRATION_029_LEDGER_ERASURE } from './migrations/sqlite-029-ledger-erasure.js';
 import { SQLITE_MIGRATION_030_EGRESS_FENCE } from './migrations/sqlite-030-egress-fence.js';
 import { SQLITE_MIGRATION_031_REPLICA_LIMITS } from './migrations/sqlite-031-replica-limits.js';
+import { SQLITE_MIGRATION_032_CONNECTOR_SYSTEM_LANE } from './migrations/sqlite-032-connector-system-lane.js';
 import { SQLITE_MIGRATION_026_CONNECTORS } from './migrations/sqlite-026-connectors.js';
 import type { MigrationDatabase } from '../schema.js';
 import { uuid, ts } from './sqlite-checks.js';
@@ -100,4 +101,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ...SQLITE_MIGRATION_026_CONNECTORS,
   ...SQLITE_MIGRATION_030_EGRESS_FENCE,
   ...SQLITE_MIGRATION_031_REPLICA_LIMITS,
+  ...SQLITE_MIGRATION_032_CONNECTOR_SYSTEM_LANE,
 ];

@@ -8,6 +8,9 @@
  * - a seq that appears twice (at-least-once: a batch written but not yet marked delivered) is the
  *   very same line both times;
  * - the deduplicated file verifies with `svc audit verify --file` against the tenant's pinned key.
+ * A second connector forwards the system chain (`sources.system`) into its own file while a writer
+ * reads the system chain over and over (each read appends an `audit.read` to it): after the restart that file too holds every
+ * system record up to the head, no gap, duplicates identical, and verifies.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,21 +19,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runSvc } from '../../cli/harness.js';
 import { setupAndLogin, startServer, type StartOptions, type TestServer } from '../../helpers/server.js';
+import { SYSTEM_TENANT } from '../../../src/ledger/record.js';
 import { createTempDatabase, pgTestDsn, type TempDatabase } from '../../helpers/pg.js';
 import { selectedBackends } from '../../helpers/stores.js';
 import { api, caughtUp, makeRecords, seqOf, waitHealth, type Api } from './helpers.js';
 
 const ADMIN = { email: 'root@example.test', password: 'correct horse battery staple' };
 const FILE = 'out/ledger.cef';
+const SYSTEM_FILE = 'out/system.cef';
 
-function lines(server: TestServer): string[] {
-  const file = path.join(server.dataDir, FILE);
+function lines(server: TestServer, name = FILE): string[] {
+  const file = path.join(server.dataDir, name);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n');
 }
 
 /** Writers append records while the forwarder runs; once the file holds forwarded lines, SIGKILL at a random moment. */
-async function writeAndKill(server: TestServer, inTenant: Api): Promise<number> {
+async function writeAndKill(server: TestServer, inTenant: Api, admin: Api): Promise<number> {
   let killed = false;
   let acked = 0;
   const worker = async (w: number): Promise<void> => {
@@ -56,7 +61,19 @@ async function writeAndKill(server: TestServer, inTenant: Api): Promise<number> 
     killed = true;
     server.child.kill('SIGKILL');
   })();
-  await Promise.all([trigger, ...Array.from({ length: 4 }, (_, w) => worker(w))]);
+  // System records meanwhile: each read of the system chain appends an audit.read to it.
+  const reads = async (): Promise<void> => {
+    while (!killed) {
+      try {
+        const r = await admin('GET', '/v1/audit/system?limit=1');
+        if (r.status !== 200) throw new Error(`system chain read answered ${r.status}: ${r.text}`);
+      } catch (err) {
+        if (killed) return;
+        throw err;
+      }
+    }
+  };
+  await Promise.all([trigger, reads(), ...Array.from({ length: 4 }, (_, w) => worker(w))]);
   await new Promise<void>((resolve) =>
     server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once('exit', () => resolve()),
   );
@@ -110,7 +127,18 @@ for (const c of cases) {
             initial_interval_s: 1,
           });
           assert.equal(put.status, 200, put.text);
-          acked = await writeAndKill(first, inTenant);
+          const sys = await admin('PUT', '/v1/console/connectors', {
+            name: 'system-kill',
+            kind: 'filelog',
+            tenant: null,
+            format: 'cef',
+            config: { path: SYSTEM_FILE },
+            sources: { ledger: false, system: true },
+            max_attempts: 20,
+            initial_interval_s: 1,
+          });
+          assert.equal(sys.status, 200, sys.text);
+          acked = await writeAndKill(first, inTenant, admin);
         } finally {
           await first.stop('SIGKILL');
         }
@@ -160,6 +188,31 @@ for (const c of cases) {
           const report = JSON.parse(run.stdout);
           assert.equal(report.chain?.ok ?? report.ok, true, run.stdout);
           assert.equal(report.signatures?.ok ?? report.ok, true, run.stdout);
+
+          const hs = await waitHealth(admin, 'system-kill', caughtUp, 120_000);
+          assert.deepEqual(hs.lanes.map((l: { tenant: string }) => l.tenant), [SYSTEM_TENANT]);
+          const sysHead = hs.lanes[0].head_seq as number;
+          const sysLines = lines(second, SYSTEM_FILE).filter((l) => l !== '');
+          const sysBySeq = new Map<number, string>();
+          for (const l of sysLines) {
+            const prev = sysBySeq.get(seqOf(l));
+            if (prev !== undefined) assert.equal(l, prev, 'a duplicate system record is the same line');
+            sysBySeq.set(seqOf(l), l);
+          }
+          const sysSeqs = [...sysBySeq.keys()].sort((a, b) => a - b);
+          assert.deepEqual(sysSeqs, Array.from({ length: sysHead }, (_, i) => i + 1), 'every system record up to the head, no gap');
+          assert.ok(sysLines.filter((l) => l.includes('|audit.read|')).length >= 2, 'the system chain reads of the writer arrived');
+          t.diagnostic(`${c.backend}: system chain head ${sysHead}, ${sysLines.length - sysHead} duplicates`);
+          const sysFile = path.join(dataDir, 'verify-system.cef');
+          writeFileSync(sysFile, sysSeqs.map((s) => sysBySeq.get(s)).join('\n') + '\n');
+          const sysRun = await runSvc(
+            ['audit', 'verify', '--file', sysFile, '--format', 'cef', '--tenant', SYSTEM_TENANT, '--pubkey', pubkey, '-o', 'json'],
+            { timeoutMs: 120_000 },
+          );
+          assert.equal(sysRun.code, 0, sysRun.stderr + sysRun.stdout);
+          const sysReport = JSON.parse(sysRun.stdout);
+          assert.equal(sysReport.chain?.ok ?? sysReport.ok, true, sysRun.stdout);
+          assert.equal(sysReport.signatures?.ok ?? sysReport.ok, true, sysRun.stdout);
         } finally {
           await second.stop();
         }

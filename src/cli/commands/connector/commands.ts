@@ -1,5 +1,5 @@
 /**
- * `svc connector ls|get|set|rm|test|health`: output connectors and the ledger forwarder
+ * `svc connector ls|get|set|rm|test|health|redeliver`: output connectors and the ledger forwarder
  * (`/v1/console/connectors`, `/v1/connectors/health`; docs/connectors.md). `set` takes the kind's
  * config as JSON from `--config` (inline) or `--config-file` (a file, or - for stdin); secret fields
  * hold `secret:<name>` references (store the value with `svc secrets set`), never values.
@@ -16,7 +16,7 @@ interface Connector {
   tenant: string | null;
   format: string;
   enabled: boolean;
-  sources: { ledger: boolean; events: { types: string[]; min_severity: string | null } | null };
+  sources: { ledger: boolean; system?: boolean; events: { types: string[]; min_severity: string | null } | null };
   secret_refs: string[];
   version: number;
   config: Record<string, unknown>;
@@ -40,6 +40,7 @@ interface Health {
 const sourcesText = (c: Connector): string =>
   [
     c.sources.ledger ? 'ledger' : '',
+    c.sources.system ? 'system' : '',
     c.sources.events
       ? `events(${c.sources.events.types.join(',')}${c.sources.events.min_severity ? `>=${c.sources.events.min_severity}` : ''})`
       : '',
@@ -128,6 +129,10 @@ export class ConnectorSetCommand extends ClientCommand {
         `$0 connector set siem --kind syslog --all-tenants --config '{"host":"siem.example.com","ca_file":"/etc/svc/siem-ca.pem"}'`,
       ],
       [
+        'The system chain (logins, tokens, users) as well as every tenant',
+        `$0 connector set siem --kind syslog --all-tenants --system --config '{"host":"siem.example.com"}'`,
+      ],
+      [
         'Findings of high severity and up into a file',
         `$0 connector set findings --kind filelog --tenant 0197… --no-ledger --events finding.reported,finding.updated ` +
           `--min-severity high --config '{"path":"/var/log/svc/findings.log"}'`,
@@ -141,6 +146,9 @@ export class ConnectorSetCommand extends ClientCommand {
   config = Option.String('--config', { description: 'the kind config as inline JSON' });
   configFile = Option.String('--config-file', { description: 'the kind config as JSON from a file (- for stdin)' });
   ledger = Option.Boolean('--ledger', true, { description: 'forward the audit ledger (default; --no-ledger to turn off)' });
+  system = Option.Boolean('--system', false, {
+    description: 'forward the system chain too (logins, tokens, users, connector changes); with --all-tenants only',
+  });
   events = Option.String('--events', { description: 'comma-separated event types to forward' });
   minSeverity = Option.String('--min-severity', { description: 'info, low, medium, high or critical (with --events)' });
   disabled = Option.Boolean('--disabled', false, { description: 'store it disabled' });
@@ -172,6 +180,7 @@ export class ConnectorSetCommand extends ClientCommand {
       enabled: !this.disabled,
       sources: {
         ledger: this.ledger,
+        ...(this.system ? { system: true } : {}),
         ...(this.events
           ? {
               events: {
@@ -269,5 +278,53 @@ export class ConnectorHealthCommand extends ClientCommand {
       ].join('\n'),
     );
     return res.summary['failed'] ? ExitCode.Degraded : ExitCode.OK;
+  }
+}
+
+interface Batch {
+  id: string;
+  tenant: string;
+  source: string;
+  from_seq: number;
+  to_seq: number;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+export class ConnectorRedeliverCommand extends ClientCommand {
+  static override paths = [['connector', 'redeliver']];
+  static override usage = BaseCommand.Usage({
+    category: 'Connectors',
+    description: "Requeue a connector's dead delivery batches (all, or one with --batch): attempts start over, seq ranges kept",
+    details:
+      'The batches go back to queued and are delivered again, lowest seq first on each lane; their records reach the receiver ' +
+      'after the later records that were delivered while they were dead (docs/connectors.md). Requeueing every dead batch ' +
+      'needs `-y` when stdin is not a terminal. Exit 4 for an unknown connector or batch, 5 when the batch is not dead.',
+    examples: [
+      ['Every dead batch of a connector', '$0 connector redeliver siem -y'],
+      ['One batch (an id of `connector get --deliveries dead`)', '$0 connector redeliver siem --batch 0197…'],
+    ],
+  });
+  name = Option.String({ name: 'name' });
+  batch = Option.String('--batch', { description: 'the id of one dead batch (default: every dead batch of the connector)' });
+  yes = yesOption();
+  async execute(): Promise<number> {
+    if (this.batch === undefined) await this.requireYes(this.yes, `redeliver every dead batch of connector ${this.name}`);
+    const body = { name: this.name, ...(this.batch === undefined ? {} : { batch_id: this.batch }) };
+    const res = (await this.withClient((c) => c.request('POST', '/v1/console/connectors/redeliver', { body }))).body as {
+      name: string;
+      requeued: Batch[];
+    };
+    this.emit(res, (r) =>
+      r.requeued.length === 0
+        ? `connector ${r.name} has no dead batch`
+        : [
+            `${r.requeued.length} batch(es) of connector ${r.name} requeued`,
+            'DELIVERY  TENANT  SOURCE  SEQS  STATUS  ATTEMPTS',
+            ...r.requeued.map((d) => `${d.id}  ${d.tenant}  ${d.source}  ${d.from_seq}-${d.to_seq}  ${d.status}  ${d.attempts}`),
+          ].join('\n'),
+    );
+    return ExitCode.OK;
   }
 }
