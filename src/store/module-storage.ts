@@ -5,7 +5,9 @@
  * not apply unambiguously (a duplicate or missing number, a step on one backend only, a table
  * declared twice) when it is built, so a bad registration stops the process at start.
  */
+import type { Transaction } from 'kysely';
 import type { Migration } from './migrations.js';
+import type { Database } from './schema.js';
 
 /** A privilege the Postgres app role may hold on a table. */
 export type Privilege = 'select' | 'insert' | 'update' | 'delete';
@@ -30,6 +32,14 @@ export interface ModuleStorage {
   migrations: { sqlite: readonly Migration[]; postgres: readonly Migration[] };
   /** sequences the app role draws from (`nextval`) */
   sequences?: readonly string[];
+}
+
+/**
+ * A module's typed view of a store transaction over its own table interfaces, so a new module needs
+ * no edit of schema.ts's `Database`: `ownTables<KitTables>(tx).insertInto('kit_notes')…`.
+ */
+export function ownTables<T>(tx: Transaction<Database>): Transaction<T> {
+  return tx as unknown as Transaction<T>;
 }
 
 /** Table declarations from an area's tenant and global name lists and its grants (src/store/schema-<area>.ts). */

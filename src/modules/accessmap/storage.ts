@@ -21,10 +21,16 @@ import { POSTGRES_MIGRATION_008_ACCESSMAP_KEYS } from '../../store/postgres/migr
 import { POSTGRES_MIGRATION_009_ACCESSMAP_LINKING } from '../../store/postgres/migrations/postgres-009-accessmap-linking.js';
 import { POSTGRES_MIGRATION_010_ACCESSMAP_NUMBERS } from '../../store/postgres/migrations/postgres-010-accessmap-numbers.js';
 import { POSTGRES_MIGRATION_011_ACCESSMAP_NUMBER_COVER } from '../../store/postgres/migrations/postgres-011-accessmap-number-cover.js';
-import { POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER } from '../../store/postgres/migrations/postgres-012-accessmap-drop-number-cover.js';
-import { POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS } from '../../store/postgres/migrations/postgres-013-accessmap-linking-numbers.js';
+import {
+  POSTGRES_MIGRATION_012_ACCESSMAP_DROP_NUMBER_COVER,
+} from '../../store/postgres/migrations/postgres-012-accessmap-drop-number-cover.js';
+import {
+  POSTGRES_MIGRATION_013_ACCESSMAP_LINKING_NUMBERS,
+} from '../../store/postgres/migrations/postgres-013-accessmap-linking-numbers.js';
 import { POSTGRES_MIGRATION_014_ACCESSMAP_EDGE_SEQ } from '../../store/postgres/migrations/postgres-014-accessmap-edge-seq.js';
-import { POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER } from '../../store/postgres/migrations/postgres-015-accessmap-node-lookup-cover.js';
+import {
+  POSTGRES_MIGRATION_015_ACCESSMAP_NODE_LOOKUP_COVER,
+} from '../../store/postgres/migrations/postgres-015-accessmap-node-lookup-cover.js';
 import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from '../../store/postgres/migrations/postgres-016-accessmap-level-ops.js';
 import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from '../../store/postgres/migrations/postgres-017-accessmap-level-seq.js';
 import { POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from '../../store/postgres/migrations/postgres-018-accessmap-node-epoch.js';
