@@ -9,6 +9,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import madge from 'madge';
 import { REPO_ROOT } from './helpers/server.js';
+import { allManifests } from '../src/routes.js';
+import { storage } from '../src/storage.js';
 
 const SRC = path.join(REPO_ROOT, 'src');
 
@@ -49,5 +51,25 @@ describe('architecture', () => {
   it('src has no import circles, type imports included', async () => {
     const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: path.join(REPO_ROOT, 'tsconfig.json') });
     assert.deepEqual(graph.circular(), []);
+  });
+  it('every migration file is registered by exactly one area, on its own backend', () => {
+    for (const backend of ['sqlite', 'postgres'] as const) {
+      const files = readdirSync(path.join(SRC, 'store', backend, 'migrations')).filter((f) => f.endsWith('.ts'));
+      const numbers = files.map((f) => Number(/^[a-z]+-(\d{3})-/.exec(f)?.[1])).sort((a, b) => a - b);
+      assert.deepEqual(numbers, storage[backend].map((m) => m.version), backend);
+    }
+    const owners = storage.sqlite.map((m) => storage.ownerOf(m.version));
+    assert.equal(owners.includes(undefined), false);
+  });
+
+  it('every module folder has an index.ts whose manifest src/routes.ts lists; the template is registered nowhere', () => {
+    const listed = new Set(allManifests().map((m) => m.name));
+    const folders = readdirSync(path.join(SRC, 'modules')).filter((d) => d !== '_template');
+    for (const d of folders) {
+      assert.equal(statSync(path.join(SRC, 'modules', d, 'index.ts')).isFile(), true, d);
+      assert.equal(listed.has(d), true, `${d} is not listed in src/routes.ts`);
+    }
+    const importers = sourceFiles(SRC).filter((f) => importsOf(f).some((i) => i.startsWith('modules/_template/')));
+    assert.deepEqual(importers.map((f) => path.relative(SRC, f)).filter((f) => !f.startsWith('modules/_template/')), []);
   });
 });

@@ -1,5 +1,5 @@
 import { Builtins, Cli } from 'clipanion';
-import type { BaseContext } from 'clipanion';
+import type { BaseContext, CommandClass } from 'clipanion';
 import { SvcCli, enclosingGroup, groupOf, suggestCommand } from './help.js';
 import { buildInfo } from '../build-info.js';
 import { errorDocument } from './client/base-command.js';
@@ -7,8 +7,8 @@ import { CliUsageError } from './client/errors.js';
 import { ExitCode } from './client/exit-codes.js';
 import { commands } from './commands/index.js';
 
-/** Builds the `svc` clipanion root with every command and the help/definitions built-ins. */
-export function buildCli(): SvcCli {
+/** Builds the `svc` clipanion root with every command (and `extra`: a test module's) and the help/definitions built-ins. */
+export function buildCli(extra: readonly CommandClass[] = []): SvcCli {
   const cli = new SvcCli({
     binaryName: 'svc',
     binaryLabel: 'svc: self-hosted control plane for enterprise AI agents',
@@ -18,7 +18,7 @@ export function buildCli(): SvcCli {
     // colours for any stream on a colour-capable TERM, pipes included.
     enableColors: colorDepth() > 1,
   });
-  for (const command of commands) cli.register(command);
+  for (const command of [...commands, ...extra]) cli.register(command);
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);
   // `svc --clipanion=definitions` dumps every command's metadata as JSON (source of docs/cli.md).
@@ -31,9 +31,9 @@ export function buildCli(): SvcCli {
  * and sets `process.exitCode`. A command line that does not parse (unknown command, unknown or
  * malformed flag, bad `-o` value) exits 2 (Usage), never clipanion's default 1.
  */
-export async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[], extra: readonly CommandClass[] = []): Promise<void> {
   quietOnClosedPipes(argv[0] === 'serve' || argv[0] === 'collector');
-  const cli = buildCli();
+  const cli = buildCli(extra);
   const context: BaseContext = { ...Cli.defaultContext, colorDepth: colorDepth() };
   if (argv.length === 0) {
     context.stderr.write(cli.usage(null, { colored: context.colorDepth > 1 }));

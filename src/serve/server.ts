@@ -8,7 +8,8 @@ import { buildInfo } from '../build-info.js';
 import { App } from '../http/app.js';
 import { listenHttp, loadUws, formatHostPort, type RunningHttp } from '../http/uws-adapter.js';
 import { startGrpc, type RunningGrpc } from '../grpc/server.js';
-import { allManifests, allRoutes, eventCatalog, recordHooks } from '../routes.js';
+import { allRoutes, composeManifests, eventCatalog, recordHooks } from '../routes.js';
+import type { ModuleManifest } from '../contract/manifest.js';
 import { EventBus } from '../events/bus.js';
 import { loadSealer } from '../secrets/sealing.js';
 import { listEdges } from '../modules/accessmap/index.js';
@@ -45,8 +46,12 @@ export interface RunningServer {
   shutdown(reason: string): Promise<void>;
 }
 
-/** Start everything or throw; on a throw, whatever was started is stopped again. */
-export async function startServer(config: ServeConfig, log: Logger): Promise<RunningServer> {
+/**
+ * Start everything or throw; on a throw, whatever was started is stopped again. `extra` manifests
+ * (a test's throwaway module) compose after the registered ones, their tables and migrations included.
+ */
+export async function startServer(config: ServeConfig, log: Logger, extra: readonly ModuleManifest[] = []): Promise<RunningServer> {
+  const manifests = composeManifests(extra);
   const build = buildInfo();
   const { engine } = loadUws();
   log.info({ version: build.version, commit: build.commit, node: build.node, fips: build.fips }, 'starting svc serve');
@@ -144,8 +149,8 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     metrics.setCryptoEngine(crypto.name);
     let draining = false;
     const grpcState: Services['grpc'] = { listening: false };
-    const routes = allRoutes();
-    const events = new EventBus({ catalog: eventCatalog(), log: log.child({ log: 'bus' }), registry: metrics.registry });
+    const routes = allRoutes(manifests);
+    const events = new EventBus({ catalog: eventCatalog(manifests), log: log.child({ log: 'bus' }), registry: metrics.registry });
     if (config.bus.kind === 'nats') {
       const nats = await (
         await import('../events/nats-binding.js')
@@ -187,7 +192,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
       grpc: grpcState,
       events,
       sealer: await loadSealer(config.dataDir),
-      hooks: recordHooks(),
+      hooks: recordHooks(manifests),
       openapi: openapiOf(routes),
       accessEdges: { listEdges: (tenant, filter) => listEdges(store, tenant, filter) },
       config,
@@ -226,7 +231,7 @@ export async function startServer(config: ServeConfig, log: Logger): Promise<Run
     // The demo estate (agents, graph, workspaces) in the demo tenant; loaded only when asked for.
     if (config.seedDemo) await (await import('./seed-demo.js')).seedDemoEstate(store, services.audit, log);
     // Modules' background work (bus subscribers, sweeps); stopped before the store closes.
-    for (const m of allManifests()) if (m.start) stops.push(m.start(services));
+    for (const m of manifests) if (m.start) stops.push(m.start(services));
     const authenticate = createAuthenticator();
     const app = new App({
       routes,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import Type from 'typebox';
 import { createSqliteTestStore, type TestStore } from '../helpers/stores.js';
 import { bootstrap, createHarness, userWithRole, type Harness } from './harness.js';
-import { identityRoutes } from '../../src/core/auth/identity-routes.js';
+import { identityRoutes } from '../helpers/identity-routes.js';
 import { route, type AnyRoute } from '../../src/contract/route.js';
 import type { PdpInput, PolicyDecisionPoint } from '../../src/auth/pdp.js';
 import { rateLimitFromEnv } from '../../src/auth/runtime.js';

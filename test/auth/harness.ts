@@ -13,7 +13,7 @@ import type { Services } from '../../src/serve/services.js';
 import type { Store } from '../../src/store/store.js';
 import { IdentityRuntime, type IdentityOptions } from '../../src/auth/runtime.js';
 import { createAuthenticator } from '../../src/auth/authenticator.js';
-import { identityRoutes } from '../../src/core/auth/identity-routes.js';
+import { identityRoutes } from '../helpers/identity-routes.js';
 import { healthRoutes } from '../../src/core/health/routes.js';
 import { startIdentity } from '../../src/core/setup/startup.js';
 import type { AnyRoute } from '../../src/contract/route.js';

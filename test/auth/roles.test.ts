@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { permissionCatalog, permissionRule, permissionsOf, roleAtLeast } from '../../src/auth/roles.js';
-import { identityRoutes } from '../../src/core/auth/identity-routes.js';
+import { identityRoutes } from '../helpers/identity-routes.js';
 
 test('roles: viewer < editor < admin < owner; minimum role per permission', () => {
   assert.ok(roleAtLeast('owner', 'viewer') && roleAtLeast('admin', 'admin') && !roleAtLeast('editor', 'admin'));

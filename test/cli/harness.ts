@@ -26,7 +26,7 @@ export type SvcRun = { code: number | null; stdout: string; stderr: string; elap
  */
 export function runSvc(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number; bin?: string } = {},
 ): Promise<SvcRun> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('SERVICE_') && value !== undefined) env[key] = value;
@@ -34,7 +34,7 @@ export function runSvc(
   Object.assign(env, { NO_COLOR: '1' }, options.env);
   const started = Date.now();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.bin ?? SVC_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -37,6 +37,8 @@ export interface TestServer {
 
 export interface StartOptions {
   args?: string[];
+  /** the launcher to run instead of bin/svc.js (a test module's server with its extra manifest) */
+  bin?: string;
   env?: Record<string, string>;
   dataDir?: string;
   insecure?: boolean;
@@ -48,7 +50,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const ownDir = opts.dataDir === undefined;
   const args = [
-    SVC_BIN,
+    opts.bin ?? SVC_BIN,
     'serve',
     '--data-dir',
     dataDir,

@@ -1,6 +1,7 @@
 /** `svc serve`: the control-plane engine (HTTPS REST + gRPC + web UI). */
 import { writeSync } from 'node:fs';
 import { Command, Option } from 'clipanion';
+import type { ModuleManifest } from '../../contract/manifest.js';
 import { ConfigError, resolveServeConfig, DEFAULTS } from '../../serve/config.js';
 
 export class ServeCommand extends Command {
@@ -63,6 +64,9 @@ export class ServeCommand extends Command {
   dsn = Option.String('--dsn', { description: 'Postgres connection string for --store postgres (SERVICE_DSN)' });
   logLevel = Option.String('--log-level', { description: 'fatal|error|warn|info|debug|trace|silent (SERVICE_LOG_LEVEL; default info)' });
 
+  /** manifests composed after the registered ones; empty for `svc serve` (a test's launcher subclass sets its module) */
+  protected readonly extraManifests: readonly ModuleManifest[] = [];
+
   override async execute(): Promise<number> {
     let config;
     try {
@@ -96,7 +100,7 @@ export class ServeCommand extends Command {
     const { log, flush } = createLogger(config.logLevel);
     let server;
     try {
-      server = await startServer(config, log);
+      server = await startServer(config, log, this.extraManifests);
       flush();
       this.context.stdout.write(readyBanner(server));
     } catch (err) {

@@ -10,7 +10,7 @@ import type { Database } from '../../store/schema.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';
 import type { Store } from '../../store/store-types.js';
-import { decodeCursor, pageOf } from './cursor.js';
+import { decodeCursor, pageOf } from '../../contract/cursor.js';
 import { assertTenantWritable, isUniqueViolation } from '../../http/request-scope.js';
 import type { RecordHooks } from '../../contract/record-hooks.js';
 

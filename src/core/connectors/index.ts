@@ -5,8 +5,13 @@ import { connectorRoutes } from './routes.js';
 import { sourcesRoutes } from './sources-routes.js';
 import { ConnectorRuntime } from './runtime.js';
 import { metricsSource } from './health.js';
+import { connectorsStorage } from './storage.js';
 
-export const connectorsManifest: ModuleManifest = { name: 'connectors', routes: [...connectorRoutes, ...sourcesRoutes] };
+export const connectorsManifest: ModuleManifest = {
+  name: 'connectors',
+  routes: [...connectorRoutes, ...sourcesRoutes],
+  storage: connectorsStorage,
+};
 
 /** Starts the connector runtime on `services.connectors`; returns its stop. */
 export async function startConnectors(s: Services): Promise<() => Promise<void>> {

@@ -11,7 +11,7 @@ import { newId } from '../../store/ids.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
-import { decodeCursor, pageOf } from '../agents/cursor.js';
+import { decodeCursor, pageOf } from '../../contract/cursor.js';
 import { assertTenantWritable } from '../../http/request-scope.js';
 import type { WorkspacesTable } from '../../store/schema-accessmap.js';
 

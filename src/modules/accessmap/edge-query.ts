@@ -15,7 +15,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
-import { decodeCursor, decodeSeqCursor, encodeCursor, encodeSeqCursor } from '../../core/agents/cursor.js';
+import { decodeCursor, decodeSeqCursor, encodeCursor, encodeSeqCursor } from '../../contract/cursor.js';
 import { confidencesAtLeast, type AccessEdge, type Confidence, type Mode, type OriginKind } from './model.js';
 import { chunks } from './node-store.js';
 import { numbersOf, tenantCheck } from './node-lookup.js';

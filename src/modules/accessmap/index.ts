@@ -1,16 +1,16 @@
 /**
- * The access map module: its manifest (routes, events, hooks) and the service other modules may
+ * The access map module: its manifest (routes, tables, hooks) and the service other modules may
  * call. Other modules import from this file only, never from the module's other files.
  */
 import type { ModuleManifest } from '../../contract/manifest.js';
-import { coreEvents } from '../../events/core-events.js';
 import { forgetAgentEdges } from './agent-forget.js';
-import { accessmapAreaRoutes } from './area-routes.js';
+import { accessmapRoutes } from './routes.js';
+import { accessmapStorage } from './storage.js';
 
 export const accessmapManifest: ModuleManifest = {
   name: 'accessmap',
-  routes: accessmapAreaRoutes,
-  events: coreEvents,
+  routes: accessmapRoutes,
+  storage: accessmapStorage,
   hooks: [forgetAgentEdges],
 };
 

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { errors } from '../../contract/errors.js';
 import type { Store } from '../../store/store-types.js';
-import { decodeSeqCursor, encodeSeqCursor } from '../../core/agents/cursor.js';
+import { decodeSeqCursor, encodeSeqCursor } from '../../contract/cursor.js';
 import { edgeSource, toEdge, type Page } from './edge-query.js';
 import type { AccessEdge, NodeKind } from './model.js';
 import { toView, type GraphNodeView } from './node-store.js';

@@ -5,5 +5,11 @@
 import type { ModuleManifest } from '../../contract/manifest.js';
 import { claudePolicyEvents } from './events.js';
 import { claudePolicyRoutes } from './routes.js';
+import { claudePolicyStorage } from './storage.js';
 
-export const claudePolicyManifest: ModuleManifest = { name: 'claude-policy', routes: claudePolicyRoutes, events: claudePolicyEvents };
+export const claudePolicyManifest: ModuleManifest = {
+  name: 'claude-policy',
+  routes: claudePolicyRoutes,
+  storage: claudePolicyStorage,
+  events: claudePolicyEvents,
+};

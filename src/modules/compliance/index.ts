@@ -3,10 +3,12 @@ import type { ModuleManifest } from '../../contract/manifest.js';
 import { complianceEvents } from './events.js';
 import { complianceHooks } from './hooks.js';
 import { complianceRoutes } from './routes.js';
+import { complianceStorage } from './storage.js';
 
 export const complianceManifest: ModuleManifest = {
   name: 'compliance',
   routes: complianceRoutes,
+  storage: complianceStorage,
   events: complianceEvents,
   hooks: complianceHooks,
 };

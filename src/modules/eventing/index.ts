@@ -4,10 +4,12 @@ import type { ModuleManifest } from '../../contract/manifest.js';
 import { consoleBusRoutes } from './console-route.js';
 import { egressRoutes } from './egress-routes.js';
 import { eventingRoutes } from './routes.js';
+import { eventingStorage } from './storage.js';
 
 export const eventingManifest: ModuleManifest = {
   name: 'eventing',
   routes: [...eventingRoutes, ...egressRoutes, ...consoleBusRoutes],
+  storage: eventingStorage,
   events: [
     {
       type: 'subscription.tested',

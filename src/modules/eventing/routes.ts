@@ -7,7 +7,7 @@ import { route, type AnyRoute } from '../../contract/route.js';
 import { errors } from '../../contract/errors.js';
 import { reply } from '../../http/reply.js';
 import { tenantOf } from '../../http/request-scope.js';
-import { decodeCursor, pageOf } from '../../core/agents/cursor.js';
+import { decodeCursor, pageOf } from '../../contract/cursor.js';
 import { cloudEvent, readEvents } from '../../events/event-log.js';
 import { isDurable } from '../../events/event-types.js';
 import { getDelivery, listDeliveries, queueDeliveries, recordFinished, redeliver } from '../../events/delivery/delivery-store.js';

@@ -4,10 +4,12 @@ import { approvalRoutes } from './approval-routes.js';
 import { governanceEvents } from './events.js';
 import { pdpRoutes } from './pdp-routes.js';
 import { pepRoutes } from './pep-routes.js';
+import { governanceStorage } from './storage.js';
 
 export const governanceManifest: ModuleManifest = {
   name: 'governance',
   routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes],
+  storage: governanceStorage,
   events: governanceEvents,
 };
 

@@ -5,7 +5,7 @@
  */
 import type { Selectable, Transaction } from 'kysely';
 import { errors } from '../../contract/errors.js';
-import { decodeCursor, pageOf } from '../../core/agents/cursor.js';
+import { decodeCursor, pageOf } from '../../contract/cursor.js';
 import { assertTenantWritable } from '../../http/request-scope.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { newId } from '../../store/ids.js';

@@ -3,5 +3,14 @@ import type { ModuleManifest } from '../../contract/manifest.js';
 import { securityEvents } from './events.js';
 import { securityRoutes } from './routes.js';
 import { startSecurity } from './runner.js';
+import { securityStorage } from './storage.js';
 
-export const securityManifest: ModuleManifest = { name: 'security', routes: securityRoutes, events: securityEvents, start: startSecurity };
+export const securityManifest: ModuleManifest = {
+  name: 'security',
+  routes: securityRoutes,
+  storage: securityStorage,
+  events: securityEvents,
+  // The detectors re-run when the graph or the agents change (runner.ts).
+  consumes: ['edge.observed', 'agent.created', 'agent.deleted'],
+  start: startSecurity,
+};

@@ -1,18 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { Database, MigrationDatabase } from '../schema.js';
+import type { MigrationDatabase } from '../schema.js';
 import { StoreError } from '../store-error.js';
-import { IDENTITY_APP_ROLE_GRANTS } from '../schema-identity.js';
-import { ACCESSMAP_APP_ROLE_GRANTS } from '../schema-accessmap.js';
-import { WEBAUTHN_APP_ROLE_GRANTS } from '../schema-webauthn.js';
-import { INGEST_APP_ROLE_GRANTS } from '../schema-ingest.js';
-import { GOVERNANCE_APP_ROLE_GRANTS } from '../schema-governance.js';
-import { SECURITY_APP_ROLE_GRANTS } from '../schema-security.js';
-import { EVENTING_APP_ROLE_GRANTS } from '../schema-eventing.js';
-import { CONSOLE_APP_ROLE_GRANTS } from '../schema-console.js';
-import { COMPLIANCE_APP_ROLE_GRANTS } from '../schema-compliance.js';
-import { CLAUDE_POLICY_APP_ROLE_GRANTS } from '../schema-claude-policy.js';
-import { REPLICA_APP_ROLE_GRANTS } from '../schema-replicas.js';
-import { CONNECTOR_APP_ROLE_GRANTS } from '../schema-connectors.js';
 
 /** Role the service switches to in every transaction unless `SERVICE_PG_APP_ROLE` names another. */
 export const DEFAULT_APP_ROLE = 'svc_app';
@@ -23,38 +11,6 @@ export const TENANT_POLICY = 'tenant_isolation';
 // A plain lowercase identifier: the name is spliced into DDL (DO blocks take no parameters),
 // so anything that would need quoting is refused rather than escaped.
 const ROLE_RE = /^[a-z_][a-z0-9_]{0,62}$/;
-
-type Privilege = 'select' | 'insert' | 'update' | 'delete';
-
-/**
- * What the app role may do per table. `tenants` has no DELETE: tenants are soft-deleted
- * (`deleted_at`) so their audit chain stays verifiable. A new table must be listed here.
- */
-export const APP_ROLE_GRANTS: Readonly<Record<keyof Database, readonly Privilege[]>> = {
-  tenants: ['select', 'insert', 'update'],
-  agents: ['select', 'insert', 'update', 'delete'],
-  // Append-only ledger: no UPDATE/DELETE on records (triggers block them too); heads only move forward.
-  audit_records: ['select', 'insert'],
-  audit_heads: ['select', 'insert', 'update'],
-  // Markers live for one request: written with a change, deleted with its audit record.
-  audit_intents: ['select', 'insert', 'delete'],
-  // Identity tables are global (credentials resolve before a tenant is bound): schema-identity.ts.
-  ...IDENTITY_APP_ROLE_GRANTS,
-  ...ACCESSMAP_APP_ROLE_GRANTS,
-  ...WEBAUTHN_APP_ROLE_GRANTS,
-  ...INGEST_APP_ROLE_GRANTS,
-  ...GOVERNANCE_APP_ROLE_GRANTS,
-  ...SECURITY_APP_ROLE_GRANTS,
-  ...EVENTING_APP_ROLE_GRANTS,
-  ...CONSOLE_APP_ROLE_GRANTS,
-  ...COMPLIANCE_APP_ROLE_GRANTS,
-  ...CLAUDE_POLICY_APP_ROLE_GRANTS,
-  ...REPLICA_APP_ROLE_GRANTS,
-  ...CONNECTOR_APP_ROLE_GRANTS,
-};
-
-/** Sequences the app role draws from (nextval); a new one must be listed here. */
-export const APP_ROLE_SEQUENCES = ['access_node_no_seq'] as const;
 
 /** The app role from config, then `SERVICE_PG_APP_ROLE`, then `svc_app`; refuses names that need quoting. */
 export function resolveAppRole(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -108,13 +64,20 @@ export async function ensureAppRole(tx: Transaction<MigrationDatabase>, role: st
   }
 }
 
-/** Grants the app role exactly `APP_ROLE_GRANTS`; idempotent, so it also repairs a renamed role. */
-export async function grantAppRole(tx: Transaction<MigrationDatabase>, role: string): Promise<void> {
-  for (const [table, privileges] of Object.entries(APP_ROLE_GRANTS)) {
+/**
+ * Grants the app role exactly `grants` (table → privileges, folded from the areas' table declarations:
+ * postgres-migrations.ts) and `sequences`; idempotent, so it also repairs a renamed role.
+ */
+export async function grantAppRole(
+  tx: Transaction<MigrationDatabase>,
+  role: string,
+  grants: Readonly<Record<string, readonly string[]>>,
+  sequences: readonly string[],
+): Promise<void> {
+  for (const [table, privileges] of Object.entries(grants)) {
     await sql.raw(`grant ${privileges.join(', ')} on table ${table} to "${role}"`).execute(tx);
   }
-  // Node numbers (migration 10): the column default of agents.no and access_nodes.no, and ingest's blocks.
-  for (const seq of APP_ROLE_SEQUENCES) await sql.raw(`grant usage on sequence ${seq} to "${role}"`).execute(tx);
+  for (const seq of sequences) await sql.raw(`grant usage on sequence ${seq} to "${role}"`).execute(tx);
 }
 
 /** Refuses to run unless every table with a tenant_id column is forced under `tenant_isolation` and the app role cannot bypass it. */

@@ -9,7 +9,7 @@ import { withIntentMarker, type ChangeProbe } from '../../ledger/audit-intent.js
 
 /** Whether a body wrote: Postgres's transaction id, assigned at the first write (audit-intent.ts). */
 const XID_PROBE: ChangeProbe = { kind: 'xid' };
-import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { appRoleGrants, appRoleSequences, POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 import { ensureAppRole, grantAppRole, resolveAppRole, verifyIsolation } from './postgres-roles.js';
 
 const CAPABILITIES: StoreCapabilities = Object.freeze({
@@ -60,7 +60,7 @@ class PostgresStore implements Store {
       },
       finish: async (tx) => {
         await ensureAppRole(tx, role);
-        await grantAppRole(tx, role);
+        await grantAppRole(tx, role, appRoleGrants(), appRoleSequences());
         await verifyIsolation(tx, role);
       },
     });

@@ -7,7 +7,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
 import { bootstrap, createHarness, identityCounts, type Harness } from '../../auth/harness.js';
-import { identityRoutes } from '../../../src/core/auth/identity-routes.js';
+import { identityRoutes } from '../../helpers/identity-routes.js';
 import { PUBLIC, type AnyRoute } from '../../../src/contract/route.js';
 import { SYSTEM_TENANT } from '../../../src/ledger/record.js';
 

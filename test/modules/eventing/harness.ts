@@ -17,7 +17,7 @@ import type { Services } from '../../../src/serve/services.js';
 import type { Store } from '../../../src/store/store.js';
 import { IdentityRuntime } from '../../../src/auth/runtime.js';
 import { createAuthenticator } from '../../../src/auth/authenticator.js';
-import { identityRoutes } from '../../../src/core/auth/identity-routes.js';
+import { identityRoutes } from '../../helpers/identity-routes.js';
 import { healthRoutes } from '../../../src/core/health/routes.js';
 import { agentRoutes } from '../../../src/core/agents/routes.js';
 import { accessmapRoutes } from '../../../src/modules/accessmap/routes.js';

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { APP_ROLE_GRANTS, DEFAULT_APP_ROLE, resolveAppRole, TENANT_POLICY } from '../../../src/store/postgres/postgres-roles.js';
+import { DEFAULT_APP_ROLE, resolveAppRole, TENANT_POLICY } from '../../../src/store/postgres/postgres-roles.js';
 import { TENANT_TABLES } from '../../../src/store/schema.js';
 import { openStore, type StoreLog } from '../../../src/store/store.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { createTempDatabase, dsnFor, pgQuery, pgTestDsn, randomName } from '../../helpers/pg.js';
 import { createPostgresTestStore, selectedBackends } from '../../helpers/stores.js';
 import { addAgents, addTenant } from '../store-fixtures.js';
-import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/postgres-migrations.js';
+import { appRoleGrants, POSTGRES_MIGRATIONS } from '../../../src/store/postgres/postgres-migrations.js';
 
 const target = selectedBackends().has('postgres')
   ? await pgTestDsn()
@@ -46,7 +46,7 @@ describe('postgres: roles and row-level security', { skip: target.skip ?? false 
       }
       const grants = await h.admin.query<{ table_name: string; privilege_type: string }>(
         `select table_name, privilege_type from information_schema.role_table_grants where grantee = $1 order by 1, 2`, [DEFAULT_APP_ROLE]);
-      const expected = Object.entries(APP_ROLE_GRANTS).flatMap(([t, ps]) =>
+      const expected = Object.entries(appRoleGrants()).flatMap(([t, ps]) =>
         ps.map((p) => ({ table_name: t, privilege_type: p.toUpperCase() })),
       );
       assert.deepEqual(grants, expected.sort((x, y) => (x.table_name + x.privilege_type).localeCompare(y.table_name + y.privilege_type)));

@@ -4,7 +4,7 @@
  * client pages sort after the rows it already has: nothing present for the whole walk is skipped
  * or served twice (test/modules/accessmap/cursor-property.test.ts).
  */
-import { errors } from '../../contract/errors.js';
+import { errors } from './errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PREFIX = 'k1.';

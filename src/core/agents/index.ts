@@ -1,0 +1,13 @@
+/** Agents of a tenant: routes, the tenants and agents tables, and the core event types (src/events/core-events.ts). */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { agentRoutes } from './routes.js';
+import { agentsStorage } from './storage.js';
+import { coreEvents } from '../../events/core-events.js';
+
+export const agentsManifest: ModuleManifest = {
+  name: 'agents',
+  routes: agentRoutes,
+  storage: agentsStorage,
+  // Declared together (agent, workspace, token, user, edge): the catalog lists them first, as before.
+  events: coreEvents,
+};

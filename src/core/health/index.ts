@@ -1,0 +1,5 @@
+/** Liveness, readiness and metrics: routes only, no tables. */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { healthRoutes } from './routes.js';
+
+export const healthManifest: ModuleManifest = { name: 'health', routes: healthRoutes };

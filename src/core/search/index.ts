@@ -1,0 +1,5 @@
+/** Search across a tenant's agents and workspaces. */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { searchRoutes } from './routes.js';
+
+export const searchManifest: ModuleManifest = { name: 'search', routes: searchRoutes };

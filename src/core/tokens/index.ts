@@ -1,0 +1,5 @@
+/** API tokens: issue, list, rotate, revoke (rows in the identity tables of the auth area). */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { tokenRoutes } from './routes.js';
+
+export const tokensManifest: ModuleManifest = { name: 'tokens', routes: tokenRoutes };

@@ -1,0 +1,5 @@
+/** Users of the deployment (rows in the identity tables of the auth area). */
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { userRoutes } from './routes.js';
+
+export const usersManifest: ModuleManifest = { name: 'users', routes: userRoutes };

@@ -1,0 +1,14 @@
+/** Approvals, their decisions and signed policy revisions. */
+import { tablesOf, type ModuleStorage } from '../../store/module-storage.js';
+import { GOVERNANCE_APP_ROLE_GRANTS, GOVERNANCE_GLOBAL_TABLES, GOVERNANCE_TENANT_TABLES } from '../../store/schema-governance.js';
+import { SQLITE_MIGRATION_022_GOVERNANCE } from '../../store/sqlite/migrations/sqlite-022-governance.js';
+import { POSTGRES_MIGRATION_022_GOVERNANCE } from '../../store/postgres/migrations/postgres-022-governance.js';
+
+export const governanceStorage: ModuleStorage = {
+  name: 'governance',
+  tables: tablesOf(GOVERNANCE_TENANT_TABLES, GOVERNANCE_GLOBAL_TABLES, GOVERNANCE_APP_ROLE_GRANTS),
+  migrations: {
+    sqlite: [...SQLITE_MIGRATION_022_GOVERNANCE],
+    postgres: [...POSTGRES_MIGRATION_022_GOVERNANCE],
+  },
+};
