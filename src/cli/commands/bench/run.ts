@@ -77,7 +77,7 @@ export class BenchRunCommand extends ClientCommand {
     const durationMs = parseDuration(this.duration);
     if (durationMs === undefined || durationMs <= 0 || durationMs > LIMITS.maxDurationMs)
       throw new CliError(ExitCode.Usage, 'usage', `--duration must be a duration up to 300s, got ${JSON.stringify(this.duration)}`);
-    const warmupMs = parseDuration(this.warmup);
+    const warmupMs = /^0+(ms|s)?$/.test(this.warmup) ? 0 : parseDuration(this.warmup);
     if (warmupMs === undefined || warmupMs < 0 || warmupMs > 60_000)
       throw new CliError(ExitCode.Usage, 'usage', `--warmup must be a duration up to 60s, got ${JSON.stringify(this.warmup)}`);
     const scenario = this.scenario as BenchScenario;
