@@ -60,6 +60,7 @@ export type FigureName =
   | 'ledger_bytes_per_record'
   | 'accessmap_bytes_per_edge'
   | 'export_records_per_sec'
+  | 'forward_records_per_sec'
   | 'idle_rss_mib';
 
 export type Figures = Partial<Record<FigureName, Figure>>;
@@ -74,13 +75,22 @@ export interface ResultFile {
   raw: Array<{ target: string; path: string; requestsPerSec: number; detail?: Record<string, unknown> }>;
 }
 
-/** Extracts the figures the plan needs from the latest result file of each scenario. */
-export function figuresFrom(latest: Map<string, { file: string; result: ResultFile }>): Figures {
+/**
+ * Extracts the figures the plan needs. `results` maps a scenario to its result files, oldest first
+ * (`npm run bench` files and `svc bench -o json` files alike): each figure comes from the newest file
+ * that has it, so a `svc bench ledger-append --store postgres` run does not hide an earlier SQLite figure.
+ */
+export function figuresFrom(results: Map<string, Array<{ file: string; result: ResultFile }>>): Figures {
   const f: Figures = {};
+  for (const [scenario, files] of results) for (const one of files) figuresOf(scenario, one, f);
+  return f;
+}
+
+function figuresOf(scenario: string, one: { file: string; result: ResultFile }, f: Figures): void {
   const put = (name: FigureName, value: unknown, unit: string, source: string): void => {
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) f[name] = { value, unit, source, measured: true };
   };
-  const get = (s: string) => latest.get(s);
+  const get = (s: string): { file: string; result: ResultFile } | undefined => (s === scenario ? one : undefined);
   const ingest = get('ingest');
   if (ingest) put('ingest_observations_per_sec', ingest.result.raw[0]?.requestsPerSec, 'observations/s', ingest.file);
   const aw = get('audited-write');
@@ -108,7 +118,11 @@ export function figuresFrom(latest: Map<string, { file: string; result: ResultFi
     put('export_records_per_sec', cef?.requestsPerSec, 'records/s (CEF)', exp.file);
     put('idle_rss_mib', cef?.detail?.idleRssMiB, 'MiB (idle server RSS)', exp.file);
   }
-  return f;
+  const fwd = get('forward');
+  if (fwd) {
+    const syslog = fwd.result.raw.find((m) => m.target === 'forward-syslog-tls');
+    put('forward_records_per_sec', syslog?.requestsPerSec, 'records/s (ledger forwarder into syslog over TLS)', fwd.file);
+  }
 }
 
 export interface PlanAnswer {
@@ -157,7 +171,7 @@ export function plan(p: Profile, f: Figures): PlanAnswer {
     observations: p.observations_per_sec > 0 ? p.observations_per_sec / v('ingest_observations_per_sec') : 0,
     policy_decisions: p.policy_decisions_per_sec > 0 ? p.policy_decisions_per_sec / v('pep_decisions_per_sec') : 0,
     exports: p.exports_per_day > 0 ? (p.exports_per_day * p.records_per_day) / (v('export_records_per_sec') * 86_400) : 0,
-    siem_forwarding: p.siem_forwarding ? recordsPerSecPeak / v('export_records_per_sec') : 0,
+    siem_forwarding: p.siem_forwarding ? recordsPerSecPeak / (f.forward_records_per_sec ?? (f.export_records_per_sec as Figure)).value : 0,
   };
   const utilisation = Object.values(breakdown).reduce((a, b) => a + b, 0);
   const ledgerPeak = recordsPerSecPeak + p.policy_decisions_per_sec;
@@ -201,7 +215,9 @@ export function plan(p: Profile, f: Figures): PlanAnswer {
   const extrapolated = [
     `peak factor ${peak} on records/day (assumed, set peak_factor in the profile)`,
     'CPU share = sum of asked rate ÷ measured rate per kind of work (assumes the kinds of work cost the same mixed as alone)',
-    'each export covers one day of records; SIEM forwarding costs as much CPU per record as an export',
+    f.forward_records_per_sec && p.siem_forwarding
+      ? 'each export covers one day of records; SIEM forwarding at the measured forwarder rate (syslog over TLS) alone on the host'
+      : 'each export covers one day of records; SIEM forwarding costs as much CPU per record as an export',
     'disk: measured bytes per record and per edge times the profile counts; SQLite WAL is bounded by its checkpoints and not counted ' +
       'per record',
     'memory: idle RSS + a page cache holding the whole access map, + 25 %',

@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option } from 'clipanion';
 import { BaseCommand } from '../../client/base-command.js';
@@ -22,8 +22,10 @@ export class BenchPlanCommand extends BaseCommand {
       \`edges\`, \`records_per_day\`, \`retention_days\`, \`exports_per_day\`, \`siem_forwarding\`
       (true/false), \`policy_decisions_per_sec\` and optionally \`peak_factor\` (default 3).
 
-      The figures are read from the latest result file of each scenario in \`--results\` (default: the
-      package's bench/results): ingest, audited-write, pep, ledger-append, accessmap-layout, export.
+      Each figure is read from the newest result file that has it in \`--results\` (default: the
+      package's bench/results): ingest, audited-write, pep, ledger-append, accessmap-layout, export,
+      forward. \`npm run bench\` files (<scenario>-<stamp>.json) and \`svc bench -o json\` output saved as
+      svc-bench-<scenario>-<stamp>.json both count; \`--result FILE\` adds one file whose figures win.
       The answer says whether one node with SQLite fits, the CPU share and headroom, memory, disk per
       day and for the retention, and otherwise Postgres with how many replicas; it lists which
       figures were measured (with their files) and what was extrapolated. See docs/sizing.md.
@@ -35,6 +37,9 @@ export class BenchPlanCommand extends BaseCommand {
 
   profile = Option.String('--profile', { required: true, description: 'Profile file, JSON or YAML' });
   results = Option.String('--results', { description: 'Directory of result files (default: bench/results of the package)' });
+  result = Option.Array('--result', [], {
+    description: 'A result file (npm run bench, or svc bench -o json) to use beyond the directory; its figures win (repeatable)',
+  });
 
   async execute(): Promise<number> {
     let text: string;
@@ -51,7 +56,7 @@ export class BenchPlanCommand extends BaseCommand {
       throw new CliError(ExitCode.Usage, 'bad_profile', `${this.profile}: ${(err as Error).message}`);
     }
     const dir = this.results ?? DEFAULT_RESULTS;
-    const latest = await latestResults(dir);
+    const latest = await allResults(dir, this.result);
     let answer: PlanAnswer;
     try {
       answer = plan(profile, figuresFrom(latest));
@@ -70,23 +75,42 @@ export class BenchPlanCommand extends BaseCommand {
   }
 }
 
-/** The newest result file of each scenario (file names end in -YYYYMMDD-HHMMSS.json). */
-export async function latestResults(dir: string): Promise<Map<string, { file: string; result: ResultFile }>> {
+/**
+ * Every result file in `dir` (`<scenario>-YYYYMMDD-HHMMSS.json` of `npm run bench`, or
+ * `svc-bench-<scenario>-YYYYMMDD-HHMMSS.json` of `svc bench -o json`) then the `extra` files, by
+ * scenario, oldest first: `figuresFrom` takes each figure from the newest file that has it.
+ */
+export async function allResults(dir: string, extra: string[] = []): Promise<Map<string, Array<{ file: string; result: ResultFile }>>> {
+  const stamp = /-(\d{8}-\d{6})\.json$/;
   let files: string[];
   try {
-    files = (await readdir(dir)).filter((f) => /-\d{8}-\d{6}\.json$/.test(f)).sort();
+    files = (await readdir(dir)).filter((f) => stamp.test(f));
   } catch (err) {
     throw new CliError(ExitCode.Indeterminate, 'figures_missing', `cannot read the results directory ${dir}: ${(err as Error).message}`);
   }
-  const out = new Map<string, { file: string; result: ResultFile }>();
+  files.sort((a, b) => (stamp.exec(a)?.[1] ?? '').localeCompare(stamp.exec(b)?.[1] ?? '') || a.localeCompare(b));
+  const out = new Map<string, Array<{ file: string; result: ResultFile }>>();
+  const add = (scenario: string, file: string, result: ResultFile): void => {
+    if (!Array.isArray(result.raw)) return;
+    out.set(scenario, [...(out.get(scenario) ?? []), { file, result }]);
+  };
   for (const f of files) {
-    const scenario = f.replace(/-\d{8}-\d{6}\.json$/, '');
     try {
-      const result = JSON.parse(await readFile(join(dir, f), 'utf8')) as ResultFile;
-      if (Array.isArray(result.raw)) out.set(scenario, { file: f, result });
+      add(f.replace(stamp, '').replace(/^svc-bench-/, ''), f, JSON.parse(await readFile(join(dir, f), 'utf8')) as ResultFile);
     } catch {
       // not a result file
     }
+  }
+  for (const path of extra) {
+    let result: ResultFile;
+    try {
+      result = JSON.parse(await readFile(path, 'utf8')) as ResultFile;
+    } catch (err) {
+      throw new CliError(ExitCode.Usage, 'usage', `--result ${path}: not a result file (${(err as Error).message})`);
+    }
+    if (!Array.isArray(result.raw) || typeof result.scenario !== 'string')
+      throw new CliError(ExitCode.Usage, 'usage', `--result ${path}: not a result file of npm run bench or svc bench -o json`);
+    add(result.scenario, basename(path), result);
   }
   return out;
 }

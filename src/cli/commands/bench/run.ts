@@ -9,36 +9,9 @@ import { BaseCommand, ClientCommand } from '../../client/base-command.js';
 import { parseDuration } from '../../client/duration.js';
 import { CliError } from '../../client/errors.js';
 import { ExitCode } from '../../client/exit-codes.js';
-import { LIMITS, runLoad, type LoadProgress, type LoadRequest, type LoadResult } from '../../../bench/loadgen.js';
-
-/** Audited writes a `verify` or `export` run puts in the bench tenant's chain before the load. */
-const SEED = 500;
-
-/** Scenarios `svc bench` runs with its built-in load generator. */
-export const BENCH_SCENARIOS = {
-  http: 'GET /healthz: the bare request path (TLS, routing, access log)',
-  whoami: 'GET /v1/auth/whoami with an API key: authentication on every request',
-  'audited-write': 'POST /v1/agents: every 2xx is an agent row and a signed ledger record, durable',
-  pep:
-    'POST /v1/m/governance/pep/decisions: tool-call decisions (alternately scope-only Read and Cedar-evaluated Bash) under a 3-policy ' +
-    'document, each with its signed ledger record',
-  verify: `GET /v1/audit/verify: verification of the bench tenant's chain (seeded with ${SEED} audited writes first)`,
-  export: `GET /v1/audit/export?format=ocsf: the bench tenant's chain streamed as OCSF (seeded with ${SEED} audited writes first)`,
-} as const;
-export type BenchScenario = keyof typeof BENCH_SCENARIOS;
-
-/** The `svc bench <scenario> -o json` document. */
-export type BenchReport = {
-  scenario: BenchScenario;
-  description: string;
-  target: 'scratch' | 'server';
-  server: string;
-  date: string;
-  machine: { cpuModel: string; cores: number; loadavg1mBefore: number; loadavg1mAfter: number; node: string };
-  load: LoadResult;
-  ledger?: { acknowledged: number; headSeqGrowth: number; complete: boolean };
-  notes: string[];
-};
+import { LIMITS, runLoad, type LoadProgress, type LoadRequest } from '../../../bench/loadgen.js';
+import type { IngestResult } from '../../../bench/ingest.js';
+import { BENCH_SCENARIOS, renderMarkdown, renderText, SEED, type BenchReport, type BenchScenario } from './report.js';
 
 /** Package root (this file compiles to dist/src/cli/commands/bench/). */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url)).replace(/\/$/, '');
@@ -81,28 +54,52 @@ export class BenchRunCommand extends ClientCommand {
 
   scenario = Option.String({ name: 'scenario', required: true, validator: t.isEnum(Object.keys(BENCH_SCENARIOS) as BenchScenario[]) });
   duration = Option.String('--duration', '5s', { description: 'Measured time, e.g. 2s, 30s (max 300s)' });
-  rate = Option.String('--rate', '2000', { description: 'Target rate in requests/s (open loop)', validator: t.isNumber() as never });
-  connections = Option.String('--connections', '32', { description: 'Fixed number of connections' });
+  rate = Option.String('--rate', {
+    description: 'Target rate, open loop: requests/s (default 2000); ingest: observations/s (default: closed loop)',
+  });
+  connections = Option.String('--connections', {
+    description: 'Fixed number of connections (default 32); ingest: gRPC clients (default 16)',
+  });
   reportFile = Option.String('--report', { description: 'Write a Markdown report to this file' });
   noAccessLog = Option.Boolean('--no-access-log', false, { description: 'Scratch server: start it with SERVICE_ACCESS_LOG=false' });
   keepTenant = Option.Boolean('--keep-tenant', false, { description: '--server: keep the bench tenant and its key after the run' });
+  warmup = Option.String('--warmup', '1s', { description: 'ingest, ledger-append: unrecorded load before the measured time' });
+  batch = Option.String('--batch', '500', { description: 'ingest: observations per batch' });
+  window = Option.String('--window', '4', { description: 'ingest: batches unacknowledged per client at most' });
+  grpc = Option.String('--grpc', { description: 'ingest with --server: the gRPC listener, host:port' });
+  store = Option.String('--store', 'sqlite', {
+    description: 'ledger-append: sqlite (a file in a temporary directory) or postgres (needs --dsn)',
+    validator: t.isEnum(['sqlite', 'postgres'] as const),
+  });
+  dsn = Option.String('--dsn', { description: 'ledger-append --store postgres: admin DSN; a throwaway database is created on it' });
 
   async execute(): Promise<number> {
     const durationMs = parseDuration(this.duration);
     if (durationMs === undefined || durationMs <= 0 || durationMs > LIMITS.maxDurationMs)
       throw new CliError(ExitCode.Usage, 'usage', `--duration must be a duration up to 300s, got ${JSON.stringify(this.duration)}`);
-    const rate = Number(this.rate);
-    if (!(rate > 0 && rate <= LIMITS.maxRate))
-      throw new CliError(ExitCode.Usage, 'usage', `--rate must be a number in (0, ${LIMITS.maxRate}], got ${JSON.stringify(this.rate)}`);
-    const connections = Number(this.connections);
-    if (!Number.isInteger(connections) || connections < 1 || connections > LIMITS.maxConnections)
-      throw new CliError(ExitCode.Usage, 'usage', `--connections must be an integer from 1 to ${LIMITS.maxConnections}`);
+    const warmupMs = /^0+(ms|s)?$/.test(this.warmup) ? 0 : parseDuration(this.warmup);
+    if (warmupMs === undefined || warmupMs < 0 || warmupMs > 60_000)
+      throw new CliError(ExitCode.Usage, 'usage', `--warmup must be a duration up to 60s, got ${JSON.stringify(this.warmup)}`);
     const scenario = this.scenario as BenchScenario;
+    const ingest = scenario === 'ingest';
+    const rate = Number(this.rate ?? (ingest ? 0 : 2000));
+    if (!(rate > 0 && rate <= LIMITS.maxRate) && !(ingest && this.rate === undefined))
+      throw new CliError(ExitCode.Usage, 'usage', `--rate must be a number in (0, ${LIMITS.maxRate}], got ${JSON.stringify(this.rate)}`);
+    const connections = Number(this.connections ?? (ingest ? 16 : 32));
+    const maxConnections = ingest ? INGEST_MAX_CLIENTS : LIMITS.maxConnections;
+    if (!Number.isInteger(connections) || connections < 1 || connections > maxConnections)
+      throw new CliError(ExitCode.Usage, 'usage', `--connections must be an integer from 1 to ${maxConnections}`);
     const stderr = this.context.stderr;
     const tty = (stderr as { isTTY?: boolean }).isTTY === true;
     const log = (m: string): void => void stderr.write(`svc bench: ${m}\n`);
+    const progress = (line: string): void => void (tty && stderr.write(`\r  ${line}   `));
     const loadBefore = loadavg()[0] ?? 0;
     const notes: string[] = [];
+    if (scenario === 'ledger-append') {
+      const report = await this.ledgerAppend(durationMs, warmupMs, loadBefore, notes, this.json ? () => undefined : log, progress);
+      return this.finish(report, loadBefore, tty, report.ledgerAppend?.chain.complete !== false);
+    }
+    const shape = ingest ? ingestShape(this.batch, this.window) : undefined;
     const runId0 = Date.now().toString(36);
     let target: Target;
     let tmpDir: string | undefined;
@@ -115,8 +112,8 @@ export class BenchRunCommand extends ClientCommand {
       target = scratch.target;
       stopScratch = scratch.stop;
       notes.push(
-        'scratch server on this host: svc serve --seed-demo, SQLite (synchronous=FULL), HTTPS on loopback; the load generator shares ' +
-          'the CPUs with it',
+        `scratch server on this host: svc serve --seed-demo, SQLite (synchronous=FULL), ${ingest ? 'gRPC over TLS' : 'HTTPS'} on ` +
+          'loopback; the load generator shares the CPUs with it',
       );
     }
     let ok = false;
@@ -124,68 +121,93 @@ export class BenchRunCommand extends ClientCommand {
       await prepare(scenario, target, runId0);
       const headBefore = LEDGER_CHECKED.has(scenario) ? await target.headSeq() : 0;
       const runId = runId0;
-      const request = await requestFor(scenario, target.token, runId, target.tenant);
-      if (!this.json) log(`${scenario}: ${rate} req/s for ${durationMs / 1000}s over ${connections} connections against ${target.url}`);
-      const load = await runLoad({
-        origin: target.url,
-        connect: target.connect,
-        connections,
-        rate,
-        durationMs,
-        request,
-        onProgress: tty
-          ? (p: LoadProgress) =>
-              void stderr.write(
-                `\r  ${p.elapsedS.toFixed(0)}s  sent ${p.sent}  done ${p.completed}  queued ${p.queued}  errors ${p.errors}   `,
-              )
-          : undefined,
-      });
-      if (tty) stderr.write('\n');
-      const result: BenchReport = {
-        scenario,
-        description: BENCH_SCENARIOS[scenario],
-        target: this.server !== undefined ? 'server' : 'scratch',
-        server: target.url,
-        date: new Date().toISOString(),
-        machine: {
-          cpuModel: cpus()[0]?.model ?? 'unknown',
-          cores: cpus().length,
-          loadavg1mBefore: loadBefore,
-          loadavg1mAfter: loadavg()[0] ?? 0,
-          node: process.version,
-        },
-        load,
-        notes,
-      };
+      let report: BenchReport;
+      let acknowledged: number;
+      if (shape) {
+        if (target.grpc === undefined)
+          throw new CliError(ExitCode.Usage, 'usage', 'ingest with --server needs --grpc host:port (the gRPC listener of the deployment)');
+        if (!this.json)
+          log(
+            `ingest: ${rate > 0 ? `${rate} observations/s` : 'closed loop'}, ${connections} clients, batches of ${shape.batch} ` +
+              `against ${target.grpc.addr}; warm-up ${warmupMs / 1000}s, then ${durationMs / 1000}s`,
+          );
+        const { runIngest } = await import('../../../bench/ingest.js');
+        const r = await runIngest({
+          ...target.grpc,
+          token: target.token,
+          ...(target.tenant !== undefined ? { tenant: target.tenant } : {}),
+          clients: connections,
+          ...shape,
+          rate,
+          durationMs,
+          warmupMs,
+          runId,
+          onProgress: (p) =>
+            progress(`${p.elapsedS.toFixed(0)}s  batches due ${p.batchesDue}  acked ${p.batchesAcked}  backlog ${p.backlog}`),
+        });
+        report = this.buildReport(scenario, target.url, loadBefore, notes, { ingest: r }, ingestRaw(r));
+        acknowledged = r.batchesAcked;
+        if (r.ledgerRecords !== r.batchesAcked)
+          notes.push(`${r.batchesAcked} batches acked but ${r.ledgerRecords} distinct ledger records named in the acks`);
+        if (r.targetRate !== null && r.achievedRate < r.targetRate * 0.95)
+          notes.push(
+            `achieved ${r.achievedRate.toFixed(0)} of the ${r.targetRate} observations/s asked: the server (or this host) is saturated`,
+          );
+        if (r.timedOut > 0) notes.push(`${r.timedOut} batches were not acked within the 10 s grace after the run`);
+        if (r.observations === 0)
+          throw new CliError(ExitCode.Server, 'no_success', `no batch was acked${r.firstError ? `: ${r.firstError}` : ''}`);
+      } else {
+        const request = await requestFor(scenario, target.token, runId, target.tenant);
+        if (!this.json) log(`${scenario}: ${rate} req/s for ${durationMs / 1000}s over ${connections} connections against ${target.url}`);
+        const load = await runLoad({
+          origin: target.url,
+          connect: target.connect,
+          connections,
+          rate,
+          durationMs,
+          request,
+          onProgress: (p: LoadProgress) =>
+            progress(`${p.elapsedS.toFixed(0)}s  sent ${p.sent}  done ${p.completed}  queued ${p.queued}  errors ${p.errors}`),
+        });
+        report = this.buildReport(scenario, target.url, loadBefore, notes, { load }, [
+          {
+            target: 'svc',
+            path: (await requestFor(scenario, target.token, runId, target.tenant))(0).path,
+            requestsPerSec: Math.round(load.achievedRate),
+            p50Ms: load.latencyMs.p50,
+            p99Ms: load.latencyMs.p99,
+            detail: { ok: load.ok, targetRate: load.targetRate, connections: load.connections, durationS: load.durationS },
+          },
+        ]);
+        acknowledged = load.ok;
+        if (load.achievedRate < rate * 0.95)
+          notes.push(
+            `achieved ${load.achievedRate.toFixed(0)} of the ${rate} req/s asked: the server (or this host) is saturated; latency ` +
+              `includes the queueing`,
+          );
+        if (load.timedOut > 0)
+          notes.push(
+            `${load.timedOut} requests were not answered within the 5 s grace after the run (counted in the latency as lower bounds)`,
+          );
+        if (load.ok === 0) {
+          await this.finish(report, loadBefore, tty, true);
+          ok = true;
+          throw new CliError(
+            ExitCode.Server,
+            'no_success',
+            `no request succeeded (${load.errors} transport errors${load.firstError ? `: ${load.firstError}` : ''}; statuses ` +
+              `${JSON.stringify(load.statusCounts)})`,
+          );
+        }
+      }
       if (LEDGER_CHECKED.has(scenario)) {
         // The head_seq read appends its own audit.read record; it is not counted.
         const growth = (await target.headSeq()) - headBefore - 1;
-        result.ledger = { acknowledged: load.ok, headSeqGrowth: growth, complete: growth >= load.ok };
-        if (growth < load.ok) notes.push(`RECORDS MISSING: ${load.ok} writes acknowledged, head_seq grew by ${growth}`);
+        report.ledger = { acknowledged, headSeqGrowth: growth, complete: growth >= acknowledged };
+        if (growth < acknowledged) notes.push(`RECORDS MISSING: ${acknowledged} writes acknowledged, head_seq grew by ${growth}`);
       }
-      if (load.achievedRate < rate * 0.95)
-        notes.push(
-          `achieved ${load.achievedRate.toFixed(0)} of the ${rate} req/s asked: the server (or this host) is saturated; latency ` +
-            `includes the queueing`,
-        );
-      if (load.timedOut > 0)
-        notes.push(
-          `${load.timedOut} requests were not answered within the 5 s grace after the run (counted in the latency as lower bounds)`,
-        );
-      if (loadBefore > cpus().length)
-        notes.push(`load average ${loadBefore.toFixed(1)} on ${cpus().length} cores before the run: the figures are noisy`);
-      if (this.reportFile !== undefined) await writeFile(this.reportFile, renderMarkdown(result));
-      this.emit(result, renderText);
       ok = true;
-      if (load.ok === 0)
-        throw new CliError(
-          ExitCode.Server,
-          'no_success',
-          `no request succeeded (${load.errors} transport errors${load.firstError ? `: ${load.firstError}` : ''}; statuses ` +
-            `${JSON.stringify(load.statusCounts)})`,
-        );
-      if (result.ledger && !result.ledger.complete) return ExitCode.Err;
-      return ExitCode.OK;
+      return await this.finish(report, loadBefore, tty, report.ledger?.complete !== false);
     } finally {
       await target.close();
       await stopScratch?.();
@@ -194,6 +216,116 @@ export class BenchRunCommand extends ClientCommand {
         else log(`scratch directory kept: ${tmpDir}`);
       }
     }
+  }
+
+  /** `ledger-append`: in this process, on this host; there is no deployment form. */
+  private async ledgerAppend(
+    durationMs: number,
+    warmupMs: number,
+    loadBefore: number,
+    notes: string[],
+    log: (m: string) => void,
+    progress: (line: string) => void,
+  ): Promise<BenchReport> {
+    if (this.server !== undefined)
+      throw new CliError(
+        ExitCode.Usage,
+        'usage',
+        'ledger-append has no --server form: it measures the ledger append pipeline in this process (keyring, signing pool, store) ' +
+          'on this host; run it on the host you size, and add --store postgres --dsn … to measure a Postgres store',
+      );
+    if (this.store === 'postgres' && this.dsn === undefined)
+      throw new CliError(ExitCode.Usage, 'usage', '--store postgres needs --dsn (an admin DSN: a throwaway database is created on it)');
+    if (this.store === 'sqlite' && this.dsn !== undefined) throw new CliError(ExitCode.Usage, 'usage', '--dsn goes with --store postgres');
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-ledger-append-'));
+    try {
+      const { runLedgerAppend } = await import('../../../bench/ledger-append.js');
+      log(`ledger-append: ${this.store}, warm-up ${warmupMs / 1000}s, then ${durationMs / 1000}s of 64 appenders in this process`);
+      const r = await runLedgerAppend({
+        dataDir,
+        store: this.store,
+        ...(this.dsn !== undefined ? { dsn: this.dsn } : {}),
+        durationMs,
+        warmupMs,
+        onProgress: (p) => progress(`${p.elapsedS.toFixed(0)}s  appends ${p.appends}`),
+      });
+      notes.push(
+        `in this process: keyring and ${this.store === 'sqlite' ? 'SQLite file (synchronous=FULL)' : 'throwaway Postgres database'} ` +
+          `in a temporary directory, removed after the run; no server involved`,
+      );
+      if (!r.chain.complete)
+        notes.push(
+          `RECORDS MISSING: ${r.chain.acknowledged} appends acknowledged, ${r.chain.records} records, head_seq ${r.chain.headSeq}`,
+        );
+      return this.buildReport(
+        'ledger-append',
+        'this process',
+        loadBefore,
+        notes,
+        { ledgerAppend: r },
+        [
+          {
+            target: `svc-ledger-${r.store}`,
+            path: 'append',
+            requestsPerSec: Math.round(r.appendsPerSec),
+            p50Ms: r.latencyMs.p50,
+            p99Ms: r.latencyMs.p99,
+            detail: {
+              appends: r.appends,
+              appenders: r.appenders,
+              bytesPerRecord: r.bytesPerRecord,
+              fileBytesPerRecord: r.fileBytesPerRecord,
+            },
+          },
+        ],
+        r.store === 'sqlite' ? { sqlite_bytes_per_record: r.bytesPerRecord } : { postgres_bytes_per_record: r.bytesPerRecord },
+      );
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new CliError(ExitCode.Err, 'bench_failed', `ledger-append: ${(err as Error).message}`);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  private buildReport(
+    scenario: BenchScenario,
+    server: string,
+    loadBefore: number,
+    notes: string[],
+    figures: Pick<BenchReport, 'load' | 'ingest' | 'ledgerAppend'>,
+    raw: BenchReport['raw'],
+    subject: Record<string, unknown> = {},
+  ): BenchReport {
+    return {
+      scenario,
+      description: BENCH_SCENARIOS[scenario],
+      target: scenario === 'ledger-append' ? 'in-process' : this.server !== undefined ? 'server' : 'scratch',
+      server,
+      date: new Date().toISOString(),
+      machine: {
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        cores: cpus().length,
+        loadavg1mBefore: loadBefore,
+        loadavg1mAfter: 0,
+        node: process.version,
+      },
+      ...figures,
+      raw,
+      subject,
+      notes,
+    };
+  }
+
+  /** Prints (and writes) the report; exit 1 when `complete` is false (a record is missing). */
+  private async finish(report: BenchReport, loadBefore: number, tty: boolean, complete: boolean): Promise<number> {
+    if (tty) this.context.stderr.write('\n');
+    report.machine.loadavg1mAfter = loadavg()[0] ?? 0;
+    if (loadBefore > cpus().length)
+      report.notes.push(`load average ${loadBefore.toFixed(1)} on ${cpus().length} cores before the run: the figures are noisy`);
+    if (this.reportFile !== undefined) await writeFile(this.reportFile, renderMarkdown(report));
+    this.emit(report, renderText);
+    return complete ? ExitCode.OK : ExitCode.Err;
   }
 
   /**
@@ -213,6 +345,15 @@ export class BenchRunCommand extends ClientCommand {
         'usage',
         '--server needs a superadmin credential (--token or --token-file): svc bench creates and removes its own bench tenant',
       );
+    if (scenario === 'ingest' && (settings.pins.length > 0 || settings.insecure || this.grpc === undefined)) {
+      await admin.close();
+      throw new CliError(
+        ExitCode.Usage,
+        'usage',
+        'ingest with --server needs --grpc host:port, and trusts the gRPC listener through the system roots or --ca-cert ' +
+          '(not --pin-sha256 or --insecure)',
+      );
+    }
     const who = (await admin.get('/v1/auth/whoami')).body as { superadmin?: boolean; user_id?: string };
     if (who.superadmin !== true) {
       await admin.close();
@@ -257,6 +398,7 @@ export class BenchRunCommand extends ClientCommand {
         token: key.token,
         tenant: org.id,
         connect: buildTrustedConnector(settings),
+        ...(this.grpc !== undefined ? { grpc: { addr: this.grpc, ...(settings.caCertPem ? { ca: settings.caCertPem } : {}) } } : {}),
         headSeq: async () =>
           LEDGER_CHECKED.has(scenario)
             ? Number(((await bench.get('/v1/audit', { query: { limit: 1 } })).body as { head_seq?: unknown }).head_seq)
@@ -280,6 +422,8 @@ interface Target {
   /** the tenant the load runs in, when the token alone does not say */
   tenant?: string;
   connect?: buildConnector.BuildOptions | buildConnector.connector;
+  /** the gRPC listener (ingest): address and TLS trust */
+  grpc?: { addr: string; ca?: string; servername?: string };
   headSeq(): Promise<number>;
   /** a JSON POST with the target's token, in its tenant; rejects on an error status */
   post(path: string, body: unknown): Promise<void>;
@@ -287,7 +431,33 @@ interface Target {
 }
 
 /** Scenarios whose every 2xx appends a ledger record: the head must grow by at least the 2xx count. */
-const LEDGER_CHECKED: ReadonlySet<BenchScenario> = new Set(['audited-write', 'pep']);
+const LEDGER_CHECKED: ReadonlySet<BenchScenario> = new Set(['audited-write', 'pep', 'ingest']);
+
+/** gRPC clients `svc bench ingest` opens at most. */
+const INGEST_MAX_CLIENTS = 256;
+
+/** `--batch` and `--window` of `ingest`, checked. */
+function ingestShape(batch: string, window: string): { batch: number; window: number } {
+  const b = Number(batch);
+  const w = Number(window);
+  if (!Number.isInteger(b) || b < 1 || b > 5000) throw new CliError(ExitCode.Usage, 'usage', '--batch must be an integer from 1 to 5000');
+  if (!Number.isInteger(w) || w < 1 || w > 64) throw new CliError(ExitCode.Usage, 'usage', '--window must be an integer from 1 to 64');
+  return { batch: b, window: w };
+}
+
+/** The ingest figure in the result-file format of `npm run bench -- ingest` (what `svc bench plan` reads). */
+function ingestRaw(r: IngestResult): BenchReport['raw'] {
+  return [
+    {
+      target: 'svc-grpc-ingest',
+      path: `Push (${r.clients} clients, batch ${r.batch}${r.targetRate !== null ? `, paced ${r.targetRate}/s` : ''})`,
+      requestsPerSec: Math.round(r.achievedRate),
+      p50Ms: r.ackLatencyMs.p50,
+      p99Ms: r.ackLatencyMs.p99,
+      detail: { observations: r.observations, batches: r.batchesAcked, window: r.window, offered: r.targetRate },
+    },
+  ];
+}
 
 /** What a scenario needs in the bench tenant before the load (nothing is written outside it). */
 async function prepare(scenario: BenchScenario, target: Target, runId: string): Promise<void> {
@@ -333,6 +503,7 @@ async function startScratch(
       url: running.svc.url,
       token: running.token,
       connect: { ...(ca ? { ca } : { rejectUnauthorized: false }), servername: 'localhost' },
+      grpc: { addr: `127.0.0.1:${running.svc.grpcPort}`, ...(ca ? { ca } : {}) },
       headSeq: async () => Number(((await running.call('GET', '/v1/audit?limit=1')) as { head_seq?: unknown }).head_seq),
       post: async (path, body) => void (await running.call('POST', path, body)),
       close: async () => undefined,
@@ -368,69 +539,7 @@ async function requestFor(scenario: BenchScenario, token: string, runId: string,
       return () => ({ method: 'GET', path: '/v1/audit/verify', headers: auth });
     case 'export':
       return () => ({ method: 'GET', path: '/v1/audit/export?format=ocsf', headers: auth });
+    default:
+      throw new Error(`${scenario} is not an HTTP scenario`);
   }
-}
-
-function renderText(r: BenchReport): string {
-  const l = r.load;
-  const lines = [
-    `${r.scenario}: ${r.description}`,
-    `target:     ${r.target} ${r.server}`,
-    `load:       ${l.targetRate} req/s asked, ${l.connections} connections, ${l.durationS}s`,
-    `achieved:   ${l.achievedRate.toFixed(1)} req/s (2xx ${l.ok}, other ${l.non2xx}, errors ${l.errors}, timed out ${l.timedOut})`,
-    `latency:    p50 ${l.latencyMs.p50} ms  p90 ${l.latencyMs.p90} ms  p99 ${l.latencyMs.p99} ms  max ${l.latencyMs.max} ms  (from ` +
-      `the intended send time)`,
-    `service:    p50 ${l.serviceMs.p50} ms  p90 ${l.serviceMs.p90} ms  p99 ${l.serviceMs.p99} ms  max ${l.serviceMs.max} ms  (from ` +
-      `the actual send)`,
-  ];
-  if (r.ledger)
-    lines.push(
-      `ledger:     ${r.ledger.acknowledged} acknowledged writes, head_seq +${r.ledger.headSeqGrowth} → ` +
-        `${r.ledger.complete ? 'every write has its record' : 'RECORDS MISSING'}`,
-    );
-  lines.push(
-    `machine:    ${r.machine.cores} × ${r.machine.cpuModel}, load ${r.machine.loadavg1mBefore.toFixed(2)} → ` +
-      `${r.machine.loadavg1mAfter.toFixed(2)}, node ${r.machine.node}`,
-  );
-  for (const n of r.notes) lines.push(`note: ${n}`);
-  return lines.join('\n');
-}
-
-/** The Markdown report of `--report FILE.md`. */
-export function renderMarkdown(r: BenchReport): string {
-  const l = r.load;
-  const row = (name: string, p: LoadResult['latencyMs']): string => `| ${name} | ${p.p50} | ${p.p90} | ${p.p99} | ${p.max} | ${p.mean} |`;
-  return [
-    `# svc bench ${r.scenario}`,
-    '',
-    `${r.description}.`,
-    '',
-    `- Target: ${r.target} (${r.server})`,
-    `- Date: ${r.date}`,
-    `- Machine: ${r.machine.cores} × ${r.machine.cpuModel}, Node ${r.machine.node}, load average ` +
-      `${r.machine.loadavg1mBefore.toFixed(2)} before, ${r.machine.loadavg1mAfter.toFixed(2)} after`,
-    `- Load: open loop, ${l.targetRate} req/s asked over ${l.connections} connections for ${l.durationS} s (${l.due} requests due)`,
-    '',
-    '| Figure | Value |',
-    '|---|---|',
-    `| Achieved rate (2xx/s) | ${l.achievedRate.toFixed(1)} |`,
-    `| 2xx | ${l.ok} |`,
-    `| Other statuses | ${l.non2xx} |`,
-    `| Transport errors | ${l.errors} |`,
-    `| Not answered in time | ${l.timedOut} |`,
-    `| Largest queue (due, not sent) | ${l.maxQueued} |`,
-    ...(r.ledger
-      ? [
-          `| Ledger: acknowledged / head_seq growth | ${r.ledger.acknowledged} / ${r.ledger.headSeqGrowth} ` +
-            `(${r.ledger.complete ? 'complete' : 'RECORDS MISSING'}) |`,
-        ]
-      : []),
-    '',
-    '| Latency (ms) | p50 | p90 | p99 | max | mean |',
-    '|---|---|---|---|---|---|',
-    row('from the intended send time', l.latencyMs),
-    row('service time (from the actual send)', l.serviceMs),
-    '',
-    ...(r.notes.length > 0 ? ['Notes:', '', ...r.notes.map((n) => `- ${n}`), ''] : []),
-  ].join('\n');
 }
