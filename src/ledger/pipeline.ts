@@ -2,9 +2,10 @@
  * The append pipeline (issue 4): per-chain queue, group commit, signing in the worker pool.
  *
  * For each chain, appends queue up; a batch (up to `maxBatch` drafts) is linked and hashed on this
- * thread from the chain's tail (`hashBatch`), signed in the pool (`signHashes`), then committed with
- * the new head in one transaction, and its appends resolve once that commit is on disk (SQLite: the WAL fsync off the main thread, which
- * the next batch does not wait for). Batching adapts by
+ * thread from the chain's tail (`hashBatch`), signed (`signHashes`: in the pool, or on this thread
+ * when the batch is small), then committed with the new head in one transaction, and its appends
+ * resolve once that commit is on disk (SQLite: the WAL fsync off the main thread, which the next
+ * batch does not wait for). Batching adapts by
  * itself: a lone append starts a batch at once (next microtask); while batches are signing or
  * committing, new appends pile up and the next batch takes them all; a deep queue met from idle is
  * cut in two so the halves overlap. Up to `maxInFlight` batches of a chain overlap (one commits
@@ -49,6 +50,8 @@ export interface PipelineOptions {
 
 /** Smallest slice of a batch sent to one signing thread (smaller is not worth a message round trip). */
 const SPLIT_MIN = 8;
+/** Batches up to this size are signed on this thread: a pool round trip (two thread wake-ups) costs more than their signing. */
+const SIGN_HERE_MAX = 2 * SPLIT_MIN;
 /** Appends queued from idle from which the queue is cut into two batches (see #pump). */
 const SPLIT_QUEUE = 4 * SPLIT_MIN;
 
@@ -219,10 +222,10 @@ export class LedgerPipeline {
   async #sign(b: HashedBatch): Promise<AuditRecord[]> {
     const signer = this.opts.signer();
     const pool = this.opts.pool;
-    if (pool === null) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
+    const n = b.hashes.length / 32;
+    if (pool === null || n <= SIGN_HERE_MAX) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
     // A batch is split across the pool's threads: its latency (what every append of it waits) is
     // the slice's, not the whole batch's signing time on one core.
-    const n = b.hashes.length / 32;
     const parts = n >= SPLIT_MIN * 2 ? Math.min(pool.threads, Math.floor(n / SPLIT_MIN)) : 1;
     const per = Math.ceil(n / parts);
     const slices: Array<Promise<{ sigLength: number; sigs: Uint8Array }>> = [];

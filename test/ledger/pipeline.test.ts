@@ -57,6 +57,37 @@ for (const b of await testStores()) {
       assert.equal(report.signatures.checked, n);
     });
 
+    test('small batches are signed on this thread, large ones in the pool; the chain verifies across both', async (t) => {
+      const ts = await b.create();
+      t.after(() => ts.dispose());
+      await ts.store.migrate();
+      const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+      const real = createWorkerPool({ threads: 2, signingKeys: [keyring.signingKey()] });
+      t.after(() => real.close());
+      const slices: number[] = [];
+      const pool = Object.create(real) as typeof real;
+      pool.signBatch = (req, signal) => {
+        slices.push(req.hashes.length / 32);
+        return real.signBatch(req, signal);
+      };
+      const pipeline = new LedgerPipeline({ store: ts.store, signer: () => keyring.active, pool, maxBatch: 512 });
+      t.after(() => pipeline.close());
+      await pipeline.append(TENANT, draft(0));
+      await Promise.all(Array.from({ length: 5 }, (_, i) => pipeline.append(TENANT, draft(1 + i))));
+      assert.deepEqual(slices, [], 'batches of 1 and 5 did not go to the pool');
+      // 200 queued from idle: cut in two halves of 100, each split over the pool's two threads.
+      await Promise.all(Array.from({ length: 200 }, (_, i) => pipeline.append(TENANT, draft(10 + i))));
+      assert.equal(slices.reduce((a, n) => a + n, 0), 200, 'every record of the large batches was signed in the pool');
+      assert.ok(slices.length >= 2);
+      await pipeline.append(TENANT, draft(300));
+      const rows = await stored(ts, TENANT);
+      assert.equal(rows.length, 207);
+      const head = await ts.store.withTenant(TENANT, (tx) => readHead(tx, TENANT));
+      const report = verifyRecords(rows, { keys: keyring.keySet(TENANT), head });
+      assert.equal(report.ok, true, JSON.stringify(report));
+      assert.equal(report.signatures.checked, 207);
+    });
+
     test('events handed to appends are written in their records\' commit, sequenced; a failed commit writes none', async (t) => {
       const ts = await b.create();
       t.after(() => ts.dispose());
