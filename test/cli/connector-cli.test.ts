@@ -174,7 +174,8 @@ test(REDELIVER, { timeout: 120_000 }, async () => {
   assert.equal(run.code, 0, run.stderr);
   const out = jsonOut(run);
   assert.equal(out.name, 'file-dead');
-  assert.equal(out.requeued.length, dead.item.dead_letters);
+  // Every batch dead when health was read, and any that went dead since (the tenant's chain keeps growing).
+  assert.ok(out.requeued.length >= dead.item.dead_letters, `${out.requeued.length} requeued, ${dead.item.dead_letters} dead before`);
   assert.ok(out.requeued.every((d: any) => d.status === 'queued' && d.attempts === 0 && d.from_seq >= 1));
   const { item } = await health('file-dead', (h) => h.dead_letters === 0 && caughtUp(h));
   const head = item.lanes.find((l: any) => l.source === 'ledger').head_seq as number;

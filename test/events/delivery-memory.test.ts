@@ -80,8 +80,14 @@ for (const b of await testStores()) {
       }));
       engine = new DeliveryEngine({ store: ts.store, loadLanes: async () => lanes, batch: BATCH, cachedEvents: CACHED_EVENTS });
       await engine.start();
-      await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`${total} delivered`)), 120_000))]);
-      await engine.close();
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${total} delivered`)), 120_000)));
+        await Promise.race([done, late]);
+      } finally {
+        clearTimeout(timer);
+        await engine.close();
+      }
       const all = Array.from({ length: EVENTS }, (_, i) => i + 1);
       for (const [id, seqs] of got) assert.deepEqual(seqs, all, `lane ${id} in order, once each`);
       // A lane holds one claim and writes the outcomes of at most three (the engine waits on the oldest beyond two).

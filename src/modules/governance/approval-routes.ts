@@ -96,7 +96,7 @@ export const approvalRoutes: AnyRoute[] = [
     operationId: 'cancelApproval',
     summary: 'Cancel a pending or approved (unused) approval',
     permission: 'governance:approval:write',
-    audit: 'approval.cancel',
+    audit: ['approval.cancel', 'approval.resolve'],
     params: IdParams,
     body: CancelBody,
     response: Approval,

@@ -11,7 +11,7 @@ const PG = process.env['SVC_TEST_PG_DSN'];
 
 for (const store of ['sqlite', 'postgres'] as const) {
   test(`svc bench ledger-append --store ${store}`, { skip: store === 'postgres' && !PG ? 'SVC_TEST_PG_DSN unset' : false }, async () => {
-    const args = ['bench', 'ledger-append', '--duration', '1s', '--warmup', '0s', '--store', store, '-o', 'json'];
+    const args = ['bench', 'ledger-append', '--duration', '2s', '--warmup', '0s', '--store', store, '-o', 'json'];
     const run = await runSvc(store === 'postgres' ? [...args, '--dsn', PG as string] : args, { timeoutMs: 120_000 });
     assert.equal(run.code, 0, run.stderr);
     const r = jsonOut(run);

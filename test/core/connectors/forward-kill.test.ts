@@ -51,9 +51,9 @@ async function writeAndKill(server: TestServer, inTenant: Api, admin: Api): Prom
     }
   };
   const trigger = (async () => {
-    // Forwarding is under way: some lines written, writes still coming.
+    // Forwarding is under way: some lines written, writes acknowledged and still coming.
     const deadline = Date.now() + 60_000;
-    while (lines(server).length < 50) {
+    while (lines(server).length < 50 || acked < 10) {
       if (Date.now() > deadline) throw new Error('the forwarder wrote nothing within 60 s');
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -54,7 +54,7 @@ for (const b of await serveBackends()) {
           400,
           /client_key/,
         ],
-        [{ ...base, sources: { ledger: false } }, 400, /forwards the ledger, events, or both/],
+        [{ ...base, sources: { ledger: false } }, 400, /forwards the ledger, the system chain, events, or a mix/],
         [{ ...base, sources: { events: { types: ['no.such.type'] } } }, 400, /unknown event type "no.such.type"/],
         [
           { ...base, sources: { events: { types: ['agent.created', 'subscription.tested'] } } },

@@ -29,7 +29,9 @@ export class BenchRunCommand extends ClientCommand {
       \`pep\` (POST /v1/m/governance/pep/decisions after publishing a 3-policy document in the bench
       tenant; every 2xx decision has its ledger record), \`verify\` (GET /v1/audit/verify) and
       \`export\` (GET /v1/audit/export?format=ocsf) of the bench tenant's chain, seeded first with
-      ${SEED} audited writes.
+      ${SEED} audited writes; \`ingest\` (gRPC Ingest/Push of edge observations, as collectors send
+      them; \`--grpc host:port\` with \`--server\`) and \`ledger-append\` (the append pipeline in this
+      process on a temporary SQLite file, or \`--store postgres --dsn …\`; no \`--server\` form).
 
       By default a scratch \`svc serve --seed-demo\` is started on loopback in a temporary directory
       and removed afterwards. With \`--server\` the load goes to a running deployment: given a
