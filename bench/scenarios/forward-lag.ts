@@ -193,6 +193,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 export const scenario: Scenario = {
   name: 'forward-lag',
   description:
-    'ledger forwarder lag (records, seconds; p50/p99) into rsyslog over TLS while gRPC ingest is paced at 25,000 observations/s',
+    'ledger forwarder lag (records, seconds; p50/p99) into rsyslog over TLS while gRPC ingest is paced ' +
+    '(SVC_BENCH_INGEST_RATE, default 25,000/s)',
   run,
 };

@@ -218,12 +218,23 @@ export async function listEdges(store: Store, tenant: string, f: EdgeFilter): Pr
   });
 }
 
-/** One page of drift findings under the filters (plus `drift` to pick one kind). */
-export async function listDrift(store: Store, tenant: string, f: EdgeFilter & { drift?: DriftKind }): Promise<Page<DriftItem>> {
+/**
+ * One page of drift findings under the filters (plus `drift` to pick one kind). `fold: false` reads
+ * the edges as last merged instead of folding the recent level first: for a background walk that
+ * folded once at its start, so that each of its pages does not force a merge of newer ingest.
+ */
+export async function listDrift(
+  store: Store,
+  tenant: string,
+  f: EdgeFilter & { drift?: DriftKind },
+  opts: { fold?: boolean } = {},
+): Promise<Page<DriftItem>> {
   const outer: RawBuilder<unknown>[] = [sql`d.drift is not null`];
   if (f.drift) outer.push(sql`d.drift = ${f.drift}`);
   if (f.confidence) outer.push(sql`d.drift_confidence in ${inList(confidencesAtLeast(f.confidence))}`);
-  return withFolded(store, tenant, async (tx) => {
+  const read = <T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> =>
+    opts.fold === false ? store.withTenant(tenant, fn) : withFolded(store, tenant, fn);
+  return read(async (tx) => {
     const n = await filterNumbers(tx, tenant, f);
     const where = conditions(tenant, f, n);
     const order = pageOrder(n);

@@ -55,6 +55,39 @@ export interface DetectorBounds {
   budget: number;
 }
 
+/**
+ * Pauses an evaluation between its steps. SQLite's queries resolve at once, so a loop of awaits on
+ * them never leaves the microtask queue: unpaced, a run over a large drift set was one block of
+ * seconds in which no ingest batch was read or acknowledged. Every step is followed at least by a
+ * turn of the event loop and, with `factor` > 0, by a pause `factor` times the time since the last
+ * pause, so a background run takes at most 1/(1 + factor) of the main thread.
+ */
+export class Pacer {
+  #resumed = performance.now();
+  constructor(
+    readonly factor: number,
+    readonly signal?: AbortSignal,
+  ) {}
+  /**
+   * Pauses. While reading (`abortable`), throws the signal's reason once it is aborted: a stopping
+   * server ends a background run between steps. While writing, an aborted run finishes unpaced, so
+   * what it committed gets its ledger record and events.
+   */
+  async breathe(abortable = true): Promise<void> {
+    if (abortable) this.signal?.throwIfAborted();
+    const busy = performance.now() - this.#resumed;
+    const pace = this.signal?.aborted ? 0 : this.factor;
+    await (pace > 0 && busy * pace >= 1
+      ? new Promise((resolve) => setTimeout(resolve, busy * pace))
+      : new Promise((resolve) => setImmediate(resolve)));
+    if (abortable) this.signal?.throwIfAborted();
+    this.#resumed = performance.now();
+  }
+}
+
+/** Drift items read, and detector reports stored, per step (each write step is its own transaction). */
+const STEP_ITEMS = 100;
+
 export const DEFAULT_DETECTOR_BOUNDS: DetectorBounds = { maxDrift: 50_000, maxAgents: 200, budget: 100_000 };
 
 export interface DetectorOutcome {
@@ -110,27 +143,43 @@ export function escalationReport(
 }
 
 /** Every drift item of the tenant, up to `max`; complete says whether the walk reached the end. */
-async function allDrift(store: Store, tenant: string, max: number): Promise<{ items: DriftItem[]; complete: boolean }> {
+async function allDrift(store: Store, tenant: string, max: number, pacer: Pacer): Promise<{ items: DriftItem[]; complete: boolean }> {
   const items: DriftItem[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await listDrift(store, tenant, { limit: Math.min(1000, Math.max(1, max - items.length)), ...(cursor ? { cursor } : {}) });
+    // The first page folds the recent level; the rest read the edges as of then (no merge per page).
+    const page = await listDrift(
+      store,
+      tenant,
+      { limit: Math.min(STEP_ITEMS, Math.max(1, max - items.length)), ...(cursor ? { cursor } : {}) },
+      { fold: cursor === undefined },
+    );
     items.push(...page.items);
+    await pacer.breathe();
     if (!page.has_more || !page.cursor) return { items, complete: true };
     if (items.length >= max) return { items, complete: false };
     cursor = page.cursor;
   }
 }
 
-/** Runs the detectors on one tenant's graph now: reports what they see, resolves what is gone. */
+/**
+ * Runs the detectors on one tenant's graph now: reports what they see, resolves what is gone. A
+ * background run passes a pacer with a factor, so it yields the main thread to requests and ingest.
+ */
 export async function evaluateDetectors(
   store: Store,
   tenant: string,
   bounds: DetectorBounds = DEFAULT_DETECTOR_BOUNDS,
   inTx?: FindingsInTx<DetectorOutcome>,
+  pacer: Pacer = new Pacer(0),
 ): Promise<DetectorOutcome> {
-  const drift = await allDrift(store, tenant, bounds.maxDrift);
-  const reports = drift.items.map(driftReport);
+  const drift = await allDrift(store, tenant, bounds.maxDrift, pacer);
+  // Reports are made, and their keys hashed, a step at a time: 50,000 at once held the main thread for half a second.
+  const reports: FindingReport[] = [];
+  for (let i = 0; i < drift.items.length; i += STEP_ITEMS) {
+    for (const d of drift.items.slice(i, i + STEP_ITEMS)) reports.push(driftReport(d));
+    await pacer.breathe();
+  }
   const incompleteAgents = new Set<string>();
   let agents = 0;
   let paths = 0;
@@ -143,6 +192,7 @@ export async function evaluateDetectors(
       const esc = await withFoldedGraph(store, tenant, (g) =>
         escalation(g, a.id, { maxDepth: 6, maxNodes: 20_000, limit: 100, budget: bounds.budget }),
       );
+      await pacer.breathe();
       if (!esc.complete || esc.truncated) incompleteAgents.add(a.id);
       for (const t of esc.targets) {
         reports.push(escalationReport({ id: a.id, name: a.name }, t.target, t.path));
@@ -153,9 +203,25 @@ export async function evaluateDetectors(
     cursor = page.cursor;
     if (agents >= bounds.maxAgents) agentsComplete = false;
   }
-  const present = new Set(reports.map(naturalKey));
+  const present = new Set<string>();
+  const drift0 = { items: drift.items.length, complete: drift.complete };
+  const escalation0 = { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 };
+  // The reports go in a chunk per transaction: one transaction for a tenant's whole drift set
+  // (up to 50,000 rows) held the single writer for seconds, and every ingest batch waited behind it.
+  const reported: Finding[] = [];
+  let repeated = 0;
+  for (let i = 0; i < reports.length; i += STEP_ITEMS) {
+    const part = reports.slice(i, i + STEP_ITEMS);
+    await pacer.breathe(false);
+    for (const r of part) present.add(naturalKey(r));
+    await store.withTenant(tenant, async (tx) => {
+      const up = await upsertReportsInTx(tx, tenant, 'detector', part, 'system');
+      reported.push(...up.reported);
+      repeated += up.repeated;
+      await inTx?.(tx, { reported: up.reported, resolved: [], repeated: up.repeated, drift: drift0, escalation: escalation0 });
+    });
+  }
   return store.withTenant(tenant, async (tx) => {
-    const up = await upsertReportsInTx(tx, tenant, 'detector', reports, 'system');
     const rules = [...(drift.complete ? [DRIFT_UNEXPECTED_RULE, DRIFT_UNUSED_RULE] : []), ...(agentsComplete ? [ESCALATION_RULE] : [])];
     // An agent whose search was cut short keeps its escalation findings: absence is unproven there.
     const keep = (f: Finding): boolean =>
@@ -164,11 +230,7 @@ export async function evaluateDetectors(
       rules.length > 0
         ? await resolveAbsent(tx, tenant, 'detector', rules, present, 'no longer detected: the ' + 'access map no longer shows it', keep)
         : [];
-    const out = {
-      reported: up.reported, resolved, repeated: up.repeated, drift: { items: drift.items.length, complete: drift.complete },
-      escalation: { agents, paths, complete: agentsComplete && incompleteAgents.size === 0 },
-    };
-    await inTx?.(tx, out);
-    return out;
+    await inTx?.(tx, { reported: [], resolved, repeated: 0, drift: drift0, escalation: escalation0 });
+    return { reported, resolved, repeated, drift: drift0, escalation: escalation0 };
   });
 }

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../../serve/services.js';
 import { syncCollectorFindings } from './collector-sync.js';
-import { DEFAULT_DETECTOR_BOUNDS, evaluateDetectors } from './detectors.js';
+import { DEFAULT_DETECTOR_BOUNDS, evaluateDetectors, Pacer } from './detectors.js';
 import { auditSystem, findingEvents } from './events.js';
 
 const running = new Map<string, Promise<unknown>>();
@@ -52,6 +52,12 @@ export async function catchUpCollector(
   }
 }
 
+/**
+ * A background run (graph change, sweep) pauses three times as long as it worked after each step:
+ * it takes at most a quarter of the main thread. A requested run goes at full speed.
+ */
+export const BACKGROUND_PACE = 9;
+
 /** Who asked for an evaluation: a request, recording through its `ctx.audit`, or the system on its own. */
 export type Requester = { audit: (meta: Record<string, unknown>) => Promise<unknown> } | 'system';
 
@@ -61,19 +67,25 @@ export async function evaluateTenant(
   tenant: string,
   who: Requester,
   log?: Pick<Logger, 'warn'>,
+  signal?: AbortSignal,
 ) {
   const items = await catchUpCollector(services, tenant, log);
   return serialised(tenant, async () => {
     const out = await services.events.withEvents((emit) =>
-      evaluateDetectors(services.store, tenant, DEFAULT_DETECTOR_BOUNDS, (tx, o) =>
-        emit(
-          findingEvents(
-            tenant,
-            o.reported,
-            o.resolved.map((f) => ({ finding: f, previous: 'open' })),
+      evaluateDetectors(
+        services.store,
+        tenant,
+        DEFAULT_DETECTOR_BOUNDS,
+        (tx, o) =>
+          emit(
+            findingEvents(
+              tenant,
+              o.reported,
+              o.resolved.map((f) => ({ finding: f, previous: 'open' })),
+            ),
+            tx,
           ),
-          tx,
-        ),
+        new Pacer(who === 'system' ? BACKGROUND_PACE : 0, signal),
       ),
     );
     const meta = {
@@ -104,24 +116,63 @@ export function evaluateIntervalMs(env: NodeJS.ProcessEnv = process.env): number
   return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : 300_000;
 }
 
-/** How long after a graph change the detectors run (changes inside the window share one run). */
+/** How long after a graph change the detectors run at the soonest (changes inside the window share one run). */
 const DEBOUNCE_MS = 1_000;
+
+/**
+ * Graph-triggered runs of a tenant are spaced: after a run of T ms (paced, so T is mostly pauses)
+ * the next one starts no sooner than DUTY_SPACING × T after it ended. A tenant under sustained
+ * ingest with a large drift set is then evaluated less often, not back to back.
+ */
+export const DUTY_SPACING = 5;
+
+/** When a graph change should trigger the next run, from the last run's start and end (ms). */
+export function nextRunDelay(now: number, last: { started: number; ended: number } | undefined): number {
+  if (!last) return DEBOUNCE_MS;
+  const spacedUntil = last.ended + DUTY_SPACING * Math.max(0, last.ended - last.started);
+  return Math.max(DEBOUNCE_MS, spacedUntil - now);
+}
 
 /** Starts the bus subscription and the sweep; returns the function that stops them. */
 export function startSecurity(services: Services): () => Promise<void> {
   const log = services.log.child({ log: 'security' });
   const pending = new Map<string, NodeJS.Timeout>();
+  const lastRun = new Map<string, { started: number; ended: number }>();
+  // Tenants with a run in progress, and whether the graph changed meanwhile (a run follows, spaced).
+  const inRun = new Map<string, boolean>();
+  const stopping = new AbortController();
   let stopped = false;
+  const schedule = (tenant: string): void => {
+    if (stopped || pending.has(tenant)) return;
+    if (inRun.has(tenant)) return void inRun.set(tenant, true);
+    pending.set(tenant, setTimeout(() => run(tenant), nextRunDelay(performance.now(), lastRun.get(tenant))).unref());
+  };
+  const evaluate = async (tenant: string): Promise<void> => {
+    const started = performance.now();
+    inRun.set(tenant, false);
+    try {
+      await evaluateTenant(services, tenant, 'system', log, stopping.signal);
+    } catch (err) {
+      if (stopping.signal.aborted) return;
+      log.warn({ err, tenant }, 'findings ' + 'evaluation failed');
+    } finally {
+      const ended = performance.now();
+      lastRun.set(tenant, { started, ended });
+      log.debug({ tenant, ms: Math.round(ended - started) }, 'findings evaluated');
+      const changedMeanwhile = inRun.get(tenant) === true;
+      inRun.delete(tenant);
+      if (changedMeanwhile) schedule(tenant);
+    }
+  };
   const run = (tenant: string): void => {
     pending.delete(tenant);
     if (stopped) return;
-    evaluateTenant(services, tenant, 'system', log).catch((err: unknown) => log.warn({ err, tenant }, 'findings ' + 'evaluation failed'));
+    void evaluate(tenant);
   };
   const unsubscribe = services.events.subscribe(
     { name: 'security-detectors', types: ['edge.observed', 'agent.created', 'agent.deleted'] },
     (e) => {
-      if (stopped || pending.has(e.tenant)) return;
-      pending.set(e.tenant, setTimeout(() => run(e.tenant), DEBOUNCE_MS).unref());
+      schedule(e.tenant);
     },
   );
   const every = evaluateIntervalMs();
@@ -131,9 +182,7 @@ export function startSecurity(services: Services): () => Promise<void> {
     );
     for (const t of tenants) {
       if (stopped) return;
-      await evaluateTenant(services, t.id, 'system', log).catch((err: unknown) =>
-        log.warn({ err, tenant: t.id }, 'findings ' + 'evaluation failed'),
-      );
+      await evaluate(t.id);
     }
   };
   const timer =
@@ -142,6 +191,7 @@ export function startSecurity(services: Services): () => Promise<void> {
       : undefined;
   return async () => {
     stopped = true;
+    stopping.abort(new Error('the server is stopping'));
     unsubscribe();
     if (timer) clearInterval(timer);
     for (const t of pending.values()) clearTimeout(t);

@@ -15,6 +15,7 @@ import {
   DRIFT_UNUSED_RULE,
   ESCALATION_RULE,
   evaluateDetectors,
+  Pacer,
 } from '../../../src/modules/security/detectors.js';
 import { getFindingRow, listFindings, triageFinding } from '../../../src/modules/security/finding-store.js';
 import type { Finding } from '../../../src/modules/security/model.js';
@@ -183,6 +184,52 @@ for (const b of await testStores()) {
       assert.deepEqual([full.drift.complete, full.escalation.complete], [true, true]);
       assert.deepEqual(full.resolved.map((f) => f.rule_id).sort(), [ESCALATION_RULE, DRIFT_UNEXPECTED_RULE, DRIFT_UNUSED_RULE]);
       assert.deepEqual([await open(ESCALATION_RULE), await open(DRIFT_UNEXPECTED_RULE), await open(DRIFT_UNUSED_RULE)], [0, 1, 1]);
+    });
+
+    it('a run over a drift set of several steps stores every finding and hands each step’s findings to its transaction', async () => {
+      const t = await addTenant(h.store);
+      const a = await createAgent(h.store, t, { name: 'bulk' });
+      const n = 530;
+      await ingestObservations(
+        h.store,
+        t,
+        Array.from({ length: n }, (_, i) => obs({ kind: 'agent', id: a.id }, `s3://bulk/${i}`, 'r')),
+      );
+      const perTx: number[] = [];
+      const run = await evaluateDetectors(h.store, t, DEFAULT_DETECTOR_BOUNDS, (_tx, o) => void perTx.push(o.reported.length));
+      assert.deepEqual([run.reported.length, run.drift], [n, { items: n, complete: true }]);
+      assert.equal(perTx.reduce((x, y) => x + y, 0), n, 'every reported finding went through a transaction callback once');
+      assert.ok(perTx.length > 2, `the writes were split into steps (${perTx.length} transactions)`);
+      assert.equal((await listFindings(h.store, t, { source: 'detector', limit: 1000 })).items.length, n);
+      const again = await evaluateDetectors(h.store, t);
+      assert.deepEqual([again.reported.length, again.resolved.length, again.repeated], [0, 0, n]);
+    });
+
+    it('a paced background run lets timers and sockets run between its steps; an aborted one stops before it writes', async () => {
+      const t = await addTenant(h.store);
+      const a = await createAgent(h.store, t, { name: 'paced' });
+      await ingestObservations(
+        h.store,
+        t,
+        Array.from({ length: 400 }, (_, i) => obs({ kind: 'agent', id: a.id }, `s3://paced/${i}`, 'r')),
+      );
+      // A timer due at once can only fire if the run leaves the microtask queue between its queries.
+      let fired = 0;
+      const tick = setInterval(() => fired++, 0);
+      try {
+        await evaluateDetectors(h.store, t, DEFAULT_DETECTOR_BOUNDS, undefined, new Pacer(1));
+      } finally {
+        clearInterval(tick);
+      }
+      assert.ok(fired > 0, 'the event loop turned during the run');
+
+      const other = await addTenant(h.store);
+      const b = await createAgent(h.store, other, { name: 'stopped' });
+      await ingestObservations(h.store, other, [obs({ kind: 'agent', id: b.id }, 's3://stopped', 'r')]);
+      const stop = new AbortController();
+      stop.abort(new Error('the server is stopping'));
+      await assert.rejects(evaluateDetectors(h.store, other, DEFAULT_DETECTOR_BOUNDS, undefined, new Pacer(3, stop.signal)), /stopping/);
+      assert.equal((await findings(other)).length, 0, 'nothing was written by the aborted run');
     });
 
     it('another tenant’s graph is not evaluated into this tenant', async () => {

@@ -15,7 +15,7 @@ import { RecordingAuditSink } from '../../../src/ledger/audit-sink.js';
 import { ingestObservations } from '../../../src/modules/accessmap/edge-store.js';
 import { securityEvents } from '../../../src/modules/security/events.js';
 import { listFindings } from '../../../src/modules/security/finding-store.js';
-import { startSecurity } from '../../../src/modules/security/runner.js';
+import { DUTY_SPACING, nextRunDelay, startSecurity } from '../../../src/modules/security/runner.js';
 import type { Services } from '../../../src/serve/services.js';
 import { createSqliteTestStore, type TestStore } from '../../helpers/stores.js';
 import { addTenant } from '../../store/store-fixtures.js';
@@ -80,5 +80,17 @@ describe('security runner on the bus', () => {
     await settle();
     assert.equal(audit.appended.filter((r) => r.tenant === t).length, 1, 'a background run that changed nothing records nothing');
     assert.equal(heard.filter((e) => e.tenant === t).length, 1);
+  });
+});
+
+describe('spacing of graph-triggered runs', () => {
+  it('the first run comes after the debounce; after a run of T ms the next waits DUTY_SPACING × T from its end', () => {
+    assert.equal(nextRunDelay(10_000, undefined), 1_000);
+    // A 10 ms run: the debounce still rules.
+    assert.equal(nextRunDelay(10_000, { started: 9_000, ended: 9_010 }), 1_000);
+    // A 4 s run that ended now: the next one no sooner than DUTY_SPACING × 4 s.
+    assert.equal(nextRunDelay(20_000, { started: 16_000, ended: 20_000 }), DUTY_SPACING * 4_000);
+    // Long after it ended: the debounce again.
+    assert.equal(nextRunDelay(200_000, { started: 16_000, ended: 20_000 }), 1_000);
   });
 });
