@@ -41,7 +41,7 @@ const open = async (dir) => {
   return store;
 };
 
-const rx = fork(join(root, 'dist/bench/lib/eventing-receiver.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+const rx = fork(join(root, 'dist/src/bench/eventing-receiver.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 const pending = [];
 rx.on('message', (m) => pending.shift()?.(m));
 const port = await new Promise((r) => pending.push((m) => r(m.port)));
