@@ -15,76 +15,30 @@
  * row per batch of 5,000) and a concurrent ingest load; the sub-mode `forward-lag`
  * (forward-lag.ts) runs the whole server, connector and engine included, under paced gRPC ingest
  * and reports the forwarder's lag.
+ *
+ * `forwardAll`, `bareTls` and the ledger are shipped code (src/bench/forward.ts), which `svc bench
+ * forward` runs against an in-process TLS receiver instead of rsyslog.
  */
 import { open, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import tls from 'node:tls';
 import { rsyslogMissing, startRsyslog } from '../../test/helpers/rsyslog.js';
-import { ledgerItems } from '../../src/core/connectors/ledger-items.js';
 import { filelogKind } from '../../src/core/connectors/kinds/filelog.js';
 import { syslogKind } from '../../src/core/connectors/kinds/syslog.js';
-import type { ConnectorSink, KindContext } from '../../src/core/connectors/kinds/types.js';
+import type { KindContext } from '../../src/core/connectors/kinds/types.js';
 import { ledgerDevice } from '../../src/encoders/ledger-fields.js';
 import { encoderFor } from '../../src/encoders/registry.js';
 import { octetCountingFrame } from '../../src/encoders/syslog.js';
-import { Keyring } from '../../src/ledger/keyring.js';
 import { readRange } from '../../src/ledger/ledger-store.js';
-import type { AuditDraft } from '../../src/ledger/record.js';
-import { openStore, type Store } from '../../src/store/store.js';
-import { createWorkerPool } from '../../src/workers/pool.js';
-import { generateChain } from '../lib/ledger-chain.js';
+import { openStore } from '../../src/store/store.js';
+import { bareTls, buildLedger, FORWARD_BATCH, FORWARD_TENANT, forwardAll } from '../../src/bench/forward.js';
 import { BenchRefusal } from '../lib/server.js';
 import type { BenchContext, Measurement, Ratio, Scenario, ScenarioResult } from '../lib/types.js';
 
-const TENANT = '01970c2e-4b1a-7c3d-8e4f-5a6b7c8d9e0f';
-const BATCH = 5000; // the syslog and filelog kinds' maxBatch
+const TENANT = FORWARD_TENANT;
+const BATCH = FORWARD_BATCH;
 const VERSION = 'bench';
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const ACTIONS = ['agent.create', 'agent.update', 'auth.login', 'token.revoke', 'policy.deny'];
-
-function draftAt(i: number): AuditDraft {
-  return {
-    actor: `user:u${i % 97}`,
-    actor_kind: 'user',
-    action: ACTIONS[i % ACTIONS.length] as string,
-    target_kind: 'agent',
-    target_id: `agent-${i % 5003}`,
-    meta: { i, name: `agent ${i}`, labels: ['prod'] },
-  };
-}
-
-/** The forwarder's path for every range of `n` records: read, encode, send; returns records/s. */
-async function forwardAll(
-  store: Store,
-  n: number,
-  format: { surface: 'syslog_connector' | 'notification'; token: string },
-  sink: ConnectorSink,
-): Promise<number> {
-  const enc = encoderFor(format.surface, format.token);
-  const opts = { device: ledgerDevice(VERSION) };
-  const t0 = performance.now();
-  const none = new Set<number>();
-  for (let from = 1; from <= n; from += BATCH) {
-    const to = Math.min(n, from + BATCH - 1);
-    const items = await ledgerItems(store, TENANT, from, to, none, enc, opts);
-    const res = await sink.send(items, new AbortController().signal);
-    if (res.result !== 'delivered') throw new Error(`${res.result}: ${res.error ?? ''}`);
-  }
-  return n / ((performance.now() - t0) / 1000);
-}
-
-/** A bare tls.connect loop writing pre-framed batches; done when the last write's callback ran. */
-async function bareTls(port: number, ca: Buffer, batches: Buffer[]): Promise<number> {
-  const t0 = performance.now();
-  const s = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
-  await new Promise<void>((ok, ko) => (s.once('secureConnect', () => ok()), s.once('error', ko)));
-  for (const b of batches) await new Promise<void>((ok, ko) => s.write(b, (err) => (err ? ko(err) : ok())));
-  const rate = batches.reduce((a, b) => a + b.length, 0);
-  const secs = (performance.now() - t0) / 1000;
-  s.end();
-  return rate / secs;
-}
 
 export const scenario: Scenario = {
   name: 'forward',
@@ -99,16 +53,7 @@ export const scenario: Scenario = {
     const dataDir = join(ctx.tmpDir, 'svc-data');
 
     ctx.log(`forward: generating a signed ledger of ${n} records …`);
-    const keyring = await Keyring.open({ dataDir, env: {} });
-    const pool = createWorkerPool({ threads: 2, signingKeys: [keyring.signingKey()] });
-    const gen = await openStore({ backend: 'sqlite', dataDir, sqliteSynchronous: 'normal' });
-    try {
-      await gen.migrate();
-      await generateChain(gen, pool, keyring, TENANT, n, (seq) => draftAt(seq - 1));
-    } finally {
-      await gen.close();
-      await pool.close();
-    }
+    await buildLedger(dataDir, n);
     const store = await openStore({ backend: 'sqlite', dataDir });
 
     const rs = await startRsyslog();
