@@ -1,4 +1,6 @@
 /** The `svc bench <scenario>` report: its JSON document, its text form and its Markdown form. */
+import type { EventingResult } from '../../../bench/eventing.js';
+import type { ForwardResult } from '../../../bench/forward.js';
 import type { IngestResult } from '../../../bench/ingest.js';
 import type { LedgerAppendResult } from '../../../bench/ledger-append.js';
 import type { LoadResult, Percentiles } from '../../../bench/loadgen.js';
@@ -18,6 +20,12 @@ export const BENCH_SCENARIOS = {
   export: `GET /v1/audit/export?format=ocsf: the bench tenant's chain streamed as OCSF (seeded with ${SEED} audited writes first)`,
   ingest: 'gRPC Ingest/Push from collector-equivalent clients: edge observations acked as durable (store + one ledger record per batch)',
   'ledger-append': 'the ledger append pipeline in this process: durable signed appends of 64 appenders on one chain',
+  eventing:
+    'signed webhook deliveries through the delivery engine in this process (SQLite, 100 subscriptions, loopback receivers in a ' +
+    'child process): burst throughput against a bare undici client, paced latency, a drained backlog with RSS',
+  forward:
+    'the ledger forwarder in this process (read, encode, syslog kind over TLS, RFC 5425 octet counting) into a loopback TLS ' +
+    'receiver, against a bare tls.connect client writing the same framed bytes',
 } as const;
 export type BenchScenario = keyof typeof BENCH_SCENARIOS;
 
@@ -43,6 +51,8 @@ export type BenchReport = {
   load?: LoadResult;
   ingest?: IngestResult;
   ledgerAppend?: LedgerAppendResult;
+  eventing?: EventingResult;
+  forward?: ForwardResult;
   ledger?: { acknowledged: number; headSeqGrowth: number; complete: boolean };
   /** the headline figures as `npm run bench` result files give them, so `svc bench plan` reads this file too */
   raw: Measurement[];
@@ -84,6 +94,33 @@ export function renderText(r: BenchReport): string {
         `${a.chain.complete ? 'every append has its record' : 'RECORDS MISSING'}`,
       `bytes:      ${a.bytesPerRecord} per record added (${a.store === 'sqlite' ? 'SQLite file' : 'Postgres table'}, indexes included)` +
         (a.fileBytesPerRecord !== undefined ? `; whole file ÷ records ${a.fileBytesPerRecord}` : ''),
+    );
+  }
+  const e = r.eventing;
+  if (e) {
+    lines.push(
+      `deliveries: ${e.svcRate.toFixed(1)}/s signed and received (mean of 2 bursts of ${e.events} events × ${e.subscriptions} ` +
+        `subscriptions: ${e.svc.map((x) => x.rate.toFixed(0)).join(', ')})`,
+      `baseline:   ${e.bareRate.toFixed(1)}/s bare undici client (${e.bare.map((x) => x.rate.toFixed(0)).join(', ')}) → ratio ` +
+        `${e.ratio.toFixed(3)}`,
+      `cpu:        ${e.svcCpuPer1k.toFixed(0)} ms per 1,000 deliveries (bare ${e.bareCpuPer1k.toFixed(0)} ms) → ratio ` +
+        `${e.cpuRatio.toFixed(3)}`,
+      `paced:      ${e.pacedEventsPerSec * e.subscriptions} deliveries/s asked for ${e.pacedSeconds}s: event to receipt p50 ` +
+        `${e.paced.p50} ms  p99 ${e.paced.p99} ms  max ${e.paced.max} ms (${e.paced.n} deliveries)`,
+    );
+    if (e.backlog)
+      lines.push(
+        `backlog:    ${e.backlog.delivered} of ${e.backlog.total} drained at ${e.backlog.rate.toFixed(1)}/s; RSS idle ` +
+          `${e.backlog.idleMiB.toFixed(0)} MiB, peak +${e.backlog.peakAboveIdleMiB.toFixed(0)} MiB`,
+      );
+  }
+  const f = r.forward;
+  if (f) {
+    lines.push(
+      `records:    ${f.forwardPerSec}/s forwarded (median of ${f.rounds} runs of ${f.records} records, batches of ${f.batch}: ` +
+        `${f.forwardRates.join(', ')})`,
+      `baseline:   ${f.barePerSec}/s bare tls.connect, same framed bytes (${f.bareRates.join(', ')}) → ratio ${f.ratio.toFixed(3)}`,
+      `receiver:   ${f.received} of ${f.sent} records counted (${f.bytesPerRun} framed bytes per run)`,
     );
   }
   if (r.ledger)
@@ -177,6 +214,44 @@ export function renderMarkdown(r: BenchReport): string {
       '',
       ...latencyHead,
       row('one append, to durable', a.latencyMs),
+    );
+  }
+  const e = r.eventing;
+  if (e) {
+    body.push(
+      `- Load: bursts of ${e.events} events × ${e.subscriptions} subscriptions (A B B A against a bare undici client), then ` +
+        `${e.pacedEventsPerSec} events/s paced for ${e.pacedSeconds} s` +
+        (e.backlog ? `, then a backlog of ${e.backlog.total} deliveries drained` : ''),
+      '',
+      '| Figure | svc | bare undici | svc / bare |',
+      '|---|---|---|---|',
+      `| Deliveries per second (burst) | ${e.svcRate.toFixed(1)} | ${e.bareRate.toFixed(1)} | ${e.ratio.toFixed(3)} |`,
+      `| CPU ms per 1,000 deliveries | ${e.svcCpuPer1k.toFixed(1)} | ${e.bareCpuPer1k.toFixed(1)} | ${e.cpuRatio.toFixed(3)} |`,
+      '',
+      '| Paced (ms, event to receipt) | p50 | p99 | max | deliveries |',
+      '|---|---|---|---|---|',
+      `| ${e.pacedEventsPerSec * e.subscriptions} deliveries/s asked | ${e.paced.p50} | ${e.paced.p99} | ${e.paced.max} | ${e.paced.n} |`,
+      ...(e.backlog
+        ? [
+            '',
+            '| Backlog | Value |',
+            '|---|---|',
+            `| Delivered / queued | ${e.backlog.delivered} / ${e.backlog.total} |`,
+            `| Drain rate (deliveries/s) | ${e.backlog.rate.toFixed(1)} |`,
+            `| RSS idle / peak above idle (MiB) | ${e.backlog.idleMiB.toFixed(1)} / ${e.backlog.peakAboveIdleMiB.toFixed(1)} |`,
+          ]
+        : []),
+    );
+  }
+  const f = r.forward;
+  if (f) {
+    body.push(
+      `- Load: ${f.rounds} runs each of ${f.records} records in batches of ${f.batch}, forwarder and bare client alternating`,
+      '',
+      '| Figure | forwarder | bare tls.connect | forwarder / bare |',
+      '|---|---|---|---|',
+      `| Records per second (median) | ${f.forwardPerSec} | ${f.barePerSec} | ${f.ratio.toFixed(3)} |`,
+      `| Receiver: records counted / sent | ${f.received} / ${f.sent} | | |`,
     );
   }
   return [...head, ...body, '', ...(r.notes.length > 0 ? ['Notes:', '', ...r.notes.map((n) => `- ${n}`), ''] : [])].join('\n');

@@ -32,6 +32,13 @@ export class BenchRunCommand extends ClientCommand {
       ${SEED} audited writes; \`ingest\` (gRPC Ingest/Push of edge observations, as collectors send
       them; \`--grpc host:port\` with \`--server\`) and \`ledger-append\` (the append pipeline in this
       process on a temporary SQLite file, or \`--store postgres --dsn …\`; no \`--server\` form).
+      In this process too, on a temporary SQLite store, with no \`--server\` form: \`eventing\` (signed
+      webhook deliveries through the delivery engine to 100 subscriptions on loopback receivers in a child
+      process: bursts of \`--events\` events against a bare undici client, A B B A; latency paced at half
+      that rate for \`--duration\`; a backlog of \`--backlog\` deliveries drained, with RSS) and
+      \`forward\` (the ledger forwarder reading a signed ledger of \`--records\` records into the syslog
+      connector over TLS to an in-process RFC 5425 receiver, against a bare tls.connect client writing
+      the same framed bytes; runs alternate until \`--duration\` has passed).
 
       By default a scratch \`svc serve --seed-demo\` is started on loopback in a temporary directory
       and removed afterwards. With \`--server\` the load goes to a running deployment: given a
@@ -65,7 +72,12 @@ export class BenchRunCommand extends ClientCommand {
   reportFile = Option.String('--report', { description: 'Write a Markdown report to this file' });
   noAccessLog = Option.Boolean('--no-access-log', false, { description: 'Scratch server: start it with SERVICE_ACCESS_LOG=false' });
   keepTenant = Option.Boolean('--keep-tenant', false, { description: '--server: keep the bench tenant and its key after the run' });
-  warmup = Option.String('--warmup', '1s', { description: 'ingest, ledger-append: unrecorded load before the measured time' });
+  warmup = Option.String('--warmup', '1s', {
+    description: 'ingest, ledger-append, forward: unrecorded load before the measured time; eventing: 0 skips its warm-up burst',
+  });
+  events = Option.String('--events', '200', { description: 'eventing: events per throughput burst (× 100 subscriptions)' });
+  backlog = Option.String('--backlog', '10000', { description: 'eventing: deliveries queued, then drained (0: no backlog phase)' });
+  records = Option.String('--records', '20000', { description: 'forward: records in the ledger forwarded in every run' });
   batch = Option.String('--batch', '500', { description: 'ingest: observations per batch' });
   window = Option.String('--window', '4', { description: 'ingest: batches unacknowledged per client at most' });
   grpc = Option.String('--grpc', { description: 'ingest with --server: the gRPC listener, host:port' });
@@ -97,6 +109,10 @@ export class BenchRunCommand extends ClientCommand {
     const progress = (line: string): void => void (tty && stderr.write(`\r  ${line}   `));
     const loadBefore = loadavg()[0] ?? 0;
     const notes: string[] = [];
+    if (scenario === 'eventing' || scenario === 'forward') {
+      const report = await this.inProcess(scenario, durationMs, warmupMs, loadBefore, notes, this.json ? () => undefined : log, progress);
+      return this.finish(report, loadBefore, tty, true);
+    }
     if (scenario === 'ledger-append') {
       const report = await this.ledgerAppend(durationMs, warmupMs, loadBefore, notes, this.json ? () => undefined : log, progress);
       return this.finish(report, loadBefore, tty, report.ledgerAppend?.chain.complete !== false);
@@ -290,19 +306,141 @@ export class BenchRunCommand extends ClientCommand {
     }
   }
 
+  /** `eventing` and `forward`: in this process, on a scratch SQLite store in a temporary directory; no deployment form. */
+  private async inProcess(
+    scenario: 'eventing' | 'forward',
+    durationMs: number,
+    warmupMs: number,
+    loadBefore: number,
+    notes: string[],
+    log: (m: string) => void,
+    progress: (line: string) => void,
+  ): Promise<BenchReport> {
+    if (this.server !== undefined)
+      throw new CliError(
+        ExitCode.Usage,
+        'usage',
+        `${scenario} has no --server form: it measures ` +
+          `${scenario === 'eventing' ? 'the webhook delivery engine' : 'the ledger forwarder'} in this process` +
+          ' against a scratch SQLite store and loopback receivers; run it on the host you size',
+      );
+    const count = (name: string, value: string, min: number, max: number): number => {
+      const v = Number(value);
+      if (!Number.isInteger(v) || v < min || v > max)
+        throw new CliError(ExitCode.Usage, 'usage', `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+      return v;
+    };
+    const dataDir = await mkdtemp(join(tmpdir(), `svc-bench-${scenario}-`));
+    try {
+      if (scenario === 'eventing') {
+        const events = count('--events', this.events, 1, 100_000);
+        const backlog = count('--backlog', this.backlog, 0, 10_000_000);
+        const pacedSeconds = Math.max(1, Math.round(durationMs / 1000));
+        const { runEventing } = await import('../../../bench/eventing.js');
+        log(
+          `eventing: bursts of ${events} events × 100 subscriptions, paced ${pacedSeconds}s` +
+            `${backlog > 0 ? `, backlog ${backlog}` : ''}, in this process`,
+        );
+        const e = await runEventing({ dataDir, events, pacedSeconds, backlog, warmupEvents: warmupMs > 0 ? 10 : 0, log });
+        notes.push(
+          'in this process: delivery engine on a SQLite store (synchronous=FULL) in a temporary directory, removed after the run; ' +
+            'receivers in a child process on loopback; no server involved',
+        );
+        if (e.svc.some((x) => x.n === 0)) throw new CliError(ExitCode.Err, 'bench_failed', 'eventing: no delivery was received');
+        return this.buildReport(
+          'eventing',
+          'this process',
+          loadBefore,
+          notes,
+          { eventing: e },
+          [
+            {
+              target: 'svc-delivery-engine',
+              path: 'burst drain (ABBA)',
+              requestsPerSec: Math.round(e.svcRate),
+              p50Ms: 0,
+              p99Ms: 0,
+              detail: { runs: e.svc, cpuMsPer1000: Number(e.svcCpuPer1k.toFixed(1)), ratioToBare: Number(e.ratio.toFixed(3)) },
+            },
+            {
+              target: 'svc-delivery-engine',
+              path: `paced ${e.pacedEventsPerSec * e.subscriptions}/s`,
+              requestsPerSec: Math.round(e.paced.deliveriesPerSec),
+              p50Ms: e.paced.p50,
+              p99Ms: e.paced.p99,
+              detail: { ...e.paced, eventsPerSec: e.pacedEventsPerSec, seconds: e.pacedSeconds },
+            },
+            ...(e.backlog
+              ? [
+                  {
+                    target: 'svc-delivery-engine',
+                    path: `backlog ${e.backlog.total}`,
+                    requestsPerSec: Math.round(e.backlog.rate),
+                    p50Ms: 0,
+                    p99Ms: 0,
+                    detail: e.backlog,
+                  },
+                ]
+              : []),
+          ],
+          { subscriptions: e.subscriptions, events, backlog, sink_format: 'json', store: 'sqlite' },
+        );
+      }
+      const records = count('--records', this.records, 1, 10_000_000);
+      const { runForward } = await import('../../../bench/forward.js');
+      log(`forward: ${records} records per run, warm-up ${warmupMs / 1000}s, then runs for ${durationMs / 1000}s, in this process`);
+      const f = await runForward({
+        dataDir,
+        records,
+        durationMs,
+        warmupMs,
+        log,
+        onProgress: (p) => progress(`${p.elapsedS.toFixed(0)}s  rounds ${p.rounds}`),
+      });
+      notes.push(
+        'in this process: a signed ledger in a SQLite file in a temporary directory (removed after the run), forwarded with the ' +
+          'syslog connector over TLS to a loopback RFC 5425 receiver in this process (a throwaway self-signed certificate); the ' +
+          'forwarder counts a batch once the kernel took its bytes, and every run waits until the receiver counted every record',
+      );
+      return this.buildReport(
+        'forward',
+        'this process',
+        loadBefore,
+        notes,
+        { forward: f },
+        [
+          {
+            target: 'forward-syslog-tls',
+            path: `${records} records → TLS receiver (octet counting)`,
+            requestsPerSec: f.forwardPerSec,
+            p50Ms: 0,
+            p99Ms: 0,
+            detail: { rounds: f.forwardRates, ratioToBare: f.ratio, baseline: f.barePerSec },
+          },
+        ],
+        { records, batch: f.batch, store: 'sqlite', syslog_format: 'syslog', bytes_per_run: f.bytesPerRun },
+      );
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new CliError(ExitCode.Err, 'bench_failed', `${scenario}: ${(err as Error).message}`);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+
   private buildReport(
     scenario: BenchScenario,
     server: string,
     loadBefore: number,
     notes: string[],
-    figures: Pick<BenchReport, 'load' | 'ingest' | 'ledgerAppend'>,
+    figures: Pick<BenchReport, 'load' | 'ingest' | 'ledgerAppend' | 'eventing' | 'forward'>,
     raw: BenchReport['raw'],
     subject: Record<string, unknown> = {},
   ): BenchReport {
     return {
       scenario,
       description: BENCH_SCENARIOS[scenario],
-      target: scenario === 'ledger-append' ? 'in-process' : this.server !== undefined ? 'server' : 'scratch',
+      target: IN_PROCESS.has(scenario) ? 'in-process' : this.server !== undefined ? 'server' : 'scratch',
       server,
       date: new Date().toISOString(),
       machine: {
@@ -434,6 +572,9 @@ interface Target {
 
 /** Scenarios whose every 2xx appends a ledger record: the head must grow by at least the 2xx count. */
 const LEDGER_CHECKED: ReadonlySet<BenchScenario> = new Set(['audited-write', 'pep', 'ingest']);
+
+/** Scenarios measured in this process, with no deployment form. */
+const IN_PROCESS: ReadonlySet<BenchScenario> = new Set(['ledger-append', 'eventing', 'forward']);
 
 /** gRPC clients `svc bench ingest` opens at most. */
 const INGEST_MAX_CLIENTS = 256;
