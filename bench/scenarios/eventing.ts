@@ -48,81 +48,79 @@ export const scenario: Scenario = {
       log: ctx.log,
       onChild: (c) => void track(c),
     });
-    {
-      const [a1, a2] = e.svc as [BurstRun, BurstRun];
-      const [b1, b2] = e.bare as [BurstRun, BurstRun];
-      const { svcRate, bareRate } = e;
-      const svcCpu = e.svcCpuPer1k;
-      const bareCpu = e.bareCpuPer1k;
-      const rate = e.pacedEventsPerSec;
-      const p = e.paced;
-      const bl = e.backlog as BacklogResult;
-      const cacheMib = e.sqliteCacheMib;
-      const raw: Measurement[] = [
+    const [a1, a2] = e.svc as [BurstRun, BurstRun];
+    const [b1, b2] = e.bare as [BurstRun, BurstRun];
+    const { svcRate, bareRate } = e;
+    const svcCpu = e.svcCpuPer1k;
+    const bareCpu = e.bareCpuPer1k;
+    const rate = e.pacedEventsPerSec;
+    const p = e.paced;
+    const bl = e.backlog as BacklogResult;
+    const cacheMib = e.sqliteCacheMib;
+    const raw: Measurement[] = [
+      {
+        target: 'svc-delivery-engine',
+        path: 'burst drain (ABBA)',
+        requestsPerSec: Math.round(svcRate),
+        p50Ms: 0,
+        p99Ms: 0,
+        detail: { runs: [a1, a2], cpuMsPer1000: Number(svcCpu.toFixed(1)) },
+      },
+      {
+        target: 'svc-delivery-engine',
+        path: `paced ${rate * SUBSCRIPTIONS}/s`,
+        requestsPerSec: Math.round(p.deliveriesPerSec),
+        p50Ms: p.p50,
+        p99Ms: p.p99,
+        detail: { ...p, eventsPerSec: rate, seconds: pacedS },
+      },
+      { target: 'svc-delivery-engine', path: `backlog ${bl.total}`, requestsPerSec: Math.round(bl.rate), p50Ms: 0, p99Ms: 0, detail: bl },
+    ];
+    return {
+      raw,
+      baselines: [
         {
-          target: 'svc-delivery-engine',
-          path: 'burst drain (ABBA)',
-          requestsPerSec: Math.round(svcRate),
+          target: 'bare-undici-client',
+          path: 'burst (ABBA)',
+          requestsPerSec: Math.round(bareRate),
           p50Ms: 0,
           p99Ms: 0,
-          detail: { runs: [a1, a2], cpuMsPer1000: Number(svcCpu.toFixed(1)) },
+          detail: { runs: [b1, b2], cpuMsPer1000: Number(bareCpu.toFixed(1)) },
         },
+      ],
+      ratios: [
+        { name: 'svc/bare-client', path: 'deliveries/s', requestsPerSec: Number((svcRate / bareRate).toFixed(3)), p50: 0, p99: 0 },
         {
-          target: 'svc-delivery-engine',
-          path: `paced ${rate * SUBSCRIPTIONS}/s`,
-          requestsPerSec: Math.round(p.deliveriesPerSec),
-          p50Ms: p.p50,
-          p99Ms: p.p99,
-          detail: { ...p, eventsPerSec: rate, seconds: pacedS },
+          name: 'svc/bare-client',
+          path: 'CPU ms per 1,000 (>1: svc costlier)',
+          requestsPerSec: Number((svcCpu / bareCpu).toFixed(3)),
+          p50: 0,
+          p99: 0,
         },
-        { target: 'svc-delivery-engine', path: `backlog ${bl.total}`, requestsPerSec: Math.round(bl.rate), p50Ms: 0, p99Ms: 0, detail: bl },
-      ];
-      return {
-        raw,
-        baselines: [
-          {
-            target: 'bare-undici-client',
-            path: 'burst (ABBA)',
-            requestsPerSec: Math.round(bareRate),
-            p50Ms: 0,
-            p99Ms: 0,
-            detail: { runs: [b1, b2], cpuMsPer1000: Number(bareCpu.toFixed(1)) },
-          },
-        ],
-        ratios: [
-          { name: 'svc/bare-client', path: 'deliveries/s', requestsPerSec: Number((svcRate / bareRate).toFixed(3)), p50: 0, p99: 0 },
-          {
-            name: 'svc/bare-client',
-            path: 'CPU ms per 1,000 (>1: svc costlier)',
-            requestsPerSec: Number((svcCpu / bareCpu).toFixed(3)),
-            p50: 0,
-            p99: 0,
-          },
-        ],
-        subject: {
-          store: 'sqlite',
-          synchronous: 'full',
-          subscriptions: SUBSCRIPTIONS,
-          events,
-          sink_format: 'json',
-          backlog: backlogN,
-          backlogPeakRssAboveIdleMiB: Number(bl.peakAboveIdleMiB.toFixed(1)),
-          backlogIdleRssMiB: Number(bl.idleMiB.toFixed(1)),
-          heapGrowingPercent: e.heapGrowth ? HEAP_GROWING_PERCENT : 'node command line',
-          sqliteCacheMib: cacheMib ?? 'default',
-        },
-        notes: [
-          `throughput: svc ${a1.rate.toFixed(0)} and ${a2.rate.toFixed(0)}/s, bare ${b1.rate.toFixed(0)} and ${b2.rate.toFixed(0)}/s ` +
-            `(A B B A); CPU of this process per 1,000 deliveries: svc ${svcCpu.toFixed(0)} ms, bare ${bareCpu.toFixed(0)} ms`,
-          `paced at ${rate} events/s × ${SUBSCRIPTIONS}: event-to-receipt p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms over ` +
-            `${p.n} deliveries`,
-          `backlog: ${bl.total} deliveries queued in ${bl.queueSeconds.toFixed(0)} s, drained in ${bl.seconds.toFixed(0)} s ` +
-            `(${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB ` +
-            `(V8 heap +${bl.heapPeakAboveIdleMiB.toFixed(0)} MiB)`,
-          'Receivers run in a child process; the machine is 2 cores shared with other work: compare ratios of one run, and see the ' +
-            'load average.',
-        ],
-      };
-    }
+      ],
+      subject: {
+        store: 'sqlite',
+        synchronous: 'full',
+        subscriptions: SUBSCRIPTIONS,
+        events,
+        sink_format: 'json',
+        backlog: backlogN,
+        backlogPeakRssAboveIdleMiB: Number(bl.peakAboveIdleMiB.toFixed(1)),
+        backlogIdleRssMiB: Number(bl.idleMiB.toFixed(1)),
+        heapGrowingPercent: e.heapGrowth ? HEAP_GROWING_PERCENT : 'node command line',
+        sqliteCacheMib: cacheMib ?? 'default',
+      },
+      notes: [
+        `throughput: svc ${a1.rate.toFixed(0)} and ${a2.rate.toFixed(0)}/s, bare ${b1.rate.toFixed(0)} and ${b2.rate.toFixed(0)}/s ` +
+          `(A B B A); CPU of this process per 1,000 deliveries: svc ${svcCpu.toFixed(0)} ms, bare ${bareCpu.toFixed(0)} ms`,
+        `paced at ${rate} events/s × ${SUBSCRIPTIONS}: event-to-receipt p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms over ` +
+          `${p.n} deliveries`,
+        `backlog: ${bl.total} deliveries queued in ${bl.queueSeconds.toFixed(0)} s, drained in ${bl.seconds.toFixed(0)} s ` +
+          `(${bl.rate.toFixed(0)}/s); RSS idle ${bl.idleMiB.toFixed(0)} MiB, peak +${bl.peakAboveIdleMiB.toFixed(0)} MiB ` +
+          `(V8 heap +${bl.heapPeakAboveIdleMiB.toFixed(0)} MiB)`,
+        'Receivers run in a child process; the machine is 2 cores shared with other work: compare ratios of one run, and see the ' +
+          'load average.',
+      ],
+    };
   },
 };
