@@ -60,10 +60,14 @@ export interface DetectorBounds {
  * them never leaves the microtask queue: unpaced, a run over a large drift set was one block of
  * seconds in which no ingest batch was read or acknowledged. Every step is followed at least by a
  * turn of the event loop and, with `factor` > 0, by a pause `factor` times the time since the last
- * pause, so a background run takes at most 1/(1 + factor) of the main thread.
+ * pause, so a background run takes at most 1/(1 + factor) of the main thread. The time since the
+ * last pause is wall time: it includes waits (a merge on the worker, the writer's queue), which on a
+ * loaded host can be long, so a pause is at most MAX_PAUSE_MS and a small run stays prompt.
  */
 export class Pacer {
   #resumed = performance.now();
+  /** ms spent in pauses so far */
+  pausedMs = 0;
   constructor(
     readonly factor: number,
     readonly signal?: AbortSignal,
@@ -77,13 +81,19 @@ export class Pacer {
     if (abortable) this.signal?.throwIfAborted();
     const busy = performance.now() - this.#resumed;
     const pace = this.signal?.aborted ? 0 : this.factor;
-    await (pace > 0 && busy * pace >= 1
-      ? new Promise((resolve) => setTimeout(resolve, busy * pace))
+    const pause = Math.min(MAX_PAUSE_MS, busy * pace);
+    await (pause >= 1
+      ? new Promise((resolve) => setTimeout(resolve, pause))
       : new Promise((resolve) => setImmediate(resolve)));
     if (abortable) this.signal?.throwIfAborted();
-    this.#resumed = performance.now();
+    const now = performance.now();
+    this.pausedMs += now - this.#resumed - busy;
+    this.#resumed = now;
   }
 }
+
+/** The longest pause between two steps of a paced run. */
+const MAX_PAUSE_MS = 1_000;
 
 /** Drift items read, and detector reports stored, per step (each write step is its own transaction). */
 const STEP_ITEMS = 100;

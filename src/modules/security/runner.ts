@@ -53,8 +53,8 @@ export async function catchUpCollector(
 }
 
 /**
- * A background run (graph change, sweep) pauses three times as long as it worked after each step:
- * it takes at most a quarter of the main thread. A requested run goes at full speed.
+ * A background run (graph change, sweep) pauses nine times as long as each step took (at most a
+ * second): it takes about a tenth of the main thread. A requested run goes at full speed.
  */
 export const BACKGROUND_PACE = 9;
 
@@ -67,7 +67,7 @@ export async function evaluateTenant(
   tenant: string,
   who: Requester,
   log?: Pick<Logger, 'warn'>,
-  signal?: AbortSignal,
+  pacer: Pacer = new Pacer(0),
 ) {
   const items = await catchUpCollector(services, tenant, log);
   return serialised(tenant, async () => {
@@ -85,7 +85,7 @@ export async function evaluateTenant(
             ),
             tx,
           ),
-        new Pacer(who === 'system' ? BACKGROUND_PACE : 0, signal),
+        pacer,
       ),
     );
     const meta = {
@@ -120,8 +120,8 @@ export function evaluateIntervalMs(env: NodeJS.ProcessEnv = process.env): number
 const DEBOUNCE_MS = 1_000;
 
 /**
- * Graph-triggered runs of a tenant are spaced: after a run of T ms (paced, so T is mostly pauses)
- * the next one starts no sooner than DUTY_SPACING × T after it ended. A tenant under sustained
+ * Graph-triggered runs of a tenant are spaced: after a run that worked T ms (its pauses not
+ * counted) the next one starts no sooner than DUTY_SPACING × T after it ended. A tenant under sustained
  * ingest with a large drift set is then evaluated less often, not back to back.
  */
 export const DUTY_SPACING = 5;
@@ -149,15 +149,17 @@ export function startSecurity(services: Services): () => Promise<void> {
   };
   const evaluate = async (tenant: string): Promise<void> => {
     const started = performance.now();
+    const pacer = new Pacer(BACKGROUND_PACE, stopping.signal);
     inRun.set(tenant, false);
     try {
-      await evaluateTenant(services, tenant, 'system', log, stopping.signal);
+      await evaluateTenant(services, tenant, 'system', log, pacer);
     } catch (err) {
       if (stopping.signal.aborted) return;
       log.warn({ err, tenant }, 'findings ' + 'evaluation failed');
     } finally {
+      // The spacing counts the run's work, not its pauses.
       const ended = performance.now();
-      lastRun.set(tenant, { started, ended });
+      lastRun.set(tenant, { started: started + pacer.pausedMs, ended });
       log.debug({ tenant, ms: Math.round(ended - started) }, 'findings evaluated');
       const changedMeanwhile = inRun.get(tenant) === true;
       inRun.delete(tenant);
