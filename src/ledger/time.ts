@@ -5,15 +5,27 @@ const CANONICAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{9})Z$/;
 
 const NS_PER_MS = 1_000_000n;
 
-// Anchor the monotonic clock to the wall clock once, so timestamps have sub-millisecond precision
+// Anchor the monotonic clock to the wall clock, so timestamps have sub-millisecond precision
 // (process.hrtime is ns, Date is ms) and never go backwards even if the wall clock is stepped back.
-const anchorWallNs = BigInt(Date.now()) * NS_PER_MS;
-const anchorMonoNs = process.hrtime.bigint();
+// The monotonic clock stops while the host is suspended (a paused VM, a laptop asleep) and ignores
+// steps of the wall clock, so the anchor is taken again whenever the two part by more than
+// REANCHOR_NS: a server that ran across a suspend would otherwise stamp records late by its length.
+let anchorWallNs = BigInt(Date.now()) * NS_PER_MS;
+let anchorMonoNs = process.hrtime.bigint();
 let lastNs = 0n;
+const REANCHOR_NS = 5n * NS_PER_MS;
 
 /** Current time as epoch nanoseconds; strictly increasing within the process. */
 export function nowEpochNs(): bigint {
-  let ns = anchorWallNs + (process.hrtime.bigint() - anchorMonoNs);
+  const mono = process.hrtime.bigint();
+  let ns = anchorWallNs + (mono - anchorMonoNs);
+  const wall = BigInt(Date.now()) * NS_PER_MS;
+  // Date.now() truncates to the millisecond: ns is normally in [wall, wall + 1 ms).
+  if (ns < wall - REANCHOR_NS || ns > wall + REANCHOR_NS) {
+    anchorWallNs = wall;
+    anchorMonoNs = mono;
+    ns = wall;
+  }
   if (ns <= lastNs) ns = lastNs + 1n;
   lastNs = ns;
   return ns;

@@ -75,3 +75,24 @@ test('only the canonical spelling is accepted', () => {
   assert.ok(isCanonicalTimestamp('0050-01-01T00:00:00.000000000Z'), 'two-digit years are not shifted to 19xx');
   assert.equal(timestampToEpochMs('0050-01-01T00:00:00.000000000Z'), new Date('0050-01-01T00:00:00Z').getTime());
 });
+
+// Last in the file: the process's stamps run ahead of the wall clock afterwards.
+test('after the host was suspended (the wall clock jumped ahead of the monotonic one) stamps follow the wall clock again', () => {
+  const realNow = Date.now;
+  nowTimestamp();
+  try {
+    // A minute of suspend: the wall clock moved on, the monotonic clock did not.
+    const jump = 60_000;
+    Date.now = () => realNow() + jump;
+    const after = timestampToEpochMs(nowTimestamp());
+    const wall = Date.now();
+    assert.ok(Math.abs(after - wall) <= 5, `stamped ${after}, wall clock ${wall}: not a minute late`);
+    const ahead = nowTimestamp();
+    // The wall clock stepped back again: stamps still never go backwards.
+    Date.now = realNow;
+    const back = nowTimestamp();
+    assert.ok(back > ahead, `${back} should sort after ${ahead}`);
+  } finally {
+    Date.now = realNow;
+  }
+});
