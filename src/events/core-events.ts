@@ -12,23 +12,17 @@ const decl = (type: string, source: string, permission: string, description: str
   stability: 'beta',
   schema: Ref,
 });
-// Declared for the catalog's shape, but their areas write no event yet: not durable, so a subscription cannot ask for them.
-const notYet = (type: string, source: string, permission: string, description: string): EventTypeDecl => ({
-  ...decl(type, source, permission, `${description} Not emitted yet: no subscription can receive it.`),
-  durable: false,
-});
-
 export const coreEvents: EventTypeDecl[] = [
   decl('agent.created', '/svc/agents', 'agent:read', 'An agent was registered.'),
   decl('agent.updated', '/svc/agents', 'agent:read', 'An agent was changed (data: id, version, changed fields).'),
   decl('agent.deleted', '/svc/agents', 'agent:read', 'An agent was deleted.'),
   decl('workspace.created', '/svc/workspaces', 'workspace:read', 'A governed workspace was created.'),
   decl('workspace.updated', '/svc/workspaces', 'workspace:read', 'A governed workspace was changed.'),
-  notYet('token.issued', '/svc/tokens', 'token:write', 'An API key was issued (never its secret).'),
-  notYet('token.rotated', '/svc/tokens', 'token:write', 'An API key was rotated.'),
-  notYet('token.revoked', '/svc/tokens', 'token:write', 'An API key was revoked.'),
-  notYet('user.created', '/svc/users', 'user:read', 'A user was provisioned.'),
-  notYet('user.disabled', '/svc/users', 'user:read', 'A user was disabled.'),
-  notYet('user.enabled', '/svc/users', 'user:read', 'A user was enabled.'),
+  decl('token.issued', '/svc/tokens', 'user:read', 'An API key was issued (never its secret).'),
+  decl('token.rotated', '/svc/tokens', 'user:read', 'An API key was rotated.'),
+  decl('token.revoked', '/svc/tokens', 'user:read', 'An API key was revoked.'),
+  decl('user.created', '/svc/users', 'user:read', 'A user was provisioned.'),
+  decl('user.disabled', '/svc/users', 'user:read', 'A user was disabled.'),
+  decl('user.enabled', '/svc/users', 'user:read', 'A user was enabled.'),
   decl('edge.observed', '/svc/accessmap', 'accessmap:graph:read', 'A batch of access observations was stored (data: count, new edges).'),
 ];

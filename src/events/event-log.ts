@@ -6,7 +6,7 @@
  * fills in later, so a reader may move a cursor past everything it saw. Retention deletes events
  * older than `SERVICE_EVENTS_RETENTION_HOURS` (default 168 = 7 days).
  */
-import { sql, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import { formatTimestamp, nowTimestamp } from '../ledger/time.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
@@ -27,12 +27,34 @@ function groupByTenant(events: readonly BusEvent[]): Map<string, BusEvent[]> {
   return byTenant;
 }
 
+/**
+ * On Postgres, a transaction of no tenant (a change to a global record: a user, an API key) writes
+ * its events into the tenants they concern: the tenant binding is set for those rows and put back
+ * to none after them, so row-level security still checks every row. A transaction bound to one
+ * tenant is left alone: an event for another tenant is refused there as before.
+ */
+async function inTenant<T>(tx: Tx, tenant: string, fn: () => Promise<T>): Promise<T> {
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return fn();
+  const bound = (await sql<{ t: string | null }>`select current_setting('app.tenant_id', true) as t`.execute(tx)).rows[0]?.t ?? '';
+  if (bound !== '') return fn();
+  await sql`select set_config('app.tenant_id', ${tenant}, true)`.execute(tx);
+  const out = await fn();
+  await sql`select set_config('app.tenant_id', '', true)`.execute(tx);
+  return out;
+}
+
 /** Appends events (already stamped with id, source, time) of one or more tenants; returns them with their sequence. */
 export async function appendEvents(tx: Tx, events: readonly BusEvent[]): Promise<BusEvent[]> {
   const byTenant = groupByTenant(events);
   const out: BusEvent[] = [];
+  for (const [tenant, list] of byTenant) out.push(...(await inTenant(tx, tenant, () => appendTenantEvents(tx, tenant, list))));
+  return out;
+}
+
+async function appendTenantEvents(tx: Tx, tenant: string, list: readonly BusEvent[]): Promise<BusEvent[]> {
+  const out: BusEvent[] = [];
   const now = nowTimestamp();
-  for (const [tenant, list] of byTenant) {
+  {
     const n = list.length;
     const row = await tx
       .insertInto('event_seqs')

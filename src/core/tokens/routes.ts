@@ -22,6 +22,7 @@ import {
   insertToken,
   manageableToken,
   revokeToken,
+  tokenEvents,
   tokenView,
   type IssuedToken,
   type TokenSpec,
@@ -146,7 +147,13 @@ export const tokenRoutes: AnyRoute[] = [
       assertMayIssue(p, tenant);
       const expiresAt = expiryOf(p, ctx.body, runtime.tokenDefaultTtlMs, runtime.now());
       const spec: TokenSpec = { userId: p.userId, name: ctx.body.name, role, tenant, superadmin, expiresAt };
-      const issued = await runtime.store.transaction((tx) => insertToken(tx, spec));
+      const issued = await ctx.services.events.withEvents((emit) =>
+        runtime.store.transaction(async (tx) => {
+          const key = await insertToken(tx, spec);
+          await emit(await tokenEvents(tx, 'token.issued', key), tx);
+          return key;
+        }),
+      );
       await ctx.audit(
         { kind: 'token', id: issued.id },
         {
@@ -178,11 +185,14 @@ export const tokenRoutes: AnyRoute[] = [
       // A legal hold on the token or its owner vetoes the revoke (docs/compliance.md "The hold as a veto").
       const target = await runtime.store.transaction((tx) => manageableToken(tx, p, ctx.params.id));
       await guardTokenDelete(runtime.store, ctx.services.hooks, target);
-      const row = await runtime.store.transaction(async (tx) => {
-        const found = await manageableToken(tx, p, ctx.params.id);
-        if (!(await revokeToken(tx, found.id))) throw errors.notFound('token');
-        return found;
-      });
+      const row = await ctx.services.events.withEvents((emit) =>
+        runtime.store.transaction(async (tx) => {
+          const found = await manageableToken(tx, p, ctx.params.id);
+          if (!(await revokeToken(tx, found.id))) throw errors.notFound('token');
+          await emit(await tokenEvents(tx, 'token.revoked', tokenView(found)), tx);
+          return found;
+        }),
+      );
       runtime.invalidate();
       await ctx.audit({ kind: 'token', id: row.id }, { owner: row.user_id, tenant: row.org_id });
       return reply.empty(204);
@@ -203,24 +213,27 @@ export const tokenRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const p = principalOf(ctx);
       const runtime = identityOf(ctx.services);
-      const result = await runtime.store.transaction(async (tx): Promise<{ old: string; issued: IssuedToken }> => {
-        const old = await manageableToken(tx, p, ctx.params.id);
-        assertMayIssue(p, old.org_id);
-        const role = isRole(old.role) ? old.role : 'viewer';
-        // Rotating someone else's key hands its secret to the caller: the ceiling applies as at issue.
-        if (old.user_id !== p.userId) assertCeiling(p, { role, tenant: old.org_id, superadmin: old.superadmin === 1 });
-        if (!(await revokeToken(tx, old.id))) throw errors.notFound('token');
-        const issued = await insertToken(tx, {
-          userId: old.user_id,
-          name: old.name,
-          role,
-          tenant: old.org_id,
-          superadmin: old.superadmin === 1,
-          expiresAt: old.expires_at,
-          rotatedFrom: old.id,
-        });
-        return { old: old.id, issued };
-      });
+      const result = await ctx.services.events.withEvents((emit) =>
+        runtime.store.transaction(async (tx): Promise<{ old: string; issued: IssuedToken }> => {
+          const old = await manageableToken(tx, p, ctx.params.id);
+          assertMayIssue(p, old.org_id);
+          const role = isRole(old.role) ? old.role : 'viewer';
+          // Rotating someone else's key hands its secret to the caller: the ceiling applies as at issue.
+          if (old.user_id !== p.userId) assertCeiling(p, { role, tenant: old.org_id, superadmin: old.superadmin === 1 });
+          if (!(await revokeToken(tx, old.id))) throw errors.notFound('token');
+          const issued = await insertToken(tx, {
+            userId: old.user_id,
+            name: old.name,
+            role,
+            tenant: old.org_id,
+            superadmin: old.superadmin === 1,
+            expiresAt: old.expires_at,
+            rotatedFrom: old.id,
+          });
+          await emit(await tokenEvents(tx, 'token.rotated', issued), tx);
+          return { old: old.id, issued };
+        }),
+      );
       runtime.invalidate();
       await ctx.audit({ kind: 'token', id: result.issued.id }, { previous_token: result.old, tenant: result.issued.tenant });
       return reply.json(result.issued, 201);

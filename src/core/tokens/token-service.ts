@@ -17,6 +17,7 @@ import type { ApiTokensTable } from '../../store/schema-identity.js';
 import { mintToken } from '../../auth/opaque-token.js';
 import { grantIn, type Principal } from '../../auth/principal.js';
 import { isRole, roleAtLeast, type Role } from '../../auth/roles.js';
+import type { EventInput } from '../../events/event-types.js';
 
 /** An API key as listed (no secret). */
 export interface TokenView {
@@ -196,4 +197,30 @@ export async function guardTokenDelete(store: Store, hooks: RecordHooks, row: Ap
   for (const tenant of tenants) {
     await store.withTenant(tenant, (tx) => hooks.run('delete', { store, tx, tenant, kind: 'token', id: row.id, record: { ...row } }));
   }
+}
+
+/** The tenants an API key's events are announced in: its bound tenant, or every tenant its owner is a member of. */
+export async function tokenTenants(tx: Transaction<Database>, key: { tenant: string | null; user_id: string }): Promise<string[]> {
+  if (key.tenant !== null) return [key.tenant];
+  const rows = await tx.selectFrom('memberships').select('org_id').where('user_id', '=', key.user_id).execute();
+  return [...new Set(rows.map((r) => r.org_id))].sort();
+}
+
+/** `token.issued|rotated|revoked` of one key, one event per tenant it reaches; never its secret. */
+export async function tokenEvents(
+  tx: Transaction<Database>,
+  type: 'token.issued' | 'token.rotated' | 'token.revoked',
+  key: TokenView,
+): Promise<EventInput[]> {
+  const data = {
+    id: key.id,
+    name: key.name,
+    owner: key.user_id,
+    role: key.role,
+    tenant: key.tenant,
+    superadmin: key.superadmin,
+    expires_at: key.expires_at,
+    ...(key.rotated_from ? { rotated_from: key.rotated_from } : {}),
+  };
+  return (await tokenTenants(tx, key)).map((tenant) => ({ type, tenant, subject: `token/${key.id}`, data }));
 }

@@ -13,7 +13,7 @@ import { assertPasswordPolicy, hashPassword } from '../../auth/passwords.js';
 import type { Principal } from '../../auth/principal.js';
 import { roleAtLeast, type Role } from '../../auth/roles.js';
 import { Email, Password, RoleName, User } from './schemas.js';
-import { insertUser, setUserStatus } from './user-service.js';
+import { insertUser, setUserStatus, userEvents } from './user-service.js';
 
 const Member = Type.Object({ ...User.properties, role: RoleName }, { additionalProperties: false });
 const MemberPage = Type.Object(
@@ -72,7 +72,13 @@ async function changeStatus(
   if (!target) throw errors.notFound('user');
   // DECISIONS.md "Assurance": disabling or enabling a superadmin needs AAL3.
   if (target.superadmin === 1) requireAal3(p);
-  const result = await runtime.store.transaction((tx) => setUserStatus(tx, runtime.store.capabilities, ctx.params.id, status));
+  const result = await ctx.services.events.withEvents((emit) =>
+    runtime.store.transaction(async (tx) => {
+      const out = await setUserStatus(tx, runtime.store.capabilities, ctx.params.id, status);
+      if (out.changed) await emit(await userEvents(tx, status === 'disabled' ? 'user.disabled' : 'user.enabled', out.user), tx);
+      return out;
+    }),
+  );
   if (result.changed) {
     runtime.invalidate();
     await ctx.audit(
@@ -119,8 +125,12 @@ export const userRoutes: AnyRoute[] = [
       if (!roleAtLeast(mine, role)) throw new ApiError('role_ceiling', `cannot grant ${role} above your own role (${mine})`);
       assertPasswordPolicy(ctx.body.password);
       const passwordHash = await hashPassword(ctx.body.password, runtime.passwordParams);
-      const user = await runtime.store.transaction((tx) =>
-        insertUser(tx, { email: ctx.body.email, passwordHash, superadmin, tenant, role }),
+      const user = await ctx.services.events.withEvents((emit) =>
+        runtime.store.transaction(async (tx) => {
+          const created = await insertUser(tx, { email: ctx.body.email, passwordHash, superadmin, tenant, role });
+          await emit(await userEvents(tx, 'user.created', created, [tenant]), tx);
+          return created;
+        }),
       );
       await ctx.audit({ kind: 'user', id: user.id }, { email: user.email, superadmin });
       await ctx.audit({ kind: 'user', id: user.id }, { tenant, role }, { action: 'membership.create' });

@@ -7,6 +7,7 @@ import type { Database } from '../../store/schema.js';
 import type { StoreCapabilities } from '../../store/store-types.js';
 import { findUser, findUserByEmail, normalizeEmail, revokeAllCredentials, userView, type UserView } from '../../auth/identity-store.js';
 import type { Role } from '../../auth/roles.js';
+import type { EventInput } from '../../events/event-types.js';
 
 /** Insert a user and its membership in `tenant`; 409 when the e-mail is taken. */
 export async function insertUser(
@@ -92,4 +93,20 @@ export async function tombstoneUser(tx: Transaction<Database>, tenant: string, i
     .where('id', '=', id)
     .execute();
   return { erased: true, email: user.email };
+}
+
+/**
+ * `user.created|disabled|enabled` of one user, one event per tenant: the given ones, or every tenant
+ * the user is a member of. The data is the user as listed (no credential).
+ */
+export async function userEvents(
+  tx: Transaction<Database>,
+  type: 'user.created' | 'user.disabled' | 'user.enabled',
+  user: UserView,
+  tenants?: readonly string[],
+): Promise<EventInput[]> {
+  const where =
+    tenants ?? (await tx.selectFrom('memberships').select('org_id').where('user_id', '=', user.id).execute()).map((r) => r.org_id);
+  const data = { id: user.id, email: user.email, superadmin: user.superadmin, status: user.status };
+  return [...new Set(where)].sort().map((tenant) => ({ type, tenant, subject: `user/${user.id}`, data }));
 }
