@@ -1,5 +1,10 @@
 import type { CommandClass } from 'clipanion';
-import { accessmapCommands } from './accessmap/commands.js';
+import { accessmapCommands } from '../../modules/accessmap/cli.js';
+import { AgentCreateCommand } from './agent/create.js';
+import { AgentGetCommand } from './agent/get.js';
+import { AgentLsCommand } from './agent/ls.js';
+import { AgentRmCommand } from './agent/rm.js';
+import { AgentUpdateCommand } from './agent/update.js';
 import { AuditCheckpointCommand } from './audit/checkpoint.js';
 import { AuditExportCommand } from './audit/export.js';
 import { AuditVerifyCommand } from './audit/verify.js';
@@ -9,16 +14,17 @@ import { AuthLogoutCommand } from './auth/logout.js';
 import { AuthWhoamiCommand } from './auth/whoami.js';
 import { CollectorCommand } from './collector.js';
 import { CompletionCommand } from './completion.js';
-import { complianceCommands } from './compliance/commands.js';
+import { complianceCommands } from '../../modules/compliance/cli.js';
 import { ConfigCurrentContextCommand } from './config/current-context.js';
 import { ConfigDeleteContextCommand } from './config/delete-context.js';
 import { ConfigGetContextsCommand } from './config/get-contexts.js';
 import { ConfigUseContextCommand } from './config/use-context.js';
-import { governanceCommands } from './governance/commands.js';
-import { claudePolicyCommands } from './claude-policy/commands.js';
-import { capabilitiesCommands } from './capabilities/commands.js';
-import { findingsCommands } from './findings/commands.js';
-import { eventingCommands } from './eventing/commands.js';
+import { governanceCommands } from '../../modules/governance/cli.js';
+import { claudePolicyCommands } from '../../modules/claude-policy/cli.js';
+import { capabilitiesCommands } from '../../modules/capabilities/cli.js';
+import { observabilityCommands } from '../../modules/observability/cli.js';
+import { securityCommands } from '../../modules/security/cli.js';
+import { eventingCommands } from '../../modules/eventing/cli.js';
 import { ssoCommands } from './sso/commands.js';
 import { HealthCommand } from './health.js';
 import { KeysLsCommand } from './keys/ls.js';
@@ -73,10 +79,16 @@ import { ServeCommand } from './serve.js';
 
 /**
  * Every `svc` command, listed explicitly (STYLE rule 6: the file path is the command path, e.g.
- * `commands/audit/verify.ts` is `svc audit verify`). Add new commands here, sorted by path.
+ * `commands/audit/verify.ts` is `svc audit verify`). A module's commands come from its light `cli.ts`
+ * (`src/modules/<ns>/cli.ts`, also its manifest's `cli`), one spread each. Add new commands here, sorted by path.
  */
 export const commands: CommandClass[] = [
   ...accessmapCommands,
+  AgentCreateCommand,
+  AgentGetCommand,
+  AgentLsCommand,
+  AgentRmCommand,
+  AgentUpdateCommand,
   AuditCheckpointCommand,
   AuditExportCommand,
   AuditVerifyCommand,
@@ -98,7 +110,8 @@ export const commands: CommandClass[] = [
   ...governanceCommands,
   ...claudePolicyCommands,
   ...capabilitiesCommands,
-  ...findingsCommands,
+  ...securityCommands,
+  ...observabilityCommands,
   ...eventingCommands,
   HealthCommand, KeysLsCommand, KeysRotateCommand, OpenapiCommand, SearchCommand, ServeCommand, StatusCommand,
   SecretsLsCommand,
