@@ -1,5 +1,6 @@
 /** Output connectors and the ledger forwarder (docs/connectors.md): routes, and the runtime the composition root starts. */
 import type { ModuleManifest } from '../../contract/manifest.js';
+import { connectorsCommands } from './cli.js';
 import type { Services } from '../../serve/services.js';
 import { connectorRoutes } from './routes.js';
 import { sourcesRoutes } from './sources-routes.js';
@@ -11,6 +12,7 @@ export const connectorsManifest: ModuleManifest = {
   name: 'connectors',
   routes: [...connectorRoutes, ...sourcesRoutes],
   storage: connectorsStorage,
+  cli: connectorsCommands,
 };
 
 /** Starts the connector runtime on `services.connectors`; returns its stop. */

@@ -3,6 +3,7 @@
  * call. Other modules import from this file only, never from the module's other files.
  */
 import type { ModuleManifest } from '../../contract/manifest.js';
+import { accessmapCommands } from './cli.js';
 import { forgetAgentEdges } from './agent-forget.js';
 import { accessmapRoutes } from './routes.js';
 import { accessmapStorage } from './storage.js';
@@ -11,6 +12,7 @@ export const accessmapManifest: ModuleManifest = {
   name: 'accessmap',
   routes: accessmapRoutes,
   storage: accessmapStorage,
+  cli: accessmapCommands,
   hooks: [forgetAgentEdges],
 };
 

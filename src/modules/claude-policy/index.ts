@@ -3,6 +3,7 @@
  * the hosts' check-ins.
  */
 import type { ModuleManifest } from '../../contract/manifest.js';
+import { claudePolicyCommands } from './cli.js';
 import { claudePolicyEvents } from './events.js';
 import { claudePolicyRoutes } from './routes.js';
 import { claudePolicyStorage } from './storage.js';
@@ -11,5 +12,6 @@ export const claudePolicyManifest: ModuleManifest = {
   name: 'claude-policy',
   routes: claudePolicyRoutes,
   storage: claudePolicyStorage,
+  cli: claudePolicyCommands,
   events: claudePolicyEvents,
 };

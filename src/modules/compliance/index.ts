@@ -1,5 +1,6 @@
 /** The compliance module: legal holds (a veto on deletes and erasures) and erasure requests, both under dual control. */
 import type { ModuleManifest } from '../../contract/manifest.js';
+import { complianceCommands } from './cli.js';
 import { complianceEvents } from './events.js';
 import { complianceHooks } from './hooks.js';
 import { complianceRoutes } from './routes.js';
@@ -9,6 +10,7 @@ export const complianceManifest: ModuleManifest = {
   name: 'compliance',
   routes: complianceRoutes,
   storage: complianceStorage,
+  cli: complianceCommands,
   events: complianceEvents,
   hooks: complianceHooks,
 };

@@ -1,6 +1,7 @@
 /** The eventing module's manifest: its routes, the console bus route, and the event types it emits. */
 import Type from 'typebox';
 import type { ModuleManifest } from '../../contract/manifest.js';
+import { eventingCommands } from './cli.js';
 import { consoleBusRoutes } from './console-route.js';
 import { egressRoutes } from './egress-routes.js';
 import { eventingRoutes } from './routes.js';
@@ -10,6 +11,7 @@ export const eventingManifest: ModuleManifest = {
   name: 'eventing',
   routes: [...eventingRoutes, ...egressRoutes, ...consoleBusRoutes],
   storage: eventingStorage,
+  cli: eventingCommands,
   events: [
     {
       type: 'subscription.tested',

@@ -1,5 +1,6 @@
 /** The governance module: approvals under dual control, signed policy revisions, the hook decision endpoint. */
 import type { ModuleManifest } from '../../contract/manifest.js';
+import { governanceCommands } from './cli.js';
 import { approvalRoutes } from './approval-routes.js';
 import { governanceEvents } from './events.js';
 import { pdpRoutes } from './pdp-routes.js';
@@ -10,6 +11,7 @@ export const governanceManifest: ModuleManifest = {
   name: 'governance',
   routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes],
   storage: governanceStorage,
+  cli: governanceCommands,
   events: governanceEvents,
 };
 

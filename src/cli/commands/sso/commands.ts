@@ -4,7 +4,7 @@
  * the simple fields on top; the client secret is only ever a `secret:<name>` reference (`svc secrets set`).
  */
 import { readFileSync } from 'node:fs';
-import { Option, type CommandClass } from 'clipanion';
+import { Option } from 'clipanion';
 import { parse } from 'yaml';
 import { BaseCommand, ClientCommand, yesOption } from '../../client/base-command.js';
 import { CliUsageError } from '../../client/errors.js';
@@ -162,5 +162,3 @@ export class SsoTestCommand extends ClientCommand {
     return r.ok ? 0 : ExitCode.Degraded;
   }
 }
-
-export const ssoCommands: CommandClass[] = [SsoGetCommand, SsoRmCommand, SsoSetCommand, SsoTestCommand];

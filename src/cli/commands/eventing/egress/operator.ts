@@ -2,7 +2,8 @@
  * `svc eventing egress actuate` and `svc eventing fence status|arm|verify`: operator commands that
  * open the store directly (like `svc keys rotate`), not the API: the app role may only read the
  * egress tables (migration 30), so the rollout and the fence are changed with the store's owner
- * credentials (SQLite: the data directory; Postgres: `--dsn`, the migrating user).
+ * credentials (SQLite: the data directory; Postgres: `--dsn`, the migrating user). They import the
+ * module's egress.ts, not its index.ts: the manifest lists these commands, so that would be a circle.
  */
 import { Option } from 'clipanion';
 import * as t from 'typanion';
@@ -110,7 +111,7 @@ export class EventingEgressActuateCommand extends EgressOperatorCommand {
   yes = yesOption();
 
   async execute(): Promise<number> {
-    const { normalizeAllowEntry, readEgressPolicy } = await import('../../../../modules/eventing/index.js');
+    const { normalizeAllowEntry, readEgressPolicy } = await import('../../../../modules/eventing/egress.js');
     let allow: string[] | undefined;
     try {
       allow = this.allow?.map(normalizeAllowEntry);
@@ -145,7 +146,7 @@ export class EventingFenceStatusCommand extends EgressOperatorCommand {
   });
 
   async execute(): Promise<number> {
-    const { readEgressPolicy } = await import('../../../../modules/eventing/index.js');
+    const { readEgressPolicy } = await import('../../../../modules/eventing/egress.js');
     return this.withStore(async (store) => {
       const p = await readEgressPolicy(store);
       this.emit(
@@ -172,7 +173,7 @@ export class EventingFenceArmCommand extends EgressOperatorCommand {
   yes = yesOption();
 
   async execute(): Promise<number> {
-    const { readEgressPolicy } = await import('../../../../modules/eventing/index.js');
+    const { readEgressPolicy } = await import('../../../../modules/eventing/egress.js');
     await this.requireYes(this.yes, this.disarm ? 'disarm the egress fence' : 'arm the egress fence');
     return this.withStore(async (store) => {
       await this.ownerWrite(store, [
@@ -202,7 +203,7 @@ export class EventingFenceVerifyCommand extends EgressOperatorCommand {
   });
 
   async execute(): Promise<number> {
-    const { verifyFence } = await import('../../../../modules/eventing/index.js');
+    const { verifyFence } = await import('../../../../modules/eventing/egress.js');
     return this.withStore(async (store) => {
       const r = await verifyFence(store);
       this.emit({ enforced: r.refused, detail: r.detail }, (s) => `${s.enforced ? 'fence enforced' : 'FENCE NOT ENFORCED'}: ${s.detail}`);
