@@ -17,7 +17,8 @@ import { identityRoutes } from '../helpers/identity-routes.js';
 import { healthRoutes } from '../../src/core/health/routes.js';
 import { startIdentity } from '../../src/core/setup/startup.js';
 import type { AnyRoute } from '../../src/contract/route.js';
-import { recordHooks } from '../../src/routes.js';
+import { eventCatalog, recordHooks } from '../../src/routes.js';
+import { EventBus } from '../../src/events/bus.js';
 
 /** Cheap scrypt for functional tests; the brute-force and timing tests use the production cost. */
 export const FAST_PASSWORDS = { log2N: 10, r: 8, p: 1 } as const;
@@ -57,6 +58,8 @@ export async function createHarness(
     log,
     identity: runtime,
     hooks: recordHooks(),
+    // The real bus: identity changes (users, keys) write their events in their transactions.
+    events: new EventBus({ catalog: eventCatalog(), log }),
     setupRequired: () => runtime.setupRequired(),
   } as unknown as Services;
   const printed: string[] = [];
