@@ -97,7 +97,8 @@ export async function tombstoneUser(tx: Transaction<Database>, tenant: string, i
 
 /**
  * `user.created|disabled|enabled` of one user, one event per tenant: the given ones, or every tenant
- * the user is a member of. The data is the user as listed (no credential).
+ * the user is a member of. The data is the user's id, superadmin flag and status: no credential, and
+ * no e-mail address (personal data the log would keep past an erasure).
  */
 export async function userEvents(
   tx: Transaction<Database>,
@@ -107,6 +108,7 @@ export async function userEvents(
 ): Promise<EventInput[]> {
   const where =
     tenants ?? (await tx.selectFrom('memberships').select('org_id').where('user_id', '=', user.id).execute()).map((r) => r.org_id);
-  const data = { id: user.id, email: user.email, superadmin: user.superadmin, status: user.status };
+  // No e-mail: the event log outlives an erasure of the user's personal fields (docs/compliance.md).
+  const data = { id: user.id, superadmin: user.superadmin, status: user.status };
   return [...new Set(where)].sort().map((tenant) => ({ type, tenant, subject: `user/${user.id}`, data }));
 }

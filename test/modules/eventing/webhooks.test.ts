@@ -242,14 +242,24 @@ for (const b of await testStores()) {
       await waitFor(() => rx.delivered('/a-only').length === 1, 10_000, "A's delivery");
       assert.equal((await h.call('GET', `/v1/m/eventing/subscriptions/${aSub.id}`, { token: bOwner.session })).status, 404);
       assert.deepEqual((await h.call('GET', '/v1/m/eventing/subscriptions', { token: bOwner.session })).json().items, []);
-      assert.deepEqual((await h.call('GET', '/v1/m/eventing/events', { token: bOwner.session })).json().items, []);
+      type Logged = { sequence: string; type: string; tenantid: string };
+      const bLog = async (): Promise<string[][]> =>
+        ((await h.call('GET', '/v1/m/eventing/events', { token: bOwner.session })).json().items as Logged[]).map((e) => [
+          e.sequence,
+          e.type,
+          e.tenantid,
+        ]);
+      // B's log holds B's own events only: its owner's creation, none of A's.
+      assert.deepEqual(await bLog(), [['1', 'user.created', tenantB]]);
       assert.deepEqual((await h.call('GET', '/v1/m/eventing/deliveries', { token: bOwner.session })).json().items, []);
       assert.equal((await h.call('DELETE', `/v1/m/eventing/subscriptions/${aSub.id}`, { token: bOwner.session })).status, 404);
       assert.equal((await h.call('POST', `/v1/m/eventing/subscriptions/${aSub.id}/rotate-secret`, { token: bOwner.session })).status, 404);
-      // B's own event starts B's sequence at 1.
+      // B's sequence is B's own: its next event is 2, whatever A's log holds.
       await createAgent('b-agent', {}, bOwner.session, tenantB);
-      const bEvents = (await h.call('GET', '/v1/m/eventing/events', { token: bOwner.session })).json().items;
-      assert.deepEqual(bEvents.map((e: { sequence: string; tenantid: string }) => [e.sequence, e.tenantid]), [['1', tenantB]]);
+      assert.deepEqual(await bLog(), [
+        ['1', 'user.created', tenantB],
+        ['2', 'agent.created', tenantB],
+      ]);
       await h.call('DELETE', `/v1/m/eventing/subscriptions/${aSub.id}`, { token: root.session });
     });
 
