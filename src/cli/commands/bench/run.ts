@@ -236,6 +236,11 @@ export class BenchRunCommand extends ClientCommand {
     }
   }
 
+  /** Exit 2 for `--server` with a scenario that measures this process: `what` says what it measures and where to run it. */
+  private refuseServer(scenario: string, what: string): void {
+    if (this.server !== undefined) throw new CliError(ExitCode.Usage, 'usage', `${scenario} has no --server form: it measures ${what}`);
+  }
+
   /** `ledger-append`: in this process, on this host; there is no deployment form. */
   private async ledgerAppend(
     durationMs: number,
@@ -245,13 +250,11 @@ export class BenchRunCommand extends ClientCommand {
     log: (m: string) => void,
     progress: (line: string) => void,
   ): Promise<BenchReport> {
-    if (this.server !== undefined)
-      throw new CliError(
-        ExitCode.Usage,
-        'usage',
-        'ledger-append has no --server form: it measures the ledger append pipeline in this process (keyring, signing pool, store) ' +
-          'on this host; run it on the host you size, and add --store postgres --dsn … to measure a Postgres store',
-      );
+    this.refuseServer(
+      'ledger-append',
+      'the ledger append pipeline in this process (keyring, signing pool, store) on this host; run it on the host you size, and add ' +
+        '--store postgres --dsn … to measure a Postgres store',
+    );
     if (this.store === 'postgres' && this.dsn === undefined)
       throw new CliError(ExitCode.Usage, 'usage', '--store postgres needs --dsn (an admin DSN: a throwaway database is created on it)');
     if (this.store === 'sqlite' && this.dsn !== undefined) throw new CliError(ExitCode.Usage, 'usage', '--dsn goes with --store postgres');
@@ -316,14 +319,11 @@ export class BenchRunCommand extends ClientCommand {
     log: (m: string) => void,
     progress: (line: string) => void,
   ): Promise<BenchReport> {
-    if (this.server !== undefined)
-      throw new CliError(
-        ExitCode.Usage,
-        'usage',
-        `${scenario} has no --server form: it measures ` +
-          `${scenario === 'eventing' ? 'the webhook delivery engine' : 'the ledger forwarder'} in this process` +
-          ' against a scratch SQLite store and loopback receivers; run it on the host you size',
-      );
+    this.refuseServer(
+      scenario,
+      `${scenario === 'eventing' ? 'the webhook delivery engine' : 'the ledger forwarder'} in this process against a scratch SQLite ` +
+        'store and loopback receivers; run it on the host you size',
+    );
     const count = (name: string, value: string, min: number, max: number): number => {
       const v = Number(value);
       if (!Number.isInteger(v) || v < min || v > max)
