@@ -32,5 +32,9 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
-const result = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected]);
+// SVC_TEST_TIMINGS=<file>: also write each test file's time there, slowest first (scripts/file-timings.mjs).
+const timings = process.env.SVC_TEST_TIMINGS
+  ? ['--test-reporter-destination=stdout', '--test-reporter=./scripts/file-timings.mjs', `--test-reporter-destination=${process.env.SVC_TEST_TIMINGS}`]
+  : [];
+const result = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...timings, ...selected]);
 process.exit(result.status ?? 1);
