@@ -85,6 +85,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       p50: write.p50Ms / healthz.p50Ms,
       p99: write.p99Ms / healthz.p99Ms,
     };
+    const met = ratio.requestsPerSec >= 0.4 ? 'met' : 'NOT met';
+    notes.push(`target (issue 36): POST ${PATH} ≥ 0.4 × /healthz req/s → ${met} (${ratio.requestsPerSec.toFixed(2)})`);
     return {
       raw: [write],
       baselines: [healthz],
