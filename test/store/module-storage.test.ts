@@ -55,6 +55,7 @@ describe('module storage fold', () => {
     assert.throws(() => r.register([attaching('b', [2], file('x.db', 'z'))]), /declared twice/);
     r.register([attaching('c', [2], file('y.db', 'y'))]);
     assert.deepEqual(r.sqliteFiles().map((f) => f.file), ['x.db', 'y.db']);
+    assert.deepEqual(storage.sqliteFiles().map((f) => [f.file, f.schema]), [['svc-edges.db', 'edges']]);
   });
 
   it('register adds an area in version order and leaves the lists unchanged when it refuses', () => {
