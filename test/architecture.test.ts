@@ -1,7 +1,8 @@
 /**
  * The layering rules of ARCHITECTURE.md, checked on the source: core never builds on a beta module,
- * a module reaches another module only through that module's `index.ts`, and no import circle
- * exists (type imports included; madge, pinned).
+ * a module reaches another module only through that module's `index.ts`, no import circle exists
+ * (type imports included; madge, pinned), and the store names no module's tables outside its
+ * migrations and schema types.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -60,6 +61,13 @@ describe('architecture', () => {
     }
     const owners = storage.sqlite.map((m) => storage.ownerOf(m.version));
     assert.equal(owners.includes(undefined), false);
+  });
+
+  it("the store knows no module's tables: nothing under src/store but migrations and schema types names the access map's edges", () => {
+    const bad = sourceFiles(path.join(SRC, 'store'))
+      .map((f) => path.relative(SRC, f))
+      .filter((f) => !/\/migrations\/|\/schema[^/]*\.ts$/.test(f) && readFileSync(path.join(SRC, f), 'utf8').includes('access_edges'));
+    assert.deepEqual(bad, []);
   });
 
   it('every module folder has an index.ts whose manifest src/routes.ts lists; the template is registered nowhere', () => {

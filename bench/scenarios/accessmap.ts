@@ -27,7 +27,7 @@ import { newId } from '../../src/store/ids.js';
 import { nowTimestamp } from '../../src/ledger/time.js';
 import { openStore } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
-import { EDGE_FILE_NAME } from '../../src/store/sqlite/edge-file.js';
+import { EDGE_FILE_NAME } from '../../src/modules/accessmap/sqlite-edge-file.js';
 import { mergeThread } from '../../src/modules/accessmap/merge-thread.js';
 import { DEFAULT_SQLITE_CACHE_MIB, sqliteCacheMibFromEnv } from '../../src/store/sqlite/sqlite-cache.js';
 import { createTempDatabase, pgQuery, pgTestDsn, type TempDatabase } from '../../test/helpers/pg.js';

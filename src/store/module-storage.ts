@@ -1,10 +1,12 @@
 /**
- * What one area keeps in the database (its tables, its migrations on both backends, its sequences)
- * and the fold of every area's declaration into the lists the stores run: the migrations of each
- * backend, the Postgres app role's grants and sequences. The fold refuses a list the runner could
- * not apply unambiguously (a duplicate or missing number, a step on one backend only, a table
- * declared twice) when it is built, so a bad registration stops the process at start.
+ * What one area keeps in the database (its tables, its migrations on both backends, its sequences,
+ * its SQLite files beside svc.db) and the fold of every area's declaration into the lists the stores
+ * run: the migrations of each backend, the Postgres app role's grants and sequences, the files the
+ * SQLite store attaches. The fold refuses a list the runner could not apply unambiguously (a
+ * duplicate or missing number, a step on one backend only, a table or attached file declared twice)
+ * when it is built, so a bad registration stops the process at start.
  */
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Transaction } from 'kysely';
 import type { Migration } from './migrations.js';
 import type { Database } from './schema.js';
@@ -32,6 +34,35 @@ export interface ModuleStorage {
   migrations: { sqlite: readonly Migration[]; postgres: readonly Migration[] };
   /** sequences the app role draws from (`nextval`) */
   sequences?: readonly string[];
+  /** SQLite files of its own beside svc.db (ignored on Postgres) */
+  sqliteFiles?: readonly SqliteAttachedFile[];
+}
+
+/**
+ * A SQLite file an area keeps beside svc.db, for tables whose writes must not wait for svc.db's one
+ * writer (SQLite has one per file). The store attaches it to its connection at open (created if
+ * missing, owner-only, in WAL mode with the store's durability and cache) and calls the hooks below;
+ * `svc backup` copies it with svc.db as of one instant. The store knows none of its tables.
+ */
+export interface SqliteAttachedFile {
+  /** its name in the data directory */
+  file: string;
+  /** the schema it is attached under: queries name its tables `<schema>.<table>`, or bare where svc.db has none of the name */
+  schema: string;
+  /**
+   * At open, before anything reads the file: throws a StoreError for a file that is missing what svc.db
+   * says it holds, or is another database's. Returns whether it holds its tables already, so that
+   * svc.db's transactions may lock svc.db alone (the store's transactions never write the file).
+   */
+  check(sqlite: BetterSqlite3.Database, path: string): boolean;
+  /** At open, once `check` said true: repairs what files restored from different moments disagree on. */
+  afterOpen?(sqlite: BetterSqlite3.Database): void;
+  /** After every `migrate()`: moves into the file what the migrations built in svc.db; what it did, for the store's log. */
+  afterMigrate?(sqlite: BetterSqlite3.Database): { fields: object; msg: string } | undefined;
+  /** `svc backup`, before it locks svc.db: throws a StoreError for a data directory whose file cannot be copied yet. */
+  backupCheck?(reader: BetterSqlite3.Database, path: string, dataDir: string): void;
+  /** `svc backup`: numbers read in the snapshot it copies, reported in its result beside the files. */
+  backupFacts?(reader: BetterSqlite3.Database): Record<string, number>;
 }
 
 /**
@@ -99,6 +130,11 @@ export class StorageRegistry {
     return this.#areas.flatMap((a) => a.sequences ?? []);
   }
 
+  /** Every area's SQLite files beside svc.db, in registration order. */
+  sqliteFiles(): SqliteAttachedFile[] {
+    return this.#areas.flatMap((a) => a.sqliteFiles ?? []);
+  }
+
   /** Tables of one scope, in registration order. */
   tables(scope: TableDecl['scope']): string[] {
     return this.#areas.flatMap((a) => a.tables.filter((t) => t.scope === scope).map((t) => t.name));
@@ -117,7 +153,10 @@ export class StorageRegistry {
   }
 }
 
-/** Throws naming the areas at fault unless the migrations number 1..N once each, mirrored on both backends, and tables are unique. */
+/**
+ * Throws naming the areas at fault unless the migrations number 1..N once each, mirrored on both backends, and tables, attached
+ * SQLite files and their schema names are unique.
+ */
 export function checkStorage(areas: readonly ModuleStorage[]): void {
   const problems: string[] = [];
   const owner = new Map<number, string>();
@@ -144,6 +183,19 @@ export function checkStorage(areas: readonly ModuleStorage[]): void {
       if (prior !== undefined) problems.push(`table ${t.name} is declared twice (${prior} and ${a.name})`);
       else tables.set(t.name, a.name);
       if (t.scope === 'global' && t.rls) problems.push(`table ${t.name} of ${a.name} is global but asks for tenant_isolation`);
+    }
+  }
+  const attached = new Map<string, string>();
+  for (const a of areas) {
+    for (const f of a.sqliteFiles ?? []) {
+      for (const key of [`file ${f.file}`, `schema ${f.schema}`]) {
+        const prior = attached.get(key);
+        if (prior !== undefined) problems.push(`attached SQLite ${key} is declared twice (${prior} and ${a.name})`);
+        else attached.set(key, a.name);
+      }
+      // The schema name is written into SQL (`attach … as <schema>`), and SQLite reserves main and temp.
+      if (!/^[a-z_][a-z0-9_]*$/.test(f.schema) || f.schema === 'main' || f.schema === 'temp')
+        problems.push(`attached SQLite file ${f.file} of ${a.name}: schema ${f.schema} is not a plain name of its own`);
     }
   }
   if (problems.length > 0) throw new Error(`module storage refused: ${problems.join('; ')}`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore, type Store, type StoreBackend, type StoreConfig } from '../../src/store/store.js';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/sqlite-store.js';
-import { EDGE_FILE_NAME } from '../../src/store/sqlite/edge-file.js';
+import { storage } from '../../src/storage.js';
 import { createTempDatabase, pgQuery, pgTestDsn } from './pg.js';
 
 /** Raw SQL as the database owner, outside the Store (to set up states the Store must refuse). */
@@ -52,8 +52,9 @@ function sqliteAdmin(dataDir: string): AdminSql {
       // A second connection to the same file, like another process would have.
       const db = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { timeout: 5000 });
       try {
-        // With the edge file attached, as the store has it: queries name access_edges unqualified.
-        if (existsSync(join(dataDir, EDGE_FILE_NAME))) db.prepare('attach database ? as edges').run(join(dataDir, EDGE_FILE_NAME));
+        // With the areas' files attached, as the store has them: queries name their tables unqualified (the edge file's access_edges).
+        for (const f of storage.sqliteFiles())
+          if (existsSync(join(dataDir, f.file))) db.prepare(`attach database ? as ${f.schema}`).run(join(dataDir, f.file));
         const stmt = db.prepare(text);
         if (stmt.reader) return stmt.all(...params) as R[];
         stmt.run(...params);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Migration } from '../../src/store/migrations.js';
-import { checkStorage, StorageRegistry, type ModuleStorage } from '../../src/store/module-storage.js';
+import { checkStorage, StorageRegistry, type ModuleStorage, type SqliteAttachedFile } from '../../src/store/module-storage.js';
 import { GLOBAL_TABLES, TENANT_TABLES } from '../../src/store/schema.js';
 import { storage } from '../../src/storage.js';
 
@@ -34,6 +34,28 @@ describe('module storage fold', () => {
     const lopsided: ModuleStorage = { ...area('c', [1]), migrations: { sqlite: [step(1)], postgres: [] } };
     assert.throws(() => checkStorage([lopsided]), /area c: its sqlite and postgres migrations differ/);
     assert.throws(() => checkStorage([area('a', [1], ['t']), area('b', [2], ['t'])]), /table t is declared twice \(a and b\)/);
+  });
+
+  it('refuses two areas attaching the same SQLite file, or under the same schema name; lists the files in registration order', () => {
+    const file = (name: string, schema: string): SqliteAttachedFile => ({ file: name, schema, check: () => true });
+    const attaching = (name: string, versions: number[], ...files: SqliteAttachedFile[]): ModuleStorage => ({
+      ...area(name, versions),
+      sqliteFiles: files,
+    });
+    assert.throws(
+      () => checkStorage([attaching('a', [1], file('x.db', 'x')), attaching('b', [2], file('x.db', 'y'))]),
+      /attached SQLite file x\.db is declared twice \(a and b\)/,
+    );
+    assert.throws(
+      () => checkStorage([attaching('a', [1], file('x.db', 'x')), attaching('b', [2], file('y.db', 'x'))]),
+      /attached SQLite schema x is declared twice \(a and b\)/,
+    );
+    assert.throws(() => checkStorage([attaching('a', [1], file('m.db', 'main'))]), /schema main is not a plain name of its own/);
+    const r = new StorageRegistry([attaching('a', [1], file('x.db', 'x'))]);
+    assert.throws(() => r.register([attaching('b', [2], file('x.db', 'z'))]), /declared twice/);
+    r.register([attaching('c', [2], file('y.db', 'y'))]);
+    assert.deepEqual(r.sqliteFiles().map((f) => f.file), ['x.db', 'y.db']);
+    assert.deepEqual(storage.sqliteFiles().map((f) => [f.file, f.schema]), [['svc-edges.db', 'edges']]);
   });
 
   it('register adds an area in version order and leaves the lists unchanged when it refuses', () => {

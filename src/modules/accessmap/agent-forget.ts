@@ -11,7 +11,7 @@ export const forgetAgentEdges: RecordHookDecl = {
   // An edge to a missing origin would be unexplainable. Edges are found by the agent's node number
   // (migration 10), which the edge key starts with. On SQLite the delete is an operation of the
   // recent level, behind whatever of the agent waits there (migration 16), and this transaction
-  // does not write the edge file (store/sqlite/edge-file.ts).
+  // does not write the edge file (sqlite-edge-file.ts).
   async run({ store, tx, tenant, id }) {
     const numbered = await tx.selectFrom('agents').select('no').where('tenant_id', '=', tenant).where('id', '=', id).executeTakeFirst();
     if (numbered?.no == null) return;

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EDGE_FILE_NAME } from '../../store/sqlite/edge-file.js';
+import { EDGE_FILE_NAME } from './sqlite-edge-file.js';
 import type { SqliteFiles, SqliteWriter, Store } from '../../store/store-types.js';
 import type { RevokedAccess } from './model.js';
 

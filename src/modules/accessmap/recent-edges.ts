@@ -2,7 +2,7 @@
  * The recent level of access edges on SQLite (docs/accessmap.md "Storage"): observations, grants
  * and agent deletes are committed to `access_edges_recent` in svc.db, an append-only table in
  * commit order, and folded into `access_edges`, which lives in the edge file beside it
- * (store/sqlite/edge-file.ts), by a merge worker thread (merge-worker.ts).
+ * (sqlite-edge-file.ts), by a merge worker thread (merge-worker.ts).
  *
  * Why: `access_edges` has two indexes an edge lands in at a random place (the key and the resource
  * index). Upserting a batch straight into them dirties about one leaf page per edge in each, and

@@ -118,7 +118,7 @@ export function statements(db: SqliteHandle): Statements {
       emptyOps: db.prepare('delete from access_edges_recent_ops'),
       emptyUpTo: db.prepare('delete from access_edges_recent where seq <= ?'),
       emptyOpsUpTo: db.prepare('delete from access_edges_recent_ops where seq <= ?'),
-      // In the edge file (store/sqlite/edge-file.ts): the level's rows the edges hold.
+      // In the edge file (sqlite-edge-file.ts): the level's rows the edges hold.
       mark: db.prepare('select up_to from access_edges_merged'),
       setMark: db.prepare('update access_edges_merged set up_to = ?'),
       // A revoke: the edge goes if nothing was observed on it, else it stays, no longer permitted.

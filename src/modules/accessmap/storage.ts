@@ -1,4 +1,7 @@
-/** The access map's tables (workspaces, nodes, edges) and the collector's ingest bookkeeping that feeds them. */
+/**
+ * The access map's tables (workspaces, nodes, edges) and the collector's ingest bookkeeping that feeds them; on SQLite the edges in a file
+ * of their own (sqlite-edge-file.ts).
+ */
 import { tablesOf, type ModuleStorage } from '../../store/module-storage.js';
 import { ACCESSMAP_APP_ROLE_GRANTS, ACCESSMAP_GLOBAL_TABLES, ACCESSMAP_TENANT_TABLES } from '../../store/schema-accessmap.js';
 import { INGEST_APP_ROLE_GRANTS, INGEST_GLOBAL_TABLES, INGEST_TENANT_TABLES } from '../../store/schema-ingest.js';
@@ -34,6 +37,7 @@ import {
 import { POSTGRES_MIGRATION_016_ACCESSMAP_LEVEL_OPS } from '../../store/postgres/migrations/postgres-016-accessmap-level-ops.js';
 import { POSTGRES_MIGRATION_017_ACCESSMAP_LEVEL_SEQ } from '../../store/postgres/migrations/postgres-017-accessmap-level-seq.js';
 import { POSTGRES_MIGRATION_018_ACCESSMAP_NODE_EPOCH } from '../../store/postgres/migrations/postgres-018-accessmap-node-epoch.js';
+import { edgeFile } from './sqlite-edge-file.js';
 
 export const accessmapStorage: ModuleStorage = {
   name: 'accessmap',
@@ -75,4 +79,5 @@ export const accessmapStorage: ModuleStorage = {
     ],
   },
   sequences: ['access_node_no_seq'],
+  sqliteFiles: [edgeFile],
 };

@@ -2,21 +2,17 @@
  * `svc backup`: a copy of a SQLite data directory as of one instant, taken while `svc serve` runs
  * (docs/storage.md "Backups").
  *
- * The database is two files, svc.db and the edge file (edge-file.ts), and copying them one after
- * the other is not a copy of one instant: observations committed between the two copies and merged
- * into the edge file would name nodes the svc.db copy lacks (or, in the other order, rows merged and
- * removed from the recent level between the copies would be lost). So:
+ * The database is svc.db and the files areas keep beside it (module-storage.ts `SqliteAttachedFile`),
+ * and copying them one after the other is not a copy of one instant: what commits between two copies
+ * is in one and not the other (modules/accessmap/sqlite-edge-file.ts says what that would cost the
+ * access map). So:
  *
  * 1. A second connection takes svc.db's write lock the way the store's transactions do (`BEGIN` and
  *    a write that changes nothing, sqlite-dialect.ts `SVC_DB_LOCK`): from here until step 3 no
- *    transaction of the service commits to svc.db, so no row enters or leaves the recent level.
- *    The merge worker may go on writing the edge file; a merge moves rows from the level into the
- *    edges and its mark past them, and removes nothing from svc.db.
- * 2. A read transaction on a third connection, with the edge file attached, reads both files: its
- *    snapshots of svc.db and of the edge file are now fixed. What the edge snapshot holds beyond
- *    svc.db's is only rows of the svc.db snapshot's level merged at or below its mark, which the
- *    next start removes from the level (counted once, as after a crash between a merge and the
- *    removal).
+ *    transaction of the service commits to svc.db. A writer of an attached file on a connection of
+ *    its own may go on; the area makes that safe for its file.
+ * 2. A read transaction on a third connection, with every file attached, reads each file: its
+ *    snapshots are now fixed, and each file's `backupFacts` are read from them.
  * 3. The lock is released (held for a few milliseconds; the service's writers wait for it, as for
  *    any transaction, up to their busy timeout).
  * 4. SQLite's online backup copies each file from that read transaction's snapshot, while the
@@ -26,10 +22,10 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { EDGE_FILE_NAME, EDGE_SCHEMA, checkEdgeFile, hasTable } from './edge-file.js';
 import { SVC_DB_LOCK } from './sqlite-dialect.js';
 import { SQLITE_FILE_NAME } from './sqlite-store.js';
 import { StoreError } from '../store-error.js';
+import { storage } from '../../storage.js';
 
 /** The directories of a data dir copied beside the database (the audit signing keys, the TLS certificate and key). */
 const KEPT_DIRS = ['audit-keys', 'tls'] as const;
@@ -38,12 +34,11 @@ export interface BackupResult {
   /** the destination data directory */
   dir: string;
   files: Array<{ file: string; bytes: number }>;
-  /** rows of the access map's recent level in the copy, and the edge file's mark (the level's seq up to which the edges hold it) */
-  recent_level_rows: number;
-  merged_up_to: number;
   /** how long svc.db's write lock was held, and the whole copy */
   lock_ms: number;
   ms: number;
+  /** the attached files' `backupFacts`, read in the copied snapshot (between `files` and `lock_ms` in the JSON) */
+  [fact: string]: number | string | Array<{ file: string; bytes: number }>;
 }
 
 /**
@@ -55,35 +50,29 @@ export interface BackupResult {
 export async function backupSqliteDataDir(dataDir: string, dest: string, opts: { busyTimeoutMs?: number } = {}): Promise<BackupResult> {
   const started = performance.now();
   const timeout = opts.busyTimeoutMs ?? 10_000;
+  const attached = storage.sqliteFiles();
+  // svc.db (schema main) first, then each attached file: the checks, copies and clean-up below go over this list.
+  const schemas = ['main', ...attached.map((f) => f.schema)];
+  const names = [SQLITE_FILE_NAME, ...attached.map((f) => f.file)];
   const src = join(dataDir, SQLITE_FILE_NAME);
-  const srcEdges = join(dataDir, EDGE_FILE_NAME);
-  for (const f of [src, srcEdges])
+  for (const f of names.map((n) => join(dataDir, n)))
     if (!existsSync(f))
       throw new StoreError('invalid_config', `${f} does not exist: not the data directory of a store that svc serve has opened`);
   mkdirSync(dest, { recursive: true, mode: 0o700 });
-  const outDb = join(dest, SQLITE_FILE_NAME);
-  const outEdges = join(dest, EDGE_FILE_NAME);
-  const taken = [...[outDb, outEdges].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]), ...KEPT_DIRS.map((d) => join(dest, d))].filter((f) =>
-    existsSync(f),
-  );
+  const outs = names.map((n) => join(dest, n));
+  const taken = [...outs.flatMap((f) => [f, `${f}-wal`, `${f}-shm`]), ...KEPT_DIRS.map((d) => join(dest, d))].filter((f) => existsSync(f));
   if (taken.length > 0)
     throw new StoreError('invalid_config', `${dest} already holds ${taken.join(', ')}: refusing to overwrite; choose an empty directory`);
   // 0600 before SQLite writes them (the -wal and -shm files inherit the mode, as in sqlite-store.ts).
-  for (const f of [outDb, outEdges]) closeSync(openSync(f, 'wx', 0o600));
+  for (const f of outs) closeSync(openSync(f, 'wx', 0o600));
   const reader = new BetterSqlite3(src, { fileMustExist: true, timeout });
   let done = false;
   try {
-    reader.prepare(`attach database ? as ${EDGE_SCHEMA}`).run(srcEdges);
-    if (!checkEdgeFile(reader, srcEdges) || !hasTable(reader, EDGE_SCHEMA, 'access_edges')) {
-      throw new StoreError(
-        'invalid_config',
-        `${dataDir}: the access map's edges are not in ${EDGE_FILE_NAME} yet; start svc serve once (it moves them) and back up again`,
-      );
-    }
+    for (const f of attached) reader.prepare(`attach database ? as ${f.schema}`).run(join(dataDir, f.file));
+    for (const f of attached) f.backupCheck?.(reader, join(dataDir, f.file), dataDir);
     const lock = new BetterSqlite3(src, { fileMustExist: true, timeout });
     const lockStarted = performance.now();
-    let level = 0;
-    let mark = 0;
+    const facts: Record<string, number> = {};
     try {
       lock.exec('begin');
       try {
@@ -99,15 +88,19 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
         throw err;
       }
       reader.exec('begin');
-      level = Number((reader.prepare('select count(*) as n from main.access_edges_recent').get() as { n: number }).n);
-      mark = Number((reader.prepare(`select up_to from ${EDGE_SCHEMA}.access_edges_merged`).get() as { up_to: number }).up_to);
+      // A file's snapshot is fixed by the transaction's first read of it: every file is read while the lock is held.
+      for (const schema of schemas) reader.prepare(`select count(*) from ${schema}.sqlite_master`).get();
+      for (const f of attached)
+        for (const [k, v] of Object.entries(f.backupFacts?.(reader) ?? {})) {
+          if (k in facts || ['dir', 'files', 'lock_ms', 'ms'].includes(k)) throw new Error(`backup fact ${k} is in the result already`);
+          facts[k] = v;
+        }
     } finally {
       if (lock.inTransaction) lock.exec('rollback');
       lock.close();
     }
     const lockMs = performance.now() - lockStarted;
-    await backupSchema(reader, 'main', outDb);
-    await backupSchema(reader, EDGE_SCHEMA, outEdges);
+    for (const [i, schema] of schemas.entries()) await backupSchema(reader, schema, outs[i] as string);
     reader.exec('commit');
     for (const d of KEPT_DIRS)
       if (existsSync(join(dataDir, d)))
@@ -115,12 +108,11 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
     done = true;
     return {
       dir: dest,
-      files: [outDb, outEdges, ...KEPT_DIRS.flatMap((d) => filesUnder(join(dest, d)))].map((file) => ({
+      files: [...outs, ...KEPT_DIRS.flatMap((d) => filesUnder(join(dest, d)))].map((file) => ({
         file,
         bytes: statSync(file).size,
       })),
-      recent_level_rows: level,
-      merged_up_to: mark,
+      ...facts,
       lock_ms: Math.round(lockMs * 10) / 10,
       ms: Math.round(performance.now() - started),
     };
@@ -128,7 +120,7 @@ export async function backupSqliteDataDir(dataDir: string, dest: string, opts: {
     if (reader.open) reader.close();
     // Nothing half-written is left to be mistaken for a backup (the key directories were absent before: checked above).
     if (!done) {
-      for (const f of [outDb, outEdges].flatMap((x) => [x, `${x}-wal`, `${x}-shm`])) if (existsSync(f)) unlinkSync(f);
+      for (const f of outs.flatMap((x) => [x, `${x}-wal`, `${x}-shm`])) if (existsSync(f)) unlinkSync(f);
       for (const d of KEPT_DIRS) rmSync(join(dest, d), { recursive: true, force: true });
     }
   }

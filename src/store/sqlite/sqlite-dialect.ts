@@ -11,18 +11,22 @@ import {
 } from 'kysely';
 
 /**
- * How a transaction takes `svc.db`'s write lock at its start (edge-file.ts): `BEGIN IMMEDIATE`
- * while svc.db is the only file that matters, or, once the access map's edges live in the edge file,
- * `BEGIN DEFERRED` and at once a write to svc.db that changes nothing, which takes svc.db's lock
- * alone. `BEGIN IMMEDIATE` takes the write lock of every attached file, so it would also wait for
- * whoever writes the edge file (a merge), which the store's transactions never write.
+ * How a transaction takes `svc.db`'s write lock at its start: `BEGIN IMMEDIATE` while svc.db is the
+ * only file that matters, or, once the files areas attach beside it hold their tables
+ * (module-storage.ts `SqliteAttachedFile`), `BEGIN DEFERRED` and at once a write to svc.db that
+ * changes nothing, which takes svc.db's lock alone. `BEGIN IMMEDIATE` takes the write lock of every
+ * attached file, so it would also wait for whoever writes one of them on a connection of its own,
+ * which the store's transactions never write.
  */
 export interface BeginMode {
   svcDbOnly: boolean;
 }
 
-/** A write to svc.db that changes nothing: as a transaction's first statement it takes svc.db's write lock alone. */
-export const SVC_DB_LOCK = 'update main.access_edges_file set id = id where 0';
+/**
+ * A write to svc.db that changes nothing: as a transaction's first statement it takes svc.db's write lock alone. On the store's own
+ * table, which every migrated svc.db has.
+ */
+export const SVC_DB_LOCK = 'update main.schema_migrations set name = name where 0';
 
 /**
  * Kysely's SQLite driver whose transactions hold svc.db's write lock from their first statement.

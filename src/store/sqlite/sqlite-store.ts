@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, type Transaction } from 'kysely';
 import { errorText, latestVersion, readinessOf, runMigrations, type MigrationResult } from '../migrations.js';
+import type { SqliteAttachedFile } from '../module-storage.js';
 import type { Database, MigrationDatabase } from '../schema.js';
 import type {
   SqliteFiles,
@@ -20,7 +21,8 @@ import { currentIntentScope, withIntentMarker, type ChangeProbe, type IntentScop
 import { createSqliteDialect, SVC_DB_LOCK, type BeginMode } from './sqlite-dialect.js';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 import { checkSqliteCacheMib, DEFAULT_SQLITE_CACHE_MIB } from './sqlite-cache.js';
-import { attachEdgeFile, checkEdgeFile, keepLevelAboveMark, relocateEdges } from './edge-file.js';
+import { attachFile } from './attached-files.js';
+import { storage } from '../../storage.js';
 import { WalSync } from './wal-sync.js';
 import { cachedStatements } from './statement-cache.js';
 
@@ -61,7 +63,7 @@ const openTransactions = new WeakSet<Transaction<Database>>();
  * Group commit: SQLite has one writer and `synchronous=FULL` fsyncs every commit, so one transaction
  * per request would cap writes at the disk's fsync rate (about a thousand per second here). Concurrent
  * `transaction`/`withTenant` calls therefore share one `BEGIN … COMMIT` (holding svc.db's write lock
- * from its start, sqlite-dialect.ts; never the edge file's, edge-file.ts): each runs in its
+ * from its start, sqlite-dialect.ts; never an attached file's, module-storage.ts): each runs in its
  * own SAVEPOINT, in arrival order; one that throws is rolled back to its savepoint alone (the others
  * keep their writes), and nobody's promise settles before the shared COMMIT has returned. A lone
  * transaction commits at once (the group closes as soon as nobody is waiting), so this adds no
@@ -109,6 +111,7 @@ class SqliteStore implements Store {
     private readonly beginMode: BeginMode,
     files: SqliteFiles,
     readonly walSync: WalSync | undefined,
+    private readonly attached: readonly SqliteAttachedFile[],
   ) {
     this.#durable =
       walSync === undefined
@@ -167,10 +170,14 @@ class SqliteStore implements Store {
       lock: async () => {},
     });
     if (result.applied.length > 0) this.log.info({ applied: result.applied, current: result.current }, 'store migrations applied');
-    // After the migrations, which build access_edges in svc.db: into the edge file (edge-file.ts).
-    const moved = await this.db.connection().execute(async () => relocateEdges(this.connection));
-    if (moved !== undefined) this.log.info({ rows: moved }, 'access map edges moved into the edge file');
-    this.beginMode.svcDbOnly = true;
+    // After the migrations: each attached file takes what they built for it in svc.db (module-storage.ts `afterMigrate`).
+    for (const f of this.attached) {
+      if (f.afterMigrate === undefined) continue;
+      const done = await this.db.connection().execute(async () => f.afterMigrate?.(this.connection));
+      if (done !== undefined) this.log.info(done.fields, done.msg);
+    }
+    // Every attached file holds its tables now: svc.db's transactions lock svc.db alone.
+    if (this.attached.length > 0) this.beginMode.svcDbOnly = true;
     return result;
   }
 
@@ -319,8 +326,8 @@ class SqliteStore implements Store {
     this.#direct++;
     try {
       // Holding Kysely's connection (its single-connection mutex) keeps every other transaction out.
-      // svc.db's write lock from the start (sqlite-dialect.ts BeginMode): IMMEDIATE, or once the
-      // edges have moved, a no-op write to svc.db first, so the edge file's writer is not waited for.
+      // svc.db's write lock from the start (sqlite-dialect.ts BeginMode): IMMEDIATE, or once the attached
+      // files hold their tables, a no-op write to svc.db first, so their writers are not waited for.
       const sqlite = this.connection;
       const value = await this.db.connection().execute(async () => {
         if (!this.beginMode.svcDbOnly) return sqlite.transaction(() => fn(sqlite as unknown as SqliteHandle)).immediate();
@@ -383,6 +390,7 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   closeSync(openSync(file, 'a', 0o600));
   const sqlite = new BetterSqlite3(file, { timeout: busyTimeoutMs });
   const beginMode: BeginMode = { svcDbOnly: false };
+  const attached = storage.sqliteFiles();
   try {
     const mode = sqlite.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') {
@@ -403,10 +411,11 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
     // a small database never reaches it.
     sqlite.pragma(`cache_size = -${cacheMib * 1024}`);
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-    // The access map's edges live in a file of their own beside svc.db (edge-file.ts).
-    const edgeFile = attachEdgeFile(sqlite, config.dataDir, { synchronous, cacheMib });
-    beginMode.svcDbOnly = checkEdgeFile(sqlite, edgeFile);
-    if (beginMode.svcDbOnly) keepLevelAboveMark(sqlite);
+    // The areas' files beside svc.db (module-storage.ts SqliteAttachedFile), checked before anything reads them.
+    const paths = attached.map((f) => attachFile(sqlite, config.dataDir, f, { synchronous, cacheMib }));
+    const ready = attached.map((f, i) => f.check(sqlite, paths[i] as string));
+    beginMode.svcDbOnly = ready.length > 0 && ready.every(Boolean);
+    for (const [i, f] of attached.entries()) if (ready[i] === true) f.afterOpen?.(sqlite);
   } catch (err) {
     sqlite.close();
     throw err;
@@ -426,5 +435,5 @@ export async function openSqliteStore(config: StoreConfig, log: StoreLog): Promi
   );
   const walSync = synchronous === 'full' ? new WalSync(`${file}-wal`) : undefined;
   const files: SqliteFiles = { dataDir: config.dataDir, dbFile: file, synchronous, cacheMib, busyTimeoutMs };
-  return new SqliteStore(db, log, sqlite, beginMode, files, walSync);
+  return new SqliteStore(db, log, sqlite, beginMode, files, walSync, attached);
 }

@@ -8,7 +8,7 @@ import type { TestStore } from '../../helpers/stores.js';
 
 /**
  * Moves `access_edges` back from the edge file into svc.db (SQLite), as it was before the store
- * moved it after the migrations (store/sqlite/edge-file.ts): the same table, indexes, rows and
+ * moved it after the migrations (modules/accessmap/sqlite-edge-file.ts): the same table, indexes, rows and
  * counter; the merged rows still in the level removed, as a merge before the move did; the edge
  * file's mark and svc.db's record of the move dropped. The next start moves it again.
  */

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { ingestObservations } from '../../../src/modules/accessmap/edge-store.js';
 import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/sqlite-store.js';
-import { EDGE_FILE_NAME } from '../../../src/store/sqlite/edge-file.js';
+import { EDGE_FILE_NAME } from '../../../src/modules/accessmap/sqlite-edge-file.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { openStore, type SqliteWriter } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';

@@ -1,8 +1,9 @@
 /**
  * The edge file: `<dataDir>/svc-edges.db`, a second SQLite file beside `svc.db` that holds the
- * access map's `access_edges` (docs/accessmap.md "The edge file"). It is attached to the store's
- * connection as `edges`, so every query names `access_edges` as before (SQLite finds an unqualified
- * table in `main` first, then in attached files).
+ * access map's `access_edges` (docs/accessmap.md "The edge file"). The access map's storage
+ * declares it (storage.ts, `sqliteFiles`); the store attaches it to its connection as `edges`
+ * (store/sqlite/attached-files.ts), so every query names `access_edges` as before (SQLite finds an
+ * unqualified table in `main` first, then in attached files), and calls the hooks below.
  *
  * Why a file of its own: merging the recent level into `access_edges` is the largest write the
  * service makes, and SQLite has one writer per file. With the edges in a file of their own a merge
@@ -24,41 +25,34 @@
  * file in a transaction that writes the edge file alone, then drops it from `svc.db` in one that
  * writes `svc.db` alone. A crash between the two leaves the table in both; the next start copies
  * again from `svc.db`, so the step can be repeated any number of times.
+ *
+ * Backups (store/sqlite/backup.ts): copying the two files one after the other is not a copy of one
+ * instant: observations committed between the two copies and merged into the edge file would name
+ * nodes the svc.db copy lacks (or, in the other order, rows merged and removed from the recent level
+ * between the copies would be lost). `svc backup` therefore fixes both snapshots while it holds
+ * svc.db's write lock, so no row enters or leaves the level meanwhile. The merge worker may go on
+ * writing the edge file; a merge moves rows from the level into the edges and its mark past them,
+ * and removes nothing from svc.db. What the edge snapshot holds beyond svc.db's is then only rows of
+ * the svc.db snapshot's level merged at or below its mark, which the next start removes from the
+ * level (counted once, as after a crash between a merge and the removal).
  */
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StoreError } from '../store-error.js';
+import type { SqliteAttachedFile } from '../../store/module-storage.js';
+import { hasTable } from '../../store/sqlite/attached-files.js';
+import { StoreError } from '../../store/store-error.js';
 
 /** File name of the edge file inside the data directory. */
 export const EDGE_FILE_NAME = 'svc-edges.db';
 /** The schema name the edge file is attached under. */
 export const EDGE_SCHEMA = 'edges';
 
-/** Attaches `<dataDir>/svc-edges.db` (created 0600) to `sqlite` as `edges`, in WAL mode with the store's durability and cache. */
-export function attachEdgeFile(sqlite: BetterSqlite3.Database, dataDir: string, opts: { synchronous: string; cacheMib: number }): string {
-  const file = join(dataDir, EDGE_FILE_NAME);
-  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-  sqlite.prepare(`attach database ? as ${EDGE_SCHEMA}`).run(file);
-  const mode = sqlite.pragma(`${EDGE_SCHEMA}.journal_mode = WAL`, { simple: true });
-  if (String(mode).toLowerCase() !== 'wal')
-    throw new StoreError('invalid_config', `${file}: cannot enable WAL (journal_mode=${String(mode)})`);
-  sqlite.pragma(`${EDGE_SCHEMA}.synchronous = ${opts.synchronous}`);
-  sqlite.pragma(`${EDGE_SCHEMA}.cache_size = -${opts.cacheMib * 1024}`);
-  return file;
-}
-
-/** Whether `schema` (`main`, or an attached file) has `table`. */
-export const hasTable = (sqlite: BetterSqlite3.Database, schema: string, table: string): boolean =>
-  sqlite.prepare(`select 1 from ${schema}.sqlite_master where type = 'table' and name = ?`).get(table) !== undefined;
-
 /**
  * Refuses an edge file that is not this database's: `svc.db` says its edges moved (its
  * `access_edges_file` row) but the edge file is missing them or carries another id. Run at open,
  * before anything reads edges. Returns whether svc.db records the move.
  */
-export function checkEdgeFile(sqlite: BetterSqlite3.Database, file: string): boolean {
+function checkEdgeFile(sqlite: BetterSqlite3.Database, file: string): boolean {
   if (!hasTable(sqlite, 'main', 'access_edges_file')) return false;
   const want = (sqlite.prepare('select file_id from main.access_edges_file').get() as { file_id: string } | undefined)?.file_id;
   const got = hasTable(sqlite, EDGE_SCHEMA, 'access_edges_merged')
@@ -81,7 +75,7 @@ export function checkEdgeFile(sqlite: BetterSqlite3.Database, file: string): boo
  * migrations; the module header says how a crash part way is repaired). Returns the rows moved, or
  * undefined if there was nothing to move.
  */
-export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefined {
+function relocateEdges(sqlite: BetterSqlite3.Database): number | undefined {
   if (!hasTable(sqlite, 'main', 'access_edges')) return undefined;
   let moved: number | undefined;
   let step2: string | undefined;
@@ -160,7 +154,7 @@ export function relocateEdges(sqlite: BetterSqlite3.Database): number | undefine
  * then this keeps new rows from vanishing, whatever else the mismatch cost. Run at open, once the
  * edges have moved.
  */
-export function keepLevelAboveMark(sqlite: BetterSqlite3.Database): void {
+function keepLevelAboveMark(sqlite: BetterSqlite3.Database): void {
   if (!hasTable(sqlite, EDGE_SCHEMA, 'access_edges_merged') || !hasTable(sqlite, 'main', 'access_edges_recent')) return;
   sqlite
     .transaction(() => {
@@ -179,3 +173,29 @@ export function keepLevelAboveMark(sqlite: BetterSqlite3.Database): void {
     })
     .immediate();
 }
+
+/** The edge file as the access map's storage declares it: the store attaches it, runs these at open and migrate, and backs it up. */
+export const edgeFile: SqliteAttachedFile = {
+  file: EDGE_FILE_NAME,
+  schema: EDGE_SCHEMA,
+  check: checkEdgeFile,
+  afterOpen: keepLevelAboveMark,
+  // After the migrations, which build access_edges in svc.db: into the edge file.
+  afterMigrate: (sqlite) => {
+    const moved = relocateEdges(sqlite);
+    return moved === undefined ? undefined : { fields: { rows: moved }, msg: 'access map edges moved into the edge file' };
+  },
+  backupCheck: (reader, path, dataDir) => {
+    if (!checkEdgeFile(reader, path) || !hasTable(reader, EDGE_SCHEMA, 'access_edges')) {
+      throw new StoreError(
+        'invalid_config',
+        `${dataDir}: the access map's edges are not in ${EDGE_FILE_NAME} yet; start svc serve once (it moves them) and back up again`,
+      );
+    }
+  },
+  // Rows of the recent level in the copy, and the edge file's mark (the level's seq up to which the edges hold it).
+  backupFacts: (reader) => ({
+    recent_level_rows: Number((reader.prepare('select count(*) as n from main.access_edges_recent').get() as { n: number }).n),
+    merged_up_to: Number((reader.prepare(`select up_to from ${EDGE_SCHEMA}.access_edges_merged`).get() as { up_to: number }).up_to),
+  }),
+};

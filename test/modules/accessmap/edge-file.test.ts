@@ -8,11 +8,11 @@ import { createAgent, deleteAgent } from '../../../src/core/agents/agent-service
 import { ingestObservations, upsertGrants, type Observation } from '../../../src/modules/accessmap/edge-store.js';
 import { listEdges } from '../../../src/modules/accessmap/edge-query.js';
 import { mergeOnWorker, waitingRows } from '../../../src/modules/accessmap/recent-edges.js';
-import { EDGE_FILE_NAME } from '../../../src/store/sqlite/edge-file.js';
+import { EDGE_FILE_NAME } from '../../../src/modules/accessmap/sqlite-edge-file.js';
 import type { SqliteWriter } from '../../../src/store/store.js';
 import { createSqliteTestStore, selectedBackends, type TestStore } from '../../helpers/stores.js';
-import { undoEdgeFile } from '../../modules/accessmap/undo-migration-010.js';
-import { addTenant } from '../store-fixtures.js';
+import { undoEdgeFile } from './undo-migration-010.js';
+import { addTenant } from '../../store/store-fixtures.js';
 
 const skip = selectedBackends().has('sqlite') ? false : `SVC_TEST_STORES=${process.env['SVC_TEST_STORES']} excludes sqlite`;
 const AT = '2026-06-01T10:00:00.000000000Z';
