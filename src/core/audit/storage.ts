@@ -5,11 +5,13 @@ import { SQLITE_MIGRATION_007_AUDIT_INTENTS } from '../../store/sqlite/migration
 import { SQLITE_MIGRATION_019_AUDIT_HEADS_FORWARD } from '../../store/sqlite/migrations/sqlite-019-audit-heads-forward.js';
 import { SQLITE_MIGRATION_020_RESERVED } from '../../store/sqlite/migrations/sqlite-020-reserved.js';
 import { SQLITE_MIGRATION_029_LEDGER_ERASURE } from '../../store/sqlite/migrations/sqlite-029-ledger-erasure.js';
+import { SQLITE_MIGRATION_033_AUDIT_HEADS_PROBE } from '../../store/sqlite/migrations/sqlite-033-audit-heads-probe.js';
 import { POSTGRES_MIGRATION_003_LEDGER } from '../../store/postgres/migrations/postgres-003-ledger.js';
 import { POSTGRES_MIGRATION_007_AUDIT_INTENTS } from '../../store/postgres/migrations/postgres-007-audit-intents.js';
 import { POSTGRES_MIGRATION_019_AUDIT_HEADS_FORWARD } from '../../store/postgres/migrations/postgres-019-audit-heads-forward.js';
 import { POSTGRES_MIGRATION_020_RESERVED } from '../../store/postgres/migrations/postgres-020-reserved.js';
 import { POSTGRES_MIGRATION_029_LEDGER_ERASURE } from '../../store/postgres/migrations/postgres-029-ledger-erasure.js';
+import { POSTGRES_MIGRATION_033_AUDIT_HEADS_PROBE } from '../../store/postgres/migrations/postgres-033-audit-heads-probe.js';
 
 export const auditStorage: ModuleStorage = {
   name: 'audit',
@@ -27,6 +29,7 @@ export const auditStorage: ModuleStorage = {
       ...SQLITE_MIGRATION_019_AUDIT_HEADS_FORWARD,
       ...SQLITE_MIGRATION_020_RESERVED,
       ...SQLITE_MIGRATION_029_LEDGER_ERASURE,
+      ...SQLITE_MIGRATION_033_AUDIT_HEADS_PROBE,
     ],
     postgres: [
       ...POSTGRES_MIGRATION_003_LEDGER,
@@ -34,6 +37,7 @@ export const auditStorage: ModuleStorage = {
       ...POSTGRES_MIGRATION_019_AUDIT_HEADS_FORWARD,
       ...POSTGRES_MIGRATION_020_RESERVED,
       ...POSTGRES_MIGRATION_029_LEDGER_ERASURE,
+      ...POSTGRES_MIGRATION_033_AUDIT_HEADS_PROBE,
     ],
   },
 };
