@@ -34,7 +34,11 @@ if (selected.length === 0) {
 const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
 // SVC_TEST_TIMINGS=<file>: also write each test file's time there, slowest first (scripts/file-timings.mjs).
 const timings = process.env.SVC_TEST_TIMINGS
-  ? ['--test-reporter-destination=stdout', '--test-reporter=./scripts/file-timings.mjs', `--test-reporter-destination=${process.env.SVC_TEST_TIMINGS}`]
+  ? [
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/file-timings.mjs',
+      `--test-reporter-destination=${process.env.SVC_TEST_TIMINGS}`,
+    ]
   : [];
 const result = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...timings, ...selected]);
 process.exit(result.status ?? 1);

@@ -48,7 +48,8 @@ describe('postgres: head checks read a few rows, not the chain', { skip: pg?.ski
       // cached generic plan, as it does on a pooled connection of a running server.
       let head = await readHead(tx, TENANT);
       for (let i = 0; i < 10; i++) {
-        const hashed = hashBatch(head, TENANT, [draft(RECORDS + 3 * i), draft(RECORDS + 3 * i + 1), draft(RECORDS + 3 * i + 2)], keyring.active);
+        const drafts = [0, 1, 2].map((k) => draft(RECORDS + 3 * i + k));
+        const hashed = hashBatch(head, TENANT, drafts, keyring.active);
         const records = applySignatures(hashed, signHashes(keyring.active, TENANT, hashed.firstSeq, hashed.hashes));
         await insertRecords(tx, TENANT, records, head);
         head = hashed.tail;

@@ -1,4 +1,4 @@
-/** Migration 33 (the heads trigger tests "nothing beyond the head" with one index probe) for postgres; mirror of the other backend's file. */
+/** Migration 33 (the heads trigger tests "nothing beyond the head" with one index probe) for postgres; mirror of the sqlite file. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 

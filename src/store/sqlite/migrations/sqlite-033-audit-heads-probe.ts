@@ -6,4 +6,6 @@
  */
 import type { Migration } from '../../migrations.js';
 
-export const SQLITE_MIGRATION_033_AUDIT_HEADS_PROBE: readonly Migration[] = [{ version: 33, name: 'audit_heads_probe', up: async () => {} }];
+export const SQLITE_MIGRATION_033_AUDIT_HEADS_PROBE: readonly Migration[] = [
+  { version: 33, name: 'audit_heads_probe', up: async () => {} },
+];
