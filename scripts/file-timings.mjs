@@ -13,7 +13,8 @@ export default async function* fileTimings(source) {
   }
   const rows = [...files].sort((a, b) => b[1].ms - a[1].ms);
   const total = rows.reduce((s, [, f]) => s + f.ms, 0);
-  yield `# ${rows.length} files, ${(total / 1000).toFixed(1)} s of file time (files run ${process.env.SVC_TEST_CONCURRENCY ?? 3} at once)\n`;
+  const atOnce = process.env.SVC_TEST_CONCURRENCY ?? 3;
+  yield `# ${rows.length} files, ${(total / 1000).toFixed(1)} s of file time (files run ${atOnce} at once)\n`;
   for (const [file, f] of rows) {
     yield `${(f.ms / 1000).toFixed(1).padStart(7)} s  ${file.replace(/^.*\/dist\//, '')}\n`;
   }
