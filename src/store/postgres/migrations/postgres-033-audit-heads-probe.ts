@@ -1,13 +1,13 @@
-/** Migration 33 (the heads trigger tests "nothing beyond the head" with one index probe) for postgres; mirror of the sqlite file. */
+/** Migration 33 (the heads trigger is planned at every call, so its tests stay index probes) for postgres; mirror of the sqlite file. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
 /**
- * Migration 19's trigger on `audit_heads`, same rules, one test rewritten. "No record lies beyond
- * the new head" was `exists (… seq > new.seq)`: PL/pgSQL caches a generic plan for it, and with
- * the tenant's rows making up most of the table that plan is a sequential scan, which reads the
- * whole chain when nothing lies beyond, as on every append. The last stored seq is now read with
- * `max(seq)`, one backward probe of the primary key whatever the plan.
+ * Migration 19's trigger on `audit_heads`, same rules, planned at every call. PL/pgSQL caches a
+ * generic plan for each statement of a function, made once per connection, often while the chain
+ * is short; as the chain grows that plan stays a scan of the tenant's records ("nothing beyond the
+ * new head" as a sequential scan), so each append cost time in proportion to the chain. Planned with
+ * the actual head seq, every test is one index range probe whatever the table's size or statistics.
  */
 export const POSTGRES_MIGRATION_033_AUDIT_HEADS_PROBE: readonly Migration[] = [
   {
@@ -43,11 +43,11 @@ export const POSTGRES_MIGRATION_033_AUDIT_HEADS_PROBE: readonly Migration[] = [
               raise exception 'audit head of % must name the hash of its record at seq %', new.tenant_id, new.seq using errcode = ` +
             `'check_violation';
             end if;
-            if coalesce((select max(seq) from audit_records where tenant_id = new.tenant_id), 0) > new.seq then
+            if exists (select 1 from audit_records where tenant_id = new.tenant_id and seq > new.seq) then
               raise exception 'audit head of % must name the last record of its chain', new.tenant_id using errcode = 'check_violation';
             end if;
             return new;
-          end $f$`,
+          end $f$ set plan_cache_mode = force_custom_plan`,
         )
         .execute(tx);
     },

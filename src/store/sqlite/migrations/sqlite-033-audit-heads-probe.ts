@@ -1,6 +1,6 @@
 /**
- * Migration 33 (the heads trigger's "nothing beyond the head" test) for sqlite: nothing to change.
- * SQLite's trigger (migration 19) already tests a range of the integer `pos` key, one probe; the
+ * Migration 33 (the heads trigger is planned at every call) for sqlite: nothing to change. SQLite
+ * plans its trigger's tests (migration 19, ranges of the integer `pos` key) as key probes; the
  * step exists so both backends keep one numbering (postgres-033-audit-heads-probe.ts says why
  * PostgreSQL needed it).
  */
