@@ -50,7 +50,11 @@ export interface PipelineOptions {
 
 /** Smallest slice of a batch sent to one signing thread (smaller is not worth a message round trip). */
 const SPLIT_MIN = 8;
-/** Batches up to this size are signed on this thread: a pool round trip (two thread wake-ups) costs more than their signing. */
+/**
+ * A batch up to this size with no other batch of its chain in flight is signed on this thread: for a
+ * lone append a pool round trip (two thread wake-ups) costs more than its signing. Under load the
+ * pool signs every batch, so signing never takes the main thread from hashing and commits.
+ */
 const SIGN_HERE_MAX = 2 * SPLIT_MIN;
 /** Appends queued from idle from which the queue is cut into two batches (see #pump). */
 const SPLIT_QUEUE = 4 * SPLIT_MIN;
@@ -185,7 +189,7 @@ export class LedgerPipeline {
         continue;
       }
       c.tail = hashed.tail;
-      const batch: Batch = { pending, prev, hashed, signed: this.#sign(hashed) };
+      const batch: Batch = { pending, prev, hashed, signed: this.#sign(hashed, c.inflight.length === 0 && c.settling === 0) };
       // Errors are handled at commit; keep an early rejection from being reported as unhandled.
       batch.signed.catch(() => {});
       c.inflight.push(batch);
@@ -219,11 +223,11 @@ export class LedgerPipeline {
     c.queue.unshift(...good);
   }
 
-  async #sign(b: HashedBatch): Promise<AuditRecord[]> {
+  async #sign(b: HashedBatch, alone: boolean): Promise<AuditRecord[]> {
     const signer = this.opts.signer();
     const pool = this.opts.pool;
     const n = b.hashes.length / 32;
-    if (pool === null || n <= SIGN_HERE_MAX) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
+    if (pool === null || (alone && n <= SIGN_HERE_MAX)) return applySignatures(b, signHashes(signer, b.tenant, b.firstSeq, b.hashes));
     // A batch is split across the pool's threads: its latency (what every append of it waits) is
     // the slice's, not the whole batch's signing time on one core.
     const parts = n >= SPLIT_MIN * 2 ? Math.min(pool.threads, Math.floor(n / SPLIT_MIN)) : 1;
