@@ -16,6 +16,11 @@
  * it (or an earlier batch failed), the batch is re-sealed on the real head inside the lock. The
  * primary key (tenant_id, seq) is the backstop. A failed commit rejects every append of its batch;
  * nothing is resolved before its transaction committed.
+ *
+ * Replicas (Postgres): when another process has moved a chain's head, that chain's batches are
+ * sealed under its lock for a while instead of ahead of it, one batch at a time: a batch sealed
+ * ahead would be sealed twice whenever another replica commits in between, which is most of the
+ * time while two replicas write one chain (docs/scale-out.md).
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
@@ -58,6 +63,8 @@ const SPLIT_MIN = 8;
 const SIGN_HERE_MAX = 2 * SPLIT_MIN;
 /** Appends queued from idle from which the queue is cut into two batches (see #pump). */
 const SPLIT_QUEUE = 4 * SPLIT_MIN;
+/** How long a chain's batches are sealed under its lock after another process moved its head. */
+const SHARED_CHAIN_MS = 2_000;
 
 interface Pending {
   draft: AuditDraft;
@@ -72,8 +79,16 @@ interface Pending {
 interface Batch {
   pending: Pending[];
   prev: ChainTail | null;
-  hashed: HashedBatch;
-  signed: Promise<AuditRecord[]>;
+  /** undefined: sealed in its commit, on the head read under the chain lock */
+  hashed: HashedBatch | undefined;
+  signed: Promise<AuditRecord[]> | undefined;
+}
+
+/** Drafts that could not be sealed (inside a commit); the batch is split as in #rejectMalformed. */
+class UnsealableDrafts extends Error {
+  constructor(readonly reason: unknown) {
+    super('a draft of the batch cannot be sealed');
+  }
 }
 
 interface Chain {
@@ -87,6 +102,8 @@ interface Chain {
   /** committed batches waiting for their commit to be on disk */
   settling: number;
   idle: Array<() => void>;
+  /** until when (performance.now()) batches are sealed under the chain lock: another process writes this chain */
+  sharedUntil: number;
 }
 
 /** Thrown to appends once the pipeline is closed. */
@@ -143,7 +160,7 @@ export class LedgerPipeline {
   #chain(tenant: string): Chain {
     let c = this.#chains.get(tenant);
     if (c === undefined) {
-      c = { tenant, queue: [], tail: undefined, loading: false, inflight: [], committing: false, settling: 0, idle: [] };
+      c = { tenant, queue: [], tail: undefined, loading: false, inflight: [], committing: false, settling: 0, idle: [], sharedUntil: 0 };
       this.#chains.set(tenant, c);
     }
     return c;
@@ -162,6 +179,14 @@ export class LedgerPipeline {
   }
 
   #pump(c: Chain): void {
+    if (this.#sealsUnderLock(c)) {
+      // One batch at a time, sealed in its commit: whatever queued meanwhile is the next batch.
+      if (c.inflight.length === 0 && c.queue.length > 0) {
+        c.inflight.push({ pending: c.queue.splice(0, this.#maxBatch), prev: null, hashed: undefined, signed: undefined });
+      }
+      void this.#commitNext(c);
+      return;
+    }
     if (c.tail === undefined) {
       if (!c.loading && c.queue.length > 0) void this.#loadTail(c);
       return;
@@ -189,12 +214,17 @@ export class LedgerPipeline {
         continue;
       }
       c.tail = hashed.tail;
-      const batch: Batch = { pending, prev, hashed, signed: this.#sign(hashed, c.inflight.length === 0 && c.settling === 0) };
+      const signed = this.#sign(hashed, c.inflight.length === 0 && c.settling === 0);
       // Errors are handled at commit; keep an early rejection from being reported as unhandled.
-      batch.signed.catch(() => {});
-      c.inflight.push(batch);
+      signed.catch(() => {});
+      c.inflight.push({ pending, prev, hashed, signed });
     }
     void this.#commitNext(c);
+  }
+
+  /** Postgres, while another process writes this chain (see the module comment). */
+  #sealsUnderLock(c: Chain): boolean {
+    return c.sharedUntil !== 0 && this.opts.store.capabilities.supportsAdvisoryLocks && performance.now() < c.sharedUntil;
   }
 
   /** Reject the drafts that cannot be sealed; re-queue the others at the front, in order. */
@@ -271,10 +301,18 @@ export class LedgerPipeline {
         let tail: ChainTail;
         let durable: Promise<void>;
         try {
-          records = await b.signed;
-          ({ records, tail, durable } = await outsideIntentScope(() => this.#commit(c.tenant, b, records)));
+          const signed = b.signed;
+          if (signed === undefined) ({ records, tail, durable } = await outsideIntentScope(() => this.#commitSealing(c, b)));
+          else {
+            records = await signed;
+            ({ records, tail, durable } = await outsideIntentScope(() => this.#commit(c, b, records)));
+          }
         } catch (err) {
           c.inflight.shift();
+          if (err instanceof UnsealableDrafts) {
+            this.#rejectMalformed(c, b.pending, err.reason);
+            continue;
+          }
           for (const p of b.pending) p.reject(err);
           // Later batches were hashed on this one; the head check re-seals them on the real head.
           if (c.inflight.length === 0) c.tail = undefined;
@@ -312,11 +350,13 @@ export class LedgerPipeline {
 
   /** One transaction: lock the chain, check the head, re-seal if it moved, insert, move the head. */
   async #commit(
-    tenant: string,
+    c: Chain,
     b: Batch,
     signed: AuditRecord[],
   ): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
     const store = this.opts.store;
+    const tenant = c.tenant;
+    const hashed = b.hashed as HashedBatch;
     const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
     const events = b.pending.flatMap((p) => p.events ?? []);
     if (store.sqlite !== undefined) {
@@ -326,7 +366,7 @@ export class LedgerPipeline {
         // A head that does not name the last stored record was changed behind the ledger: sealing on
         // it would bake a false link into the chain, so the batch fails instead.
         sqliteAssertHeadConsistent(db, tenant);
-        const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
+        const sealed = sameTail(head, b.prev) ? { records: signed, tail: hashed.tail } : this.#reseal(tenant, b, signed, head);
         sqliteInsertRecords(db, tenant, sealed.records, head);
         sqliteConsumeIntents(db, consumed);
         sqliteAppendEvents(db, events);
@@ -342,16 +382,64 @@ export class LedgerPipeline {
       await this.opts.commitGuard?.(tx);
       const head = await readHead(tx, tenant);
       await assertHeadConsistent(tx, tenant);
-      const sealed = sameTail(head, b.prev) ? { records: signed, tail: b.hashed.tail } : this.#reseal(tenant, b, signed, head);
-      await insertRecords(tx, tenant, sealed.records, head);
-      await consumeIntents(tx, consumed);
-      if (events.length > 0) {
-        const seqs = new Map((await appendEvents(tx, events)).map((e) => [e.id, e.sequence]));
-        for (const e of events) e.sequence = seqs.get(e.id);
+      let sealed = { records: signed, tail: hashed.tail };
+      if (!sameTail(head, b.prev)) {
+        sealed = this.#reseal(tenant, b, signed, head);
+        // Another process moved the head (or a batch of ours failed): seal under the lock for a while.
+        c.sharedUntil = performance.now() + SHARED_CHAIN_MS;
       }
+      await this.#write(tx, tenant, sealed.records, head, consumed, events);
       return sealed;
     });
     return { ...committed, durable: Promise.resolve() };
+  }
+
+  /** Postgres, chain written by another process too: one transaction locks the chain, seals on its head, signs and inserts. */
+  async #commitSealing(c: Chain, b: Batch): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
+    const store = this.opts.store;
+    const tenant = c.tenant;
+    const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
+    const events = b.pending.flatMap((p) => p.events ?? []);
+    const committed = await store.withTenant(tenant, async (tx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
+      await this.opts.commitGuard?.(tx);
+      const head = await readHead(tx, tenant);
+      await assertHeadConsistent(tx, tenant);
+      let hashed: HashedBatch;
+      try {
+        hashed = hashBatch(
+          head,
+          tenant,
+          b.pending.map((p) => p.draft),
+          this.opts.signer(),
+        );
+      } catch (err) {
+        throw new UnsealableDrafts(err);
+      }
+      const records = await this.#sign(hashed, true);
+      await this.#write(tx, tenant, records, head, consumed, events);
+      return { records, tail: hashed.tail, movedByOthers: !sameTail(head, c.tail ?? null) };
+    });
+    c.tail = committed.tail;
+    // Still shared while another process moves the head between our commits; alone again once it stops.
+    if (committed.movedByOthers) c.sharedUntil = performance.now() + SHARED_CHAIN_MS;
+    return { records: committed.records, tail: committed.tail, durable: Promise.resolve() };
+  }
+
+  async #write(
+    tx: Transaction<Database>,
+    tenant: string,
+    records: AuditRecord[],
+    head: ChainTail | null,
+    consumed: string[],
+    events: BusEvent[],
+  ): Promise<void> {
+    await insertRecords(tx, tenant, records, head);
+    await consumeIntents(tx, consumed);
+    if (events.length > 0) {
+      const seqs = new Map((await appendEvents(tx, events)).map((e) => [e.id, e.sequence]));
+      for (const e of events) e.sequence = seqs.get(e.id);
+    }
   }
 
   /** Sealed on a stale tail (another writer, or a failed batch before): seal again on the real head, keeping each draft's time. */

@@ -297,3 +297,38 @@ describe('postgres: two pipelines on one database never fork a chain', async () 
     assert.equal(verifyRecords(rows, { keys: keyring.keySet(TENANT) }).ok, true);
   });
 });
+
+describe('postgres: a chain written through two pipelines is sealed once per record', async () => {
+  const [, pg] = await testStores();
+  test('once another process moves the head, batches are sealed under the chain lock, not ahead of it and again', { skip: pg?.skip }, async (t) => {
+    if (pg === undefined) return;
+    const ts = await pg.create();
+    t.after(() => ts.dispose());
+    await ts.store.migrate();
+    const other = await ts.reopen();
+    const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+    let signatures = 0;
+    const counting = () => {
+      const s = keyring.active;
+      return { algorithm: s.algorithm, keyId: s.keyId, publicKey: s.publicKey, sign: (d: Uint8Array) => (signatures++, s.sign(d)) };
+    };
+    const p1 = new LedgerPipeline({ store: ts.store, signer: counting, pool: null, maxBatch: 16 });
+    const p2 = new LedgerPipeline({ store: other, signer: counting, pool: null, maxBatch: 16 });
+    // Two closed-loop writers per pipeline, like two replicas serving requests at once.
+    const perWriter = 60;
+    let next = 0;
+    const writer = async (p: LedgerPipeline) => {
+      for (let i = 0; i < perWriter; i++) await p.append(TENANT, draft(next++));
+    };
+    await Promise.all([writer(p1), writer(p2), writer(p1), writer(p2)]);
+    await p1.close();
+    await p2.close();
+    const n = 4 * perWriter;
+    const rows = await stored(ts, TENANT);
+    assert.deepEqual(rows.map((r) => r.seq), Array.from({ length: n }, (_, i) => i + 1));
+    assert.equal(verifyRecords(rows, { keys: keyring.keySet(TENANT) }).ok, true);
+    // Sealed ahead, nearly every batch would be sealed a second time on the head the other pipeline
+    // moved; sealed under the lock, only the batches in flight when the sharing was noticed are.
+    assert.ok(signatures <= n + 3 * 16 * 2, `${signatures} signatures for ${n} records`);
+  });
+});
