@@ -300,7 +300,8 @@ describe('postgres: two pipelines on one database never fork a chain', async () 
 
 describe('postgres: a chain written through two pipelines is sealed once per record', async () => {
   const [, pg] = await testStores();
-  test('once another process moves the head, batches are sealed under the chain lock, not ahead of it and again', { skip: pg?.skip }, async (t) => {
+  const name = 'once another process moves the head, batches are sealed under the chain lock, not ahead of it and again';
+  test(name, { skip: pg?.skip }, async (t) => {
     if (pg === undefined) return;
     const ts = await pg.create();
     t.after(() => ts.dispose());
