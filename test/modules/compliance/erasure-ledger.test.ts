@@ -1,6 +1,6 @@
 /**
  * Erasure of ledger meta, end to end on both stores (issue 39 "Must show"): a real `svc serve`, a
- * tenant chain of `SVC_TEST_ERASURE_RECORDS` records (default 10,000; 100,000 is the issue's size)
+ * tenant chain of `SVC_TEST_ERASURE_RECORDS` records (default 4,000; 100,000 is the issue's size)
  * bulk-appended through the ledger API with the server's own key, the subject's personal strings in
  * one record of every hundred. After an erasure executed under dual control:
  *  - `GET /v1/audit/verify` is ok, and `svc audit verify --file` is ok for every ledger export format
@@ -28,7 +28,7 @@ import { insertRecords, readHead } from '../../../src/ledger/ledger-store.js';
 import type { AuditDraft } from '../../../src/ledger/record.js';
 import { acceptedTokens } from '../../../src/encoders/registry.js';
 
-const N = Number(process.env['SVC_TEST_ERASURE_RECORDS'] ?? 10_000);
+const N = Number(process.env['SVC_TEST_ERASURE_RECORDS'] ?? 4_000);
 const EVERY = 100;
 const BATCH = 5_000;
 
