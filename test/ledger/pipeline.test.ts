@@ -8,7 +8,8 @@ import { LedgerPipeline, PipelineClosedError } from '../../src/ledger/pipeline.j
 import { SYSTEM_TENANT, type AuditRecord } from '../../src/ledger/record.js';
 import { verifyRecords } from '../../src/ledger/verify.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
-import { testStores, type TestStore } from '../helpers/stores.js';
+import { testStores, type TestStore, type TestStoreBackend } from '../helpers/stores.js';
+import type { Signer } from '../../src/ledger/signers.js';
 import { OTHER_TENANT, TENANT, draft } from './fixtures.js';
 import { readEvents } from '../../src/events/event-log.js';
 import type { BusEvent } from '../../src/events/event-types.js';
@@ -275,17 +276,24 @@ for (const b of await testStores()) {
   });
 }
 
+/** Two pipelines on two stores of one Postgres database, as two replicas have; `signer` wraps the keyring's. */
+async function twoPipelines(t: { after(fn: () => unknown): void }, pg: TestStoreBackend, wrap = (s: Signer): Signer => s) {
+  const ts = await pg.create();
+  t.after(() => ts.dispose());
+  await ts.store.migrate();
+  const other = await ts.reopen();
+  const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
+  const signer = () => wrap(keyring.active);
+  const p1 = new LedgerPipeline({ store: ts.store, signer, pool: null, maxBatch: 16 });
+  const p2 = new LedgerPipeline({ store: other, signer, pool: null, maxBatch: 16 });
+  return { ts, keyring, p1, p2 };
+}
+
 describe('postgres: two pipelines on one database never fork a chain', async () => {
   const [, pg] = await testStores();
   test('interleaved appends from two processes-worth of stores form one chain', { skip: pg?.skip }, async (t) => {
     if (pg === undefined) return;
-    const ts = await pg.create();
-    t.after(() => ts.dispose());
-    await ts.store.migrate();
-    const other = await ts.reopen();
-    const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
-    const p1 = new LedgerPipeline({ store: ts.store, signer: () => keyring.active, pool: null, maxBatch: 16 });
-    const p2 = new LedgerPipeline({ store: other, signer: () => keyring.active, pool: null, maxBatch: 16 });
+    const { ts, keyring, p1, p2 } = await twoPipelines(t, pg);
     const all: Promise<AuditRecord>[] = [];
     for (let i = 0; i < 200; i++) all.push((i % 2 === 0 ? p1 : p2).append(TENANT, draft(i)));
     const results = await Promise.all(all);
@@ -303,18 +311,14 @@ describe('postgres: a chain written through two pipelines is sealed once per rec
   const name = 'once another process moves the head, batches are sealed under the chain lock, not ahead of it and again';
   test(name, { skip: pg?.skip }, async (t) => {
     if (pg === undefined) return;
-    const ts = await pg.create();
-    t.after(() => ts.dispose());
-    await ts.store.migrate();
-    const other = await ts.reopen();
-    const keyring = await Keyring.open({ dataDir: ts.config.dataDir, env: {} });
     let signatures = 0;
-    const counting = () => {
-      const s = keyring.active;
-      return { algorithm: s.algorithm, keyId: s.keyId, publicKey: s.publicKey, sign: (d: Uint8Array) => (signatures++, s.sign(d)) };
-    };
-    const p1 = new LedgerPipeline({ store: ts.store, signer: counting, pool: null, maxBatch: 16 });
-    const p2 = new LedgerPipeline({ store: other, signer: counting, pool: null, maxBatch: 16 });
+    const counting = (s: Signer): Signer => ({
+      algorithm: s.algorithm,
+      keyId: s.keyId,
+      publicKey: s.publicKey,
+      sign: (d: Uint8Array) => (signatures++, s.sign(d)),
+    });
+    const { ts, keyring, p1, p2 } = await twoPipelines(t, pg, counting);
     // Two closed-loop writers per pipeline, like two replicas serving requests at once.
     const perWriter = 60;
     let next = 0;

@@ -101,21 +101,33 @@ export async function claimBatch(
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== ids.length)
     throw new Error(`claim of lane ${laneId} raced another worker (${String(res.numUpdatedRows)} of ${ids.length} rows)`);
-  // Events: from the cache, else read once for the batch.
-  const missing = take.filter((r) => r.payload === null && !cache.get(tenant, Number(r.event_seq))).map((r) => Number(r.event_seq));
+  // Events: from the cache, else read once for the batch. The batch keeps its own references: the
+  // cache is shared by every lane, and others may evict an entry while this claim awaits the read.
+  const events = new Map<number, BusEvent>();
+  const missing: number[] = [];
+  for (const r of take) {
+    if (r.payload !== null) continue;
+    const seq = Number(r.event_seq);
+    const cached = cache.get(tenant, seq);
+    if (cached) events.set(seq, cached);
+    else missing.push(seq);
+  }
   if (missing.length > 0) {
     for (const row of await tx
       .selectFrom('events')
       .select(EVENT_COLUMNS)
       .where('tenant_id', '=', tenant)
       .where('seq', 'in', missing)
-      .execute())
-      cache.set(eventFromRow(row));
+      .execute()) {
+      const event = eventFromRow(row);
+      cache.set(event);
+      events.set(Number(row.seq), event);
+    }
   }
   const items: Claimed[] = [];
   const gone: string[] = [];
   for (const r of take) {
-    const event = r.payload !== null ? (JSON.parse(r.payload) as BusEvent) : cache.get(tenant, Number(r.event_seq));
+    const event = r.payload !== null ? (JSON.parse(r.payload) as BusEvent) : events.get(Number(r.event_seq));
     if (!event) {
       gone.push(r.id);
       continue;
