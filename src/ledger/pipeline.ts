@@ -357,8 +357,7 @@ export class LedgerPipeline {
     const store = this.opts.store;
     const tenant = c.tenant;
     const hashed = b.hashed as HashedBatch;
-    const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
-    const events = b.pending.flatMap((p) => p.events ?? []);
+    const { consumed, events } = batchExtras(b);
     if (store.sqlite !== undefined) {
       // SQLite: BEGIN IMMEDIATE holds the file's only write lock, so the head cannot move meanwhile.
       const { value, durable } = await store.sqlite.commit((db) => {
@@ -375,13 +374,7 @@ export class LedgerPipeline {
       return { ...value, durable };
     }
     const committed = await store.withTenant(tenant, async (tx) => {
-      if (store.capabilities.supportsAdvisoryLocks) {
-        // One writer per chain across every process on this database (two replicas never fork a chain).
-        await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
-      }
-      await this.opts.commitGuard?.(tx);
-      const head = await readHead(tx, tenant);
-      await assertHeadConsistent(tx, tenant);
+      const head = await this.#lockedHead(tx, tenant);
       let sealed = { records: signed, tail: hashed.tail };
       if (!sameTail(head, b.prev)) {
         sealed = this.#reseal(tenant, b, signed, head);
@@ -398,13 +391,9 @@ export class LedgerPipeline {
   async #commitSealing(c: Chain, b: Batch): Promise<{ records: AuditRecord[]; tail: ChainTail; durable: Promise<void> }> {
     const store = this.opts.store;
     const tenant = c.tenant;
-    const consumed = [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))];
-    const events = b.pending.flatMap((p) => p.events ?? []);
+    const { consumed, events } = batchExtras(b);
     const committed = await store.withTenant(tenant, async (tx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
-      await this.opts.commitGuard?.(tx);
-      const head = await readHead(tx, tenant);
-      await assertHeadConsistent(tx, tenant);
+      const head = await this.#lockedHead(tx, tenant);
       let hashed: HashedBatch;
       try {
         hashed = hashBatch(
@@ -424,6 +413,17 @@ export class LedgerPipeline {
     // Still shared while another process moves the head between our commits; alone again once it stops.
     if (committed.movedByOthers) c.sharedUntil = performance.now() + SHARED_CHAIN_MS;
     return { records: committed.records, tail: committed.tail, durable: Promise.resolve() };
+  }
+
+  /** Postgres: the chain's lock (one writer per chain across every process on the database), the guard, the head read and checked. */
+  async #lockedHead(tx: Transaction<Database>, tenant: string): Promise<ChainTail | null> {
+    if (this.opts.store.capabilities.supportsAdvisoryLocks) {
+      await sql`select pg_advisory_xact_lock(hashtext(${'svc.audit:' + tenant}))`.execute(tx);
+    }
+    await this.opts.commitGuard?.(tx);
+    const head = await readHead(tx, tenant);
+    await assertHeadConsistent(tx, tenant);
+    return head;
   }
 
   async #write(
@@ -449,6 +449,14 @@ export class LedgerPipeline {
     const again = hashBatch(head, tenant, drafts, signer);
     return { records: applySignatures(again, signHashes(signer, tenant, again.firstSeq, again.hashes)), tail: again.tail };
   }
+}
+
+/** The intent scopes a batch's commit consumes and the events it writes. */
+function batchExtras(b: Batch): { consumed: string[]; events: BusEvent[] } {
+  return {
+    consumed: [...new Set(b.pending.map((p) => p.consumes).filter((s): s is string => s !== undefined))],
+    events: b.pending.flatMap((p) => p.events ?? []),
+  };
 }
 
 function sameTail(a: ChainTail | null, b: ChainTail | null): boolean {
