@@ -63,7 +63,7 @@ for (const b of await serveBackends()) {
       assert.match(d.reason, /rm -rf victim/);
       assert.equal(d.revision, 1);
       for (const c of ['echo ok; rm -rf victim', 'echo ok | sh', 'echo $(rm -rf victim)', 'echo `rm -rf victim`', 'echo ok\nrm -rf victim',
-        'echo <(rm -rf victim)', '(echo ok; rm -rf victim)', 'echo ok & rm -rf victim', 'echo ok || rm -rf victim', 'echo ok > $(rm x)',
+        'echo <(rm -rf victim)', '(echo ok; rm -rf victim)', 'echo ok & rm -rf victim', 'echo ok || rm -rf victim', 'echo ok > $(curl x)',
         'bash -c "echo ok; rm -rf victim"', 'eval "echo ok; rm -rf victim"', 'env X=1 rm -rf victim', 'echo ok; command rm -rf victim',
         'echo ok; r\\m -rf victim', "echo ok; 'r''m' -rf victim", 'echo ok; {rm,-rf,victim}', 'echo ok; $X -rf victim',
         'cat <<EOF\n$(rm -rf victim)\nEOF', 'f() { rm -rf victim; }; echo ok', 'echo ok\\\n; rm -rf victim', 'X=1; echo ok',
