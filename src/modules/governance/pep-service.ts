@@ -101,9 +101,10 @@ export function evaluateHook(
   h: HookInput,
   opts: { sliced?: boolean } = {},
 ): Evaluation {
-  if (h.tool_name !== 'Bash') return compiled.evaluate(hookCedarCall(ctx, tenant, h), opts);
   const source = h.tool_input['command'];
-  if (typeof source !== 'string') return denied('a Bash call without a command string is denied');
+  // Without a command a Bash call runs nothing: it is decided as one call, without `context.command`.
+  if (h.tool_name !== 'Bash' || source === undefined) return compiled.evaluate(hookCedarCall(ctx, tenant, h), opts);
+  if (typeof source !== 'string') return denied('a Bash call whose command is not a string is denied');
   const parsed = parseShellCommands(source);
   if (!parsed.ok) return denied(`the Bash command cannot be parsed, so it is denied: ${parsed.error}`);
   const parts = parsed.commands;

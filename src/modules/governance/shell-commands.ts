@@ -171,7 +171,7 @@ class Walker {
     let value = '';
     let known = true;
     // Brace expansion may span parts (`{"r"m,x}`): an unquoted `{`, then `,` or `..`, then `}`.
-    const brace = { open: false, sep: false };
+    const brace = { open: false, sep: false, bracket: false };
     for (const p of list(w.Parts)) {
       switch (kind(p)) {
         case '*syntax.Lit': {

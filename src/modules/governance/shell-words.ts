@@ -56,8 +56,18 @@ export const WRAPPERS: Record<string, { opts?: string[]; positional?: number; as
   xargs: { opts: ['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs'] },
 };
 
-/** Quote removal of an unquoted literal; globs and brace expansion make it dynamic. */
-export function unquoted(v: string, brace: { open: boolean; sep: boolean }): { value: string; dynamic: boolean } {
+/** Unquoted `{` / `[` seen so far in a word: a brace or bracket expansion may span its parts (`{"r"m,x}`). */
+export interface OpenBrackets {
+  open: boolean;
+  sep: boolean;
+  bracket: boolean;
+}
+
+/**
+ * Quote removal of an unquoted literal; globs (`*`, `?`, `[…]`) and brace expansion make it
+ * dynamic. A `[` without a later `]` is literal in Bash (the `[` command), so it is not a glob.
+ */
+export function unquoted(v: string, brace: OpenBrackets): { value: string; dynamic: boolean } {
   let value = '';
   let dynamic = false;
   for (let i = 0; i < v.length; i++) {
@@ -67,7 +77,9 @@ export function unquoted(v: string, brace: { open: boolean; sep: boolean }): { v
       i++;
       continue;
     }
-    if (c === '*' || c === '?' || c === '[') dynamic = true;
+    if (c === '*' || c === '?') dynamic = true;
+    else if (c === '[') brace.bracket = true;
+    else if (c === ']' && brace.bracket) dynamic = true;
     else if (c === '{') brace.open = true;
     else if (brace.open && (c === ',' || (c === '.' && v[i + 1] === '.'))) brace.sep = true;
     else if (c === '}' && brace.open && brace.sep) dynamic = true;
