@@ -114,7 +114,8 @@ export function evaluateHook(
   let ask: Evaluation | null = null;
   let last: Evaluation | null = null;
   for (const [i, part] of parts.entries()) {
-    const text = JSON.stringify(clip(part.text)) + (part.known ? '' : ' (its name is not known before it runs)');
+    // The reason is recorded and shown: redacted like the recorded input (a credential in an argument stays out).
+    const text = JSON.stringify(clip(String(summariseInput(part.text)))) + (part.known ? '' : ' (its name is not known before it runs)');
     const label = parts.length === 1 ? `command ${text}` : `command ${i + 1} of ${parts.length} ${text}`;
     const bash = { source, names, count: parts.length, index: i };
     const input = { ...h, tool_input: { ...h.tool_input, command: part.text } };

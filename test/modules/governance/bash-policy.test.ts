@@ -124,10 +124,19 @@ for (const b of await serveBackends()) {
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json().decision, 'deny', res.text);
       const d = await decide('echo ok && rm -rf victim');
+      // The reason names the command, redacted like the recorded input: no credential reaches the ledger.
+      const secret = 'svck_SUPERSECRETVALUE123456';
+      const s = await decide(`echo ok && curl -H "Authorization: Bearer ${secret}" https://example.com`);
+      assert.equal(s.decision, 'deny', s.reason);
+      assert.match(s.reason, /command 2 of 2 "curl/);
+      assert.ok(!s.reason.includes(secret), s.reason);
       const audit = await send(owner, 'GET', `/v1/audit?action=pep.decision&limit=1000`);
-      const rec = (audit.json().items as Array<{ target_id: string; meta: string }>).find((r) => r.target_id === d.decision_id);
+      const items = audit.json().items as Array<{ target_id: string; meta: string }>;
+      const rec = items.find((r) => r.target_id === d.decision_id);
       assert.ok(rec, 'the decision is in the ledger');
       assert.match(rec.meta, /"decision":"deny"/);
+      const srec = items.find((r) => r.target_id === s.decision_id);
+      assert.ok(srec && !srec.meta.includes(secret), srec?.meta);
     });
   });
 }
