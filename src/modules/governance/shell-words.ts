@@ -110,7 +110,8 @@ export function shellScript(args: Word[]): { script?: Word } {
   let c = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (!a.known) return c ? { script: a } : {};
+    // A word that may be an option (`bash $OPTS x`) leaves the script unknowable.
+    if (!a.known) return { script: a };
     if (a.value === '--') return c ? { script: args[i + 1] ?? { value: '', known: true, src: '' } } : {};
     if (a.value === '--rcfile' || a.value === '--init-file') i++;
     else if (a.value.startsWith('--')) continue;
@@ -154,10 +155,24 @@ export function unwrap(words: Word[]): Unwrapped[] {
     }
     return out;
   }
+  if (base === 'su' || base === 'runuser') {
+    // `su [user] -c SCRIPT`: the script is run by the user's shell.
+    const i = args.findIndex((w) => !w.known || w.value === '-c' || w.value === '--command' || w.value.startsWith('--command='));
+    const w = i < 0 ? undefined : args[i]!.known && args[i]!.value.startsWith('--command=') ? args[i] : args[i + 1];
+    if (i < 0 || !w) return [];
+    if (!args[i]!.known || !w.known) return [{ unknown: args[i]!.known ? w : args[i]!, via: `${base} -c` }];
+    return [{ script: w.value.replace(/^--command=/, ''), via: `${base} -c` }];
+  }
   const spec = WRAPPERS[base];
   if (!spec) return [];
   const inner = skipOptions(args, spec);
-  const dyn = args.slice(0, args.length - inner.length).find((w) => !w.known);
+  const opts = args.slice(0, args.length - inner.length);
+  const dyn = opts.find((w) => !w.known);
   if (dyn) return [{ unknown: dyn, via: base }];
+  // `env -S "cmd args"` splits a string of its own; `sudo -s`/`-i` hands the command to a shell.
+  const split = opts.find((w) => base === 'env' && /^(-S|--split-string)/.test(w.value));
+  if (split) return [{ unknown: split, via: 'env -S' }];
+  if (base === 'sudo' && opts.some((w) => /^-[A-Za-z]*[si]|^--(shell|login)$/.test(w.value)) && inner.length > 0)
+    return [{ script: inner.map((w) => w.value).join(' '), via: 'sudo -s' }];
   return inner.length === 0 ? [] : [{ run: inner, via: base }];
 }
