@@ -6,7 +6,7 @@ import { tenantOf } from '../../http/request-scope.js';
 import { compilePolicies } from './policy-engine.js';
 import { activePolicy, compiledFor, getRevision, HOOKS_SURFACE, listRevisions, publishRevision, rollbackRevision } from './policy-store.js';
 import { policySigner } from './policy-signing.js';
-import { hookCedarCall } from './pep-service.js';
+import { evaluateHook, hookCedarCall } from './pep-service.js';
 import {
   EvalBody,
   EvalResult,
@@ -46,8 +46,7 @@ async function evaluateBody(ctx: EvalCtx, sliced: boolean) {
     compiled = a.compiled;
     revision = a.revision;
   }
-  const call = hookCedarCall(ctx, tenant, { session_id: '', tool_input: {}, ...b.input });
-  const ev = compiled.evaluate(call, { sliced });
+  const ev = evaluateHook(compiled, ctx, tenant, { session_id: '', tool_input: {}, ...b.input }, { sliced });
   return { decision: ev.decision, reason: ev.reason, policies: ev.policies, errors: ev.errors, revision };
 }
 

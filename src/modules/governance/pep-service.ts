@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import type { EntityJson, EntityUidJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { CedarValueJson, EntityJson, EntityUidJson } from '@cedar-policy/cedar-wasm/nodejs';
 import type { RequestContext } from '../../http/context.js';
 import { CEDAR_NAMESPACE } from '../../auth/pdp-cedar.js';
 import { grantIn } from '../../auth/principal.js';
@@ -18,7 +18,8 @@ import { errors } from '../../contract/errors.js';
 import { tenantOf } from '../../http/request-scope.js';
 import { killSwitches } from './kill-switch.js';
 import { activePolicy, HOOKS_SURFACE } from './policy-store.js';
-import { toCedarValue, type CedarCall, type Evaluation, type Verdict } from './policy-engine.js';
+import { toCedarValue, type CedarCall, type CompiledPolicySet, type Evaluation, type Verdict } from './policy-engine.js';
+import { parseShellCommands } from './shell-commands.js';
 import { summariseInput } from './redact.js';
 
 /** The hook JSON the endpoint takes (Claude Code's hook input, plus the agent id the hook client adds). */
@@ -47,7 +48,12 @@ export interface PepDecision {
 const uid = (type: string, id: string): EntityUidJson => ({ type: `${CEDAR_NAMESPACE}::${type}`, id });
 
 /** The Cedar request of a hook call: principal = the credential, action = the hook event, resource = the tool. */
-export function hookCedarCall(ctx: Pick<RequestContext, 'principal'>, tenant: string, h: HookInput): CedarCall {
+export function hookCedarCall(
+  ctx: Pick<RequestContext, 'principal'>,
+  tenant: string,
+  h: HookInput,
+  extra: Record<string, CedarValueJson> = {},
+): CedarCall {
   const p = ctx.principal;
   if (!p) throw errors.unauthenticated();
   const tenantUid = uid('Tenant', tenant);
@@ -71,8 +77,65 @@ export function hookCedarCall(ctx: Pick<RequestContext, 'principal'>, tenant: st
     tool_input: toCedarValue(h.tool_input) ?? {},
     ...(h.cwd !== undefined ? { cwd: h.cwd } : {}),
     ...(h.permission_mode !== undefined ? { permission_mode: h.permission_mode } : {}),
+    ...extra,
   };
   return { principal, action: uid('Action', h.hook_event_name), resource: uid('Tool', h.tool_name), context, entities };
+}
+
+const denied = (reason: string): Evaluation => ({ decision: 'deny', reason, policies: [], errors: [], path: 'static' });
+const clip = (s: string) => (s.length > 120 ? `${s.slice(0, 117)}...` : s);
+
+/**
+ * Decides a hook call against a compiled revision. A Bash call is decided per simple command
+ * (shell-commands.ts): each is one Cedar request whose `context.tool_input.command` is that
+ * command's text, with `context.command` (its name, arguments, redirections…) and `context.bash`
+ * (the whole source, every command name); the call is allowed only when every command is, `ask`
+ * when one asks and none denies, and the reason names the command that decided. A command whose
+ * name is not known before it runs is denied unless a permit annotated `@unknown_commands("allow")`
+ * allows it. What cannot be parsed is denied.
+ */
+export function evaluateHook(
+  compiled: CompiledPolicySet,
+  ctx: Pick<RequestContext, 'principal'>,
+  tenant: string,
+  h: HookInput,
+  opts: { sliced?: boolean } = {},
+): Evaluation {
+  const source = h.tool_input['command'];
+  // Without a command a Bash call runs nothing: it is decided as one call, without `context.command`.
+  if (h.tool_name !== 'Bash' || source === undefined) return compiled.evaluate(hookCedarCall(ctx, tenant, h), opts);
+  if (typeof source !== 'string') return denied('a Bash call whose command is not a string is denied');
+  const parsed = parseShellCommands(source);
+  if (!parsed.ok) return denied(`the Bash command cannot be parsed, so it is denied: ${parsed.error}`);
+  const parts = parsed.commands;
+  if (parts.length === 0) return denied('the Bash command runs no command (denied)');
+  const names = [...new Set(parts.map((c) => c.name))];
+  const policies = new Set<string>();
+  let ask: Evaluation | null = null;
+  let last: Evaluation | null = null;
+  for (const [i, part] of parts.entries()) {
+    // The reason is recorded and shown: redacted like the recorded input (a credential in an argument stays out).
+    const text = JSON.stringify(clip(String(summariseInput(part.text)))) + (part.known ? '' : ' (its name is not known before it runs)');
+    const label = parts.length === 1 ? `command ${text}` : `command ${i + 1} of ${parts.length} ${text}`;
+    const bash = { source, names, count: parts.length, index: i };
+    const input = { ...h, tool_input: { ...h.tool_input, command: part.text } };
+    let ev = compiled.evaluate(hookCedarCall(ctx, tenant, input, { command: toCedarValue(part) ?? {}, bash }), opts);
+    if (ev.decision !== 'deny' && !part.known && !ev.policies.some((id) => compiled.allowsUnknownCommands(id)))
+      ev = denied('no permit annotated @unknown_commands("allow") allows it');
+    if (ev.decision === 'deny') return { ...ev, reason: `${label}: ${ev.reason}` };
+    if (ev.decision === 'ask' && !ask) ask = { ...ev, reason: `${label}: ${ev.reason}` };
+    for (const p of ev.policies) policies.add(p);
+    last = ev;
+  }
+  const decided = ask ?? (parts.length === 1 && last ? last : null);
+  if (decided) return { ...decided, policies: [...policies] };
+  return {
+    decision: 'allow',
+    reason: `all ${parts.length} commands permitted by policy ${[...policies].join(', ')}`,
+    policies: [...policies],
+    errors: [],
+    path: last?.path ?? 'engine',
+  };
 }
 
 /** Decides one hook call, records it in the ledger and the event log; resolves once both are durable. */
@@ -106,7 +169,7 @@ export async function decideHook(
         kill_switch: null,
       };
     else {
-      const ev: Evaluation = pol.compiled.evaluate(hookCedarCall(ctx, tenant, h));
+      const ev: Evaluation = evaluateHook(pol.compiled, ctx, tenant, h);
       out = { decision: ev.decision, reason: ev.reason, revision: pol.revision, policies: ev.policies, kill_switch: null };
     }
   }

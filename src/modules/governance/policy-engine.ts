@@ -45,6 +45,8 @@ interface PolicyInfo {
   text: string;
   effect: 'permit' | 'forbid';
   ask: boolean;
+  /** `@unknown_commands("allow")`: may permit a shell command whose name is not known before it runs */
+  unknownCommands: boolean;
   action: string | null;
   resource: string | null;
   /** decided by scope alone: principal All, action/resource All or ==, no conditions */
@@ -107,6 +109,7 @@ export function compilePolicies(text: string): CompileResult {
       text: p,
       effect: json.effect,
       ask: json.annotations?.['decision'] === 'ask',
+      unknownCommands: json.annotations?.['unknown_commands'] === 'allow',
       action,
       resource,
       scopeOnly:
@@ -119,7 +122,10 @@ export function compilePolicies(text: string): CompileResult {
   const summary = infos.map((p) => ({
     id: p.id,
     effect: p.effect,
-    annotations: (p.ask ? { decision: 'ask' } : {}) as Record<string, string>,
+    annotations: {
+      ...(p.ask ? { decision: 'ask' } : {}),
+      ...(p.unknownCommands ? { unknown_commands: 'allow' } : {}),
+    } as Record<string, string>,
   }));
   if (errs.length > 0) return { ok: false, errors: errs, policies: summary };
   // The whole set must preparse too (Cedar's own checks, e.g. ids), or the document is refused.
@@ -139,6 +145,11 @@ export class CompiledPolicySet {
     private readonly wholeSetId: string,
   ) {
     this.#byId = new Map(policies.map((p) => [p.id, p]));
+  }
+
+  /** Whether policy `id` is annotated `@unknown_commands("allow")`. */
+  allowsUnknownCommands(id: string): boolean {
+    return this.#byId.get(id)?.unknownCommands === true;
   }
 
   /** Decides `call` against this revision. `sliced: false` asks the whole set (explain, tests). */
