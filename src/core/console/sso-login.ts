@@ -17,6 +17,7 @@ import { AAL3_TTL_MS } from '../../auth/runtime.js';
 import type { Services } from '../../serve/services.js';
 import { readSetting } from './console-state.js';
 import { resolveSecret, SecretUnavailableError } from './secrets-service.js';
+import { ssoFetch } from './sso-fetch.js';
 import type { SsoSettings } from './sso-settings.js';
 
 const PENDING_TTL_MS = 10 * 60_000;
@@ -81,6 +82,8 @@ async function configure(s: Services, cfg: SsoSettings): Promise<oidc.Configurat
       {
         execute: [...(loopbackHttp ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
         timeout: 5,
+        // the egress guard and explicit certificate verification (sso-fetch.ts), kept by the configuration
+        [oidc.customFetch]: ssoFetch,
       },
     );
     return config;
