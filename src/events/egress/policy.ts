@@ -113,5 +113,6 @@ export function refusal(policy: EgressPolicy, host: string, port: number, addres
   if (policy.names.some((n) => n.host === host && portOk(n.port))) return null;
   if (!named && policy.ranges.some((r) => inRange(address, r.range) && portOk(r.port))) return null;
   const where = named ? `${host} (a localhost name)` : host === address ? address : `${host} (resolved to ${address})`;
-  return `${where} is a ${cls} address; an operator may allow it with ${ALLOW_PRIVATE_ENV}`;
+  const dev = cls.startsWith('loopback') ? ` (in development, loopback with ${DEV_FLAG_ENV}=true)` : '';
+  return `${where} is a ${cls} address; an operator may allow it with ${ALLOW_PRIVATE_ENV}${dev}`;
 }

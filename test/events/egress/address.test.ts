@@ -94,11 +94,14 @@ describe('egress: the policy', () => {
     const dev = parsePolicy({ SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS: 'true' });
     for (const a of ['127.0.0.1', '::1', '::ffff:7f00:1', '64:ff9b::7f00:1']) assert.equal(refusal(dev, a, 80, a), null, a);
     assert.equal(refusal(dev, 'localhost', 80, '127.0.0.1'), null);
-    for (const a of ['169.254.169.254', '10.0.0.1', 'fc00::1', '0.0.0.0', '::ffff:a9fe:a9fe']) assert.notEqual(refusal(dev, a, 80, a), null, a);
+    for (const a of ['169.254.169.254', '10.0.0.1', 'fc00::1', '0.0.0.0', '::ffff:a9fe:a9fe']) {
+      assert.notEqual(refusal(dev, a, 80, a), null, a);
+    }
   });
 
   it('SERVICE_EGRESS_ALLOW_PRIVATE: ranges, addresses with ports, names with ports', () => {
-    const p = parsePolicy({ SERVICE_EGRESS_ALLOW_PRIVATE: '10.0.0.0/8, fd00::/8,192.168.1.5:6514,[fc00::7]:443,syslog.internal:6514 Hooks.Corp.' });
+    const list = '10.0.0.0/8, fd00::/8,192.168.1.5:6514,[fc00::7]:443,syslog.internal:6514 Hooks.Corp.';
+    const p = parsePolicy({ SERVICE_EGRESS_ALLOW_PRIVATE: list });
     assert.equal(refusal(p, '10.9.9.9', 1, '10.9.9.9'), null);
     assert.equal(refusal(p, '::ffff:a09:909', 1, '::ffff:a09:909'), null, 'the mapped form of an allowed IPv4');
     assert.equal(refusal(p, 'fd00::5', 1, 'fd00::5'), null);

@@ -84,7 +84,8 @@ describe('egress guard at connect time', () => {
     const attempt = (env: NodeJS.ProcessEnv) =>
       new Promise<Error | null>((done) => {
         const policy = parsePolicy(env);
-        const s = net.connect({ host: 'evil.test', port: loopback.port, lookup: guardedLookup(loopback.port, { policy: () => policy, resolve }) });
+        const lookup = guardedLookup(loopback.port, { policy: () => policy, resolve });
+        const s = net.connect({ host: 'evil.test', port: loopback.port, lookup });
         s.once('connect', () => {
           s.destroy();
           done(null);

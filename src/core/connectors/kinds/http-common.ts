@@ -137,7 +137,8 @@ export function openDispatcher(c: HttpEndpointConfig, dataDir: string, connectio
             );
           });
   // the egress guard: every address connected to is checked, and the socket connects to a checked one
-  return new Agent({ connect: guardConnector(connect), connections, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
+  const guarded = guardConnector(connect);
+  return new Agent({ connect: guarded, connections, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
 }
 
 /** One answer, body read up to 1 MiB. */
