@@ -6,7 +6,7 @@
  * as its `customFetch`.
  */
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
-import { guardConnector } from '../../events/egress/connect.js';
+import { EgressRefusedError, egressRefusalOf, guardConnector } from '../../events/egress/connect.js';
 
 let agent: Agent | undefined;
 
@@ -18,7 +18,11 @@ export function ssoDispatcher(): Agent {
 
 /** openid-client's `customFetch`: the platform's fetch signature over the guarded agent. */
 export const ssoFetch = ((url: string, options: RequestInit) =>
-  undiciFetch(url, { ...(options as object), dispatcher: ssoDispatcher() })) as unknown as (
+  undiciFetch(url, { ...(options as object), dispatcher: ssoDispatcher() }).catch((err: unknown) => {
+    // fetch says only "fetch failed": a refusal of the guard is named (egress_refused, the address and its class)
+    const refused = egressRefusalOf(err);
+    throw refused === null ? err : new EgressRefusedError(`egress_refused: ${refused}`);
+  })) as unknown as (
   url: string,
   options: RequestInit,
 ) => Promise<Response>;
