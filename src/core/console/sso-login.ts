@@ -88,10 +88,10 @@ async function configure(s: Services, cfg: SsoSettings): Promise<oidc.Configurat
     );
     return config;
   } catch (err) {
-    throw new ApiError(
-      'unavailable',
-      `the OpenID provider ${cfg.issuer} is unreachable or its discovery document is unusable: ${(err as Error).message}`,
-    );
+    // openid-client says "something went wrong" and keeps the reason (an egress refusal, a TLS error) as the cause
+    const cause = (err as { cause?: unknown }).cause;
+    const why = cause instanceof Error ? `${(err as Error).message} (${cause.message})` : (err as Error).message;
+    throw new ApiError('unavailable', `the OpenID provider ${cfg.issuer} is unreachable or its discovery document is unusable: ${why}`);
   }
 }
 
