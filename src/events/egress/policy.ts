@@ -114,5 +114,8 @@ export function refusal(policy: EgressPolicy, host: string, port: number, addres
   if (!named && policy.ranges.some((r) => inRange(address, r.range) && portOk(r.port))) return null;
   const where = named ? `${host} (a localhost name)` : host === address ? address : `${host} (resolved to ${address})`;
   const dev = cls.startsWith('loopback') ? ` (in development, loopback with ${DEV_FLAG_ENV}=true)` : '';
-  return `${where} is a ${cls} address; an operator may allow it with ${ALLOW_PRIVATE_ENV}${dev}`;
+  // `loopback (127.0.0.1 in NAT64 64:ff9b::/96)` reads "a loopback address (127.0.0.1 in …)"
+  const m = /^(\w+) \((.*)\)$/.exec(cls);
+  const what = m ? `a ${m[1]} address (${m[2]})` : `a ${cls} address`;
+  return `${where} is ${what}; an operator may allow it with ${ALLOW_PRIVATE_ENV}${dev}`;
 }
