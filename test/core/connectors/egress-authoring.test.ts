@@ -24,7 +24,7 @@ const validate = (input: ConnectorInput) => validateConnector(ts.store, input, (
 const siem = (url: string): ConnectorInput => ({ name: 's', kind: 'siem', config: { url } });
 const syslog = (host: string): ConnectorInput => ({ name: 'l', kind: 'syslog', config: { host, pin_sha256: `${'A'.repeat(43)}=` } });
 
-test('connectors: every spelling of loopback and 169.254.169.254 is 400 egress_refused; the development flag allows loopback only', async () => {
+test('connectors: loopback in every spelling and 169.254.169.254 are 400 egress_refused; the flag allows loopback only', async () => {
   delete process.env[DEV];
   const refused: ConnectorInput[] = [
     siem('https://[::ffff:127.0.0.1]:8088/in'),
