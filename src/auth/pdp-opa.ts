@@ -4,6 +4,7 @@
  * the way operators run OPA beside a service. Anything but an explicit allow is a deny:
  * timeouts, non-200 answers, malformed bodies and an undefined decision all fail closed.
  */
+import { Agent, fetch } from 'undici';
 import { PdpConfigError, type PdpDecision, type PdpInput, type PdpLog, type PolicyDecisionPoint } from './pdp.js';
 
 /** Deadline of one OPA decision when `SERVICE_PDP_OPA_TIMEOUT_MS` is not set. */
@@ -30,11 +31,14 @@ export function createOpaPdp(options: OpaOptions, log: PdpLog): PolicyDecisionPo
     );
   }
   const target = url.toString();
+  // certificate verification explicit, never NODE_TLS_REJECT_UNAUTHORIZED's (docs/tls.md "Outgoing TLS")
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: true } });
   return {
     engine: 'opa',
     async decide(input: PdpInput): Promise<PdpDecision> {
       try {
         const res = await fetch(target, {
+          dispatcher,
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
           body: JSON.stringify({ input }),

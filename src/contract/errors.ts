@@ -14,6 +14,7 @@ export interface ErrorSpec {
 export const ERROR_CATALOG = {
   bad_request: { status: 400, message: 'bad request' },
   weak_password: { status: 400, message: 'password does not meet the policy' },
+  egress_refused: { status: 400, message: 'the destination is not reachable under the egress guard' },
   unauthenticated: { status: 401, message: 'authentication required' },
   forbidden: { status: 403, message: 'forbidden' },
   role_ceiling: { status: 403, message: 'cannot grant above your own role' },

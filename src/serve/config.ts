@@ -3,6 +3,7 @@
  * refusals of the spec ("Secure defaults of serve", "Stated conditions"). Pure: no I/O, so every
  * rule is unit-tested without starting a server.
  */
+import { parsePolicy } from '../events/egress/policy.js';
 import { homedir } from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -127,6 +128,9 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
   const pick = (flag: string | undefined, name: string): string | undefined => flag ?? nonEmpty(env[`SERVICE_${name}`]);
   const insecure = flags.insecure ?? parseBool(env.SERVICE_INSECURE, 'SERVICE_INSECURE') ?? false;
   const seedDemo = flags.seedDemo ?? parseBool(env.SERVICE_SEED_DEMO, 'SERVICE_SEED_DEMO') ?? false;
+  refuseInsecureTls(env);
+  // a bad SERVICE_EGRESS_ALLOW_PRIVATE entry refuses the start (the guard reads the same variable)
+  checked(() => parsePolicy(env));
   const store = pick(flags.store, 'STORE') ?? 'sqlite';
   if (store !== 'sqlite' && store !== 'postgres')
     throw new ConfigError(`--store must be "sqlite" or "postgres", got ${JSON.stringify(store)}`);
@@ -176,6 +180,20 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
 
 function cryptoEngineOf(value: string | undefined): CryptoEngineSetting {
   return checked(() => parseCryptoEngine(value));
+}
+
+/**
+ * `NODE_TLS_REJECT_UNAUTHORIZED=0` turns off certificate verification in every Node TLS client that
+ * does not set it itself, including libraries svc does not control. Every client of svc sets it
+ * explicitly, but the server refuses to start rather than run with verification off somewhere.
+ */
+export function refuseInsecureTls(env: NodeJS.ProcessEnv): void {
+  const v = env['NODE_TLS_REJECT_UNAUTHORIZED'];
+  if (v !== undefined && v !== '1')
+    throw new ConfigError(
+      `configuration refused: NODE_TLS_REJECT_UNAUTHORIZED=${JSON.stringify(v)} would turn off certificate verification ` +
+        'of outgoing TLS; unset it (trust a private receiver with its ca_pem / tls.ca_file or a pin instead)',
+    );
 }
 
 /** A setting parsed by its module's own parser; its error becomes a startup refusal. */

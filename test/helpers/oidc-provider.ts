@@ -7,6 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
+// The provider is on loopback: SSO discovery goes through the egress guard, which allows loopback
+// only under the development flag (inherited by the servers the tests start).
+process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
+
 export interface TestProvider {
   issuer: string;
   clientId: string;

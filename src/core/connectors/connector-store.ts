@@ -6,7 +6,8 @@
  * holds `secret:<name>` and the runtime resolves it on every use.
  */
 import type { Transaction } from 'kysely';
-import { errors } from '../../contract/errors.js';
+import { ApiError, errors } from '../../contract/errors.js';
+import { authoringRefusal } from '../../events/egress/connect.js';
 import { configChecker, type ConfigChecker } from './config-check.js';
 import { FormatTokenError, parseFormatToken } from '../../encoders/registry.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
@@ -122,6 +123,23 @@ export function secretRefsOf(kind: ConnectorKind, config: Record<string, unknown
   return out;
 }
 
+/**
+ * Where a connector's config sends to, for the egress guard's authoring check: `url` (the HTTP
+ * kinds and S3) or `host` and `port` (syslog; its default ports). Kinds without either write locally.
+ */
+function destinationOf(config: unknown): { host: string; port: number } | null {
+  const c = config as { url?: unknown; host?: unknown; port?: unknown; transport?: unknown };
+  if (typeof c.url === 'string') {
+    const u = new URL(c.url);
+    return { host: u.hostname, port: Number(u.port) || (u.protocol === 'http:' ? 80 : 443) };
+  }
+  if (typeof c.host === 'string') {
+    const port = typeof c.port === 'number' ? c.port : (c.transport ?? 'tls') === 'tls' ? 6514 : 514;
+    return { host: c.host, port };
+  }
+  return null;
+}
+
 /** Validates an input and returns the row values it would store (everything but ids and times). */
 /** How the catalog knows an event type: declared and durable (`true`), unknown, or in-process only (never in the log). */
 export type EventTypeCheck = (t: string) => boolean | 'in-process';
@@ -147,6 +165,9 @@ export async function validateConnector(
     );
   const problems = kind.validate?.(input.config) ?? [];
   if (problems.length > 0) throw errors.badRequest(`config of a ${kind.kind} connector: ${problems.join('; ')}`);
+  const dest = destinationOf(input.config);
+  const refused = dest === null ? null : await authoringRefusal(dest.host, dest.port);
+  if (refused !== null) throw new ApiError('egress_refused', `config of a ${kind.kind} connector: ${refused}`);
   const refs = secretRefsOf(kind, input.config);
   for (const ref of refs)
     if (!(await secretExists(store, ref)))

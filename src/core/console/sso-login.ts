@@ -17,6 +17,7 @@ import { AAL3_TTL_MS } from '../../auth/runtime.js';
 import type { Services } from '../../serve/services.js';
 import { readSetting } from './console-state.js';
 import { resolveSecret, SecretUnavailableError } from './secrets-service.js';
+import { ssoFetch } from './sso-fetch.js';
 import type { SsoSettings } from './sso-settings.js';
 
 const PENDING_TTL_MS = 10 * 60_000;
@@ -81,14 +82,16 @@ async function configure(s: Services, cfg: SsoSettings): Promise<oidc.Configurat
       {
         execute: [...(loopbackHttp ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
         timeout: 5,
+        // the egress guard and explicit certificate verification (sso-fetch.ts), kept by the configuration
+        [oidc.customFetch]: ssoFetch,
       },
     );
     return config;
   } catch (err) {
-    throw new ApiError(
-      'unavailable',
-      `the OpenID provider ${cfg.issuer} is unreachable or its discovery document is unusable: ${(err as Error).message}`,
-    );
+    // openid-client says "something went wrong" and keeps the reason (an egress refusal, a TLS error) as the cause
+    const cause = (err as { cause?: unknown }).cause;
+    const why = cause instanceof Error ? `${(err as Error).message} (${cause.message})` : (err as Error).message;
+    throw new ApiError('unavailable', `the OpenID provider ${cfg.issuer} is unreachable or its discovery document is unusable: ${why}`);
   }
 }
 

@@ -10,6 +10,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../serve/services.js';
 import { readSetting } from './console-state.js';
 import { resolveSecret, secretExists, SecretUnavailableError, SECRET_NAME_PATTERN } from './secrets-service.js';
+import { ssoDispatcher } from './sso-fetch.js';
 import type { SsoSettings } from './sso-settings.js';
 
 const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
@@ -67,6 +68,7 @@ function principalOf(ctx: { principal?: Principal }): Principal {
 /** A JSON document over HTTP(S) with a deadline; errors carry what failed, never a body. */
 async function fetchJson(url: string, timeoutMs = 5_000): Promise<unknown> {
   const res = await request(url, {
+    dispatcher: ssoDispatcher(),
     method: 'GET',
     headers: { accept: 'application/json' },
     headersTimeout: timeoutMs,

@@ -4,7 +4,7 @@
  * "signature"}`, Ed25519 against `SERVICE_UPDATE_PUBLIC_KEY` or the compiled-in key). No URL → no
  * network at all and the answer is `unknown`, never `current`: an air-gapped server cannot know.
  */
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { publicKeyFrom, verifySignedDoc, type PublicKeyInfo } from './signed-doc.js';
 import { licensePublicKey } from './license.js';
 
@@ -73,7 +73,11 @@ export async function checkForUpdate(running: string, env: NodeJS.ProcessEnv = p
     };
   else {
     try {
-      const res = await request(url, { method: 'GET', headersTimeout: 10_000, bodyTimeout: 10_000 });
+      // certificate verification explicit, never NODE_TLS_REJECT_UNAUTHORIZED's (docs/tls.md "Outgoing TLS")
+      const dispatcher = new Agent({ connect: { rejectUnauthorized: true } });
+      const res = await request(url, { method: 'GET', headersTimeout: 10_000, bodyTimeout: 10_000, dispatcher }).finally(
+        () => void dispatcher.close(),
+      );
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`the manifest URL answered HTTP ${res.statusCode}`);
       if (text.length > 64 * 1024) throw new Error('the manifest is larger than 64 KiB');

@@ -1,23 +1,24 @@
 /**
- * Which receiver endpoints a subscription may name (docs/eventing.md "Endpoints"): HTTPS only, and
- * never a loopback or unspecified address, unless the operator started `svc serve` with the
- * development flag `SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true`, which allows plain HTTP and
- * loopback receivers (local development and tests; never in production). Checked on the literal
- * host: a name that resolves to loopback is not caught here (nor by the egress allowlist, egress.ts).
+ * Which receiver endpoints a subscription may name (docs/eventing.md "Endpoints"): HTTPS only,
+ * unless the operator started `svc serve` with the development flag
+ * `SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true`, which allows plain HTTP and loopback receivers
+ * (local development and tests; never in production). The destination itself is the egress
+ * guard's (src/events/egress): `refuseEndpointEgress` checks the literal address or what the name
+ * resolves to now (400 `egress_refused`); every delivery checks again at connect time.
  */
-import { isIP } from 'node:net';
-import { errors } from '../../contract/errors.js';
+import { ApiError, errors } from '../../contract/errors.js';
+import { authoringRefusal } from '../../events/egress/connect.js';
+import { devFlag } from '../../events/egress/policy.js';
 
 export function insecureEndpointsAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
-  return ['1', 'true', 'yes'].includes((env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] ?? '').toLowerCase());
+  return devFlag(env);
 }
 
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.') || h === '0.0.0.0';
-  if (isIP(h) === 6) return h === '::1' || h === '::' || h.startsWith('::ffff:127.');
-  return false;
+/** 400 `egress_refused` when the endpoint's host is, or now resolves to, an address the egress guard refuses. */
+export async function refuseEndpointEgress(endpoint: string): Promise<void> {
+  const url = new URL(endpoint);
+  const refused = await authoringRefusal(url.hostname, Number(url.port) || (url.protocol === 'https:' ? 443 : 80));
+  if (refused !== null) throw new ApiError('egress_refused', `endpoint ${refused}`);
 }
 
 /** The endpoint as stored, or 400 naming the rule it broke. */
@@ -37,9 +38,5 @@ export function checkEndpoint(endpoint: string, allowInsecure: boolean): string 
         : 'endpoint must be https:// (plain HTTP needs SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true, a development flag)',
     );
   }
-  if (isLoopback(url.hostname) && !allowInsecure)
-    throw errors.badRequest(
-      'endpoint is a loopback address (allowed only with SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS=true, a development flag)',
-    );
   return url.toString();
 }

@@ -15,6 +15,7 @@ import { newId } from '../../store/ids.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { fenceRefusal, refuseByEgress } from './egress-guard.js';
 import { authoringInput, callerRole, runtimeOf } from './service.js';
+import { refuseEndpointEgress } from './endpoint.js';
 import {
   createSubscription,
   deleteSubscription,
@@ -104,6 +105,7 @@ export const eventingRoutes: AnyRoute[] = [
       const rt = runtimeOf(ctx);
       const tenant = tenantOf(ctx);
       const input = authoringInput(ctx, rt, ctx.body);
+      await refuseEndpointEgress(input.endpoint);
       await refuseByEgress(ctx.services.store, input);
       const { subscription, secret } = await ctx.services.store
         .withTenant(tenant, (tx) => createSubscription(tx, ctx.services.sealer, tenant, ctx.principal?.actor ?? 'system', input))
@@ -148,6 +150,7 @@ export const eventingRoutes: AnyRoute[] = [
       const rt = runtimeOf(ctx);
       const tenant = tenantOf(ctx);
       const input = authoringInput(ctx, rt, ctx.body);
+      await refuseEndpointEgress(input.endpoint);
       await refuseByEgress(ctx.services.store, input);
       const { after } = await ctx.services.store
         .withTenant(tenant, (tx) => updateSubscription(tx, ctx.services.sealer, tenant, ctx.params.id, ctx.body.version, input))

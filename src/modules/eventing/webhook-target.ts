@@ -10,6 +10,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { egressRefusalOf, guardConnector } from '../../events/egress/connect.js';
 import { parseRetryAfter } from '../../events/delivery/ladder.js';
 import { webhookHeaders } from '../../events/delivery/signature.js';
 import type { AttemptOutcome, DeliveryJob, DeliveryTarget } from '../../events/delivery/target.js';
@@ -35,7 +36,9 @@ export interface WebhookSettings {
 
 /** An agent for many plain receivers: keep-alive, a pool per origin, no redirects (undici follows none unless told). */
 export function sharedAgent(): Agent {
-  return new Agent({ connections: 256, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, connect: { timeout: 10_000 } });
+  // Verification is set here, not left to NODE_TLS_REJECT_UNAUTHORIZED; the guard checks every address connected to.
+  const connect = guardConnector(buildConnector({ timeout: 10_000, rejectUnauthorized: true }));
+  return new Agent({ connections: 256, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, connect });
 }
 
 const RETRY_STATUSES = new Set([408, 425, 429]);
@@ -60,8 +63,9 @@ function spkiPin(raw: Buffer): string {
 function privateAgent(caPem: string | null | undefined, pin: string | null | undefined, timeoutMs: number): Agent {
   // A pinned receiver is trusted by its key alone (a private receiver with a self-signed
   // certificate): the chain is not checked, the key is, before any byte of the body goes out.
-  const base = buildConnector({ timeout: timeoutMs, ...(caPem ? { ca: caPem } : {}), ...(pin ? { rejectUnauthorized: false } : {}) });
-  const connect: buildConnector.connector = (opts, cb) =>
+  // rejectUnauthorized is always explicit (never the environment's): off only for a pinned key, checked below.
+  const base = buildConnector({ timeout: timeoutMs, ...(caPem ? { ca: caPem } : {}), rejectUnauthorized: !pin });
+  const pinned: buildConnector.connector = (opts, cb) =>
     base(opts, (err, socket) => {
       if (err || !socket || !pin) return err ? cb(err, null) : cb(null, socket as NonNullable<typeof socket>);
       const cert = (socket as TLSSocket).getPeerCertificate?.(false);
@@ -72,7 +76,7 @@ function privateAgent(caPem: string | null | undefined, pin: string | null | und
       }
       cb(null, socket);
     });
-  return new Agent({ connections: 4, keepAliveTimeout: 60_000, connect });
+  return new Agent({ connections: 4, keepAliveTimeout: 60_000, connect: guardConnector(pinned) });
 }
 
 export class WebhookTarget implements DeliveryTarget {
@@ -123,6 +127,9 @@ export class WebhookTarget implements DeliveryTarget {
       res.body.dump().catch(() => undefined);
       return outcomeOf(res.statusCode, res.headers['retry-after']);
     } catch (err) {
+      // the guard refused the destination at connect time: a failed attempt naming it, never retried
+      const refused = egressRefusalOf(err);
+      if (refused !== null) return { result: 'failed', error: `egress_refused: ${refused}` };
       if (ac.signal.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT')
         return { result: 'retry', error: `no answer within ${this.#s.timeoutMs} ms` };
       const e = err as Error & { cause?: Error };

@@ -1,6 +1,10 @@
 /** Shared steps of the connector tests: a JSON client, ledger records on demand, waiting for health. */
 import { call, type TestServer } from '../../helpers/server.js';
 
+// The receivers are on loopback: the egress guard allows loopback only under the development flag
+// (inherited by the servers the tests start).
+process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
+
 export type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; text: string; json: () => any }>;
 
 export function api(server: TestServer, token: string, tenant?: string): Api {

@@ -12,6 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { call, setupAndLogin, startServer, type TestServer } from '../../helpers/server.js';
 import { createTempDatabase, pgTestDsn, type TempDatabase } from '../../helpers/pg.js';
 
+// The provider is on loopback: SSO discovery goes through the egress guard, which allows loopback only
+// under the development flag (inherited by the server this test starts).
+process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
+
 // SVC_TEST_SSO_STORE=postgres runs the same checks with the server on Postgres (provisioning writes there).
 const onPostgres = process.env['SVC_TEST_SSO_STORE'] === 'postgres';
 let db: TempDatabase | undefined;

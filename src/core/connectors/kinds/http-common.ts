@@ -11,7 +11,9 @@
  * - both: both hold. Neither: the system roots.
  * A failed check destroys the socket before undici writes one byte of the request.
  * `http://` is refused unless `allow_insecure_http` is set, and even then only towards a loopback
- * address (a development receiver on the same machine).
+ * address (a development receiver on the same machine). Every connection goes through the egress
+ * guard (src/events/egress): loopback needs the development flag, private ranges an operator's
+ * SERVICE_EGRESS_ALLOW_PRIVATE.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { isAbsolute, join } from 'node:path';
 import { rootCertificates, TLSSocket } from 'node:tls';
 import Type from 'typebox';
 import { Agent, buildConnector, errors as undiciErrors, type Dispatcher } from 'undici';
+import { egressRefusalOf, guardConnector } from '../../../events/egress/connect.js';
 import type { SinkResult } from './types.js';
 
 /** The part of an HTTP kind's config that says where and how to connect. */
@@ -110,7 +113,8 @@ export function openDispatcher(c: HttpEndpointConfig, dataDir: string, connectio
   const pin = c.tls?.pin_sha256 === undefined ? undefined : pinBytes(c.tls.pin_sha256);
   const base = buildConnector({
     ...(ca !== undefined ? { ca: [...rootCertificates, ca] } : {}),
-    // a pin without a CA trusts the pinned key instead of a chain (self-signed receivers)
+    // always explicit, never NODE_TLS_REJECT_UNAUTHORIZED's: a pin without a CA trusts the pinned
+    // key instead of a chain (self-signed receivers), checked below before any byte is written
     rejectUnauthorized: !(pin !== undefined && ca === undefined),
     timeout,
     ...(pin !== undefined ? { maxCachedSessions: 0 } : {}),
@@ -132,7 +136,9 @@ export function openDispatcher(c: HttpEndpointConfig, dataDir: string, connectio
               null,
             );
           });
-  return new Agent({ connect, connections, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
+  // the egress guard: every address connected to is checked, and the socket connects to a checked one
+  const guarded = guardConnector(connect);
+  return new Agent({ connect: guarded, connections, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
 }
 
 /** One answer, body read up to 1 MiB. */
@@ -249,6 +255,9 @@ export function resultOfStatus(a: HttpAnswer, detail?: string): SinkResult {
 export function networkFailure(err: unknown, signal: AbortSignal): SinkResult {
   if (signal.aborted) return { result: 'retry', error: 'aborted by the runtime' };
   if (err instanceof TlsPinError) return { result: 'retry', error: `tls: ${err.message}` };
+  // the egress guard refused the destination: failed with the reason, not retried into the same refusal
+  const refused = egressRefusalOf(err);
+  if (refused !== null) return { result: 'failed', error: `egress_refused: ${refused}` };
   const e = err as { code?: string; message?: string; name?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return { result: 'retry', error: 'no answer in time (timeout_ms)' };

@@ -22,6 +22,7 @@ import tls from 'node:tls';
 import Type, { type Static } from 'typebox';
 import { Text } from '../../../contract/common.js';
 import { checkPayloadBudget, SyslogPayloadTooLargeError } from '../../../encoders/syslog.js';
+import { checkLiteral, connectAddresses, egressRefusalOf, guardedLookup } from '../../../events/egress/connect.js';
 import type { ConnectorKind, ConnectorSink, KindContext, SinkItem, SinkResult } from './types.js';
 
 export const SYSLOG_TLS_PORT = 6514;
@@ -139,6 +140,7 @@ class SyslogSink implements ConnectorSink {
   #stream: Stream | undefined;
   #broken = false;
   #udp: UdpSocket | undefined;
+  #udpFamily: 'udp4' | 'udp6' | undefined;
   #failures = 0;
   #nextTryAt = 0;
 
@@ -176,6 +178,9 @@ class SyslogSink implements ConnectorSink {
       return { result: 'delivered' };
     } catch (err) {
       this.#drop();
+      // the egress guard refused the destination: failed with the reason, never retried into the same refusal
+      const refused = egressRefusalOf(err);
+      if (refused !== null) return { result: 'failed', error: `egress_refused: ${refused}` };
       this.#failures++;
       const backoff = Math.min(250 * 2 ** Math.min(this.#failures - 1, 7), 30_000);
       this.#nextTryAt = Date.now() + backoff;
@@ -188,10 +193,18 @@ class SyslogSink implements ConnectorSink {
   }
 
   async #sendUdp(items: readonly SinkItem[]): Promise<void> {
-    const udp = (this.#udp ??= createSocket(net.isIPv6(this.#c.host) ? 'udp6' : 'udp4'));
+    // resolved and checked once per batch; every datagram goes to that checked address
+    const [to] = await connectAddresses(this.#c.host, this.#port);
+    const family = to?.family === 6 ? 'udp6' : 'udp4';
+    if (this.#udp === undefined || this.#udpFamily !== family) {
+      this.#udp?.close();
+      this.#udp = createSocket(family);
+      this.#udpFamily = family;
+    }
+    const udp = this.#udp;
     for (const it of items) {
       await new Promise<void>((resolve, reject) =>
-        udp.send(Buffer.from(it.line, 'utf8'), this.#port, this.#c.host, (err) => (err ? reject(err) : resolve())),
+        udp.send(Buffer.from(it.line, 'utf8'), this.#port, to?.address, (err) => (err ? reject(err) : resolve())),
       );
     }
   }
@@ -250,6 +263,9 @@ class SyslogSink implements ConnectorSink {
     this.#broken = false;
     const timeout = this.#c.connect_timeout_ms ?? 10_000;
     const host = this.#c.host;
+    // the egress guard: a literal address is checked here, every address a name resolves to by the lookup
+    await checkLiteral(host, this.#port);
+    const lookup = guardedLookup(this.#port);
     const stream = await new Promise<Stream>((resolve, reject) => {
       let s: Stream;
       const timer = setTimeout(() => {
@@ -261,7 +277,7 @@ class SyslogSink implements ConnectorSink {
         reject(err);
       };
       if (this.#transport === 'tcp') {
-        s = net.connect({ host, port: this.#port }, () => {
+        s = net.connect({ host, port: this.#port, lookup }, () => {
           clearTimeout(timer);
           resolve(s);
         });
@@ -269,7 +285,7 @@ class SyslogSink implements ConnectorSink {
         return;
       }
       void this.#tlsOptions().then((opts) => {
-        const t = tls.connect({ host, port: this.#port, ...opts }, () => {
+        const t = tls.connect({ host, port: this.#port, lookup, ...opts }, () => {
           clearTimeout(timer);
           if (this.#c.pin_sha256 !== undefined) {
             const got = spkiPin(t.getPeerCertificate(false));
@@ -305,9 +321,10 @@ class SyslogSink implements ConnectorSink {
       minVersion: 'TLSv1.2',
     };
     if (this.#c.ca_file !== undefined) o.ca = file(this.#c.ca_file);
-    // Pinned: trusted by its key alone (checked on connect, before any record goes out).
-    if (this.#c.pin_sha256 !== undefined) o.rejectUnauthorized = false;
-    else if (this.#c.server_name !== undefined)
+    // Always explicit, never NODE_TLS_REJECT_UNAUTHORIZED's. Pinned: trusted by its key alone
+    // (checked on connect, before any record goes out).
+    o.rejectUnauthorized = this.#c.pin_sha256 === undefined;
+    if (this.#c.pin_sha256 === undefined && this.#c.server_name !== undefined)
       o.checkServerIdentity = (_h, cert) => tls.checkServerIdentity(this.#c.server_name as string, cert);
     if (this.#c.client_cert_file !== undefined && this.#c.client_key !== undefined) {
       o.cert = file(this.#c.client_cert_file);

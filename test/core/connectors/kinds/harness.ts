@@ -19,6 +19,11 @@ import { makeCert, type TestCert } from '../../../cli/harness.js';
 
 export { makeCert, type TestCert };
 
+// The receivers are on loopback: the egress guard allows loopback only under the development flag
+// (inherited by the servers the tests start).
+process.env['SERVICE_EVENTING_ALLOW_INSECURE_ENDPOINTS'] = 'true';
+
+
 export const DEVICE = { vendor: 'svc', product: 'control-plane', version: '0.1.0-test' };
 
 /** A request as the receiver got it. */
