@@ -21,7 +21,9 @@ import { tombstoneUser } from '../../core/users/user-service.js';
 import { eraseLedgerMeta, MIN_NEEDLE, reclaimSqlite, type ErasureOffload, type SubjectMatch } from '../../ledger/erasure.js';
 import type { CheckpointResult, ErasureTask, ScanResult } from '../../ledger/erasure-scan.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
-import type { Transaction } from 'kysely';
+import { nowTimestamp } from '../../ledger/time.js';
+import { PERSONAL_TEXT, type PersonalText } from '../../contract/erase-text.js';
+import { sql, type Transaction } from 'kysely';
 import type { RequestContext } from '../../http/context.js';
 import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
@@ -78,6 +80,9 @@ export async function runErasure(
   const strings = new Set(refs);
   let userErased = false;
   await store.withTenant(tenant, async (tx) => {
+    // SQLite zeroes the freed cell content of every row this transaction rewrites (the old text
+    // would otherwise stay in the page until reused); per connection, left on like the ledger step.
+    if (store.sqlite !== undefined) await sql`pragma secure_delete = on`.execute(tx);
     await inTx(tx);
     for (const ref of refs) {
       await hooks.run('erase', {
@@ -108,6 +113,7 @@ export async function runErasure(
         erased.push({ where: 'users: e-mail tombstoned, password hash destroyed, sessions and API keys revoked', count: 1 });
       } else notErased.push(`users: ${t.reason}`);
     }
+    if (covers(e, 'identity')) await redactPersonalText(ctx, tx, tenant, e, userErased ? e.subject_ref : null, strings, erased, notErased);
   });
   if (covers(e, 'audit')) {
     const match: SubjectMatch = {
@@ -133,6 +139,34 @@ export async function runErasure(
     }
   } else notErased.push('audit ledger: data class `audit` not requested');
   return { erased, not_erased: notErased };
+}
+
+/**
+ * The `erase` cascades on `personal_text` (src/contract/erase-text.ts): every area that keeps free
+ * text redacts the subject's identifiers from it: the aliases and, for a user, the e-mail the user
+ * had. A user's id is not among them (ids are not personal text, and other rows name the user by
+ * it); another kind's ref is (it may be an e-mail or a name).
+ */
+async function redactPersonalText(
+  ctx: Ctx,
+  tx: Transaction<Database>,
+  tenant: string,
+  e: Erasure,
+  userId: string | null,
+  found: ReadonlySet<string>,
+  erased: Erased[],
+  notErased: string[],
+): Promise<void> {
+  const all = [...found].filter((s) => e.subject_kind !== 'user' || s !== e.subject_ref);
+  const strings = all.filter((s) => s.length >= MIN_NEEDLE);
+  for (const s of all)
+    if (s.length < MIN_NEEDLE) notErased.push(`free text: ${JSON.stringify(s)} is not searched (shorter than ${MIN_NEEDLE} characters)`);
+  if (strings.length === 0) return;
+  const record: PersonalText = { strings, user_id: userId, now: nowTimestamp(), report: [] };
+  // The cascades append to `record.report` (one entry per table they looked at).
+  const hook = { store: ctx.services.store, tx, tenant, kind: PERSONAL_TEXT, id: e.subject_ref, record: record as unknown as Record<string, unknown> };
+  await ctx.services.hooks.run('erase', hook);
+  erased.push(...record.report);
 }
 
 /**
