@@ -231,16 +231,18 @@ export async function executeErasure(
         .where('status', '!=', 'completed')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
+      // Read back: the text cascade may have redacted the subject's identifiers from the case ref.
+      const row = await readErasure(tx, tenant, id);
       await emit(
         {
           type: 'erasure.completed',
           tenant,
           subject: `erasure_request/${id}`,
-          data: { id, case_ref: e.case_ref, approval_id: approval.id },
+          data: { id, case_ref: row.case_ref, approval_id: approval.id },
         },
         tx,
       );
-      return readErasure(tx, tenant, id);
+      return row;
     }),
   );
   const ev = await step(
@@ -255,7 +257,7 @@ export async function executeErasure(
   );
   const receipt: Receipt = {
     erasure_id: id,
-    case_ref: e.case_ref,
+    case_ref: done.case_ref,
     subject_kind: e.subject_kind,
     subject_ref: e.subject_ref,
     aliases,
