@@ -7,11 +7,13 @@
  *  2. the meta of the subject's ledger records erased, blind destroyed, commitment kept (data class
  *     `audit`; src/ledger/erasure.ts), on the tenant's chain and, for a user erased in step 1, on the
  *     system chain (its `user.create` and token records);
- *  3. (the caller, once its own last write is done: {@link reclaimAfterErasure}) on SQLite, the WAL
- *     checkpointed and truncated so the old page images leave the files.
+ *  3. (the caller, once its own last write is done: {@link reclaimAfterErasure}) on SQLite, svc.db
+ *     vacuumed (fragments of rewritten rows leave the pages), then the WAL checkpointed and
+ *     truncated so the old page images leave the files.
  * On a server with export threads (SQLite), the ledger scan of step 2 and the checkpoint of step 3
  * run on them ({@link erasureOffload}, src/ledger/erasure-scan.ts): the main thread keeps only the
- * short UPDATEs on the writer, so `/healthz` and every other request are answered meanwhile.
+ * short UPDATEs on the writer, so `/healthz` and every other request are answered meanwhile; the
+ * VACUUM runs on the main thread (it rewrites the whole file and holds the writer while it runs).
  * An erasure without data classes covers every class.
  */
 import { createHash } from 'node:crypto';
@@ -188,11 +190,41 @@ export async function checkpointWal(dbFile: string): Promise<{ busy: boolean }> 
 }
 
 /**
+ * `VACUUM` of svc.db on a connection of its own, on this thread: SQLite's `secure_delete` zeroes
+ * freed cells, but a page rebuilt by a b-tree balance keeps old cell bytes in its unallocated gap
+ * (sqlite3.c rebuildPage), so only rebuilding the file removes every fragment of rewritten text.
+ * Without a busy wait: a transaction in flight on the writer (awaiting on this very thread) makes
+ * it answer busy, and it is retried after a pause, at most 40 times. True when it ran.
+ */
+export async function vacuumSqlite(dbFile: string): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    try {
+      reclaimSqlite(dbFile, { vacuum: true, busyTimeoutMs: 0 });
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+    }
+    await sleep(50);
+  }
+  return false;
+}
+
+/**
  * Step 3: on SQLite, the WAL checkpointed and truncated (on an export thread with `offload`: PASSIVE
  * until backfilled, then TRUNCATE; erasure-scan.ts); what could not be done goes to `not_erased`.
  */
-export async function reclaimAfterErasure(store: Store, notErased: string[], offload?: ErasureOffload): Promise<void> {
+export async function reclaimAfterErasure(
+  store: Store,
+  notErased: string[],
+  offload?: ErasureOffload,
+  opts: { vacuum?: boolean } = {},
+): Promise<void> {
   const dbFile = store.sqlite?.files.dbFile;
+  if (dbFile !== undefined && opts.vacuum === true && !(await vacuumSqlite(dbFile)))
+    notErased.push(
+      'sqlite: VACUUM was kept busy by transactions in flight; fragments of rewritten rows may stay in svc.db until `sqlite3 svc.db ' +
+        'vacuum` (docs/compliance.md "The bytes are gone")',
+    );
   if (dbFile === undefined) {
     notErased.push(
       'postgres: the old row versions stay in the table files until `VACUUM (FULL)` of the affected tables (docs/compliance.md "The ' +

@@ -270,7 +270,7 @@ export async function executeErasure(
     ledger_seq: ev.ledger_seq,
     ledger_hash: ev.ledger_hash,
   };
-  await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services));
+  await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services), { vacuum: true });
   await store.withTenant(tenant, (tx) =>
     tx
       .updateTable('cmp_erasures')

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { pgQuery } from '../../helpers/pg.js';
 
 /** `bytes` as text whose ASCII letters are lowered (latin1 keeps one character per byte). */
@@ -46,4 +47,24 @@ export async function relationsContaining(dsn: string, needles: readonly string[
     if (row?.b) hits.push(...hitsIn(row.b, needles, r.rel));
   }
   return hits;
+}
+
+/** Every `table.column` of the SQLite file `dbFile` (and its attached files' tables) whose live rows hold one of `needles`. */
+export function liveSqliteColumns(dbFile: string, needles: readonly string[]): string[] {
+  const db = new BetterSqlite3(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    const hits: string[] = [];
+    const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[];
+    for (const { name } of tables) {
+      const cols = db.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[];
+      for (const { name: col } of cols)
+        for (const n of needles) {
+          const row = db.prepare(`select 1 from "${name}" where instr(lower(cast("${col}" as text)), ?) > 0 limit 1`).get(n.toLowerCase());
+          if (row) hits.push(`${name}.${col}: ${n}`);
+        }
+    }
+    return hits;
+  } finally {
+    db.close();
+  }
 }

@@ -17,13 +17,14 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { call, startServer, tempDir, type TestServer } from '../../helpers/server.js';
 import { testStores } from '../../helpers/stores.js';
 import { dsnFor, pgQuery, pgTestDsn } from '../../helpers/pg.js';
 import { acceptedTokens } from '../../../src/encoders/registry.js';
-import { filesContainingFolded, relationsContaining } from './erasure-search.js';
+import { filesContainingFolded, liveSqliteColumns, relationsContaining } from './erasure-search.js';
 
 const run = promisify(execFile);
 const DOC = new URL('../../../../docs/compliance.md', import.meta.url);
@@ -219,7 +220,10 @@ for (const b of await testStores()) {
       }
       assert.deepEqual(leaks, [], 'API answers carrying an erased string');
 
-      if (b.backend === 'sqlite') assert.deepEqual(filesContainingFolded(dataDir, needles), [], 'files of the data directory');
+      if (b.backend === 'sqlite') {
+        assert.deepEqual(liveSqliteColumns(join(dataDir, 'svc.db'), needles), [], 'live rows of svc.db');
+        assert.deepEqual(filesContainingFolded(dataDir, needles), [], 'files of the data directory');
+      }
       else {
         const dump = await run('pg_dump', ['-h', '127.0.0.1', '-U', new URL(adminDsn).username || 'postgres', '-d', dbName], {
           maxBuffer: 256 * 1024 * 1024,
