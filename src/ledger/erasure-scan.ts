@@ -56,7 +56,8 @@ export function scanSql(m: ScanMatch): string {
 
 /** Runs one window on `db` (any connection that can read `svc.db`). */
 export function scanWindow(db: BetterSqlite3.Database, tenant: string, lo: number, hi: number, m: ScanMatch): Array<[number, Uint8Array]> {
-  const rows = db.prepare(scanSql(m)).all(tenant, lo, tenant, hi, CHECKPOINT_ACTION, ...m.strings.map(foldAscii), ...m.actors, ...m.targets) as Array<{
+  const params = [tenant, lo, tenant, hi, CHECKPOINT_ACTION, ...m.strings.map(foldAscii), ...m.actors, ...m.targets];
+  const rows = db.prepare(scanSql(m)).all(...params) as Array<{
     seq: number;
     meta: string;
     blind: Uint8Array;

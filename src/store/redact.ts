@@ -76,8 +76,8 @@ export async function redactRows(tx: Transaction<Database>, spec: RedactSpec, ne
   const filters = Object.entries(spec.where ?? {}).map(([c, v]) => sql`${sql.ref(c)} = ${v}`);
   const where = filters.length > 0 ? sql`(${any}) and ${sql.join(filters, sql` and `)}` : any;
   const cols = [...new Set([...spec.key, ...spec.columns])];
-  const rows = await sql<Record<string, unknown>>`select ${sql.join(cols.map((c) => sql.ref(c)))} from ${sql.table(spec.table)} where ${where}`
-    .execute(tx);
+  const picked = sql.join(cols.map((c) => sql.ref(c)));
+  const rows = await sql<Record<string, unknown>>`select ${picked} from ${sql.table(spec.table)} where ${where}`.execute(tx);
   let changed = 0;
   for (const row of rows.rows) {
     const sets: ReturnType<typeof sql>[] = [];

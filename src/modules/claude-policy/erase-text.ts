@@ -1,4 +1,7 @@
-/** Erasure of a person's identifiers from managed-settings config names (docs/compliance.md); revisions are immutable: the receipt names them. */
+/**
+ * Erasure of a person's identifiers from check-in reasons and managed config names (docs/compliance.md); revisions are
+ * immutable: the receipt names them.
+ */
 import { redactionHook } from '../../contract/erase-text.js';
 
 export const claudePolicyEraseText = redactionHook('claude-policy.redact-personal-text', (_p, tenant) => [

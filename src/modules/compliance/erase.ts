@@ -166,7 +166,14 @@ async function redactPersonalText(
   if (strings.length === 0) return;
   const record: PersonalText = { strings, user_id: userId, now: nowTimestamp(), report: [] };
   // The cascades append to `record.report` (one entry per table they looked at).
-  const hook = { store: ctx.services.store, tx, tenant, kind: PERSONAL_TEXT, id: e.subject_ref, record: record as unknown as Record<string, unknown> };
+  const hook = {
+    store: ctx.services.store,
+    tx,
+    tenant,
+    kind: PERSONAL_TEXT,
+    id: e.subject_ref,
+    record: record as unknown as Record<string, unknown>,
+  };
   await ctx.services.hooks.run('erase', hook);
   erased.push(...record.report);
 }

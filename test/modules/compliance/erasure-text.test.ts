@@ -78,7 +78,8 @@ for (const b of await testStores()) {
       return r.text === '' ? {} : r.json();
     };
     const login = async (em: string, password: string) =>
-      (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: em, password }), headers: json })).json().token as string;
+      (await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: em, password }), headers: json })).json()
+        .token as string;
 
     before(async () => {
       dataDir = tempDir('svc-erasure-text-');
@@ -131,7 +132,8 @@ for (const b of await testStores()) {
         external_id: `ext-${EMAIL}`,
         labels: { owner: name, contact: EMAIL },
       });
-      await ok(subject, 'PATCH', `/v1/agents/${agent.id}`, { name: `${nameLower}'s agent`, labels: { backup: email }, version: agent.version });
+      const patch = { name: `${nameLower}'s agent`, labels: { backup: email }, version: agent.version };
+      await ok(subject, 'PATCH', `/v1/agents/${agent.id}`, patch);
       const other = await ok(subject, 'POST', '/v1/agents', { name: 'build bot' });
       const revoked = await ok(subject, 'POST', '/v1/tokens', { name: `key of ${name}`, tenant });
       await ok(subject, 'DELETE', `/v1/tokens/${revoked.id}`);
@@ -170,12 +172,17 @@ for (const b of await testStores()) {
       });
       const pending = await ok(owner, 'POST', `/v1/m/compliance/erasure/${reg.id}/execute`, {});
       for (const t of approvers)
-        await ok(t, 'POST', `/v1/m/governance/approvals/${pending.approval_id}/decisions`, { decision: 'approve', reason: `checked ${name}` });
+        await ok(t, 'POST', `/v1/m/governance/approvals/${pending.approval_id}/decisions`, {
+          decision: 'approve',
+          reason: `checked ${name}`,
+        });
       const done = await send(owner, 'POST', `/v1/m/compliance/erasure/${reg.id}/execute`, { approval_id: pending.approval_id });
       assert.equal(done.status, 200, done.text);
       const receipt = await ok(owner, 'GET', `/v1/m/compliance/erasure/${reg.id}/receipt`);
       const counted = (table: string) =>
-        (receipt.erased as { where: string; count: number }[]).filter((x) => x.where.startsWith(`${table} (`)).reduce((n, x) => n + x.count, 0);
+        (receipt.erased as { where: string; count: number }[])
+          .filter((x) => x.where.startsWith(`${table} (`))
+          .reduce((n, x) => n + x.count, 0);
       for (const [table, atLeast] of Object.entries({
         agents: 1,
         api_tokens: 2,
@@ -235,7 +242,9 @@ for (const b of await testStores()) {
         for (const line of documentedCleanup()) {
           const w = words(line).map((x) => x.replace(/\bsvc_owner\b/g, pgRole));
           assert.equal(w[0], 'psql', line);
-          const args = w.slice(1).map((x, i, all) => (all[i - 1] === '-d' && x === 'svc' ? dbName : all[i - 1] === '-U' && x === 'postgres' ? admin : x));
+          const args = w
+            .slice(1)
+            .map((x, i, all) => (all[i - 1] === '-d' && x === 'svc' ? dbName : all[i - 1] === '-U' && x === 'postgres' ? admin : x));
           const out = await run('psql', ['-h', '127.0.0.1', ...args], { env: { ...process.env, PGPASSWORD: '' } });
           assert.doesNotMatch(out.stderr, /ERROR|WARNING/, `${line}: ${out.stderr}`);
         }
