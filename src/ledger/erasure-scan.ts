@@ -33,10 +33,19 @@ export type ErasureTask =
 export type ScanResult = { kind: 'erasure-scan'; rows: Array<[number, Uint8Array]> };
 export type CheckpointResult = { kind: 'erasure-checkpoint'; busy: boolean; wal_frames: number };
 
+/**
+ * `s` with A–Z lowered and nothing else changed: needles and meta are compared with ASCII-only case
+ * folding (SQLite's `lower()` folds ASCII only; Postgres uses `translate`), so `Kim@Example.test`
+ * matches `kim@example.test` while a look-alike such as the Kelvin sign does not.
+ */
+export function foldAscii(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
 /** The SQL of one window (shared by the thread and the in-process fallback). */
 export function scanSql(m: ScanMatch): string {
   const ors: string[] = [];
-  for (let i = 0; i < m.strings.length; i++) ors.push('instr(r.meta, ?) > 0');
+  for (let i = 0; i < m.strings.length; i++) ors.push('instr(lower(r.meta), ?) > 0');
   if (m.actors.length > 0) ors.push(`r.actor in (${m.actors.map(() => '?').join(',')})`);
   if (m.targets.length > 0) ors.push(`r.target_id in (${m.targets.map(() => '?').join(',')})`);
   return `select (r.pos & ${MAX_SEQ}) as seq, r.meta as meta, r.meta_blind as blind from audit_records r
@@ -47,7 +56,8 @@ export function scanSql(m: ScanMatch): string {
 
 /** Runs one window on `db` (any connection that can read `svc.db`). */
 export function scanWindow(db: BetterSqlite3.Database, tenant: string, lo: number, hi: number, m: ScanMatch): Array<[number, Uint8Array]> {
-  const rows = db.prepare(scanSql(m)).all(tenant, lo, tenant, hi, CHECKPOINT_ACTION, ...m.strings, ...m.actors, ...m.targets) as Array<{
+  const params = [tenant, lo, tenant, hi, CHECKPOINT_ACTION, ...m.strings.map(foldAscii), ...m.actors, ...m.targets];
+  const rows = db.prepare(scanSql(m)).all(...params) as Array<{
     seq: number;
     meta: string;
     blind: Uint8Array;

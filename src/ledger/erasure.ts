@@ -31,7 +31,7 @@ import type { Store } from '../store/store-types.js';
 import { CHECKPOINT_ACTION } from './checkpoint.js';
 import { MAX_SEQ, SEQ_BITS } from './row-codec.js';
 import { metaCommitment } from './preimage.js';
-import type { CheckpointResult, ErasureTask, ScanResult } from './erasure-scan.js';
+import { foldAscii, type CheckpointResult, type ErasureTask, type ScanResult } from './erasure-scan.js';
 
 /** Runs erasure-scan.ts tasks off the main thread (the export pool, erasure-worker.ts), on `file` (`svc.db`). */
 export interface ErasureOffload {
@@ -131,7 +131,7 @@ async function sqliteWindow(tx: Kysely<Schema>, tenant: string, lo: number, hi: 
     await sql<{ seq: number; meta: string; meta_blind: Uint8Array }>`
       select (r.pos & ${MAX_SEQ}) as seq, r.meta, r.meta_blind from audit_records r
       where r.pos between ${base} + ${lo} and ${base} + ${hi} and r.meta_blind is not null and r.action <> ${CHECKPOINT_ACTION}
-        and ${matchSql(m, (s) => sql`instr(r.meta, ${s}) > 0`)}`.execute(tx)
+        and ${matchSql(m, (s) => sql`instr(lower(r.meta), ${foldAscii(s)}) > 0`)}`.execute(tx)
   ).rows;
   for (const r of rows) {
     const commitment = metaCommitment(r.meta_blind, r.meta);
@@ -159,6 +159,9 @@ async function sqliteUpdate(tx: Kysely<Schema>, tenant: string, rows: ReadonlyAr
   return n;
 }
 
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const LOWER = UPPER.toLowerCase();
+
 async function postgresWindow(tx: Kysely<Schema>, lo: number, hi: number, m: SubjectMatch): Promise<number> {
   // RLS confines the select to the bound tenant; the definer function erases in that tenant only.
   const r = await sql<{ n: string | number }>`
@@ -166,7 +169,7 @@ async function postgresWindow(tx: Kysely<Schema>, lo: number, hi: number, m: Sub
       select r.seq from audit_records r
       where r.tenant_id = current_setting('app.tenant_id')::uuid and r.seq between ${lo} and ${hi}
         and r.meta_blind is not null and r.action <> ${CHECKPOINT_ACTION}
-        and ${matchSql(m, (s) => sql`strpos(r.meta, ${s}) > 0`)})) as n`.execute(tx);
+        and ${matchSql(m, (s) => sql`strpos(translate(r.meta, ${UPPER}, ${LOWER}), ${foldAscii(s)}) > 0`)})) as n`.execute(tx);
   return Number(r.rows[0]?.n ?? 0);
 }
 

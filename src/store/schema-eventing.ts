@@ -121,8 +121,8 @@ export const EVENTING_APP_ROLE_GRANTS = {
   egress_settings: ['select'],
   egress_allowlist: ['select'],
   event_seqs: ['select', 'insert', 'update'],
-  // retention deletes old events; nothing else changes a logged event
-  events: ['select', 'insert', 'delete'],
+  // retention deletes old events; an erasure redacts a person's identifiers from their data (docs/compliance.md)
+  events: ['select', 'insert', 'update', 'delete'],
   event_subscriptions: ['select', 'insert', 'update', 'delete'],
   event_deliveries: ['select', 'insert', 'update', 'delete'],
 } as const;

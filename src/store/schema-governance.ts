@@ -94,11 +94,14 @@ export const GOVERNANCE_TENANT_TABLES = [
 /** governance tables shared by all tenants. */
 export const GOVERNANCE_GLOBAL_TABLES = [] as const;
 
-/** What the Postgres app role may do (spread into APP_ROLE_GRANTS): revisions and decisions are never updated or deleted. */
+/**
+ * What the Postgres app role may do (spread into APP_ROLE_GRANTS): revisions are never updated or deleted; decisions and kill
+ * switches are updated only by an erasure, which redacts a person's identifiers from their reasons (docs/compliance.md).
+ */
 export const GOVERNANCE_APP_ROLE_GRANTS = {
   gov_approvals: ['select', 'insert', 'update'],
-  gov_approval_decisions: ['select', 'insert'],
+  gov_approval_decisions: ['select', 'insert', 'update'],
   gov_policy_revisions: ['select', 'insert'],
   gov_policy_active: ['select', 'insert', 'update'],
-  gov_kill_switches: ['select', 'insert', 'delete'],
+  gov_kill_switches: ['select', 'insert', 'update', 'delete'],
 } as const satisfies Record<keyof GovernanceTables, readonly ('select' | 'insert' | 'update' | 'delete')[]>;

@@ -2,5 +2,6 @@
 import type { ModuleManifest } from '../../contract/manifest.js';
 import { tokensCommands } from './cli.js';
 import { tokenRoutes } from './routes.js';
+import { tokensEraseText } from './erase-text.js';
 
-export const tokensManifest: ModuleManifest = { name: 'tokens', routes: tokenRoutes, cli: tokensCommands };
+export const tokensManifest: ModuleManifest = { name: 'tokens', routes: tokenRoutes, cli: tokensCommands, hooks: [tokensEraseText] };

@@ -7,13 +7,14 @@ import { accessmapCommands } from './cli.js';
 import { forgetAgentEdges } from './agent-forget.js';
 import { accessmapRoutes } from './routes.js';
 import { accessmapStorage } from './storage.js';
+import { accessmapEraseText } from './erase-text.js';
 
 export const accessmapManifest: ModuleManifest = {
   name: 'accessmap',
   routes: accessmapRoutes,
   storage: accessmapStorage,
   cli: accessmapCommands,
-  hooks: [forgetAgentEdges],
+  hooks: [forgetAgentEdges, accessmapEraseText],
 };
 
 // The service surface: reads of the graph other modules build on (findings' detectors, the console).

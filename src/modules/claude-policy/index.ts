@@ -7,9 +7,11 @@ import { claudePolicyCommands } from './cli.js';
 import { claudePolicyEvents } from './events.js';
 import { claudePolicyRoutes } from './routes.js';
 import { claudePolicyStorage } from './storage.js';
+import { claudePolicyEraseText } from './erase-text.js';
 
 export const claudePolicyManifest: ModuleManifest = {
   name: 'claude-policy',
+  hooks: [claudePolicyEraseText],
   routes: claudePolicyRoutes,
   storage: claudePolicyStorage,
   cli: claudePolicyCommands,

@@ -137,6 +137,15 @@ export const NOT_ERASED = [
   'audit ledger: that a record existed, who acted (actor id), on what (target id), when, and the action (kept by design); the meta ' +
     'commitment stays in place of the meta',
   'the erasure request: the subject id and the SHA-256 of each alias (the receipt must say whose data it was)',
+  'free text of a record is redacted (identifiers replaced by "[erased]", ASCII case folded), the record itself stays: agents, API ' +
+    'keys, findings, approvals, holds, events… keep their ids and other fields',
+  'signed or hashed records keep their text: policy revisions (governance and claude-policy, content and note: signed, immutable), ' +
+    'the current document of a managed config (its revision\'s copy), collector ingest items (hashed into their `ingest.batch` ' +
+    "ledger record), findings' natural key (a SHA-256 digest of rule, subject and artifact)",
+  'server administration outside a tenant: connectors, console secrets and settings (superadmin only); the single sign-on link ' +
+    "(issuer and the provider's subject id) of an erased user stays, so that provider account cannot sign in as someone new",
+  'copies outside this database: deliveries already made to webhook receivers and connector sinks, the NATS stream (up to an hour), ' +
+    'backups, and on Postgres the WAL and old row versions until `VACUUM (FULL)` (docs/compliance.md "The bytes are gone")',
   'records of modules that register no `erase` cascade',
 ];
 
@@ -222,16 +231,18 @@ export async function executeErasure(
         .where('status', '!=', 'completed')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw errors.conflict('the erasure request is already completed');
+      // Read back: the text cascade may have redacted the subject's identifiers from the case ref.
+      const row = await readErasure(tx, tenant, id);
       await emit(
         {
           type: 'erasure.completed',
           tenant,
           subject: `erasure_request/${id}`,
-          data: { id, case_ref: e.case_ref, approval_id: approval.id },
+          data: { id, case_ref: row.case_ref, approval_id: approval.id },
         },
         tx,
       );
-      return readErasure(tx, tenant, id);
+      return row;
     }),
   );
   const ev = await step(
@@ -246,7 +257,7 @@ export async function executeErasure(
   );
   const receipt: Receipt = {
     erasure_id: id,
-    case_ref: e.case_ref,
+    case_ref: done.case_ref,
     subject_kind: e.subject_kind,
     subject_ref: e.subject_ref,
     aliases,
@@ -259,7 +270,7 @@ export async function executeErasure(
     ledger_seq: ev.ledger_seq,
     ledger_hash: ev.ledger_hash,
   };
-  await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services));
+  await reclaimAfterErasure(store, receipt.not_erased, erasureOffload(ctx.services), { vacuum: true });
   await store.withTenant(tenant, (tx) =>
     tx
       .updateTable('cmp_erasures')

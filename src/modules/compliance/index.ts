@@ -3,6 +3,7 @@ import type { ModuleManifest } from '../../contract/manifest.js';
 import { complianceCommands } from './cli.js';
 import { complianceEvents } from './events.js';
 import { complianceHooks } from './hooks.js';
+import { complianceEraseText } from './erase-text.js';
 import { complianceRoutes } from './routes.js';
 import { complianceStorage } from './storage.js';
 
@@ -12,5 +13,5 @@ export const complianceManifest: ModuleManifest = {
   storage: complianceStorage,
   cli: complianceCommands,
   events: complianceEvents,
-  hooks: complianceHooks,
+  hooks: [...complianceHooks, complianceEraseText],
 };

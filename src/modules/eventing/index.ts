@@ -6,9 +6,11 @@ import { consoleBusRoutes } from './console-route.js';
 import { egressRoutes } from './egress-routes.js';
 import { eventingRoutes } from './routes.js';
 import { eventingStorage } from './storage.js';
+import { eventingEraseText } from './erase-text.js';
 
 export const eventingManifest: ModuleManifest = {
   name: 'eventing',
+  hooks: [eventingEraseText],
   routes: [...eventingRoutes, ...egressRoutes, ...consoleBusRoutes],
   storage: eventingStorage,
   cli: eventingCommands,

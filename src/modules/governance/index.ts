@@ -6,9 +6,11 @@ import { governanceEvents } from './events.js';
 import { pdpRoutes } from './pdp-routes.js';
 import { pepRoutes } from './pep-routes.js';
 import { governanceStorage } from './storage.js';
+import { governanceEraseText } from './erase-text.js';
 
 export const governanceManifest: ModuleManifest = {
   name: 'governance',
+  hooks: [governanceEraseText],
   routes: [...approvalRoutes, ...pepRoutes, ...pdpRoutes],
   storage: governanceStorage,
   cli: governanceCommands,

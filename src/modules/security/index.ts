@@ -5,9 +5,11 @@ import { securityEvents } from './events.js';
 import { securityRoutes } from './routes.js';
 import { startSecurity } from './runner.js';
 import { securityStorage } from './storage.js';
+import { securityEraseText } from './erase-text.js';
 
 export const securityManifest: ModuleManifest = {
   name: 'security',
+  hooks: [securityEraseText],
   routes: securityRoutes,
   storage: securityStorage,
   cli: securityCommands,
