@@ -59,7 +59,8 @@ describe('svc claude-hook under the real Claude Code', () => {
   const sockets: Socket[] = [];
 
   before(async () => {
-    server = await startServer({ env: { SERVICE_RATE_LIMIT_RPS: '0' } });
+    // A loaded shared machine can take longer than the default 20 s to start a server.
+    server = await startServer({ env: { SERVICE_RATE_LIMIT_RPS: '0' }, timeoutMs: 90_000 });
     const setupToken = /setup token: (svcst_[A-Z2-7]{52})/.exec(server.stdout())?.[1] as string;
     const json = { 'content-type': 'application/json' };
     const setup = await call(server, 'POST', '/v1/setup', {

@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeCert, REPO_ROOT, runSvc, tempDir, type SvcRun, type TestCert } from './harness.js';
 import { hookCommand } from '../../src/cli/commands/agent/managed-settings.js';
@@ -146,5 +146,32 @@ describe('svc claude-hook: deadline and size bound', () => {
     // Quoting: the argument with a space reached the command as one word.
     const spaced = spawnSync('/bin/sh', ['-c', hookCommand(['sh', '-c', 'echo "[$1]"', 'a b'])], { encoding: 'utf8' });
     assert.equal(spaced.stdout, '[claude-hook]\n');
+  });
+
+  it('the hook entry point reaches only Node built-ins, src/cli/hook and small client files: no command tree, no undici', () => {
+    const src = join(REPO_ROOT, 'src');
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const walk = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/(?:^import\s[^;]*?from\s+|import\s*\(\s*|^export\s[^;]*?from\s+)'([^']+)'/gm)) {
+        const spec = m[1] as string;
+        if (/^import\s+type\s/.test(m[0])) continue;
+        if (spec.startsWith('.')) walk(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+        else packages.add(spec);
+      }
+    };
+    walk(join(src, 'cli', 'hook', 'claude-hook.ts'));
+    const files = [...seen].map((f) => relative(src, f)).sort();
+    assert.deepEqual(files.filter((f) => !f.startsWith('cli/hook/')), [
+      'cli/client/context.ts', // loaded only when a saved-context file exists
+      'cli/client/duration.ts',
+      'cli/client/errors.ts',
+      'cli/client/exit-codes.ts',
+      'cli/client/pins.ts',
+    ]);
+    assert.deepEqual([...packages].filter((p) => !p.startsWith('node:')), ['yaml']); // context.ts's, on demand
   });
 });

@@ -13,7 +13,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { readHookConfig, type HookConfig } from './config.js';
-import { decide, HookFailure } from './transport.js';
+import { HookFailure } from './failure.js';
+import { decide } from './transport.js';
 
 export const HOOK_DENY_EXIT = 2;
 export const HOOK_DEFAULT_TIMEOUT_MS = 5000;

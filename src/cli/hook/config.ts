@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseDuration } from '../client/duration.js';
 import { parsePin } from '../client/pins.js';
-import { HookFailure } from './transport.js';
+import { HookFailure } from './failure.js';
 
 /** What the transport needs, after precedence was applied and files were read. */
 export type HookTarget = {

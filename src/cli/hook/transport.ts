@@ -9,9 +9,8 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { HookTarget } from './config.js';
+import { HookFailure } from './failure.js';
 
-/** A failure whose message may be shown to the model: it names no server, path or pin. */
-export class HookFailure extends Error {}
 
 const PATH = '/v1/m/governance/pep/decisions';
 const CHAIN_CODES = new Set(['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
