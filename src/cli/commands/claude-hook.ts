@@ -22,7 +22,10 @@ export class ClaudeHookCommand extends ClientCommand {
       '$SERVICE_HOOK_TOKEN_FILE, $SERVICE_HOOK_CA_CERT, $SERVICE_HOOK_PIN_SHA256, $SERVICE_HOOK_AGENT, $SERVICE_HOOK_TIMEOUT, ' +
       'then $SERVICE_SERVER_URL/$SERVICE_TOKEN, then the saved context.',
     examples: [
-      ['In .claude/settings.json hooks', 'svc claude-hook --server https://svc.example:8443 --token-file /etc/svc/hook-token --timeout 5s'],
+      [
+        'By hand, as the agent runs it (svc agent managed-settings writes these variables into the settings env)',
+        'SERVICE_HOOK_SERVER=https://svc.example:8443 SERVICE_HOOK_TOKEN_FILE=/etc/svc/hook-token svc claude-hook < hook.json',
+      ],
     ],
   });
 
