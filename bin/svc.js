@@ -7,9 +7,8 @@ if (argv[0] === 'claude-hook') {
   const denyExit = (err) => {
     const why = `svc claude-hook could not run, so the call is denied: ${String((err && err.message) || err).split('\n')[0].slice(0, 300)}`;
     try {
-      process.stdout.write(
-        `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: why } })}\n`,
-      );
+      const out = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: why } };
+      process.stdout.write(`${JSON.stringify(out)}\n`);
       process.stderr.write(`${why}\n`);
     } finally {
       process.exit(2);

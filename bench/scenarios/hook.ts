@@ -42,8 +42,13 @@ function timeProcess(argv: string[], env: NodeJS.ProcessEnv, input: string): Pro
   });
 }
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] as number;
-const median = (xs: number[]): number => pct([...xs].sort((a, b) => a - b), 0.5);
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] as number;
+const median = (xs: number[]): number =>
+  pct(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 function measurement(target: string, path: string, samples: number[]): Measurement {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -54,7 +59,13 @@ function measurement(target: string, path: string, samples: number[]): Measureme
     requestsPerSec: 1000 / mean,
     p50Ms: pct(sorted, 0.5),
     p99Ms: pct(sorted, 0.99),
-    detail: { samples: samples.length, meanMs: mean, minMs: sorted[0], maxMs: sorted[sorted.length - 1], allMs: samples.map((s) => +s.toFixed(2)) },
+    detail: {
+      samples: samples.length,
+      meanMs: mean,
+      minMs: sorted[0],
+      maxMs: sorted[sorted.length - 1],
+      allMs: samples.map((s) => +s.toFixed(2)),
+    },
   };
 }
 
@@ -84,7 +95,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     writeFileSync(
       minimal,
       `import { request } from 'node:https';\n` +
-        `const r = request({ host: ${JSON.stringify(url.hostname)}, port: ${url.port}, path: ${JSON.stringify(url.pathname)}, method: 'POST',` +
+        `const r = request({ host: ${JSON.stringify(url.hostname)}, port: ${url.port},` +
+        ` path: ${JSON.stringify(url.pathname)}, method: 'POST',` +
         ` rejectUnauthorized: false, headers: { authorization: 'Bearer ${demo.token}', 'content-type': 'application/json' } },` +
         ` (res) => { let b = ''; res.on('data', (d) => (b += d)); res.on('end', () => process.stdout.write(b)); });\n` +
         `r.end(${JSON.stringify(HOOK_INPUT)});\n`,
@@ -106,7 +118,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     for (let i = 0; i < calls + 3; i++)
       for (const s of series) {
         const r = await timeProcess(s.argv, s.env, HOOK_INPUT);
-        if (s.name.startsWith('svc') && (r.code !== 0 || !r.out.includes('"allow"'))) throw new Error(`the hook did not allow: ${r.code} ${r.out}`);
+        if (s.name.startsWith('svc') && (r.code !== 0 || !r.out.includes('"allow"')))
+          throw new Error(`the hook did not allow: ${r.code} ${r.out}`);
         if (i >= 3) s.samples.push(r.ms); // three warm-up calls (page cache) are not counted
       }
     const [nodeE0, minimalHttps, hook, hookExtra] = series.map((s) => measurement(s.name, 'per call, process start included', s.samples));
@@ -115,13 +128,18 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const settingsWith = {
       env: hookEnv,
       hooks: Object.fromEntries(
-        ['PreToolUse', 'PostToolUse'].map((e) => [e, [{ matcher: '*', hooks: [{ type: 'command', command: hookCommand(['node', svcJs]), timeout: 15 }] }]]),
+        ['PreToolUse', 'PostToolUse'].map((e) => [
+          e,
+          [{ matcher: '*', hooks: [{ type: 'command', command: hookCommand(['node', svcJs]), timeout: 15 }] }],
+        ]),
       ),
     };
     const sessions: Record<'with' | 'without', number[]> = { with: [], without: [] };
     for (let round = 0; round < ctx.options.rounds; round++)
       for (const kind of round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const)) {
-        const api = await startMessagesApi(Array.from({ length: tools }, (_, i) => ({ name: 'Bash', input: { command: `touch ran-${i}` } })));
+        const api = await startMessagesApi(
+          Array.from({ length: tools }, (_, i) => ({ name: 'Bash', input: { command: `touch ran-${i}` } })),
+        );
         try {
           const r = await runClaude(ctx.repoRoot, api, kind === 'with' ? settingsWith : {}, { env: { PATH: process.env.PATH ?? '' } });
           const ran = readdirSync(r.cwd).filter((f) => f.startsWith('ran-')).length;
@@ -134,13 +152,15 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const addedPerTool = (median(sessions.with) - median(sessions.without)) / tools;
     const session = (name: string, xs: number[]): Measurement => measurement(name, `claude -p session, ${tools} Bash calls`, xs);
     notes.push(
-      `target: hook p99 ≤ 50 ms per call → ${(hook as Measurement).p99Ms <= 50 ? 'met' : 'NOT met'} (p50 ${(hook as Measurement).p50Ms.toFixed(1)} ms, ` +
+      `target: hook p99 ≤ 50 ms per call → ${(hook as Measurement).p99Ms <= 50 ? 'met' : 'NOT met'} ` +
+        `(p50 ${(hook as Measurement).p50Ms.toFixed(1)} ms, ` +
         `p99 ${(hook as Measurement).p99Ms.toFixed(1)} ms; floor node -e 0 p50 ${(nodeE0 as Measurement).p50Ms.toFixed(1)} ms, ` +
         `minimal HTTPS p50 ${(minimalHttps as Measurement).p50Ms.toFixed(1)} ms)`,
       `real Claude Code: added ${addedPerTool.toFixed(1)} ms per tool call with the hook (PreToolUse + PostToolUse), ` +
         `session medians ${median(sessions.with).toFixed(0)} ms with, ${median(sessions.without).toFixed(0)} ms without`,
     );
-    if (extraCa) notes.push(`NODE_EXTRA_CA_CERTS=${extraCa} in the run's environment: removed for the first three series, kept for the fourth`);
+    if (extraCa)
+      notes.push(`NODE_EXTRA_CA_CERTS=${extraCa} in the run's environment: removed for the first three series, kept for the fourth`);
     const raw = [hook as Measurement, ...(hookExtra ? [hookExtra] : []), session('claude-code with hook', sessions.with)];
     const baselines = [nodeE0 as Measurement, minimalHttps as Measurement, session('claude-code without hook', sessions.without)];
     const ratio = (name: string, a: Measurement, b: Measurement) => ({
@@ -158,7 +178,14 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         ratio('hook/minimal-https', hook as Measurement, minimalHttps as Measurement),
         ratio('claude with/without hook', raw[raw.length - 1] as Measurement, baselines[2] as Measurement),
       ],
-      subject: { command: demo.svc.args.join(' '), version: demo.svc.version, engine: demo.svc.engine, calls, tools, addedPerToolMs: addedPerTool },
+      subject: {
+        command: demo.svc.args.join(' '),
+        version: demo.svc.version,
+        engine: demo.svc.engine,
+        calls,
+        tools,
+        addedPerToolMs: addedPerTool,
+      },
       notes,
     };
   } finally {
@@ -168,6 +195,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
 export const scenario: Scenario = {
   name: 'hook',
-  description: 'svc claude-hook per call (process start included) vs node -e 0 and a minimal HTTPS POST; real Claude Code with vs without the hook',
+  description:
+    'svc claude-hook per call (process start included) vs node -e 0 and a minimal HTTPS POST; real Claude Code with vs without the hook',
   run,
 };

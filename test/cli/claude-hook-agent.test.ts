@@ -37,7 +37,9 @@ async function settingsFor(args: string[], env: Record<string, string> = {}): Pr
 
 /** Runs the scripted calls under `settings`; returns the run and the tool results the model saw. */
 async function agent(settings: Record<string, unknown>, commands: string[]): Promise<{ run: AgentRun; results: string[] }> {
-  const api: MessagesApi = await startMessagesApi(commands.map((command) => ({ name: 'Bash', input: { command, description: 'scripted' } })));
+  const api: MessagesApi = await startMessagesApi(
+    commands.map((command) => ({ name: 'Bash', input: { command, description: 'scripted' } })),
+  );
   try {
     const run = await runClaude(REPO_ROOT, api, settings);
     assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr}\n${run.stdout.slice(-1500)}`);
@@ -69,13 +71,21 @@ describe('svc claude-hook under the real Claude Code', () => {
     });
     tenant = setup.json().organization.id;
     owner = (
-      await call(server, 'POST', '/v1/auth/login', { body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }), headers: json })
+      await call(server, 'POST', '/v1/auth/login', {
+        body: JSON.stringify({ email: 'o@example.test', password: 'owner password 123' }),
+        headers: json,
+      })
     ).json().token;
     const auth = { authorization: `Bearer ${owner}`, 'x-service-tenant': tenant, ...json };
-    const key = (await call(server, 'POST', '/v1/tokens', { headers: auth, body: JSON.stringify({ name: 'hook', role: 'editor', tenant }) })).json().token;
+    const key = (
+      await call(server, 'POST', '/v1/tokens', { headers: auth, body: JSON.stringify({ name: 'hook', role: 'editor', tenant }) })
+    ).json().token;
     tokenFile = join(tempDir('svc-hook-token-'), 'hook-token');
     writeFileSync(tokenFile, `${key}\n`, { mode: 0o600 });
-    const published = await call(server, 'POST', '/v1/m/governance/pdp/publish', { headers: auth, body: JSON.stringify({ content: documentedPolicy() }) });
+    const published = await call(server, 'POST', '/v1/m/governance/pdp/publish', {
+      headers: auth,
+      body: JSON.stringify({ content: documentedPolicy() }),
+    });
     assert.equal(published.status, 201, JSON.stringify(published.json()));
     cert = makeCert();
     silent = createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, () => {});
@@ -105,12 +115,22 @@ describe('svc claude-hook under the real Claude Code', () => {
     await server?.stop();
   });
 
-  it('documented policy: the allowed call runs, the forbidden one does not, PostToolUse is recorded as ran; no configuration reaches the model', async () => {
+  it('documented policy: the allowed call runs, the forbidden one does not, PostToolUse recorded as ran; no configuration shown', async () => {
     const settings = await settingsFor([
-      '--command', SVC, '--server', server.url, '--token-file', tokenFile, '--pin-sha256', server.pinSha256 as string, '--agent', 'agent-7',
+      '--command',
+      SVC,
+      '--server',
+      server.url,
+      '--token-file',
+      tokenFile,
+      '--pin-sha256',
+      server.pinSha256 as string,
+      '--agent',
+      'agent-7',
     ]);
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    for (const secret of [server.url, String(server.port), tokenFile, server.pinSha256 as string]) assert.ok(!command.includes(secret), command);
+    for (const secret of [server.url, String(server.port), tokenFile, server.pinSha256 as string])
+      assert.ok(!command.includes(secret), command);
     const { run, results } = await agent(settings, ['git init -q ran-repo', 'touch forbidden-marker']);
     assert.ok(existsSync(join(run.cwd, 'ran-repo', '.git')), `the allowed call ran: ${results.join('\n')}`);
     assert.ok(!existsSync(join(run.cwd, 'forbidden-marker')), 'the call no policy permits did not run');
@@ -123,7 +143,8 @@ describe('svc claude-hook under the real Claude Code', () => {
       headers: { authorization: `Bearer ${owner}`, 'x-service-tenant': tenant },
     });
     const items = listed.json().items as Array<{ hook_event_name: string; decision: string; tool_input: { command?: string } }>;
-    const of = (event: string, cmd: string) => items.filter((i) => i.hook_event_name === event && i.tool_input.command === cmd).map((i) => i.decision);
+    const of = (event: string, cmd: string) =>
+      items.filter((i) => i.hook_event_name === event && i.tool_input.command === cmd).map((i) => i.decision);
     assert.deepEqual(of('PreToolUse', 'git init -q ran-repo'), ['allow']);
     assert.deepEqual(of('PostToolUse', 'git init -q ran-repo'), ['allow'], JSON.stringify(items));
     assert.deepEqual(of('PreToolUse', 'touch forbidden-marker'), ['deny']);

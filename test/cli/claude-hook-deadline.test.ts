@@ -32,9 +32,20 @@ describe('svc claude-hook: deadline and size bound', () => {
   let sent = 0;
   const sockets: Socket[] = [];
   const hook = (timeout: string) =>
-    runSvc(['claude-hook', '--server', `https://127.0.0.1:${(server.address() as AddressInfo).port}`, '--pin-sha256', cert.pinBase64, '--timeout', timeout], {
-      stdin: HOOK,
-    });
+    runSvc(
+      [
+        'claude-hook',
+        '--server',
+        `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        '--pin-sha256',
+        cert.pinBase64,
+        '--timeout',
+        timeout,
+      ],
+      {
+        stdin: HOOK,
+      },
+    );
 
   before(async () => {
     cert = makeCert();
@@ -49,9 +60,13 @@ describe('svc claude-hook: deadline and size bound', () => {
 
   it('stdin left open and never closed: exit 2 at the deadline', async () => {
     const started = Date.now();
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'svc.js'), 'claude-hook', '--server', 'https://127.0.0.1:9', '--timeout', '1s'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, 'bin', 'svc.js'), 'claude-hook', '--server', 'https://127.0.0.1:9', '--timeout', '1s'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     child.stdin.write(HOOK.slice(0, 20)); // a partial input, and no end
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -165,13 +180,19 @@ describe('svc claude-hook: deadline and size bound', () => {
     };
     walk(join(src, 'cli', 'hook', 'claude-hook.ts'));
     const files = [...seen].map((f) => relative(src, f)).sort();
-    assert.deepEqual(files.filter((f) => !f.startsWith('cli/hook/')), [
-      'cli/client/context.ts', // loaded only when a saved-context file exists
-      'cli/client/duration.ts',
-      'cli/client/errors.ts',
-      'cli/client/exit-codes.ts',
-      'cli/client/pins.ts',
-    ]);
-    assert.deepEqual([...packages].filter((p) => !p.startsWith('node:')), ['yaml']); // context.ts's, on demand
+    assert.deepEqual(
+      files.filter((f) => !f.startsWith('cli/hook/')),
+      [
+        'cli/client/context.ts', // loaded only when a saved-context file exists
+        'cli/client/duration.ts',
+        'cli/client/errors.ts',
+        'cli/client/exit-codes.ts',
+        'cli/client/pins.ts',
+      ],
+    );
+    assert.deepEqual(
+      [...packages].filter((p) => !p.startsWith('node:')),
+      ['yaml'],
+    ); // context.ts's, on demand
   });
 });

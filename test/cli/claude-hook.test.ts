@@ -185,8 +185,13 @@ describe('svc claude-hook against the real server', () => {
       env: { SERVICE_TOKEN: key },
     });
 
-  it('PostToolUse under a policy written for PreToolUse: recorded as a call that ran (allow), nothing told to the model; a forbid flags it', async () => {
-    const post = JSON.stringify({ ...JSON.parse(HOOK), hook_event_name: 'PostToolUse', session_id: 's-post', tool_response: { stdout: '' } });
+  it('PostToolUse under a PreToolUse-only policy: recorded as a call that ran, nothing told to the model; a forbid flags it', async () => {
+    const post = JSON.stringify({
+      ...JSON.parse(HOOK),
+      hook_event_name: 'PostToolUse',
+      session_id: 's-post',
+      tool_response: { stdout: '' },
+    });
     const run = await runSvc(['claude-hook', '--server', server.url, '--pin-sha256', server.pinSha256 as string], {
       stdin: post,
       env: { SERVICE_TOKEN: key },

@@ -55,7 +55,8 @@ export async function startMessagesApi(calls: ToolCall[], finalText = 'done'): P
             if (b['type'] === 'tool_result') {
               answered += 1;
               const id = String(b['tool_use_id']);
-              if (!results.has(id)) results.set(id, { tool_use_id: id, content: b['content'], is_error: b['is_error'] as boolean | undefined });
+              if (!results.has(id))
+                results.set(id, { tool_use_id: id, content: b['content'], is_error: b['is_error'] as boolean | undefined });
             }
       n += 1;
       const call = calls[answered];
@@ -67,13 +68,34 @@ export async function startMessagesApi(calls: ToolCall[], finalText = 'done'): P
       const usage = { input_tokens: 10, output_tokens: 5 };
       if (body['stream'] !== true) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body['model'], content: [block], stop_reason: stop, stop_sequence: null, usage }));
+        res.end(
+          JSON.stringify({
+            id,
+            type: 'message',
+            role: 'assistant',
+            model: body['model'],
+            content: [block],
+            stop_reason: stop,
+            stop_sequence: null,
+            usage,
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (type: string, data: Record<string, unknown>): boolean => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      const send = (type: string, data: Record<string, unknown>): boolean =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       send('message_start', {
-        message: { id, type: 'message', role: 'assistant', model: body['model'], content: [], stop_reason: null, stop_sequence: null, usage },
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: body['model'],
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
       });
       if (call) {
         send('content_block_start', { index: 0, content_block: { ...block, input: {} } });
@@ -137,7 +159,17 @@ export function runClaude(
   return new Promise((done, fail) => {
     const child = spawn(
       claudeBin(repoRoot),
-      ['-p', 'run the scripted tool calls', '--output-format', 'stream-json', '--verbose', '--settings', settingsFile, '--allowedTools', 'Bash'],
+      [
+        '-p',
+        'run the scripted tool calls',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--settings',
+        settingsFile,
+        '--allowedTools',
+        'Bash',
+      ],
       { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

@@ -61,7 +61,8 @@ export class ClaudeHookCommand extends ClientCommand {
     put('--agent', this.agent);
     const { runHook } = await import('../hook/claude-hook.js');
     return await new Promise<number>((done) => {
-      void runHook(argv, { env: this.context.env, stdin: this.context.stdin, stdout: this.context.stdout, stderr: this.context.stderr, exit: done });
+      const { env, stdin, stdout, stderr } = this.context;
+      void runHook(argv, { env, stdin, stdout, stderr, exit: done });
     });
   }
 }

@@ -25,7 +25,19 @@ export type HookTarget = {
 
 export type HookConfig = { timeoutMs: number; agent: string | undefined; resolve: () => Promise<HookTarget> };
 
-const VALUED = ['--server', '--tenant', '--token', '--token-file', '--ca-cert', '--pin-sha256', '--timeout', '--context', '--agent', '-o', '--output'];
+const VALUED = [
+  '--server',
+  '--tenant',
+  '--token',
+  '--token-file',
+  '--ca-cert',
+  '--pin-sha256',
+  '--timeout',
+  '--context',
+  '--agent',
+  '-o',
+  '--output',
+];
 const BOOLEAN = ['--insecure', '--allow-cleartext'];
 
 /** Parses the flags (the ones `svc claude-hook` always took) synchronously; files are read by `resolve`. */
@@ -40,7 +52,8 @@ export function readHookConfig(argv: string[], env: Record<string, string | unde
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new HookFailure(`usage: ${name} needs a value`);
       flags.set(name, [...(flags.get(name) ?? []), value]);
-    } else if (name === '--help' || name === '-h') throw new HookFailure('usage: svc claude-hook is run by the agent (see docs/governance.md)');
+    } else if (name === '--help' || name === '-h')
+      throw new HookFailure('usage: svc claude-hook is run by the agent (see docs/governance.md)');
     else throw new HookFailure(`usage: unknown argument ${JSON.stringify(arg.slice(0, 40))}`);
   }
   const one = (name: string): string | undefined => flags.get(name)?.at(-1);

@@ -11,7 +11,6 @@ import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { HookTarget } from './config.js';
 import { HookFailure } from './failure.js';
 
-
 const PATH = '/v1/m/governance/pep/decisions';
 const CHAIN_CODES = new Set(['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
 
@@ -80,7 +79,9 @@ export async function decide(t: HookTarget, body: string, o: { deadline: number;
         }
         if (status < 200 || status >= 300) {
           const code = (parsed as { error?: { code?: unknown } } | undefined)?.error?.code;
-          return reject(new HookFailure(`the decision endpoint answered HTTP ${status}${typeof code === 'string' ? ` ${code.slice(0, 60)}` : ''}`));
+          return reject(
+            new HookFailure(`the decision endpoint answered HTTP ${status}${typeof code === 'string' ? ` ${code.slice(0, 60)}` : ''}`),
+          );
         }
         if (parsed === undefined) return reject(new HookFailure('malformed answer from the decision endpoint'));
         resolve(parsed);
@@ -114,7 +115,11 @@ async function connectTls(t: HookTarget, host: string, port: number, systemToo: 
     socket.once('secureConnect', () => {
       if (!pinning) return done(undefined);
       void leafPin(socket).then((pin) =>
-        done(pin !== undefined && t.pins.some((p) => p.equals(pin)) ? undefined : new HookFailure('TLS failure: the server certificate matches no pin')),
+        done(
+          pin !== undefined && t.pins.some((p) => p.equals(pin))
+            ? undefined
+            : new HookFailure('TLS failure: the server certificate matches no pin'),
+        ),
       );
     });
   });

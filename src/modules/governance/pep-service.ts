@@ -94,7 +94,8 @@ function afterTheCall(
   if (ev && ev.decision === 'deny' && !(ev.policies.length === 0 && NO_PERMIT.test(ev.reason)))
     return { decision: 'deny', reason: ev.reason, revision, policies: ev.policies, kill_switch: null };
   const why = ev && ev.decision !== 'deny' ? `; ${ev.reason}` : '; no policy flags it';
-  return { decision: 'allow', reason: `the call ran${why}`, revision, policies: ev && ev.decision !== 'deny' ? ev.policies : [], kill_switch: null };
+  const policies = ev && ev.decision !== 'deny' ? ev.policies : [];
+  return { decision: 'allow', reason: `the call ran${why}`, revision, policies, kill_switch: null };
 }
 
 /** Decides one hook call, records it in the ledger and the event log; resolves once both are durable. */
@@ -119,7 +120,8 @@ export async function decideHook(
     };
   else {
     const pol = await activePolicy(ctx.services.store, tenant, HOOKS_SURFACE);
-    if (h.hook_event_name === AFTER_THE_CALL) out = afterTheCall(pol ? pol.compiled.evaluate(hookCedarCall(ctx, tenant, h)) : undefined, pol ?? undefined);
+    if (h.hook_event_name === AFTER_THE_CALL)
+      out = afterTheCall(pol ? pol.compiled.evaluate(hookCedarCall(ctx, tenant, h)) : undefined, pol ?? undefined);
     else if (!pol)
       out = {
         decision: 'deny',
