@@ -115,7 +115,7 @@ describe('svc claude-hook under the real Claude Code', () => {
     await server?.stop();
   });
 
-  it('documented policy: the allowed call runs, the forbidden one does not, PostToolUse recorded as ran; no configuration shown', async () => {
+  it('documented policy: the allowed call runs, the forbidden one does not, PostToolUse recorded as ran; no config shown', async () => {
     const settings = await settingsFor([
       '--command',
       SVC,

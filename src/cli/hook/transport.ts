@@ -103,7 +103,10 @@ async function connectTls(t: HookTarget, host: string, port: number, systemToo: 
   else if (t.caCertPem !== undefined) options.ca = systemToo ? [...tls.rootCertificates, t.caCertPem] : [t.caCertPem];
   return await new Promise<TLSSocket>((resolve, reject) => {
     const socket = tls.connect(options);
-    const timer = setTimeout(() => done(new HookFailure('no TLS connection before the deadline')), Math.max(1, deadline - Date.now()));
+    const timer = setTimeout(
+      () => done(new HookFailure('no decision before the deadline (no TLS connection yet)')),
+      Math.max(1, deadline - Date.now()),
+    );
     const done = (err: Error | undefined): void => {
       clearTimeout(timer);
       socket.removeAllListeners('error');
