@@ -185,6 +185,47 @@ describe('svc claude-hook against the real server', () => {
       env: { SERVICE_TOKEN: key },
     });
 
+  it('PostToolUse under a PreToolUse-only policy: recorded as a call that ran, nothing told to the model; a forbid flags it', async () => {
+    const post = JSON.stringify({
+      ...JSON.parse(HOOK),
+      hook_event_name: 'PostToolUse',
+      session_id: 's-post',
+      tool_response: { stdout: '' },
+    });
+    const run = await runSvc(['claude-hook', '--server', server.url, '--pin-sha256', server.pinSha256 as string], {
+      stdin: post,
+      env: { SERVICE_TOKEN: key },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), {});
+    const listed = async () =>
+      (
+        await call(server, 'GET', '/v1/m/governance/pep/decisions?session_id=s-post', {
+          headers: { authorization: `Bearer ${owner}`, 'x-service-tenant': tenant },
+        })
+      ).json().items as Array<{ decision: string; reason: string; hook_event_name: string }>;
+    const first = await listed();
+    assert.equal(first.length, 1);
+    assert.equal(first[0]?.hook_event_name, 'PostToolUse');
+    assert.equal(first[0]?.decision, 'allow');
+    assert.match(first[0]?.reason ?? '', /the call ran/);
+    const policy =
+      'permit(principal, action == Svc::Action::"PreToolUse", resource == Svc::Tool::"Bash");\n' +
+      '@id("flag-git") forbid(principal, action == Svc::Action::"PostToolUse", resource == Svc::Tool::"Bash")' +
+      ' when { context.tool_input has command && context.tool_input.command like "git *" };';
+    assert.equal((await send('POST', '/v1/m/governance/pdp/publish', { content: policy })).status, 201);
+    const flagged = await runSvc(['claude-hook', '--server', server.url, '--pin-sha256', server.pinSha256 as string], {
+      stdin: post,
+      env: { SERVICE_TOKEN: key },
+    });
+    assert.equal(flagged.code, 0, flagged.stderr);
+    const out = JSON.parse(flagged.stdout);
+    assert.equal(out.decision, 'block');
+    assert.match(out.reason, /flags this call, which already ran: forbidden by policy flag-git/);
+    assert.doesNotMatch(out.reason, new RegExp(`${server.port}|${(server.pinSha256 as string).slice(0, 12).replace(/[+/]/g, '.')}`));
+    assert.equal((await listed())[1]?.decision, 'deny');
+  });
+
   it('the server decides (exit 0); a kill switch makes it deny; a wrong pin to the real server denies', async () => {
     const ok = await hook();
     assert.equal(ok.code, 0, ok.stderr);

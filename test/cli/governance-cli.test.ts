@@ -146,9 +146,24 @@ describe('svc governance / hookpep / agent managed-settings', () => {
     const s = JSON.parse(run.stdout);
     for (const ev of ['PreToolUse', 'PostToolUse']) {
       const h = s.hooks[ev][0].hooks[0];
-      assert.match(h.command, /^svc claude-hook --timeout 5s --server https:\/\/svc\.example:8443 --token-file \/etc\/svc\/hook-token$/);
+      // The configuration is in env, not on the command line Claude Code shows the model; every exit but 0 and 2 becomes 2.
+      assert.equal(
+        h.command,
+        'svc claude-hook || { s=$?; [ "$s" -eq 2 ] || echo "svc claude-hook could not run (exit $s), so the call is denied" >&2; exit 2; }',
+      );
       assert.ok(h.timeout > 5, 'the agent waits longer than the hook client, so svc denies first');
     }
+    assert.deepEqual(s.env, {
+      SERVICE_HOOK_TIMEOUT: '5s',
+      SERVICE_HOOK_SERVER: 'https://svc.example:8443',
+      SERVICE_HOOK_TOKEN_FILE: '/etc/svc/hook-token',
+    });
+    const words = await runSvc(
+      ['agent', 'managed-settings', '--command', "node /opt/svc's/bin/svc.js", '--pin-sha256', 'p1', '--pin-sha256', 'p2'],
+    );
+    const w = JSON.parse(words.stdout);
+    assert.match(w.hooks.PreToolUse[0].hooks[0].command, /^node '\/opt\/svc'\\''s\/bin\/svc\.js' claude-hook \|\| \{/);
+    assert.equal(w.env.SERVICE_HOOK_PIN_SHA256, 'p1,p2');
     const raw = await runSvc(['agent', 'managed-settings', '--no-redact'], { env: { SERVICE_TOKEN: 'svck_EMBED' } });
     assert.equal(JSON.parse(raw.stdout).env.SERVICE_TOKEN, 'svck_EMBED');
   });

@@ -1,31 +1,13 @@
 /**
- * `svc claude-hook`: the hook client an agent tool runs before (and after) every tool call. It reads
- * the hook JSON on stdin, asks `POST /v1/m/governance/pep/decisions`, and prints the agent's
- * hook-output JSON. It fails closed (spec Authentication 8): every failure — no configuration,
- * unreachable server, TLS error, timeout, non-2xx, malformed answer, unknown decision, malformed
- * stdin — is a deny, printed as hook JSON on stdout with the reason on stderr and exit code 2,
- * which Claude Code treats as a blocking error whatever it makes of stdout.
- *
- * Exit codes: 0 the server decided (allow, ask or deny: the hook JSON says which); 2 the client
- * denied because it could not get a decision. The whole exchange, reading stdin included, is
- * bounded by `--timeout` (default 5 s).
+ * `svc claude-hook` in the command tree: help, reference and in-process runs. The hook itself is
+ * src/cli/hook/claude-hook.ts, which `bin/svc.js` loads without this tree (issue 47): exit 0 when
+ * the server decided in time, 2 (a deny) on every failure; `--timeout` (default 5 s) bounds it all.
  */
 import { BaseCommand, ClientCommand } from '../client/base-command.js';
 import { Option } from 'clipanion';
 
-const KNOWN = ['hook_event_name', 'session_id', 'tool_name', 'tool_input', 'cwd', 'permission_mode', 'transcript_path'] as const;
-const DECISIONS = new Set(['allow', 'deny', 'ask']);
-export const HOOK_DENY_EXIT = 2;
-export const HOOK_DEFAULT_TIMEOUT_MS = 5000;
-
-/** The agent's hook-output JSON for a decision on one hook event. */
-export function hookOutput(event: string, decision: 'allow' | 'deny' | 'ask', reason: string): Record<string, unknown> {
-  if (event === 'PreToolUse')
-    return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } };
-  // Other events know no "ask": anything but allow blocks.
-  if (decision === 'allow') return {};
-  return { decision: 'block', reason };
-}
+export { HOOK_DEFAULT_TIMEOUT_MS, HOOK_DENY_EXIT, hookOutput } from '../hook/claude-hook.js';
+import { HOOK_DEFAULT_TIMEOUT_MS } from '../hook/claude-hook.js';
 
 export class ClaudeHookCommand extends ClientCommand {
   static override paths = [['claude-hook']];
@@ -36,9 +18,14 @@ export class ClaudeHookCommand extends ClientCommand {
     details:
       'Prints the hook-output JSON. Exit 0: the server decided (allow, ask or deny). Exit 2: the client could not get a decision ' +
       '(unreachable, TLS, timeout, non-2xx, malformed answer, unknown decision, malformed input) and denied. `--timeout` bounds ' +
-      'everything (default 5s). Credentials: --token/--token-file, then $SERVICE_TOKEN, then the saved context.',
+      'everything (default 5s); an answer over 64 KiB is a deny. Configuration: flags, then $SERVICE_HOOK_SERVER, ' +
+      '$SERVICE_HOOK_TOKEN_FILE, $SERVICE_HOOK_CA_CERT, $SERVICE_HOOK_PIN_SHA256, $SERVICE_HOOK_AGENT, $SERVICE_HOOK_TIMEOUT, ' +
+      'then $SERVICE_SERVER_URL/$SERVICE_TOKEN, then the saved context.',
     examples: [
-      ['In .claude/settings.json hooks', 'svc claude-hook --server https://svc.example:8443 --token-file /etc/svc/hook-token --timeout 5s'],
+      [
+        'By hand, as the agent runs it (svc agent managed-settings writes these variables into the settings env)',
+        'SERVICE_HOOK_SERVER=https://svc.example:8443 SERVICE_HOOK_TOKEN_FILE=/etc/svc/hook-token svc claude-hook < hook.json',
+      ],
     ],
   });
 
@@ -49,85 +36,34 @@ export class ClaudeHookCommand extends ClientCommand {
   protected override defaultTimeoutMs = HOOK_DEFAULT_TIMEOUT_MS;
 
   override async validateAndExecute(): Promise<number> {
-    // Not BaseCommand's error policy: every failure, usage errors included, must be a deny.
-    try {
-      return await this.execute();
-    } catch (err) {
-      return this.deny('PreToolUse', `svc could not decide: ${(err as Error).message}`);
-    }
+    return this.execute();
   }
 
+  /**
+   * `bin/svc.js` runs the lean module directly (src/cli/hook/); this class only lists the command in
+   * the help and the reference, and hands an in-process call the same code with the flags rebuilt.
+   */
   async execute(): Promise<number> {
-    let event = 'PreToolUse';
-    const started = Date.now();
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const work = (async (): Promise<number> => {
-      const settings = await this.settings();
-      const budget = settings.timeoutMs;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no decision within ${budget} ms`)), Math.max(1, budget - (Date.now() - started)));
-      });
-      const run = async (): Promise<number> => {
-        const input = parseHook(await readAll(this.context.stdin));
-        event = input['hook_event_name'] as string;
-        const agent = this.agent ?? (this.context.env.SERVICE_AGENT_ID || undefined);
-        const res = await this.withClient((c) =>
-          c.request('POST', '/v1/m/governance/pep/decisions', { body: { ...input, ...(agent ? { agent_id: agent } : {}) } }),
-        );
-        const d = res.body as { decision?: unknown; reason?: unknown; revision?: unknown; decision_id?: unknown };
-        if (typeof d !== 'object' || d === null || typeof d.decision !== 'string' || typeof d.reason !== 'string')
-          throw new Error('malformed answer from the decision endpoint');
-        if (!DECISIONS.has(d.decision)) throw new Error(`unknown decision ${JSON.stringify(d.decision).slice(0, 40)}`);
-        const reason =
-          `${d.reason} (svc decision ${String(d.decision_id)}, policy ` +
-          `revision ${d.revision === null ? 'none' : String(d.revision)})`;
-        if (settled) return HOOK_DENY_EXIT;
-        settled = true;
-        this.context.stdout.write(`${JSON.stringify(hookOutput(event, d.decision as 'allow' | 'deny' | 'ask', reason))}\n`);
-        return 0;
-      };
-      return await Promise.race([run(), deadline]);
-    })();
-    try {
-      return await work;
-    } catch (err) {
-      if (settled) return HOOK_DENY_EXIT;
-      settled = true;
-      const e = err as { message?: string; code?: string };
-      return this.deny(event, `svc could not decide, so the call is denied: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private deny(event: string, reason: string): number {
-    this.context.stdout.write(`${JSON.stringify(hookOutput(event, 'deny', reason))}\n`);
-    this.context.stderr.write(`${reason}\n`);
-    return HOOK_DENY_EXIT;
+    const argv: string[] = [];
+    const put = (flag: string, value: string | undefined): void => {
+      if (value !== undefined) argv.push(flag, value);
+    };
+    put('--server', this.server);
+    put('--tenant', this.tenant);
+    put('--token', this.token);
+    put('--token-file', this.tokenFile);
+    put('--ca-cert', this.caCert);
+    for (const p of this.pinSha256 ?? []) put('--pin-sha256', p);
+    if (this.insecure) argv.push('--insecure');
+    if (this.allowCleartext) argv.push('--allow-cleartext');
+    put('--timeout', this.timeout);
+    put('--context', this.contextName);
+    put('--agent', this.agent);
+    const { runHook } = await import('../hook/claude-hook.js');
+    return await new Promise<number>((done) => {
+      const { env, stdin, stdout, stderr } = this.context;
+      void runHook(argv, { env, stdin, stdout, stderr, exit: done });
+    });
   }
 }
 
-/** The hook JSON, kept to the fields the endpoint takes (the agent may add fields of its own). */
-function parseHook(text: string): Record<string, unknown> {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new Error('the hook input on stdin is not JSON');
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('the hook input on stdin is not a JSON object');
-  const o = v as Record<string, unknown>;
-  for (const k of ['hook_event_name', 'session_id', 'tool_name'] as const)
-    if (typeof o[k] !== 'string') throw new Error(`the hook input lacks ${k}`);
-  const out: Record<string, unknown> = {};
-  for (const k of KNOWN) if (o[k] !== undefined) out[k] = o[k];
-  if (typeof out['tool_input'] !== 'object' || out['tool_input'] === null || Array.isArray(out['tool_input'])) out['tool_input'] = {};
-  return out;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}

@@ -138,6 +138,29 @@ export function evaluateHook(
   };
 }
 
+/** The event Claude Code sends after a tool call ran: there is nothing left to allow or deny. */
+const AFTER_THE_CALL = 'PostToolUse';
+
+/**
+ * A PostToolUse is recorded as what it is, a call that ran (`allow`), unless a policy explicitly
+ * flags it: a forbid that matches (or a policy that fails to evaluate) records `deny`, which the
+ * hook hands the model as a notice. Policies written for PreToolUse only, the documented examples
+ * included, therefore record every call that ran as `allow` instead of a default deny.
+ */
+function afterTheCall(
+  ev: Evaluation | undefined,
+  pol: { revision: number } | undefined,
+): { decision: Verdict; reason: string; revision: number | null; policies: string[]; kill_switch: null } {
+  const revision = pol ? pol.revision : null;
+  // A default deny (no permit matched, an unknown or unparsed command) names no policy; a forbid names
+  // the policies that matched, and a policy that failed to evaluate leaves its errors.
+  if (ev && ev.decision === 'deny' && (ev.policies.length > 0 || ev.errors.length > 0))
+    return { decision: 'deny', reason: ev.reason, revision, policies: ev.policies, kill_switch: null };
+  const why = ev && ev.decision !== 'deny' ? `; ${ev.reason}` : '; no policy flags it';
+  const policies = ev && ev.decision !== 'deny' ? ev.policies : [];
+  return { decision: 'allow', reason: `the call ran${why}`, revision, policies, kill_switch: null };
+}
+
 /** Decides one hook call, records it in the ledger and the event log; resolves once both are durable. */
 export async function decideHook(
   ctx: Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'audit'>,
@@ -160,7 +183,9 @@ export async function decideHook(
     };
   else {
     const pol = await activePolicy(ctx.services.store, tenant, HOOKS_SURFACE);
-    if (!pol)
+    if (h.hook_event_name === AFTER_THE_CALL)
+      out = afterTheCall(pol ? evaluateHook(pol.compiled, ctx, tenant, h) : undefined, pol ?? undefined);
+    else if (!pol)
       out = {
         decision: 'deny',
         reason: `no policy is published for surface ` + `${HOOKS_SURFACE} (deny by default)`,

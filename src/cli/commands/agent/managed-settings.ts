@@ -45,28 +45,34 @@ export class AgentManagedSettingsCommand extends BaseCommand {
   });
   redact = Option.Boolean('--redact', true, { description: 'Keep credentials out of the output (default true)' });
   out = Option.String('--out', '-', { description: 'Output file, or - for stdout (default)' });
-  command = Option.String('--command', 'svc', { description: 'How the agent host runs svc (default `svc`)' });
+  command = Option.String('--command', 'svc', {
+    description: 'How the agent host runs svc, words split on spaces (default `svc`; e.g. "node /opt/svc/bin/svc.js")',
+  });
 
   async execute(): Promise<number> {
     const seconds = Number(this.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600)
       throw new CliError(ExitCode.Usage, 'usage', '--timeout takes seconds between 0 and 600');
-    const q = (s: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
     const server = this.server ?? (this.context.env.SERVICE_SERVER_URL || undefined);
-    const args = [this.command, 'claude-hook', '--timeout', `${seconds}s`];
-    if (server) args.push('--server', server);
-    if (this.tokenFile) args.push('--token-file', this.tokenFile);
-    if (this.caCert) args.push('--ca-cert', this.caCert);
-    for (const p of this.pin ?? []) args.push('--pin-sha256', p);
-    if (this.agent) args.push('--agent', this.agent);
-    const hook = { type: 'command', command: args.map(q).join(' '), timeout: Math.ceil(seconds) + 5 };
+    const words = this.command.trim().split(/\s+/).filter((w) => w !== '');
+    if (words.length === 0) throw new CliError(ExitCode.Usage, 'usage', '--command needs the command that runs svc, e.g. "svc"');
+    // The hook's configuration goes into the settings' env, never onto the command line: Claude Code
+    // shows the command line to the model whenever the hook reports an error.
+    const env: Record<string, string> = { SERVICE_HOOK_TIMEOUT: `${seconds}s` };
+    if (server) env['SERVICE_HOOK_SERVER'] = server;
+    if (this.tokenFile) env['SERVICE_HOOK_TOKEN_FILE'] = this.tokenFile;
+    if (this.caCert) env['SERVICE_HOOK_CA_CERT'] = this.caCert;
+    if (this.pin && this.pin.length > 0) env['SERVICE_HOOK_PIN_SHA256'] = this.pin.join(',');
+    if (this.agent) env['SERVICE_HOOK_AGENT'] = this.agent;
+    const token = this.context.env.SERVICE_TOKEN;
+    if (!this.redact && token) env['SERVICE_TOKEN'] = token;
+    const hook = { type: 'command', command: hookCommand(words), timeout: Math.ceil(seconds) + 5 };
     const settings: Record<string, unknown> = {
+      env,
       hooks: { PreToolUse: [{ matcher: '*', hooks: [hook] }], PostToolUse: [{ matcher: '*', hooks: [hook] }] },
       // Managed hooks only: users and projects cannot add hooks that bypass svc.
       allowManagedHooksOnly: true,
     };
-    const token = this.context.env.SERVICE_TOKEN;
-    if (!this.redact && token) settings['env'] = { SERVICE_TOKEN: token };
     const text = `${JSON.stringify(settings, null, 2)}\n`;
     if (this.out === '-') this.context.stdout.write(text);
     else {
@@ -83,4 +89,19 @@ export class AgentManagedSettingsCommand extends BaseCommand {
     }
     return 0;
   }
+}
+
+/** One shell word: left bare when it holds nothing the shell interprets, else single-quoted. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The hook's command line for `sh -c`: the words of `--command`, each quoted, then `claude-hook`.
+ * Claude Code runs the tool on any exit but 0 and 2, so every other status — 127 (not found), 126
+ * (not executable), 1 (a crash), a signal — becomes 2 with a one-line reason; 0 and 2 pass through.
+ */
+export function hookCommand(words: string[]): string {
+  const run = [...words.map(shellWord), 'claude-hook'].join(' ');
+  return `${run} || { s=$?; [ "$s" -eq 2 ] || echo "svc claude-hook could not run (exit $s), so the call is denied" >&2; exit 2; }`;
 }
