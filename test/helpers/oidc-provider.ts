@@ -59,3 +59,42 @@ export async function startProvider(opts: { clientId?: string; clientSecret?: st
     }),
   };
 }
+
+/**
+ * The provider's own login and consent pages driven over plain HTTP (no browser): follows its
+ * redirects with its cookies, posts the login form (any password) and the consent form, and stops at
+ * the redirect to `redirectPrefix` (the caller's loopback callback), whose query it returns unfetched.
+ */
+export async function providerLogin(authorizationUrl: string, login: string, redirectPrefix: string): Promise<URLSearchParams> {
+  const jar = new Map<string, string>();
+  const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const remember = (res: Response) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = (pair as string).indexOf('=');
+      jar.set((pair as string).slice(0, i).trim(), (pair as string).slice(i + 1));
+    }
+  };
+  let url = authorizationUrl;
+  let init: RequestInit = { method: 'GET' };
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(redirectPrefix)) return new URL(url).searchParams;
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers ?? {}), cookie: cookieHeader() } });
+    remember(res);
+    const location = res.headers.get('location');
+    if (location) {
+      await res.arrayBuffer();
+      url = new URL(location, url).toString();
+      init = { method: 'GET' };
+      continue;
+    }
+    const html = await res.text();
+    const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/.exec(html);
+    const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
+    if (res.status !== 200 || !form || !prompt) throw new Error(`provider page ${url} answered ${res.status} without a form: ${html.slice(0, 300)}`);
+    const fields = new URLSearchParams({ prompt, ...(prompt === 'login' ? { login, password: 'any password' } : {}) });
+    url = new URL((form[1] as string).replace(/&amp;/g, '&'), url).toString();
+    init = { method: 'POST', body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  }
+  throw new Error('the provider kept redirecting');
+}
