@@ -48,6 +48,12 @@ export interface RouteSpec<
    * request id and trace in meta.
    */
   auditChain?: 'system';
+  /**
+   * An authentication path: a request refused before its handler runs (params, query or body that do
+   * not parse or match the schema) is recorded with this action (one of `audit`), meta `ip`, `reason`
+   * (the error code) and `message`, so every refusal leaves a record (issue 48).
+   */
+  auditRefusals?: string;
   /** A mutation that appends no ledger record, and why (read-only POST, ephemeral challenge, protocol step). */
   unaudited?: string;
   /**

@@ -248,9 +248,17 @@ export class App {
       await this.opts.authenticate(ctx, route);
     }
     const mutable = ctx as { params: unknown; query: unknown; body: unknown };
-    mutable.params = validatePart(route, 'params', prepared.params);
-    mutable.query = parseAndValidateQuery(route, req.query);
-    mutable.body = parseAndValidateBody(route, req);
+    try {
+      mutable.params = validatePart(route, 'params', prepared.params);
+      mutable.query = parseAndValidateQuery(route, req.query);
+      mutable.body = parseAndValidateBody(route, req);
+    } catch (err) {
+      if (spec.auditRefusals !== undefined && err instanceof ApiError) {
+        const meta = { ip: req.remoteAddress, reason: err.code, message: err.message.slice(0, 500) };
+        await appendAudit(ctx, route, { kind: 'request', id: '' }, meta, { action: spec.auditRefusals, as: { user: undefined } });
+      }
+      throw err;
+    }
     const around = this.opts.aroundMutation;
     // Mutations that promise a ledger record (their `audit` action); the `unaudited` ones (ephemeral
     // WebAuthn challenges, read-only POSTs) run bare.

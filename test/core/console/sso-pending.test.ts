@@ -66,7 +66,7 @@ async function startFrom(agent: Agent | undefined): Promise<{ status: number; bo
 }
 
 test('a flood of starts from one address is bounded and recorded; another address still starts', { timeout: 120_000 }, async () => {
-  const flooder = new Agent({ connect: { ca: server.certPem, localAddress: '127.0.0.2' } });
+  const flooder = new Agent({ connect: { ca: server.certPem }, localAddress: '127.0.0.2' });
   try {
     const statuses: number[] = [];
     for (let i = 0; i < FLOOD; i += 10) {
