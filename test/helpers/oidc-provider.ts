@@ -91,7 +91,8 @@ export async function providerLogin(authorizationUrl: string, login: string, red
     const html = await res.text();
     const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/.exec(html);
     const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
-    if (res.status !== 200 || !form || !prompt) throw new Error(`provider page ${url} answered ${res.status} without a form: ${html.slice(0, 300)}`);
+    if (res.status !== 200 || !form || !prompt)
+      throw new Error(`provider page ${url} answered ${res.status} without a form: ${html.slice(0, 300)}`);
     const fields = new URLSearchParams({ prompt, ...(prompt === 'login' ? { login, password: 'any password' } : {}) });
     url = new URL((form[1] as string).replace(/&amp;/g, '&'), url).toString();
     init = { method: 'POST', body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };

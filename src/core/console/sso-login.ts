@@ -2,9 +2,11 @@
  * Single sign-on with the configured OpenID provider (docs/sso.md): the authorization-code flow with
  * PKCE (S256), state and nonce, through `openid-client` (pinned). The ID token's signature is checked
  * against the provider's JWKS (fetched again at each login, so a rotated key is picked up and a key
- * id the JWKS does not hold fails), with its issuer, audience, expiry and nonce. The person is then
- * found by (issuer, subject), or linked by a verified e-mail, or provisioned just in time by the
- * role mapping; the answer is an ordinary `svcs_` session.
+ * id the JWKS does not hold fails), with its issuer, audience, expiry and nonce, then its azp and iat.
+ * The person is then found by (issuer, subject), or an existing account with the same e-mail (ASCII
+ * letters folded, nothing else) is linked when the settings allow it and the provider verified the
+ * address, or one is provisioned just in time by the role mapping; the answer is an ordinary session.
+ * Pending logins live in the store (sso-pending.ts).
  */
 import * as oidc from 'openid-client';
 import { randomBytes } from 'node:crypto';
@@ -135,7 +137,8 @@ function checkIdTokenClaims(claims: Record<string, unknown>, clientId: string): 
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new Error('the ID token has no numeric iat');
   if (iat > now + CLOCK_TOLERANCE_S) throw new Error('the ID token was issued in the future (iat)');
   const nbf = claims['nbf'];
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + CLOCK_TOLERANCE_S)) throw new Error('the ID token is not valid yet (nbf)');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + CLOCK_TOLERANCE_S))
+    throw new Error('the ID token is not valid yet (nbf)');
 }
 
 /** An e-mail claim fit to name an account: one @, no blanks or control characters, at most 254 characters. */
@@ -234,7 +237,10 @@ export async function completeLogin(s: Services, input: { state: string; code: s
           .select(['issuer', 'subject'])
           .where('user_id', '=', existing.id)
           .executeTakeFirst();
-        if (held) throw conflict(email, { user_id: existing.id, issuer: cfg.issuer, subject: sub, linked_issuer: held.issuer, linked_subject: held.subject });
+        if (held) {
+          const linked = { linked_issuer: held.issuer, linked_subject: held.subject };
+          throw conflict(email, { user_id: existing.id, issuer: cfg.issuer, subject: sub, ...linked });
+        }
         userId = existing.id;
       } else {
         if (rules.length === 0)
