@@ -1,8 +1,9 @@
 /**
- * `PUT|DELETE /v1/console/sso/identities/{user_id}`: an administrator sets or removes the provider
+ * `PUT|DELETE /v1/m/identity/sso/identities/{user_id}`: an administrator sets or removes the provider
  * subject an account is linked to (superadmin). A login whose verified e-mail names an account
  * linked to another subject is refused with 409 `sso_identity_conflict` and both subjects in the
  * ledger (docs/sso.md); the relink here is how that person, after a provider migration, gets in again.
+ * Beta (/openapi.beta.json), beside the SSO login routes under /v1/m/identity.
  */
 import Type from 'typebox';
 import { Text, Uuid } from '../../contract/common.js';
@@ -15,7 +16,7 @@ import { isUniqueViolation } from '../../store/store-error.js';
 import { readSetting } from './console-state.js';
 import { ssoSettingsOf, type SsoSettings } from './sso-settings.js';
 
-const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
+const common = { stability: 'beta' as const, tags: ['identity'], permission: 'system:admin' };
 const Params = Type.Object({ user_id: Uuid }, { additionalProperties: false });
 const RelinkBody = Type.Object({ subject: Text({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
 const Identity = Type.Object(
@@ -27,7 +28,7 @@ export const ssoIdentityRoutes: AnyRoute[] = [
   route({
     ...common,
     method: 'PUT',
-    path: '/v1/console/sso/identities/{user_id}',
+    path: '/v1/m/identity/sso/identities/{user_id}',
     operationId: 'relinkSsoIdentity',
     summary: 'Link an account to a subject at the configured OpenID provider, replacing its link (after a provider migration)',
     audit: 'sso.relink',
@@ -92,7 +93,7 @@ export const ssoIdentityRoutes: AnyRoute[] = [
   route({
     ...common,
     method: 'DELETE',
-    path: '/v1/console/sso/identities/{user_id}',
+    path: '/v1/m/identity/sso/identities/{user_id}',
     operationId: 'unlinkSsoIdentity',
     summary: 'Remove an account’s link to the OpenID provider; its next SSO login links again only by the linking rule',
     audit: 'sso.unlink',

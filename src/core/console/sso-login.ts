@@ -149,7 +149,7 @@ function conflict(email: string, meta: Record<string, unknown>): SsoLoginError {
   return new SsoLoginError(
     'sso_identity_conflict',
     'SSO login refused: this account is linked to another identity at the provider; an administrator can relink it ' +
-      '(PUT /v1/console/sso/identities/{user_id})',
+      '(PUT /v1/m/identity/sso/identities/{user_id})',
     email,
     { code: 'sso_identity_conflict', meta },
   );

@@ -113,7 +113,7 @@ test('a second subject for a linked account: 409 sso_identity_conflict with both
   const rec = (await failures()).find((m) => m['reason'] === 'sso_identity_conflict');
   assert.ok(rec, 'no auth.sso_login_failed record for the conflict');
   assert.deepEqual([rec['subject'], rec['linked_subject'], rec['user_id']], ['kim-b', 'kim-a', kimId]);
-  const relink = await call(server, 'PUT', `/v1/console/sso/identities/${kimId}`, as({ subject: 'kim-b' }));
+  const relink = await call(server, 'PUT', `/v1/m/identity/sso/identities/${kimId}`, as({ subject: 'kim-b' }));
   assert.equal(relink.status, 200, relink.text);
   assert.deepEqual([relink.json().subject, relink.json().issuer], ['kim-b', provider.issuer]);
   const now = await ssoLogin('kim-b');
@@ -128,7 +128,7 @@ test('a second subject for a linked account: 409 sso_identity_conflict with both
     ['kim-b', 'kim-a'],
   );
   // Unlinking: the account signs in by password again, and its next SSO login links by the rule.
-  assert.equal((await call(server, 'DELETE', `/v1/console/sso/identities/${kimId}`, as())).status, 204);
+  assert.equal((await call(server, 'DELETE', `/v1/m/identity/sso/identities/${kimId}`, as())).status, 204);
   const back = await ssoLogin('kim-a');
   assert.equal(back.status, 200, back.text);
   assert.equal(back.json().user_id, kimId);
