@@ -16,7 +16,9 @@ export interface TestProvider {
   stop(): Promise<void>;
 }
 
-export async function startProvider(opts: { clientId?: string; clientSecret?: string } = {}): Promise<TestProvider> {
+export async function startProvider(
+  opts: { clientId?: string; clientSecret?: string; publicClient?: boolean } = {},
+): Promise<TestProvider> {
   const clientId = opts.clientId ?? 'svc-console';
   const clientSecret = opts.clientSecret ?? 'provider-client-secret-0123456789abcdef';
   const accounts = new Map<string, Record<string, unknown>>();
@@ -27,12 +29,13 @@ export async function startProvider(opts: { clientId?: string; clientSecret?: st
     clients: [
       {
         client_id: clientId,
-        client_secret: clientSecret,
+        ...(opts.publicClient ? {} : { client_secret: clientSecret }),
         application_type: 'native',
         redirect_uris: ['http://127.0.0.1/callback'],
         grant_types: ['authorization_code'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
+        // A public client (PKCE only) for servers that hold no client secret (replicas with their own secrets keys).
+        token_endpoint_auth_method: opts.publicClient ? 'none' : 'client_secret_post',
       },
     ],
     cookies: { keys: ['test-cookie-key-0123456789'] },
