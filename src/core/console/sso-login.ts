@@ -92,7 +92,7 @@ export async function startLogin(s: Services, redirectUri: string, client: strin
     state,
     nonce,
   });
-  await admitPending(s, state, client, { nonce, verifier, redirectUri: redirect, issuer: cfg.issuer });
+  await admitPending(s.store, state, client, { nonce, verifier, redirectUri: redirect, issuer: cfg.issuer });
   return { authorization_url: url.toString(), state, expires_at: new Date(Date.now() + PENDING_TTL_MS).toISOString() };
 }
 
@@ -162,7 +162,7 @@ function claimMatches(claims: Record<string, unknown>, claim: string, value: str
 
 export async function completeLogin(s: Services, input: { state: string; code: string; iss?: string }): Promise<SsoLoginResult> {
   // Consumed before anything else: a state (and the code bound to its verifier) completes once.
-  const p = await takePending(s, input.state);
+  const p = await takePending(s.store, input.state);
   if (!p) throw new SsoLoginError('bad_state', 'SSO login failed: unknown or expired state (start again)');
   const cfg = await settingsOf(s);
   if (cfg.issuer !== p.issuer) throw new SsoLoginError('issuer_changed', 'SSO login failed: the provider changed since this login started');

@@ -11,13 +11,22 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { ApiError } from '../../contract/errors.js';
-import type { Services } from '../../serve/services.js';
+import type { Store } from '../../store/store-types.js';
 
 export const PENDING_TTL_MS = 10 * 60_000;
 export const PER_CLIENT = 20;
 export const GLOBAL = 20_000;
 /** A pending login younger than this is never evicted: time for a person to sign in at the provider. */
 export const MIN_AGE_MS = 60_000;
+
+/** The bounds (the constants above; tests pass small ones). */
+export interface PendingLimits {
+  ttlMs: number;
+  perClient: number;
+  global: number;
+  minAgeMs: number;
+}
+const LIMITS: PendingLimits = { ttlMs: PENDING_TTL_MS, perClient: PER_CLIENT, global: GLOBAL, minAgeMs: MIN_AGE_MS };
 
 export interface PendingLogin {
   nonce: string;
@@ -49,29 +58,36 @@ function refuse(scope: string, waitMs: number): ApiError {
 }
 
 /** Admit a started login under the bounds, evicting what gives way; throws 429 `rate_limited` otherwise. */
-export async function admitPending(s: Services, state: string, client: string, p: Omit<PendingLogin, 'createdAtMs'>): Promise<void> {
-  const now = Date.now();
-  await s.store.transaction(async (tx) => {
-    await tx.deleteFrom('sso_pending_logins').where('created_at_ms', '<=', now - PENDING_TTL_MS).execute();
+export async function admitPending(
+  store: Store,
+  state: string,
+  client: string,
+  p: Omit<PendingLogin, 'createdAtMs'>,
+  limits: PendingLimits = LIMITS,
+  now = Date.now(),
+): Promise<void> {
+  const { ttlMs, perClient, global, minAgeMs } = limits;
+  await store.transaction(async (tx) => {
+    await tx.deleteFrom('sso_pending_logins').where('created_at_ms', '<=', now - ttlMs).execute();
     const mine = await tx
       .selectFrom('sso_pending_logins')
       .select(['state_digest', 'created_at_ms'])
       .where('client', '=', client)
       .orderBy('created_at_ms')
       .execute();
-    const over = mine.length - PER_CLIENT + 1;
+    const over = mine.length - perClient + 1;
     if (over > 0) {
       // The address's own oldest entries give way; never one a person may still be using.
       const victims = mine.slice(0, over);
       const youngest = Number(victims[victims.length - 1]?.created_at_ms);
-      if (now - youngest < MIN_AGE_MS) throw refuse('from this address', youngest + MIN_AGE_MS - now);
+      if (now - youngest < minAgeMs) throw refuse('from this address', youngest + minAgeMs - now);
       await tx.deleteFrom('sso_pending_logins').where('state_digest', 'in', victims.map((v) => v.state_digest)).execute();
     }
     const total = await tx
       .selectFrom('sso_pending_logins')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow();
-    if (Number(total.n) >= GLOBAL) {
+    if (Number(total.n) >= global) {
       const top = await tx
         .selectFrom('sso_pending_logins')
         .select(['client', (eb) => eb.fn.countAll<number | string>().as('n')])
@@ -79,17 +95,17 @@ export async function admitPending(s: Services, state: string, client: string, p
         .orderBy('n', 'desc')
         .limit(1)
         .executeTakeFirst();
-      let q = tx.selectFrom('sso_pending_logins').select(['state_digest', 'created_at_ms']).where('created_at_ms', '<=', now - MIN_AGE_MS);
+      let q = tx.selectFrom('sso_pending_logins').select(['state_digest', 'created_at_ms']).where('created_at_ms', '<=', now - minAgeMs);
       if (top && Number(top.n) > 1) q = q.where('client', '=', top.client);
       let victim = await q.orderBy('created_at_ms').limit(1).executeTakeFirst();
       victim ??= await tx
         .selectFrom('sso_pending_logins')
         .select(['state_digest', 'created_at_ms'])
-        .where('created_at_ms', '<=', now - MIN_AGE_MS)
+        .where('created_at_ms', '<=', now - minAgeMs)
         .orderBy('created_at_ms')
         .limit(1)
         .executeTakeFirst();
-      if (!victim) throw refuse('on this server', MIN_AGE_MS);
+      if (!victim) throw refuse('on this server', minAgeMs);
       await tx.deleteFrom('sso_pending_logins').where('state_digest', '=', victim.state_digest).execute();
     }
     await tx
@@ -108,16 +124,16 @@ export async function admitPending(s: Services, state: string, client: string, p
 }
 
 /** Consume a pending login by its state: undefined when unknown, expired, or already taken by another completion. */
-export async function takePending(s: Services, state: string): Promise<PendingLogin | undefined> {
+export async function takePending(store: Store, state: string, ttlMs = PENDING_TTL_MS): Promise<PendingLogin | undefined> {
   const key = digest(state);
-  const row = await s.store.transaction(async (tx) => {
+  const row = await store.transaction(async (tx) => {
     const found = await tx.selectFrom('sso_pending_logins').selectAll().where('state_digest', '=', key).executeTakeFirst();
     if (!found) return undefined;
     const del = await tx.deleteFrom('sso_pending_logins').where('state_digest', '=', key).executeTakeFirst();
     // Two completions racing on two replicas: only the one whose delete removed the row goes on.
     return Number(del.numDeletedRows) === 1 ? found : undefined;
   });
-  if (!row || Number(row.created_at_ms) + PENDING_TTL_MS <= Date.now()) return undefined;
+  if (!row || Number(row.created_at_ms) + ttlMs <= Date.now()) return undefined;
   return {
     nonce: row.nonce,
     verifier: row.verifier,
