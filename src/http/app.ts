@@ -253,10 +253,7 @@ export class App {
       mutable.query = parseAndValidateQuery(route, req.query);
       mutable.body = parseAndValidateBody(route, req);
     } catch (err) {
-      if (spec.auditRefusals !== undefined && err instanceof ApiError) {
-        const meta = { ip: req.remoteAddress, reason: err.code, message: err.message.slice(0, 500) };
-        await appendAudit(ctx, route, { kind: 'request', id: '' }, meta, { action: spec.auditRefusals, as: { user: undefined } });
-      }
+      if (spec.onInputRefused !== undefined && err instanceof ApiError) await spec.onInputRefused(ctx, err);
       throw err;
     }
     const around = this.opts.aroundMutation;

@@ -53,6 +53,8 @@ export const ssoLoginRoutes: AnyRoute[] = [
       'auth.sso_start_refused, aggregated per client address and minute (sso-refusals.ts)',
     bodyLimit: 4 * 1024,
     timeoutMs: 15_000,
+    // Aggregated like every refused start: a flood of malformed starts costs the ledger a record a minute.
+    onInputRefused: (ctx, err) => recordStartRefusal(ctx.services, ctx.remoteAddress, clientKey(ctx.remoteAddress), err.code),
     handler: async (ctx) => {
       const client = clientKey(ctx.remoteAddress);
       try {
@@ -71,7 +73,10 @@ export const ssoLoginRoutes: AnyRoute[] = [
     operationId: 'ssoComplete',
     summary: 'Complete a single sign-on login with the code and state the provider returned; answers a session',
     audit: ['auth.sso_login', 'auth.sso_login_failed'],
-    auditRefusals: 'auth.sso_login_failed',
+    onInputRefused: async (ctx, err) => {
+      const meta = { ip: ctx.remoteAddress, reason: err.code, message: err.message.slice(0, 500) };
+      await ctx.audit({ kind: 'user', id: '' }, meta, { action: 'auth.sso_login_failed', as: { user: undefined } });
+    },
     auditChain: 'system',
     body: CompleteBody,
     response: SessionAnswer,

@@ -221,7 +221,7 @@ test('redirect_uri: only the loopback callback (RFC 8252, any port) and the conf
   assert.equal((await start('https://console.example.test/sso/callback2')).status, 400);
 });
 
-test('refusals at input checking (no state, a client-sent code_verifier, malformed JSON) are recorded', async () => {
+test('refusals at input checking (no state, a client-sent code_verifier, malformed JSON; a start without redirect_uri) are recorded', async () => {
   const before = (await systemAudit('auth.sso_login_failed')).filter((m) => m['reason'] === 'bad_request').length;
   const complete = (body: string) =>
     call(server, 'POST', '/v1/m/identity/sso/complete', { headers: { 'content-type': 'application/json' }, body });
@@ -231,4 +231,12 @@ test('refusals at input checking (no state, a client-sent code_verifier, malform
   const after = (await systemAudit('auth.sso_login_failed')).filter((m) => m['reason'] === 'bad_request');
   assert.equal(after.length - before, 3, JSON.stringify(after));
   assert.ok(after.every((m) => m['ip'] === '127.0.0.1' && typeof m['message'] === 'string'));
+  // At start too (aggregated per address and reason): a body without redirect_uri.
+  const start = await call(server, 'POST', '/v1/m/identity/sso/start', {
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  assert.equal(start.status, 400);
+  const refused = await systemAudit('auth.sso_start_refused');
+  assert.ok(refused.some((m) => m['reason'] === 'bad_request' && m['refused'] === 1), JSON.stringify(refused));
 });
