@@ -221,7 +221,7 @@ test('redirect_uri: only the loopback callback (RFC 8252, any port) and the conf
   assert.equal((await start('https://console.example.test/sso/callback2')).status, 400);
 });
 
-test('input-check refusals (no state, a client-sent code_verifier, malformed JSON; a start with no redirect_uri) leave records', async () => {
+test('input-check refusals (no state, a client code_verifier, malformed JSON; a start with no redirect_uri) leave records', async () => {
   const before = (await systemAudit('auth.sso_login_failed')).filter((m) => m['reason'] === 'bad_request').length;
   const complete = (body: string) =>
     call(server, 'POST', '/v1/m/identity/sso/complete', { headers: { 'content-type': 'application/json' }, body });
