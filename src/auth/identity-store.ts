@@ -31,9 +31,14 @@ export function userView(row: UsersTable): UserView {
   };
 }
 
-/** Normalised e-mail: trimmed and lower-cased (RFC 5321 local parts are case-sensitive in theory, never in practice). */
+/**
+ * Normalised e-mail, the one form users are stored and looked up by: ASCII blanks trimmed and the
+ * ASCII letters A–Z folded to a–z, every other code point kept exactly. Never full Unicode case
+ * mapping or NFKC: both turn the Kelvin sign (U+212A) into `k`, so a provider account
+ * `\u212Aim@…` would match `kim@…` (issue 48). A non-ASCII address matches only itself.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '').replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 }
 
 /** Number of users; zero means setup is still pending. */

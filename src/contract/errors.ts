@@ -33,6 +33,7 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'the approval cannot authorise this action (expired, consumed, not approved, or the plan changed)',
   },
+  sso_identity_conflict: { status: 409, message: 'the account is linked to another identity at the OpenID provider' },
   request_body_too_large: { status: 413, message: 'request body too large' },
   unsupported_media_type: { status: 415, message: 'request body must be application/json' },
   tenant_suspended: { status: 423, message: 'tenant is suspended' },

@@ -6,6 +6,7 @@
 import type { TSchema, Static } from 'typebox';
 import type { RequestContext } from '../http/context.js';
 import type { Reply } from '../http/reply.js';
+import type { ApiError } from './errors.js';
 
 /** Why a served route is in neither OpenAPI document (RouteSpec.unlisted). */
 export type Unlisted = 'protocol' | 'ui-asset';
@@ -48,6 +49,12 @@ export interface RouteSpec<
    * request id and trace in meta.
    */
   auditChain?: 'system';
+  /**
+   * An authentication path: called when the request is refused before its handler runs (params,
+   * query or body that do not parse or match the schema), with the 4xx it gets, so the route records
+   * that refusal too (issue 48: every refusal on an authentication path leaves an audit record).
+   */
+  onInputRefused?: (ctx: RequestContext, err: ApiError) => Promise<void>;
   /** A mutation that appends no ledger record, and why (read-only POST, ephemeral challenge, protocol step). */
   unaudited?: string;
   /**

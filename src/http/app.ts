@@ -248,9 +248,14 @@ export class App {
       await this.opts.authenticate(ctx, route);
     }
     const mutable = ctx as { params: unknown; query: unknown; body: unknown };
-    mutable.params = validatePart(route, 'params', prepared.params);
-    mutable.query = parseAndValidateQuery(route, req.query);
-    mutable.body = parseAndValidateBody(route, req);
+    try {
+      mutable.params = validatePart(route, 'params', prepared.params);
+      mutable.query = parseAndValidateQuery(route, req.query);
+      mutable.body = parseAndValidateBody(route, req);
+    } catch (err) {
+      if (spec.onInputRefused !== undefined && err instanceof ApiError) await spec.onInputRefused(ctx, err);
+      throw err;
+    }
     const around = this.opts.aroundMutation;
     // Mutations that promise a ledger record (their `audit` action); the `unaudited` ones (ephemeral
     // WebAuthn challenges, read-only POSTs) run bare.

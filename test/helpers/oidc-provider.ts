@@ -20,7 +20,9 @@ export interface TestProvider {
   stop(): Promise<void>;
 }
 
-export async function startProvider(opts: { clientId?: string; clientSecret?: string } = {}): Promise<TestProvider> {
+export async function startProvider(
+  opts: { clientId?: string; clientSecret?: string; publicClient?: boolean } = {},
+): Promise<TestProvider> {
   const clientId = opts.clientId ?? 'svc-console';
   const clientSecret = opts.clientSecret ?? 'provider-client-secret-0123456789abcdef';
   const accounts = new Map<string, Record<string, unknown>>();
@@ -31,12 +33,13 @@ export async function startProvider(opts: { clientId?: string; clientSecret?: st
     clients: [
       {
         client_id: clientId,
-        client_secret: clientSecret,
+        ...(opts.publicClient ? {} : { client_secret: clientSecret }),
         application_type: 'native',
         redirect_uris: ['http://127.0.0.1/callback'],
         grant_types: ['authorization_code'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
+        // A public client (PKCE only) for servers that hold no client secret (replicas with their own secrets keys).
+        token_endpoint_auth_method: opts.publicClient ? 'none' : 'client_secret_post',
       },
     ],
     cookies: { keys: ['test-cookie-key-0123456789'] },
@@ -62,4 +65,44 @@ export async function startProvider(opts: { clientId?: string; clientSecret?: st
       server.close(() => r());
     }),
   };
+}
+
+/**
+ * The provider's own login and consent pages driven over plain HTTP (no browser): follows its
+ * redirects with its cookies, posts the login form (any password) and the consent form, and stops at
+ * the redirect to `redirectPrefix` (the caller's loopback callback), whose query it returns unfetched.
+ */
+export async function providerLogin(authorizationUrl: string, login: string, redirectPrefix: string): Promise<URLSearchParams> {
+  const jar = new Map<string, string>();
+  const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const remember = (res: Response) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = (pair as string).indexOf('=');
+      jar.set((pair as string).slice(0, i).trim(), (pair as string).slice(i + 1));
+    }
+  };
+  let url = authorizationUrl;
+  let init: RequestInit = { method: 'GET' };
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(redirectPrefix)) return new URL(url).searchParams;
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers ?? {}), cookie: cookieHeader() } });
+    remember(res);
+    const location = res.headers.get('location');
+    if (location) {
+      await res.arrayBuffer();
+      url = new URL(location, url).toString();
+      init = { method: 'GET' };
+      continue;
+    }
+    const html = await res.text();
+    const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/.exec(html);
+    const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
+    if (res.status !== 200 || !form || !prompt)
+      throw new Error(`provider page ${url} answered ${res.status} without a form: ${html.slice(0, 300)}`);
+    const fields = new URLSearchParams({ prompt, ...(prompt === 'login' ? { login, password: 'any password' } : {}) });
+    url = new URL((form[1] as string).replace(/&amp;/g, '&'), url).toString();
+    init = { method: 'POST', body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  }
+  throw new Error('the provider kept redirecting');
 }

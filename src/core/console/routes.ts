@@ -6,6 +6,7 @@ import { licenseRoutes } from './license-routes.js';
 import { bundleRoutes } from './bundle-routes.js';
 import { ssoConfigRoutes } from './sso-routes.js';
 import { ssoLoginRoutes } from './sso-login-routes.js';
+import { ssoIdentityRoutes } from './sso-identity-routes.js';
 import './sso-settings.js';
 
 export const consoleRoutes: AnyRoute[] = [
@@ -15,4 +16,5 @@ export const consoleRoutes: AnyRoute[] = [
   ...bundleRoutes,
   ...ssoConfigRoutes,
   ...ssoLoginRoutes,
+  ...ssoIdentityRoutes,
 ];

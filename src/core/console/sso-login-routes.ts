@@ -9,6 +9,8 @@ import { MultilineText, Text } from '../../contract/common.js';
 import { ApiError } from '../../contract/errors.js';
 import { PUBLIC, route, type AnyRoute } from '../../contract/route.js';
 import { completeLogin, SsoLoginError, startLogin } from './sso-login.js';
+import { clientKey } from './sso-pending.js';
+import { recordStartRefusal } from './sso-refusals.js';
 
 const common = { stability: 'beta' as const, tags: ['identity'], permission: PUBLIC };
 const StartBody = Type.Object({ redirect_uri: Text({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
@@ -46,10 +48,23 @@ export const ssoLoginRoutes: AnyRoute[] = [
     summary: 'Start a single sign-on login: the provider URL (PKCE S256, state, nonce) for the browser',
     body: StartBody,
     response: StartAnswer,
-    unaudited: 'a protocol step (state and PKCE verifier for the provider); the login it leads to is recorded',
+    unaudited:
+      'a protocol step (state and PKCE verifier for the provider); the login it leads to is recorded, and refused starts as ' +
+      'auth.sso_start_refused, aggregated per client address and minute (sso-refusals.ts)',
     bodyLimit: 4 * 1024,
     timeoutMs: 15_000,
-    handler: (ctx) => startLogin(ctx.services, ctx.body.redirect_uri),
+    // Aggregated like every refused start: a flood of malformed starts costs the ledger a record a minute.
+    onInputRefused: (ctx, err) => recordStartRefusal(ctx.services, ctx.remoteAddress, clientKey(ctx.remoteAddress), err.code),
+    handler: async (ctx) => {
+      const client = clientKey(ctx.remoteAddress);
+      try {
+        return await startLogin(ctx.services, ctx.body.redirect_uri, client);
+      } catch (err) {
+        const reason = err instanceof SsoLoginError ? err.reason : err instanceof ApiError ? err.code : 'internal';
+        await recordStartRefusal(ctx.services, ctx.remoteAddress, client, reason);
+        throw err;
+      }
+    },
   }),
   route({
     ...common,
@@ -58,6 +73,10 @@ export const ssoLoginRoutes: AnyRoute[] = [
     operationId: 'ssoComplete',
     summary: 'Complete a single sign-on login with the code and state the provider returned; answers a session',
     audit: ['auth.sso_login', 'auth.sso_login_failed'],
+    onInputRefused: async (ctx, err) => {
+      const meta = { ip: ctx.remoteAddress, reason: err.code, message: err.message.slice(0, 500) };
+      await ctx.audit({ kind: 'user', id: '' }, meta, { action: 'auth.sso_login_failed', as: { user: undefined } });
+    },
     auditChain: 'system',
     body: CompleteBody,
     response: SessionAnswer,
@@ -73,14 +92,15 @@ export const ssoLoginRoutes: AnyRoute[] = [
         );
         return r;
       } catch (err) {
-        if (err instanceof SsoLoginError || err instanceof ApiError) {
-          const reason = err instanceof SsoLoginError ? err.reason : err.code;
-          await ctx.audit(
-            { kind: 'user', id: '' },
-            { ip: ctx.remoteAddress, reason, ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}) },
-            { action: 'auth.sso_login_failed', as: { user: undefined } },
-          );
-        }
+        // Every refusal is recorded, an unexpected failure too (reason `internal`).
+        const reason = err instanceof SsoLoginError ? err.reason : err instanceof ApiError ? err.code : 'internal';
+        const meta = err instanceof SsoLoginError ? err.meta : {};
+        const userId = typeof meta['user_id'] === 'string' ? meta['user_id'] : '';
+        await ctx.audit(
+          { kind: 'user', id: userId },
+          { ip: ctx.remoteAddress, reason, ...meta, ...(err instanceof SsoLoginError && err.email ? { email: err.email } : {}) },
+          { action: 'auth.sso_login_failed', as: { user: undefined } },
+        );
         throw err;
       }
     },

@@ -11,7 +11,8 @@ import type { Services } from '../../serve/services.js';
 import { readSetting } from './console-state.js';
 import { resolveSecret, secretExists, SecretUnavailableError, SECRET_NAME_PATTERN } from './secrets-service.js';
 import { ssoDispatcher } from './sso-fetch.js';
-import type { SsoSettings } from './sso-settings.js';
+import { ssoSettingsOf, type SsoSettings } from './sso-settings.js';
+import { checkConfiguredRedirectUri } from './sso-redirect.js';
 
 const common = { stability: 'stable' as const, tags: ['console'], permission: 'system:admin' };
 const Role = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')]);
@@ -35,6 +36,13 @@ const SsoFields = {
   allowed_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]{1,253}$' }), { maxItems: 100 }),
   disable_password_login: Type.Boolean(),
   aal3_acr_values: Type.Array(Text({ minLength: 1, maxLength: 200 }), { maxItems: 20 }),
+  link_existing_accounts: Type.Boolean({
+    description: 'a first SSO login may link an existing account with the same verified e-mail (docs/sso.md); default false',
+  }),
+  redirect_uris: Type.Array(Type.String({ minLength: 10, maxLength: 2000, pattern: '^https://[^#]+$' }), {
+    maxItems: 20,
+    description: 'https redirect URIs registered at the provider, matched exactly, besides the loopback callback',
+  }),
 };
 const SsoBody = Type.Object(
   {
@@ -46,6 +54,8 @@ const SsoBody = Type.Object(
     allowed_domains: Type.Optional(SsoFields.allowed_domains),
     disable_password_login: Type.Optional(SsoFields.disable_password_login),
     aal3_acr_values: Type.Optional(SsoFields.aal3_acr_values),
+    link_existing_accounts: Type.Optional(SsoFields.link_existing_accounts),
+    redirect_uris: Type.Optional(SsoFields.redirect_uris),
   },
   { additionalProperties: false },
 );
@@ -163,7 +173,7 @@ export const ssoConfigRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       const row = await readSetting<SsoSettings>(ctx.services, 'sso');
       return row
-        ? { configured: true, settings: row.value, updated_at: row.updated_at }
+        ? { configured: true, settings: ssoSettingsOf(row.value), updated_at: row.updated_at }
         : { configured: false, settings: null, updated_at: null };
     },
   }),
@@ -198,6 +208,8 @@ export const ssoConfigRoutes: AnyRoute[] = [
         allowed_domains: (b.allowed_domains ?? []).map((d) => d.toLowerCase()),
         disable_password_login: b.disable_password_login ?? false,
         aal3_acr_values: b.aal3_acr_values ?? [],
+        link_existing_accounts: b.link_existing_accounts ?? false,
+        redirect_uris: (b.redirect_uris ?? []).map((u) => checkConfiguredRedirectUri(u)),
       };
       const now = nowTimestamp();
       await ctx.services.store.transaction(async (tx) => {
@@ -214,6 +226,8 @@ export const ssoConfigRoutes: AnyRoute[] = [
           scopes,
           allowed_domains: settings.allowed_domains,
           rules: settings.role_mapping.length,
+          link_existing_accounts: settings.link_existing_accounts,
+          redirect_uris: settings.redirect_uris,
         },
       );
       return { configured: true, settings, updated_at: now };

@@ -31,6 +31,29 @@ export interface SsoSettings {
   disable_password_login: boolean;
   /** acr values the provider uses for phishing-resistant MFA; such a login is AAL3 (docs/sso.md) */
   aal3_acr_values: string[];
+  /**
+   * Whether a first SSO login may link an existing account with the same e-mail (verified by the
+   * provider, equal after ASCII case folding). Off by default: without it such a login is refused.
+   */
+  link_existing_accounts: boolean;
+  /** https redirect URIs registered at the provider besides the CLI's loopback callback, matched exactly */
+  redirect_uris: string[];
+}
+
+/** Stored settings with the fields added later at their defaults (a configuration saved before them). */
+export function ssoSettingsOf(value: Partial<SsoSettings> & Pick<SsoSettings, 'issuer' | 'client_id'>): SsoSettings {
+  return {
+    issuer: value.issuer,
+    client_id: value.client_id,
+    client_secret_ref: value.client_secret_ref ?? null,
+    scopes: value.scopes ?? ['openid', 'email', 'profile'],
+    role_mapping: value.role_mapping ?? [],
+    allowed_domains: value.allowed_domains ?? [],
+    disable_password_login: value.disable_password_login ?? false,
+    aal3_acr_values: value.aal3_acr_values ?? [],
+    link_existing_accounts: value.link_existing_accounts ?? false,
+    redirect_uris: value.redirect_uris ?? [],
+  };
 }
 
 async function ssoReferences(tx: Transaction<Database>): Promise<SecretReference[]> {

@@ -163,3 +163,84 @@ test('refused with 401: unknown key id, wrong audience, expired, wrong nonce, wr
     assert.match(res.json().error.message, /^SSO login failed: /, name);
   }
 });
+
+test('refused with 401: an azp naming another client, an iat a day ahead', async () => {
+  const day = 86_400;
+  const cases: Array<[string, (nonce: string) => Record<string, unknown>]> = [
+    ['azp of another client', () => ({ azp: 'another-client' })],
+    ['azp of another client with two audiences', () => ({ aud: [CLIENT_ID, 'another-client'], azp: 'another-client' })],
+    ['two audiences without azp', () => ({ aud: [CLIENT_ID, 'another-client'] })],
+    ['iat a day in the future', () => ({ iat: Math.floor(Date.now() / 1000) + day, exp: Math.floor(Date.now() / 1000) + day + 300 })],
+  ];
+  for (const [name, claims] of cases) {
+    const res = await loginWith(keyB, claims);
+    assert.equal(res.status, 401, `${name}: ${res.text}`);
+    assert.match(res.json().error.message, /^SSO login failed: /, name);
+  }
+  const ok = await loginWith(keyB, () => ({ azp: CLIENT_ID }));
+  assert.equal(ok.status, 200, ok.text);
+});
+
+const authz = () => ({ authorization: `Bearer ${session}` });
+async function systemAudit(action: string): Promise<Array<Record<string, unknown>>> {
+  const res = await call(server, 'GET', '/v1/audit/system?limit=1000', { headers: authz() });
+  const items = res.json().items as Array<{ action: string; meta?: string }>;
+  return items.filter((a) => a.action === action).map((a) => JSON.parse(a.meta ?? '{}'));
+}
+
+test('redirect_uri: only the loopback callback (RFC 8252, any port) and the configured ones; refusals are recorded', async () => {
+  const start = (redirect_uri: string) =>
+    call(server, 'POST', '/v1/m/identity/sso/start', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uri }),
+    });
+  for (const uri of [
+    'https://evil.example/callback',
+    'http://127.0.0.1:7/elsewhere',
+    'http://127.0.0.1:7/callback?next=https://evil.example',
+    'http://localhost:7/callback',
+    'https://console.example.test/sso/callback',
+  ]) {
+    const res = await start(uri);
+    assert.equal(res.status, 400, `${uri}: ${res.text}`);
+  }
+  assert.equal((await start('http://127.0.0.1:41234/callback')).status, 200);
+  assert.equal((await start('http://[::1]:41234/callback')).status, 200);
+  const refused = await systemAudit('auth.sso_start_refused');
+  assert.ok(refused.some((m) => m['reason'] === 'bad_redirect_uri' && m['ip'] === '127.0.0.1'), JSON.stringify(refused));
+  const put = await call(server, 'PUT', '/v1/console/sso', {
+    headers: { ...authz(), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      issuer,
+      client_id: CLIENT_ID,
+      client_secret_ref: null,
+      scopes: ['openid', 'email'],
+      role_mapping: [{ claim: 'groups', value: 'ops', tenant, role: 'viewer' }],
+      allowed_domains: ['example.test'],
+      redirect_uris: ['https://console.example.test/sso/callback'],
+    }),
+  });
+  assert.equal(put.status, 200, put.text);
+  assert.equal((await start('https://console.example.test/sso/callback')).status, 200);
+  assert.equal((await start('https://console.example.test/sso/callback2')).status, 400);
+});
+
+test('input-check refusals (no state, a client code_verifier, malformed JSON; a start with no redirect_uri) leave records', async () => {
+  const before = (await systemAudit('auth.sso_login_failed')).filter((m) => m['reason'] === 'bad_request').length;
+  const complete = (body: string) =>
+    call(server, 'POST', '/v1/m/identity/sso/complete', { headers: { 'content-type': 'application/json' }, body });
+  assert.equal((await complete(JSON.stringify({ code: 'code-1' }))).status, 400);
+  assert.equal((await complete(JSON.stringify({ state: 's', code: 'c', code_verifier: 'mine' }))).status, 400);
+  assert.equal((await complete('{"state":')).status, 400);
+  const after = (await systemAudit('auth.sso_login_failed')).filter((m) => m['reason'] === 'bad_request');
+  assert.equal(after.length - before, 3, JSON.stringify(after));
+  assert.ok(after.every((m) => m['ip'] === '127.0.0.1' && typeof m['message'] === 'string'));
+  // At start too (aggregated per address and reason): a body without redirect_uri.
+  const start = await call(server, 'POST', '/v1/m/identity/sso/start', {
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  assert.equal(start.status, 400);
+  const refused = await systemAudit('auth.sso_start_refused');
+  assert.ok(refused.some((m) => m['reason'] === 'bad_request' && m['refused'] === 1), JSON.stringify(refused));
+});
