@@ -1,8 +1,11 @@
 /**
- * Kill switches: a row for the tenant (`scope` = `tenant`) or one agent (`agent:<id>`, matching the
- * hook's `agent_id` or the calling credential's actor) forces every decision of the policy endpoint
- * to `deny`, whatever the policy says. The decision path reads them through a per-process cache
- * refreshed at most once per {@link KILL_TTL_MS} and dropped at once when this process changes one.
+ * Kill switches: a row for the tenant (`scope` = `tenant`) or one agent (`agent:<agent id>`, or
+ * `agent:token:<id>` for a credential) forces every decision of the policy endpoint to `deny`,
+ * whatever the policy says. The agent is named by id, external id or name when the switch is
+ * engaged and stored by its id ({@link engageScope}); a decision's agent reference, in whichever of
+ * those forms the hook sends it, is resolved to ids before matching ({@link switchFor}). The decision
+ * path reads switches through a per-process cache refreshed at most once per {@link KILL_TTL_MS}
+ * and dropped at once when this process changes one.
  */
 import { nowTimestamp } from '../../ledger/time.js';
 import type { Transaction } from 'kysely';
@@ -10,6 +13,7 @@ import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { errors } from '../../contract/errors.js';
 import { assertTenantWritable } from '../../http/request-scope.js';
+import { agentIdsNamedBy, resolveAgentRef } from '../../core/agents/agent-refs.js';
 
 export interface KillSwitch {
   scope: string;
@@ -21,8 +25,57 @@ export interface KillSwitch {
 export const KILL_TTL_MS = 1000;
 const cache = new Map<string, { at: number; value: Map<string, KillSwitch>; pending?: Promise<Map<string, KillSwitch>> }>();
 
-export function scopeOf(agent: string | undefined): string {
-  return agent === undefined ? 'tenant' : `agent:${agent}`;
+/** A credential's actor (`token:<id>`, `user:<id>`): already an id, kept as given (lowercased). */
+const ACTOR = /^(token|user):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The scope a switch is stored under: `tenant`, `agent:<credential actor>`, or `agent:<agent id>`
+ * for an agent named by id, external id or name (404 with close names when none, 409 `ambiguous`).
+ */
+export async function engageScope(store: Store, tenant: string, agent: string | undefined): Promise<string> {
+  if (agent === undefined) return 'tenant';
+  if (ACTOR.test(agent)) return `agent:${agent.toLowerCase()}`;
+  return `agent:${(await resolveAgentRef(store, tenant, agent)).id}`;
+}
+
+/**
+ * The scope to release: the switch stored under exactly `agent` when one is (a deleted agent's id,
+ * a row written before references were resolved), else the engaged scope `agent` resolves to.
+ */
+export async function releaseScope(store: Store, tenant: string, agent: string | undefined): Promise<string> {
+  if (agent !== undefined && !ACTOR.test(agent)) {
+    const engaged = await listKillSwitches(store, tenant);
+    const literal = engaged.find((k) => k.scope === `agent:${agent}` || k.scope === `agent:${agent.toLowerCase()}`);
+    if (literal) return literal.scope;
+  }
+  return engageScope(store, tenant, agent);
+}
+
+/**
+ * The engaged switch that stops a decision, matched by id: the tenant's, the calling credential's,
+ * or one of an agent the hook's reference denotes. The reference may be the agent's id, external
+ * id or name; when it could denote several agents, any of them being stopped stops it (fail closed).
+ * A reference that denotes no agent still meets the tenant's switch.
+ */
+export async function switchFor(
+  store: Store,
+  tenant: string,
+  switches: Map<string, KillSwitch>,
+  agentRef: string | undefined,
+  actor: string,
+): Promise<KillSwitch | undefined> {
+  const direct =
+    switches.get('tenant') ??
+    switches.get(`agent:${actor}`) ??
+    (agentRef !== undefined ? (switches.get(`agent:${agentRef}`) ?? switches.get(`agent:${agentRef.toLowerCase()}`)) : undefined);
+  if (direct || agentRef === undefined) return direct;
+  // Only when some agent is stopped does a decision pay for the lookup of its agent.
+  if (![...switches.keys()].some((k) => k.startsWith('agent:'))) return undefined;
+  for (const id of await agentIdsNamedBy(store, tenant, agentRef)) {
+    const sw = switches.get(`agent:${id}`);
+    if (sw) return sw;
+  }
+  return undefined;
 }
 
 export async function listKillSwitches(store: Store, tenant: string): Promise<KillSwitch[]> {
