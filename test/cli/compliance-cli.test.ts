@@ -158,9 +158,13 @@ describe('svc compliance', () => {
     assert.ok(steps.length >= 2 && steps.every((x) => x.ledger_seq > 0), JSON.stringify(steps));
     assert.match((await svc(owner, ['compliance', 'erasure', 'events', e.id])).stdout, /^EVENT\s+SEQ\s+HASH/im);
   });
-  it('a hold placed by an agent\'s name holds that agent: agent rm exits 5 (legal_hold); a typo exits 4 naming it; two of a name exit 5', async () => {
+
+  it("a hold placed by an agent's name holds it: agent rm exits 5 (legal_hold); a typo exits 4; two of a name exit 5", async () => {
     const hold = (ref: string) =>
-      svc(owner, ['compliance', 'holds', 'place', '--subject-kind', 'agent', '--subject-ref', ref, '--matter', 'M', '--reason', 'R', '-o', 'json']);
+      svc(owner, [
+        ...['compliance', 'holds', 'place', '--subject-kind', 'agent', '--subject-ref', ref],
+        ...['--matter', 'M', '--reason', 'R', '-o', 'json'],
+      ]);
     const made = await send(owner, 'POST', '/v1/agents', { name: 'payments-copilot', external_id: 'ext-payments' });
     assert.equal(made.status, 201);
     const id = made.json().id as string;

@@ -27,7 +27,12 @@ export function workspaceLookup(tx: Transaction<Database>, tenant: string): RefL
       return rows.map((r) => ({ id: r.id, label: r.display_name || r.root_path }));
     },
     names: async () => {
-      const rows = await tx.selectFrom('workspaces').select(['display_name', 'root_path']).where('tenant_id', '=', tenant).limit(10_000).execute();
+      const rows = await tx
+        .selectFrom('workspaces')
+        .select(['display_name', 'root_path'])
+        .where('tenant_id', '=', tenant)
+        .limit(10_000)
+        .execute();
       return rows.flatMap((r) => [r.display_name, r.root_path]);
     },
   };

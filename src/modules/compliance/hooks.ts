@@ -16,8 +16,10 @@ import { ApiError } from '../../contract/errors.js';
 export const complianceHooks: RecordHookDecl[] = [
   {
     action: 'delete', kind: 'agent', phase: 'guard', name: 'compliance.legal-hold-agent-delete',
-    run: (ctx) =>
-      guardAgainstHolds(ctx.tx, ctx.tenant, 'agent', ctx.id, 'deleted', [String(ctx.record['name'] ?? ''), String(ctx.record['external_id'] ?? '')]),
+    run: (ctx) => {
+      const names = [String(ctx.record['name'] ?? ''), String(ctx.record['external_id'] ?? '')];
+      return guardAgainstHolds(ctx.tx, ctx.tenant, 'agent', ctx.id, 'deleted', names);
+    },
   },
   {
     action: 'delete', kind: 'token', phase: 'guard', name: 'compliance.legal-hold-token-delete',

@@ -272,7 +272,9 @@ export async function checkHold(
   // A reference that names no record is 404, never `held: false`: a typo must not read as "free to delete".
   const holds = await store.withTenant(tenant, async (tx) =>
     coveringHolds(tx, tenant, {
-      ...(q.subject_kind ? { kind: q.subject_kind, refs: [await resolveSubject(tx, tenant, q.subject_kind, q.subject_ref as string)] } : {}),
+      ...(q.subject_kind
+        ? { kind: q.subject_kind, refs: [await resolveSubject(tx, tenant, q.subject_kind, q.subject_ref as string)] }
+        : {}),
       ...(q.data_class ? { dataClasses: [q.data_class] } : {}),
     }),
   );
@@ -351,7 +353,14 @@ export async function releaseHold(
  * store ids; `legacy` adds the record's names for holds placed before references were resolved
  * that the migration could not resolve (an ambiguous name holds every record of that name).
  */
-export async function guardAgainstHolds(tx: Tx, tenant: string, kind: string, id: string, what: string, legacy: string[] = []): Promise<void> {
+export async function guardAgainstHolds(
+  tx: Tx,
+  tenant: string,
+  kind: string,
+  id: string,
+  what: string,
+  legacy: string[] = [],
+): Promise<void> {
   const holds = await coveringHolds(tx, tenant, { kind, refs: [id, ...legacy.filter((r) => r !== '')] });
   if (holds.length > 0)
     throw new ApiError('legal_hold', `a legal hold covers ${kind} ${id}; it ` + `cannot be ${what} (hold ${holds.join(', ')})`);

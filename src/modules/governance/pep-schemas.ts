@@ -15,7 +15,11 @@ export const HookBody = Type.Object(
     tool_name: Type.String({ pattern: '^[A-Za-z0-9_.:/-]{1,200}$', description: 'the Cedar resource `Svc::Tool::"<tool_name>"`' }),
     tool_input: Type.Record(Text({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, 'x-opaque': true }),
     agent_id: Type.Optional(
-      Short(200, "the agent this hook runs for, by id, external id or name (default: the credential); resolved to the agent's id for kill switches"),
+      Short(
+        200,
+        "the agent this hook runs for, by id, external id or name (default: the credential); resolved to the agent's id for kill " +
+          'switches',
+      ),
     ),
     cwd: Type.Optional(Text({ maxLength: 4096 })),
     permission_mode: Type.Optional(Short(64)),
