@@ -14,6 +14,9 @@ import type { Store } from '../../store/store.js';
 import { errors } from '../../contract/errors.js';
 import { assertTenantWritable } from '../../http/request-scope.js';
 import { agentIdsNamedBy, resolveAgentRef } from '../../core/agents/agent-refs.js';
+import { tokenLookup } from '../../core/tokens/token-refs.js';
+import { userLookup } from '../../core/users/user-refs.js';
+import { resolveReference } from '../../contract/references.js';
 
 export interface KillSwitch {
   scope: string;
@@ -25,16 +28,23 @@ export interface KillSwitch {
 export const KILL_TTL_MS = 1000;
 const cache = new Map<string, { at: number; value: Map<string, KillSwitch>; pending?: Promise<Map<string, KillSwitch>> }>();
 
-/** A credential's actor (`token:<id>`, `user:<id>`): already an id, kept as given (lowercased). */
-const ACTOR = /^(token|user):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A credential's actor: `token:` an API key's id or name, `user:` a member's id or e-mail. */
+const ACTOR = /^(token|user):(.+)$/;
 
 /**
- * The scope a switch is stored under: `tenant`, `agent:<credential actor>`, or `agent:<agent id>`
- * for an agent named by id, external id or name (404 with close names when none, 409 `ambiguous`).
+ * The scope a switch is stored under: `tenant`; `agent:token:<key id>` or `agent:user:<user id>` for
+ * a credential (the actor the decision endpoint sees); `agent:<agent id>` for an agent named by id,
+ * external id or name. Unknown: 404 with close names; several: 409 `ambiguous`.
  */
 export async function engageScope(store: Store, tenant: string, agent: string | undefined): Promise<string> {
   if (agent === undefined) return 'tenant';
-  if (ACTOR.test(agent)) return `agent:${agent.toLowerCase()}`;
+  const actor = ACTOR.exec(agent);
+  if (actor) {
+    const [, kind, ref] = actor as unknown as [string, 'token' | 'user', string];
+    const lookup = kind === 'token' ? tokenLookup : userLookup;
+    const found = await store.withTenant(tenant, (tx) => resolveReference(lookup(tx, tenant), ref));
+    return `agent:${kind}:${found.id}`;
+  }
   return `agent:${(await resolveAgentRef(store, tenant, agent)).id}`;
 }
 
@@ -43,7 +53,7 @@ export async function engageScope(store: Store, tenant: string, agent: string | 
  * a row written before references were resolved), else the engaged scope `agent` resolves to.
  */
 export async function releaseScope(store: Store, tenant: string, agent: string | undefined): Promise<string> {
-  if (agent !== undefined && !ACTOR.test(agent)) {
+  if (agent !== undefined) {
     const engaged = await listKillSwitches(store, tenant);
     const literal = engaged.find((k) => k.scope === `agent:${agent}` || k.scope === `agent:${agent.toLowerCase()}`);
     if (literal) return literal.scope;

@@ -88,7 +88,7 @@ export const KillSwitchBody = Type.Object(
       Short(
         200,
         'the agent by id, external id or name (stored as `agent:<id>`; unknown: 404 with close names; several: 409 `ambiguous`), or a ' +
-          'credential actor (`token:<id>`); absent: the whole tenant',
+          'credential (`token:<API key id or name>`, `user:<user id or e-mail>`, stored by id); absent: the whole tenant',
       ),
     ),
     reason: Type.Optional(Text({ maxLength: 2000 })),

@@ -1,6 +1,6 @@
 /**
  * Legal holds named by reference, over HTTPS on both stores (issue 47 item 8; DECISIONS.md Wave 3):
- * a hold placed by an agent's name or external id, a user's e-mail or a workspace's name is stored
+ * a hold placed by an agent's name or external id, a user's e-mail, a workspace's or an API key's name is stored
  * by the record's id, and the guards compare ids: the agent's delete is 409 `legal_hold` whatever
  * name the hold was placed with; a typo is 404 naming the close name and stores nothing; a name two
  * agents share is 409 `ambiguous`; the check by name answers for the record, and a check of a
@@ -19,6 +19,7 @@ for (const b of await serveBackends()) {
     let server: TestServer;
     let owner: string;
     let send: Send;
+    let tenant: string;
     const agent = async (name: string, external_id?: string): Promise<string> => {
       const res = await send(owner, 'POST', '/v1/agents', { name, ...(external_id ? { external_id } : {}) });
       assert.equal(res.status, 201, res.text);
@@ -31,7 +32,7 @@ for (const b of await serveBackends()) {
 
     before(async () => {
       const d = await moduleDeployment(b, { custodian: 'editor' });
-      ({ server, send } = d);
+      ({ server, send, tenant } = d);
       owner = d.tokens['owner']!;
     });
     after(async () => server?.stop());
@@ -86,6 +87,13 @@ for (const b of await serveBackends()) {
       assert.equal(ws.status, 201, ws.text);
       assert.equal((await hold('workspace', 'held-ws')).json().subject_ref, ws.json().id);
       assert.equal((await hold('workspace', '/srv/held')).json().subject_ref, ws.json().id);
+      const key = await send(owner, 'POST', '/v1/tokens', { name: 'ci-key', role: 'viewer', tenant });
+      assert.equal(key.status, 201, key.text);
+      assert.equal((await hold('token', 'ci-key')).json().subject_ref, key.json().id);
+      const revoke = await send(owner, 'DELETE', `/v1/tokens/${key.json().id}`);
+      assert.equal(revoke.status, 409, revoke.text);
+      assert.equal(revoke.json().error.code, 'legal_hold');
+      assert.equal((await hold('token', 'ci-kye')).status, 404);
       // A kind svc keeps no record of is stored as given.
       assert.equal((await hold('customer', 'ACME-42')).json().subject_ref, 'ACME-42');
       const reg = await send(owner, 'POST', `${C}/erasure`, { case_ref: 'DSR-9', subject_ref: 'custodian@example.test' });

@@ -4,7 +4,7 @@
  * a name or external id is stored as `agent:<id>`; a decision is stopped whatever form the hook
  * sends the agent in (id in any case, external id, name), after a rename too; an ambiguous name is
  * 409 `ambiguous` when engaging and stopped when deciding (fail closed); a reference that names no
- * agent still meets the tenant's switch.
+ * agent still meets the tenant's switch; an API key is named by id or name and stored by id.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +19,7 @@ for (const b of await serveBackends()) {
     let server: TestServer;
     let owner: string;
     let send: Send;
+    let tenant: string;
     const agent = async (name: string, external_id?: string): Promise<string> => {
       const res = await send(owner, 'POST', '/v1/agents', { name, ...(external_id ? { external_id } : {}) });
       assert.equal(res.status, 201, res.text);
@@ -40,7 +41,7 @@ for (const b of await serveBackends()) {
 
     before(async () => {
       const d = await moduleDeployment(b);
-      ({ server, send } = d);
+      ({ server, send, tenant } = d);
       owner = d.tokens['owner']!;
       assert.equal((await send(owner, 'POST', `${G}/pdp/publish`, { content: READ_ANYTHING })).status, 201);
     });
@@ -102,17 +103,30 @@ for (const b of await serveBackends()) {
       assert.equal((await send(owner, 'POST', `${G}/pep/kill-switches/release`, { agent: b2 })).status, 204);
     });
 
-    it('the tenant switch stops a decision whose agent names nothing, and a credential actor is kept as given', async () => {
+    it('the tenant switch stops a decision whose agent names nothing; an API key is named by id or name, stored by id', async () => {
       assert.equal((await send(owner, 'POST', `${G}/pep/kill-switches`, { reason: 'all agents' })).status, 201);
       assert.equal((await decide('no-such-agent')).kill_switch, 'tenant');
       assert.equal((await decide()).kill_switch, 'tenant');
       assert.equal((await send(owner, 'POST', `${G}/pep/kill-switches/release`, {})).status, 204);
-      const token = '01900000-0000-7000-8000-00000000000A';
-      const eng = await send(owner, 'POST', `${G}/pep/kill-switches`, { agent: `token:${token}` });
+      const key = await send(owner, 'POST', '/v1/tokens', { name: 'hook-key', role: 'editor', tenant });
+      assert.equal(key.status, 201, key.text);
+      const keyId = key.json().id as string;
+      const missing = await send(owner, 'POST', `${G}/pep/kill-switches`, { agent: 'token:01900000-0000-7000-8000-00000000000a' });
+      assert.equal(missing.status, 404, 'a key id that names no key is not stored');
+      assert.match((await send(owner, 'POST', `${G}/pep/kill-switches`, { agent: 'token:hook-kye' })).json().error.message, /"hook-key"/);
+      const eng = await send(owner, 'POST', `${G}/pep/kill-switches`, { agent: 'token:hook-key' });
       assert.equal(eng.status, 201, eng.text);
-      assert.equal(eng.json().scope, `agent:token:${token.toLowerCase()}`);
-      assert.equal((await decide(`token:${token.toLowerCase()}`)).decision, 'deny');
-      assert.equal((await send(owner, 'POST', `${G}/pep/kill-switches/release`, { agent: `token:${token}` })).status, 204);
+      assert.equal(eng.json().scope, `agent:token:${keyId}`);
+      // A decision made with that key (the credential's actor) is stopped; one made with the owner's session is not.
+      const byKey = await send(key.json().token as string, 'POST', `${G}/pep/decisions`, {
+        hook_event_name: 'PreToolUse',
+        session_id: 's-2',
+        tool_name: 'Read',
+        tool_input: { file_path: 'x' },
+      });
+      assert.deepEqual([byKey.json().decision, byKey.json().kill_switch], ['deny', `agent:token:${keyId}`]);
+      assert.equal((await decide()).decision, 'allow');
+      assert.equal((await send(owner, 'POST', `${G}/pep/kill-switches/release`, { agent: `token:${keyId}` })).status, 204);
     });
   });
 }

@@ -17,4 +17,4 @@ export function killSwitchTable(items: KillSwitchView[]): string {
 /** What `--agent` names: an agent (resolved to its id by the server), or the credential actor (`token:<id>`). */
 export const AGENT_HELP =
   "The agent's id, external id or name (the server stores its id; unknown: exit 4 with close names; several agents: exit 5), or a " +
-  'credential actor token:<id>; absent: the whole tenant';
+  'credential token:<API key id or name> / user:<id or e-mail>; absent: the whole tenant';
