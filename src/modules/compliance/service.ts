@@ -265,6 +265,7 @@ export async function checkHold(
   store: Store,
   tenant: string,
   q: { subject_kind?: string; subject_ref?: string; data_class?: string },
+  people = true,
 ): Promise<{ held: boolean; holds: string[] }> {
   if ((q.subject_kind === undefined) !== (q.subject_ref === undefined)) throw errors.badRequest('subject_kind and subject_ref go together');
   if (q.subject_kind === undefined && q.data_class === undefined)
@@ -273,7 +274,7 @@ export async function checkHold(
   const holds = await store.withTenant(tenant, async (tx) =>
     coveringHolds(tx, tenant, {
       ...(q.subject_kind
-        ? { kind: q.subject_kind, refs: [await resolveSubject(tx, tenant, q.subject_kind, q.subject_ref as string)] }
+        ? { kind: q.subject_kind, refs: [await resolveSubject(tx, tenant, q.subject_kind, q.subject_ref as string, people)] }
         : {}),
       ...(q.data_class ? { dataClasses: [q.data_class] } : {}),
     }),

@@ -18,6 +18,7 @@ for (const b of await serveBackends()) {
   describe(`${b.backend}: legal holds resolve their subject to its id`, { skip: b.skip }, () => {
     let server: TestServer;
     let owner: string;
+    let viewer: string;
     let send: Send;
     let tenant: string;
     const agent = async (name: string, external_id?: string): Promise<string> => {
@@ -31,9 +32,10 @@ for (const b of await serveBackends()) {
       ((await send(owner, 'GET', `${C}/holds?limit=1000`)).json().items as Array<{ subject_ref: string }>).map((h) => h.subject_ref);
 
     before(async () => {
-      const d = await moduleDeployment(b, { custodian: 'editor' });
+      const d = await moduleDeployment(b, { custodian: 'editor', viewer: 'viewer' });
       ({ server, send, tenant } = d);
       owner = d.tokens['owner']!;
+      viewer = d.tokens['viewer']!;
     });
     after(async () => server?.stop());
 
@@ -80,6 +82,13 @@ for (const b of await serveBackends()) {
       const byMail = await hold('user', 'Custodian@Example.test');
       assert.equal(byMail.status, 201, byMail.text);
       assert.equal(byMail.json().subject_ref, custodian);
+      // A viewer may check a user by id only: an e-mail (and its close names) is for those who may read users.
+      const check = (token: string, ref: string) =>
+        send(token, 'GET', `${C}/holds/check?subject_kind=user&subject_ref=${encodeURIComponent(ref)}`);
+      assert.equal((await check(viewer, 'custodian@example.test')).status, 400);
+      assert.equal((await check(viewer, custodian)).json().held, true);
+      assert.equal((await check(owner, 'custodian@example.test')).json().held, true);
+      assert.equal((await check(owner, 'custodain@example.test')).status, 404);
       const near = await hold('user', 'custodain@example.test');
       assert.equal(near.status, 404);
       assert.match(near.json().error.message, /did you mean "custodian@example.test"/);
