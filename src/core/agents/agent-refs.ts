@@ -1,7 +1,7 @@
 /**
  * Agent references for other areas (kill switches, legal holds…): an agent is named by its id, its
  * external id or its name; {@link resolveAgentRef} turns that into the id when a rule is written,
- * {@link agentIdsNamedBy} lists every agent a reference could denote when a request is decided.
+ * {@link agentKeys} gives the forms of the agents a rule names, to match requests by id later.
  * Other areas call these instead of reading the agents table.
  */
 import type { Transaction } from 'kysely';
@@ -47,8 +47,12 @@ export async function resolveAgentRef(store: Store, tenant: string, ref: string,
   return store.withTenant(tenant, (t) => resolveReference(agentLookup(t, tenant), ref));
 }
 
-/** Every agent id `ref` could denote (by id, external id or name): for a fail-closed match at decision time. */
-export async function agentIdsNamedBy(store: Store, tenant: string, ref: string): Promise<string[]> {
-  const found = await store.withTenant(tenant, (tx) => matching(tx, tenant, ref));
-  return found.map((c) => c.id);
+/** The id, name and external id of each of `ids` (agents that exist), for matching every form a caller may send. */
+export async function agentKeys(
+  tx: Tx,
+  tenant: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; name: string; external_id: string }>> {
+  if (ids.length === 0) return [];
+  return tx.selectFrom('agents').select(['id', 'name', 'external_id']).where('tenant_id', '=', tenant).where('id', 'in', ids).execute();
 }

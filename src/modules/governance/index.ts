@@ -6,6 +6,7 @@ import { governanceEvents } from './events.js';
 import { pdpRoutes } from './pdp-routes.js';
 import { pepRoutes } from './pep-routes.js';
 import { governanceStorage } from './storage.js';
+import { AGENT_CHANGES, startKillSwitchCache } from './kill-switch.js';
 
 export const governanceManifest: ModuleManifest = {
   name: 'governance',
@@ -13,6 +14,9 @@ export const governanceManifest: ModuleManifest = {
   storage: governanceStorage,
   cli: governanceCommands,
   events: governanceEvents,
+  // A stopped agent's rename or delete refreshes the kill-switch cache (kill-switch.ts).
+  consumes: AGENT_CHANGES,
+  start: startKillSwitchCache,
 };
 
 /** What other modules may use: the approval gate (dual control) and the 202 body. */

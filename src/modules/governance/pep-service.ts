@@ -85,7 +85,7 @@ export async function decideHook(
   if (!p) throw errors.unauthenticated();
   const agent = h.agent_id ?? p.actor;
   const switches = await killSwitches(ctx.services.store, tenant);
-  const sw = await switchFor(ctx.services.store, tenant, switches, h.agent_id, p.actor);
+  const sw = switchFor(switches, h.agent_id, p.actor);
   let out: { decision: Verdict; reason: string; revision: number | null; policies: string[]; kill_switch: string | null };
   if (sw)
     out = {

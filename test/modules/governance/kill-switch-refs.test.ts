@@ -79,6 +79,9 @@ for (const b of await serveBackends()) {
       );
       const renamed = await send(owner, 'PATCH', `/v1/agents/${id}`, { version: 1, name: 'renamed-bot' });
       assert.equal(renamed.status, 200, renamed.text);
+      // The new name is the same agent: stopped at once (the cache drops on agent.updated), at the latest after the cache's second.
+      const until = Date.now() + 1500;
+      while ((await decide('renamed-bot')).kill_switch === null && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       assert.equal((await decide('renamed-bot')).kill_switch, `agent:${id}`, 'the new name is the same agent');
       assert.equal((await decide('payments-bot')).decision, 'allow', 'the old name names no agent now');
       // Engaging by external id is the same switch (idempotent); release by any form.
