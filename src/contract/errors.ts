@@ -28,6 +28,7 @@ export const ERROR_CATALOG = {
   setup_complete: { status: 409, message: 'setup is already complete' },
   last_superadmin: { status: 409, message: 'the last active superadmin cannot be disabled' },
   approval_required: { status: 409, message: 'this action needs an approval under dual control' },
+  ambiguous: { status: 409, message: 'the reference names more than one record; give one of their ids' },
   legal_hold: { status: 409, message: 'a legal hold covers what this request would delete or erase' },
   approval_invalid: {
     status: 409,

@@ -57,6 +57,7 @@ describe('svc compliance', () => {
   after(async () => server?.stop());
 
   it('holds: place, ls --status, get, check, release (-y, pending, then released), events', async () => {
+    assert.equal((await send(owner, 'POST', '/v1/agents', { name: 'a-1' })).status, 201);
     const placed = await svc(owner, [
       'compliance',
       'holds',
@@ -105,6 +106,8 @@ describe('svc compliance', () => {
         'register',
         '--case',
         'DSR-1',
+        '--subject-kind',
+        'person',
         '--subject-ref',
         'u-1',
         '--alias',
@@ -114,7 +117,7 @@ describe('svc compliance', () => {
       ]),
     );
     assert.equal(e.status, 'received');
-    assert.equal(e.subject_kind, 'user');
+    assert.equal(e.subject_kind, 'person');
     assert.ok(jsonOut(await svc(owner, ['compliance', 'erasure', 'ls', '-o', 'json'])).items.some((i: { id: string }) => i.id === e.id));
     assert.deepEqual(jsonOut(await svc(owner, ['compliance', 'erasure', 'get', e.id, '-o', 'json'])).aliases, ['u-1-old']);
     const hold = jsonOut(
@@ -123,7 +126,7 @@ describe('svc compliance', () => {
         'holds',
         'place',
         '--subject-kind',
-        'user',
+        'person',
         '--subject-ref',
         'u-1-old',
         '--matter',
@@ -154,5 +157,39 @@ describe('svc compliance', () => {
     const steps = jsonOut(custody).items as Array<{ event: string; ledger_seq: number }>;
     assert.ok(steps.length >= 2 && steps.every((x) => x.ledger_seq > 0), JSON.stringify(steps));
     assert.match((await svc(owner, ['compliance', 'erasure', 'events', e.id])).stdout, /^EVENT\s+SEQ\s+HASH/im);
+  });
+
+  it("a hold placed by an agent's name holds it: agent rm exits 5 (legal_hold); a typo exits 4; two of a name exit 5", async () => {
+    const hold = (ref: string) =>
+      svc(owner, [
+        ...['compliance', 'holds', 'place', '--subject-kind', 'agent', '--subject-ref', ref],
+        ...['--matter', 'M', '--reason', 'R', '-o', 'json'],
+      ]);
+    const made = await send(owner, 'POST', '/v1/agents', { name: 'payments-copilot', external_id: 'ext-payments' });
+    assert.equal(made.status, 201);
+    const id = made.json().id as string;
+    const typo = await hold('payment-copilot');
+    assert.equal(typo.code, 4, typo.stderr);
+    assert.match(typo.stderr, /not_found/);
+    assert.match(typo.stderr, /did you mean "payments-copilot"/);
+    assert.equal(
+      (jsonOut(await svc(owner, ['compliance', 'holds', 'ls', '-o', 'json'])).items as Array<{ subject_ref: string }>).filter(
+        (h) => h.subject_ref === 'payment-copilot',
+      ).length,
+      0,
+      'nothing stored for the typo',
+    );
+    const placed = await hold('payments-copilot');
+    assert.equal(placed.code, 0, placed.stderr);
+    assert.equal(jsonOut(placed).subject_ref, id, 'stored by id');
+    const rm = await svc(owner, ['agent', 'rm', 'payments-copilot', '-y']);
+    assert.equal(rm.code, 5, rm.stderr);
+    assert.match(rm.stderr, /legal_hold/);
+    assert.equal((await send(owner, 'GET', `/v1/agents/${id}`, undefined)).status, 200, 'the held agent is still there');
+    assert.equal((await send(owner, 'POST', '/v1/agents', { name: 'twin' })).status, 201);
+    assert.equal((await send(owner, 'POST', '/v1/agents', { name: 'twin' })).status, 201);
+    const twins = await hold('twin');
+    assert.equal(twins.code, 5, twins.stderr);
+    assert.match(twins.stderr, /ambiguous/);
   });
 });

@@ -87,6 +87,9 @@ describe('svc governance / hookpep / agent managed-settings', () => {
           agent_id: agent,
         })
       ).json();
+    const made = await send(owner, 'POST', '/v1/agents', { name: 'agent-7', external_id: 'ext-7' });
+    assert.equal(made.status, 201, made.text);
+    const id7 = made.json().id as string;
     assert.equal(
       (await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'agent-7'])).code,
       2,
@@ -105,15 +108,29 @@ describe('svc governance / hookpep / agent managed-settings', () => {
       'json',
     ]);
     assert.equal(eng.code, 0, eng.stderr);
-    assert.deepEqual([jsonOut(eng).scope, jsonOut(eng).reason], ['agent:agent-7', 'incident 12']);
-    assert.deepEqual([(await decide('agent-7')).kill_switch, (await decide('agent-8')).kill_switch], ['agent:agent-7', null]);
-    assert.equal((await decide('agent-7')).decision, 'deny');
+    assert.deepEqual([jsonOut(eng).scope, jsonOut(eng).reason], [`agent:${id7}`, 'incident 12'], 'stored by id');
+    assert.deepEqual([(await decide('agent-7')).kill_switch, (await decide('agent-8')).kill_switch], [`agent:${id7}`, null]);
+    // Whatever form the hook sends: name, id, external id.
+    for (const ref of ['agent-7', id7, id7.toUpperCase(), 'ext-7']) assert.equal((await decide(ref)).kill_switch, `agent:${id7}`, ref);
     assert.equal((await svc(editor, ['governance', 'kill-switches', 'engage', '-y'])).code, 3, 'only admins engage');
     const ls = await svc(owner, ['governance', 'kill-switches', 'ls']);
-    assert.match(ls.stdout, /agent:agent-7\s+incident 12/);
+    assert.match(ls.stdout, new RegExp(`agent:${id7}\\s+incident 12`));
     assert.equal((await svc(owner, ['governance', 'kill-switches', 'release', '--agent', 'agent-7', '-y'])).code, 0);
     assert.equal((await decide('agent-7')).kill_switch, null);
     assert.equal((await svc(owner, ['governance', 'kill-switches', 'release', '--agent', 'agent-7', '-y'])).code, 4, 'none engaged');
+    assert.deepEqual(jsonOut(await svc(owner, ['governance', 'kill-switches', 'ls', '-o', 'json'])).items, []);
+  });
+
+  it('kill-switches: a typo exits 4 naming the close name and stores nothing; two agents of one name exit 5 (ambiguous)', async () => {
+    assert.equal((await send(owner, 'POST', '/v1/agents', { name: 'release-bot' })).status, 201);
+    const typo = await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'relase-bot', '-y', '-o', 'json']);
+    assert.equal(typo.code, 4, typo.stderr);
+    assert.match(typo.stderr, /not_found: no agent with the id, name or external id "relase-bot"; did you mean "release-bot"\?/);
+    assert.deepEqual(jsonOut(await svc(owner, ['governance', 'kill-switches', 'ls', '-o', 'json'])).items, [], 'nothing stored');
+    assert.equal((await send(owner, 'POST', '/v1/agents', { name: 'release-bot' })).status, 201);
+    const twins = await svc(owner, ['governance', 'kill-switches', 'engage', '--agent', 'release-bot', '-y']);
+    assert.equal(twins.code, 5, twins.stderr);
+    assert.match(twins.stderr, /ambiguous: "release-bot" names 2 agents/);
     assert.deepEqual(jsonOut(await svc(owner, ['governance', 'kill-switches', 'ls', '-o', 'json'])).items, []);
   });
 

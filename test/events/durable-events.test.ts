@@ -114,6 +114,9 @@ for (const b of await testStores()) {
     });
 
     it('REST changes of holds, workspaces, approvals, findings, kill switches, policies, PEP decisions are delivered', async () => {
+      // Holds and kill switches name an agent that exists (references are resolved to ids when written).
+      await ok(owner, 'POST', '/v1/agents', { name: 'agent-1' }, 201);
+      const agent7 = await ok(owner, 'POST', '/v1/agents', { name: 'agent-7' }, 201);
       const holdBody = { subject_kind: 'agent', subject_ref: 'agent-1', matter: 'Acme v. Example', reason: 'litigation' };
       const hold = await ok(owner, 'POST', '/v1/m/compliance/holds', holdBody, 201);
       const ws = await ok(owner, 'POST', '/v1/workspaces', { root_path: '/srv/durable' }, 201);
@@ -147,9 +150,9 @@ for (const b of await testStores()) {
         ['approval.resolved', `approval/${approval.id}`],
         ['finding.reported', `finding/${findingId}`],
         ['finding.updated', `finding/${findingId}`],
-        ['killswitch.engaged', 'kill_switch/agent:agent-7'],
+        ['killswitch.engaged', `kill_switch/agent:${agent7.id}`],
         ['pep.decided', `pep_decision/${decision.decision_id}`],
-        ['killswitch.released', 'kill_switch/agent:agent-7'],
+        ['killswitch.released', `kill_switch/agent:${agent7.id}`],
         ['policy.published', 'policy_revision/hooks/1'],
         ['policy.published', 'policy_revision/hooks/2'],
         ['policy.rolled_back', 'policy_revision/hooks/1'],

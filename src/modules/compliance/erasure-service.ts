@@ -11,6 +11,7 @@ import type { Store } from '../../store/store-types.js';
 import { assertTenantWritable, tenantOf } from '../../http/request-scope.js';
 import { gateOnApproval, type Approval, type Plan } from '../governance/index.js';
 import { aliasDigest, erasureOffload, reclaimAfterErasure, runErasure } from './erase.js';
+import { resolveSubject } from './subject-refs.js';
 import { approvers, coveringHolds, page, step, who, type Ctx, type Page, type Tx } from './service.js';
 export interface Erasure {
   id: string;
@@ -87,6 +88,8 @@ export async function registerErasure(ctx: Ctx, input: ErasureInput): Promise<Er
   };
   await ctx.services.store.withTenant(tenant, async (tx) => {
     await assertTenantWritable(tx, tenant);
+    // The subject by id, as holds store theirs: the hold check at execution compares ids (subject-refs.ts).
+    row.subject_ref = await resolveSubject(tx, tenant, row.subject_kind, row.subject_ref);
     await tx.insertInto('cmp_erasures').values(row).execute();
   });
   await step(ctx, 'erasure', row.id, 'received', 'compliance.erasure.register', [me], null, {

@@ -6,6 +6,8 @@
  *  - `event`: event-log retention (src/events/event-log.ts), per expired subject `kind/id`;
  * and the erasure of ledger meta runs `hooks.run('erase', { kind: 'audit_meta' })` per subject ref.
  * Users and workspaces have no delete path today (users are disabled, never deleted).
+ * Holds name their subject by id (subject-refs.ts resolves names, external ids and e-mails when the
+ * hold is placed), so every guard compares ids.
  */
 import type { RecordHookDecl } from '../../contract/record-hooks.js';
 import { coveringHolds, guardAgainstHolds } from './service.js';
@@ -14,7 +16,10 @@ import { ApiError } from '../../contract/errors.js';
 export const complianceHooks: RecordHookDecl[] = [
   {
     action: 'delete', kind: 'agent', phase: 'guard', name: 'compliance.legal-hold-agent-delete',
-    run: (ctx) => guardAgainstHolds(ctx.tx, ctx.tenant, 'agent', ctx.id, 'deleted'),
+    run: (ctx) => {
+      const names = [String(ctx.record['name'] ?? ''), String(ctx.record['external_id'] ?? '')];
+      return guardAgainstHolds(ctx.tx, ctx.tenant, 'agent', ctx.id, 'deleted', names);
+    },
   },
   {
     action: 'delete', kind: 'token', phase: 'guard', name: 'compliance.legal-hold-token-delete',

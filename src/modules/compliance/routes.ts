@@ -3,6 +3,7 @@ import { route, type AnyRoute } from '../../contract/route.js';
 import { reply } from '../../http/reply.js';
 import { tenantOf } from '../../http/request-scope.js';
 import { pendingApprovalBody } from '../governance/index.js';
+import { mayNamePeople } from './subject-refs.js';
 import {
   ApprovalRefBody,
   CustodyList,
@@ -62,7 +63,7 @@ export const complianceRoutes: AnyRoute[] = [
     permission: 'compliance:hold:read',
     query: HoldCheckQuery,
     response: HoldCheck,
-    handler: (ctx) => checkHold(ctx.services.store, tenantOf(ctx), ctx.query),
+    handler: (ctx) => checkHold(ctx.services.store, tenantOf(ctx), ctx.query, mayNamePeople(ctx.principal, tenantOf(ctx))),
   }),
   route({
     ...common,

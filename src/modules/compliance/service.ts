@@ -19,6 +19,7 @@ import type { Database } from '../../store/schema.js';
 import type { Store } from '../../store/store-types.js';
 import { assertTenantWritable, tenantOf } from '../../http/request-scope.js';
 import { gateOnApproval, listDecisions, type Approval, type Plan } from '../governance/index.js';
+import { resolveSubject } from './subject-refs.js';
 
 export type Ctx = Pick<RequestContext, 'principal' | 'tenant' | 'services' | 'requestId' | 'audit'>;
 export type Tx = Transaction<Database>;
@@ -188,24 +189,21 @@ export async function placeHold(ctx: Ctx, input: HoldInput): Promise<Hold> {
     created_at: now,
     updated_at: now,
   };
-  const placed = {
-    type: 'hold.placed',
-    tenant,
-    subject: `legal_hold/${hold.id}`,
-    data: {
-      id: hold.id,
-      scope,
-      subject_kind: hold.subject_kind,
-      subject_ref: hold.subject_ref,
-      data_class: hold.data_class,
-      matter: hold.matter,
-    },
-  };
   await ctx.services.events.withEvents((emit) =>
     ctx.services.store.withTenant(tenant, async (tx) => {
       await assertTenantWritable(tx, tenant);
+      // Stored by id, resolved in the transaction that stores it: the guards match the id (subject-refs.ts).
+      if (scope === 'subject') hold.subject_ref = await resolveSubject(tx, tenant, hold.subject_kind, hold.subject_ref);
       await tx.insertInto('cmp_holds').values(hold).execute();
-      await emit(placed, tx);
+      const data = {
+        id: hold.id,
+        scope,
+        subject_kind: hold.subject_kind,
+        subject_ref: hold.subject_ref,
+        data_class: hold.data_class,
+        matter: hold.matter,
+      };
+      await emit({ type: 'hold.placed', tenant, subject: `legal_hold/${hold.id}`, data }, tx);
     }),
   );
   await step(ctx, 'hold', hold.id, 'placed', 'compliance.hold.place', [me], null, {
@@ -267,13 +265,17 @@ export async function checkHold(
   store: Store,
   tenant: string,
   q: { subject_kind?: string; subject_ref?: string; data_class?: string },
+  people = true,
 ): Promise<{ held: boolean; holds: string[] }> {
   if ((q.subject_kind === undefined) !== (q.subject_ref === undefined)) throw errors.badRequest('subject_kind and subject_ref go together');
   if (q.subject_kind === undefined && q.data_class === undefined)
     throw errors.badRequest('name a subject (subject_kind, ' + 'subject_ref) or a data_class');
-  const holds = await store.withTenant(tenant, (tx) =>
+  // A reference that names no record is 404, never `held: false`: a typo must not read as "free to delete".
+  const holds = await store.withTenant(tenant, async (tx) =>
     coveringHolds(tx, tenant, {
-      ...(q.subject_kind ? { kind: q.subject_kind, refs: [q.subject_ref as string] } : {}),
+      ...(q.subject_kind
+        ? { kind: q.subject_kind, refs: [await resolveSubject(tx, tenant, q.subject_kind, q.subject_ref as string, people)] }
+        : {}),
       ...(q.data_class ? { dataClasses: [q.data_class] } : {}),
     }),
   );
@@ -347,9 +349,20 @@ export async function releaseHold(
   return { hold: released };
 }
 
-/** Guard of the record hooks: refuses `action` on `kind/id` while an active hold covers it. */
-export async function guardAgainstHolds(tx: Tx, tenant: string, kind: string, id: string, what: string): Promise<void> {
-  const holds = await coveringHolds(tx, tenant, { kind, refs: [id] });
+/**
+ * Guard of the record hooks: refuses `action` on `kind/id` while an active hold covers it. Holds
+ * store ids; `legacy` adds the record's names for holds placed before references were resolved
+ * that the migration could not resolve (an ambiguous name holds every record of that name).
+ */
+export async function guardAgainstHolds(
+  tx: Tx,
+  tenant: string,
+  kind: string,
+  id: string,
+  what: string,
+  legacy: string[] = [],
+): Promise<void> {
+  const holds = await coveringHolds(tx, tenant, { kind, refs: [id, ...legacy.filter((r) => r !== '')] });
   if (holds.length > 0)
     throw new ApiError('legal_hold', `a legal hold covers ${kind} ${id}; it ` + `cannot be ${what} (hold ${holds.join(', ')})`);
 }

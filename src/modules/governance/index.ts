@@ -7,6 +7,7 @@ import { pdpRoutes } from './pdp-routes.js';
 import { pepRoutes } from './pep-routes.js';
 import { governanceStorage } from './storage.js';
 import { governanceEraseText } from './erase-text.js';
+import { AGENT_CHANGES, startKillSwitchCache } from './kill-switch.js';
 
 export const governanceManifest: ModuleManifest = {
   name: 'governance',
@@ -15,6 +16,9 @@ export const governanceManifest: ModuleManifest = {
   storage: governanceStorage,
   cli: governanceCommands,
   events: governanceEvents,
+  // A stopped agent's rename or delete refreshes the kill-switch cache (kill-switch.ts).
+  consumes: AGENT_CHANGES,
+  start: startKillSwitchCache,
 };
 
 /** What other modules may use: the approval gate (dual control) and the 202 body. */

@@ -5,7 +5,7 @@ import { reply } from '../../http/reply.js';
 import { tenantOf } from '../../http/request-scope.js';
 import { nowTimestamp } from '../../ledger/time.js';
 import { decideHook } from './pep-service.js';
-import { engageKillSwitch, listKillSwitches, releaseKillSwitch, scopeOf } from './kill-switch.js';
+import { engageKillSwitch, engageScope, listKillSwitches, releaseKillSwitch, releaseScope } from './kill-switch.js';
 import type { Static } from 'typebox';
 import {
   PepDecisionRecord,
@@ -124,7 +124,7 @@ export const pepRoutes: AnyRoute[] = [
     status: 201,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
-      const scope = scopeOf(ctx.body.agent);
+      const scope = await engageScope(ctx.services.store, tenant, ctx.body.agent);
       // Recorded with the switch's row; engaging a switch already engaged changes nothing and records nothing.
       const ks = await ctx.services.events.withEvents((emit) =>
         engageKillSwitch(ctx.services.store, tenant, scope, ctx.body.reason ?? '', ctx.principal?.actor ?? 'system', (tx, k) =>
@@ -147,7 +147,7 @@ export const pepRoutes: AnyRoute[] = [
     status: 204,
     handler: async (ctx) => {
       const tenant = tenantOf(ctx);
-      const scope = scopeOf(ctx.body.agent);
+      const scope = await releaseScope(ctx.services.store, tenant, ctx.body.agent);
       await ctx.services.events.withEvents((emit) =>
         releaseKillSwitch(ctx.services.store, tenant, scope, (tx) =>
           emit({ type: 'killswitch.released', tenant, subject: `kill_switch/${scope}`, data: { id: scope } }, tx),

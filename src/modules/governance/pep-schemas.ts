@@ -14,7 +14,13 @@ export const HookBody = Type.Object(
     session_id: Short(200),
     tool_name: Type.String({ pattern: '^[A-Za-z0-9_.:/-]{1,200}$', description: 'the Cedar resource `Svc::Tool::"<tool_name>"`' }),
     tool_input: Type.Record(Text({ maxLength: 200 }), Type.Unknown(), { maxProperties: 200, 'x-opaque': true }),
-    agent_id: Type.Optional(Short(200, 'the agent this hook runs for (default: the credential); kill switches per agent match it')),
+    agent_id: Type.Optional(
+      Short(
+        200,
+        "the agent this hook runs for, by id, external id or name (default: the credential); resolved to the agent's id for kill " +
+          'switches',
+      ),
+    ),
     cwd: Type.Optional(Text({ maxLength: 4096 })),
     permission_mode: Type.Optional(Short(64)),
     transcript_path: Type.Optional(Text({ maxLength: 4096, description: 'accepted and ignored' })),
@@ -78,12 +84,21 @@ export const PepDecisionPage = Type.Object(
 
 export const KillSwitchBody = Type.Object(
   {
-    agent: Type.Optional(Short(200, 'an agent id or credential actor (`token:<id>`); absent: the whole tenant')),
+    agent: Type.Optional(
+      Short(
+        200,
+        'the agent by id, external id or name (stored as `agent:<id>`; unknown: 404 with close names; several: 409 `ambiguous`), or a ' +
+          'credential (`token:<API key id or name>`, `user:<user id or e-mail>`, stored by id); absent: the whole tenant',
+      ),
+    ),
     reason: Type.Optional(Text({ maxLength: 2000 })),
   },
   { additionalProperties: false },
 );
-export const KillSwitchReleaseBody = Type.Object({ agent: Type.Optional(Short(200)) }, { additionalProperties: false });
+export const KillSwitchReleaseBody = Type.Object(
+  { agent: Type.Optional(Short(200, 'as when engaged: id, external id or name, or the stored scope after `agent:`')) },
+  { additionalProperties: false },
+);
 export const KillSwitch = Type.Object(
   { scope: Type.String(), reason: Type.String(), created_by: Type.String(), created_at: Timestamp },
   { additionalProperties: false },

@@ -16,7 +16,7 @@ import { grantIn } from '../../auth/principal.js';
 import { newId } from '../../store/ids.js';
 import { errors } from '../../contract/errors.js';
 import { tenantOf } from '../../http/request-scope.js';
-import { killSwitches } from './kill-switch.js';
+import { killSwitches, switchFor } from './kill-switch.js';
 import { activePolicy, HOOKS_SURFACE } from './policy-store.js';
 import { toCedarValue, type CedarCall, type CompiledPolicySet, type Evaluation, type Verdict } from './policy-engine.js';
 import { parseShellCommands } from './shell-commands.js';
@@ -171,7 +171,7 @@ export async function decideHook(
   if (!p) throw errors.unauthenticated();
   const agent = h.agent_id ?? p.actor;
   const switches = await killSwitches(ctx.services.store, tenant);
-  const sw = switches.get('tenant') ?? switches.get(`agent:${agent}`) ?? switches.get(`agent:${p.actor}`);
+  const sw = switchFor(switches, h.agent_id, p.actor);
   let out: { decision: Verdict; reason: string; revision: number | null; policies: string[]; kill_switch: string | null };
   if (sw)
     out = {

@@ -139,7 +139,7 @@ for (const b of await serveBackends()) {
       // A hold on another kind with the same ref, or a data-class hold, does not cover the agent.
       const other = await agent('other-kind');
       assert.equal(
-        (await send(owner, 'POST', `${C}/holds`, { subject_kind: 'user', subject_ref: other, matter: 'm', reason: 'r' })).status,
+        (await send(owner, 'POST', `${C}/holds`, { subject_kind: 'customer', subject_ref: other, matter: 'm', reason: 'r' })).status,
         201,
       );
       assert.equal(
@@ -168,12 +168,14 @@ for (const b of await serveBackends()) {
         assert.equal((await send(owner, 'GET', `/v1/agents/${victim}`)).status, 200, 'registering destroyed nothing');
         assert.equal((await send(owner, 'GET', `${C}/erasure/${e.id}/receipt`)).status, 409);
 
+        // Placed by the agent's name, stored by its id: it covers the erasure, registered by id.
         const hold = await send(owner, 'POST', `${C}/holds`, {
           subject_kind: 'agent',
-          subject_ref: 'alias-1',
+          subject_ref: 'person-agent',
           matter: 'm',
-          reason: 'covers the alias',
+          reason: 'covers the subject',
         });
+        assert.equal(hold.json().subject_ref, victim);
         const refused = await send(owner, 'POST', `${C}/erasure/${e.id}/execute`, {});
         assert.equal(refused.status, 409, refused.text);
         assert.equal(refused.json().error.code, 'legal_hold');

@@ -232,11 +232,13 @@ for (const b of await serveBackends()) {
     );
 
     it('kill switches force deny for the tenant or one agent, and release restores the policy', async () => {
+      const made = await send(owner, 'POST', '/v1/agents', { name: 'agent-7' });
+      assert.equal(made.status, 201, made.text);
       const eng = await send(owner, 'POST', `${G}/pep/kill-switches`, { agent: 'agent-7', reason: 'incident 12' });
       assert.equal(eng.status, 201, eng.text);
       const killed = await send(editorKey, 'POST', `${G}/pep/decisions`, hook('Read', { file_path: 'x' }, { agent_id: 'agent-7' }));
       assert.equal(killed.json().decision, 'deny');
-      assert.equal(killed.json().kill_switch, 'agent:agent-7');
+      assert.equal(killed.json().kill_switch, `agent:${made.json().id}`);
       assert.equal(
         (await send(editorKey, 'POST', `${G}/pep/decisions`, hook('Read', { file_path: 'x' }, { agent_id: 'agent-8' }))).json().decision,
         'allow',

@@ -12,7 +12,10 @@ export class ComplianceErasureRegisterCommand extends ClientCommand {
 
   caseRef = Option.String('--case', { required: true, description: 'the case reference' });
   subjectKind = Option.String('--subject-kind', { description: 'default user' });
-  subjectRef = Option.String('--subject-ref', { required: true });
+  subjectRef = Option.String('--subject-ref', {
+    required: true,
+    description: 'the subject: for a user its id or e-mail (stored as the id)',
+  });
   aliases = Option.Array('--alias', { description: 'another reference of the same subject (repeatable)' });
   dataClasses = Option.Array('--data-class', { description: 'limit to this data class (repeatable)' });
   reason = Option.String('--reason');

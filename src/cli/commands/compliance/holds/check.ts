@@ -12,7 +12,9 @@ export class ComplianceHoldsCheckCommand extends ClientCommand {
   });
 
   subjectKind = Option.String('--subject-kind');
-  subjectRef = Option.String('--subject-ref');
+  subjectRef = Option.String('--subject-ref', {
+    description: 'the subject, in any form `holds place` takes (exit 4 when it names nothing)',
+  });
   dataClass = Option.String('--data-class');
 
   async execute(): Promise<number> {

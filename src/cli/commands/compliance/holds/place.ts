@@ -11,14 +11,17 @@ export class ComplianceHoldsPlaceCommand extends ClientCommand {
     examples: [
       [
         'Hold one agent',
-        '$0 compliance holds place --subject-kind agent --subject-ref <id> --matter "Acme v. Example" --reason "litigation"',
+        '$0 compliance holds place --subject-kind agent --subject-ref payments-copilot --matter "Acme v. Example" --reason "litigation"',
       ],
     ],
   });
 
   scope = Option.String('--scope', { description: 'subject (default), data_class or tenant' });
   subjectKind = Option.String('--subject-kind', { description: 'agent, user, workspace… (scope subject)' });
-  subjectRef = Option.String('--subject-ref', { description: 'the held subject id (scope subject)' });
+  subjectRef = Option.String('--subject-ref', {
+    description:
+      'the held subject (scope subject); for an agent, user or workspace: its id, name, external id, e-mail or root path (stored by id)',
+  });
   dataClass = Option.String('--data-class', { description: 'data class id (scope data_class)' });
   matter = Option.String('--matter', { required: true, description: 'the legal matter' });
   reason = Option.String('--reason', { required: true, description: 'why (recorded in the ledger)' });

@@ -14,5 +14,7 @@ export function killSwitchTable(items: KillSwitchView[]): string {
   ]);
 }
 
-/** What `--agent` names: the `agent_id` the hook reports, or the credential actor (`token:<id>`) when it reports none. */
-export const AGENT_HELP = 'The agent_id the hook reports, or a credential actor token:<id>; absent: the whole tenant';
+/** What `--agent` names: an agent (resolved to its id by the server), or the credential actor (`token:<id>`). */
+export const AGENT_HELP =
+  "The agent's id, external id or name (the server stores its id; unknown: exit 4 with close names; several agents: exit 5), or a " +
+  'credential token:<API key id or name> / user:<id or e-mail>; absent: the whole tenant';
