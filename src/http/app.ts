@@ -243,12 +243,15 @@ export class App {
         recorded++;
       },
     };
+    const mutable = ctx as { params: unknown; query: unknown; body: unknown };
+    // Path parameters are part of the route match, checked before authentication: the authenticator
+    // hands the id to the policy decision point and records privileged reads with it, so it must
+    // never see one its schema refuses (a NUL in an id made PostgreSQL answer 500).
+    mutable.params = validatePart(route, 'params', prepared.params);
     if (spec.permission !== PUBLIC) {
       if (!this.opts.authenticate) throw errors.unauthenticated();
       await this.opts.authenticate(ctx, route);
     }
-    const mutable = ctx as { params: unknown; query: unknown; body: unknown };
-    mutable.params = validatePart(route, 'params', prepared.params);
     mutable.query = parseAndValidateQuery(route, req.query);
     mutable.body = parseAndValidateBody(route, req);
     const around = this.opts.aroundMutation;
