@@ -73,12 +73,14 @@ async function readChain(ctx: RequestContext<Record<string, string>, ReadQueryT>
     // A damaged chain takes no records, but reading it is how the damage is found (svc audit verify
     // names the bad seq from these pages): the read is answered, marked, and recorded on the system chain.
     page.damaged = err.message;
-    if (tenant === SYSTEM_TENANT) {
-      // No chain is left to take the record: answered anyway, and said loudly in the log.
-      ctx.log.error({ err, chain: tenant }, 'audit.read of a damaged system chain could not be recorded');
-      return page;
+    try {
+      if (tenant === SYSTEM_TENANT) throw err;
+      await ctx.audit(target, { ...meta, chain_damaged: err.detail }, { chain: SYSTEM_TENANT });
+    } catch (unrecorded) {
+      if (!(unrecorded instanceof ChainHeadError)) throw unrecorded;
+      // The system chain is damaged too: no chain is left to take the record. Answered anyway, said loudly in the log.
+      ctx.log.error({ err: unrecorded, chain: tenant }, 'audit.read of a damaged chain could not be recorded: the system chain is damaged');
     }
-    await ctx.audit(target, { ...meta, chain_damaged: err.detail }, { chain: SYSTEM_TENANT });
   }
   return page;
 }

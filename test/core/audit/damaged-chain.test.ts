@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SYSTEM_TENANT } from '../../../src/ledger/record.js';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/sqlite-store.js';
 import { createTempDatabase, pgTestDsn } from '../../helpers/pg.js';
 import { call, setupAndLogin, startServer, type TestServer } from '../../helpers/server.js';
@@ -175,5 +176,22 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     );
     server = await start();
     await damaged('hash-mismatch', last - 1);
+
+    // 3. The system chain damaged as well: both chains are still read, with nowhere to record the reads.
+    assert.equal(await server.stop(), 0);
+    await tamper(
+      {
+        sqlite: `update audit_heads set hash = zeroblob(32) where tenant_id = ?`,
+        postgres: `update audit_heads set hash = decode(repeat('00', 32), 'hex') where tenant_id = $1`,
+      },
+      [SYSTEM_TENANT],
+    );
+    server = await start();
+    const tenantPage = await get('/v1/audit?limit=5');
+    assert.equal(tenantPage.status, 200, tenantPage.text);
+    assert.match(String(tenantPage.json().damaged), /cannot be appended to/);
+    const systemPage = await call(server, 'GET', '/v1/audit/system?limit=5', { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(systemPage.status, 200, systemPage.text);
+    assert.match(String(systemPage.json().damaged), new RegExp(`audit chain ${SYSTEM_TENANT} cannot be appended to`));
   });
 }
