@@ -44,6 +44,7 @@ export const ERROR_CATALOG = {
   not_configured: { status: 501, message: 'not configured' },
   unavailable: { status: 503, message: 'service unavailable' },
   audit_spool_full: { status: 503, message: 'audit ledger cannot accept records right now' },
+  audit_chain_damaged: { status: 503, message: 'the audit chain is damaged and takes no records until an operator has looked' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -8,6 +8,7 @@ import type { TSchema } from 'typebox';
 import type { AnyRoute } from './route.js';
 import { PUBLIC } from './route.js';
 import { uuidCanonicalizer, type Canonicalizer } from './canonical.js';
+import { boundIntegers } from './integer-bounds.js';
 
 /** A compiled checker plus the schema it came from (coercion needs the schema). */
 export interface Checker {
@@ -89,6 +90,8 @@ export function compileRoutes(routes: readonly AnyRoute[]): CompiledRoute[] {
     for (const part of ['params', 'query', 'body', 'response'] as const) {
       const schema = spec[part] as TSchema | undefined;
       if (!schema) continue;
+      // A request's integers fit every store (integer-bounds.ts); answers are the server's own.
+      if (part !== 'response') boundIntegers(schema);
       try {
         compiled[part] = makeChecker(schema);
       } catch (err) {

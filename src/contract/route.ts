@@ -3,6 +3,7 @@
  * permission, stability, audit action and handler. The router, request validation, OpenAPI
  * documents, the permission catalog and the audit of privileged reads all read this declaration.
  */
+import { boundIntegers } from './integer-bounds.js';
 import type { TSchema, Static } from 'typebox';
 import type { RequestContext } from '../http/context.js';
 import type { Reply } from '../http/reply.js';
@@ -96,5 +97,7 @@ export function route<
   B extends TSchema | undefined = undefined,
   R extends TSchema | undefined = undefined,
 >(spec: RouteSpec<P, Q, B, R>): RouteSpec<P, Q, B, R> {
+  // Bounded at declaration too (compileRoutes does it again), so the OpenAPI documents show the bounds whatever is built first.
+  for (const part of [spec.params, spec.query, spec.body]) if (part !== undefined) boundIntegers(part);
   return spec;
 }

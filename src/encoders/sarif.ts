@@ -9,12 +9,14 @@
  *   refused (rule 3), as is an empty rule id; the refusal names the corrupt spelling.
  * - `partialFingerprints.primaryLocationLineHash` is derived from the finding's natural key only,
  *   so the same finding has the same value in every export, across restarts (rule 2).
- * - A finding with an artifact URI keeps it (relative ones resolve against `SRCROOT`); any other
- *   subject gets a synthetic `svc-subject:` location under `SVCSUBJECTS` (rules 1 and 4).
+ * - A finding with an artifact URI keeps it, normalised and percent-encoded (sarif-uri.ts; relative
+ *   ones resolve against `SRCROOT`); any other subject, or an artifact path that leaves the root, gets
+ *   a synthetic `svc-subject:` location under `SVCSUBJECTS` (rules 1 and 4).
  * - GitHub code scanning reads `security-severity` from rule properties: the CEF column of the
  *   severity mapping (1, 3, 5, 7, 10), the highest seen for that rule in the export.
  */
 import type { Severity } from './encoder.js';
+import { artifactUri } from './sarif-uri.js';
 import { SEVERITY } from './severity.js';
 
 export const SARIF_VERSION = '2.1.0';
@@ -98,22 +100,11 @@ export function refusalOf(f: Pick<SarifFinding, 'rule_id' | 'severity'>): string
   return undefined;
 }
 
-const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-// Outside RFC 3986's character set (or a `%` not starting an escape): percent-encoded as UTF-8 octets.
-const NOT_URI_CHAR = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu;
-
-/** An artifact URI as given, with what a URI reference cannot hold percent-encoded (`src/a b.ts` → `src/a%20b.ts`). */
-export function uriReference(text: string): string {
-  return text.replace(NOT_URI_CHAR, (c) =>
-    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
-  );
-}
-
-/** The physical location of a finding: its artifact (kept as given) or a synthetic subject URI. */
+/** The physical location of a finding: its artifact (relative to SRCROOT, or absolute) or a synthetic subject URI. */
 export function locationOf(f: SarifFinding): Record<string, unknown> {
-  if (f.artifact_uri !== null && f.artifact_uri !== '') {
-    const uri = uriReference(f.artifact_uri);
-    const artifactLocation: Record<string, unknown> = ABSOLUTE_URI.test(uri) ? { uri } : { uri, uriBaseId: SRCROOT };
+  const artifact = f.artifact_uri !== null && f.artifact_uri !== '' ? artifactUri(f.artifact_uri) : undefined;
+  if (artifact !== undefined && 'uri' in artifact) {
+    const artifactLocation: Record<string, unknown> = artifact.relative ? { uri: artifact.uri, uriBaseId: SRCROOT } : { uri: artifact.uri };
     const physical: Record<string, unknown> = { artifactLocation };
     if (f.region_start_line !== null)
       physical['region'] = { startLine: f.region_start_line, ...(f.region_end_line !== null ? { endLine: f.region_end_line } : {}) };
@@ -149,12 +140,20 @@ export function sarifResultObject(f: SarifFinding): { result: Record<string, unk
       'svc.last_seen': f.last_seen,
       'svc.occurrences': f.occurrences,
       ...(f.tags.length > 0 ? { tags: f.tags } : {}),
+      ...droppedArtifact(f),
     },
   };
   // Triage carries over: a suppressed or resolved finding is still exported, marked as such.
   if (f.status === 'suppressed') result['suppressions'] = [{ kind: 'external', status: 'accepted' }];
   if (f.status === 'resolved') result['baselineState'] = 'absent';
   return { result };
+}
+
+/** A reported artifact that became no location (it leaves the root, or names no file): its text and why, as properties. */
+function droppedArtifact(f: SarifFinding): Record<string, string> {
+  if (f.artifact_uri === null || f.artifact_uri === '') return {};
+  const a = artifactUri(f.artifact_uri);
+  return 'dropped' in a ? { 'svc.artifact_uri': f.artifact_uri, 'svc.artifact_uri_dropped': a.dropped } : {};
 }
 
 /** One result as JSON text, or the refusal. */

@@ -243,18 +243,30 @@ export class App {
         recorded++;
       },
     };
+    const mutable = ctx as { params: unknown; query: unknown; body: unknown };
+    // Path parameters are part of the route match, checked before authentication: the authenticator
+    // hands the id to the policy decision point and records privileged reads with it, so it must
+    // never see one its schema refuses (a NUL in an id made PostgreSQL answer 500).
+    // A route may record its own input refusals (SSO: every refusal on an authentication path is audited).
+    // Synchronous on the way through; only a refusal waits for the route's record of it.
+    const refused = async (err: unknown): Promise<never> => {
+      if (spec.onInputRefused !== undefined && err instanceof ApiError) await spec.onInputRefused(ctx, err);
+      throw err;
+    };
+    try {
+      mutable.params = validatePart(route, 'params', prepared.params);
+    } catch (err) {
+      await refused(err);
+    }
     if (spec.permission !== PUBLIC) {
       if (!this.opts.authenticate) throw errors.unauthenticated();
       await this.opts.authenticate(ctx, route);
     }
-    const mutable = ctx as { params: unknown; query: unknown; body: unknown };
     try {
-      mutable.params = validatePart(route, 'params', prepared.params);
       mutable.query = parseAndValidateQuery(route, req.query);
       mutable.body = parseAndValidateBody(route, req);
     } catch (err) {
-      if (spec.onInputRefused !== undefined && err instanceof ApiError) await spec.onInputRefused(ctx, err);
-      throw err;
+      await refused(err);
     }
     const around = this.opts.aroundMutation;
     // Mutations that promise a ledger record (their `audit` action); the `unaudited` ones (ephemeral

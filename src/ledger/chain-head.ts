@@ -1,5 +1,6 @@
 /** Whether a chain's head names its last stored record: appends and audited changes refuse a chain whose head was moved. */
 import { sql } from 'kysely';
+import { ApiError } from '../contract/errors.js';
 import type { ChainTail } from './chain.js';
 import { SEQ_BITS, buf, isSqlite, type Tx } from './row-codec.js';
 
@@ -7,12 +8,16 @@ import { SEQ_BITS, buf, isSqlite, type Tx } from './row-codec.js';
  * Thrown when a chain's head does not name its last stored record (its hash differs, or records lie
  * beyond it): the heads table was changed behind the ledger's back. Nothing can be appended to that
  * chain until an operator has looked (`GET /v1/audit/verify` names the break), and no change that
- * would need a record there may commit (ledger/audit-intent.ts).
+ * would need a record there may commit (ledger/audit-intent.ts). A request that meets it is answered
+ * 503 `audit_chain_damaged` (nothing was changed); reading the chain still works (core/audit/routes.ts).
  */
-export class ChainHeadError extends Error {
+export class ChainHeadError extends ApiError {
   override readonly name = 'ChainHeadError';
-  constructor(readonly tenant: string, detail: string) {
-    super(`audit chain ${tenant} cannot be appended to: ${detail}`);
+  constructor(
+    readonly tenant: string,
+    readonly detail: string,
+  ) {
+    super('audit_chain_damaged', `audit chain ${tenant} cannot be appended to: ${detail}`);
   }
 }
 

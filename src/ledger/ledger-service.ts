@@ -53,6 +53,8 @@ export interface AuditPage {
   /** hex hash of record head_seq as the heads table holds it; null for an empty chain */
   head_hash: string | null;
   cursor?: string;
+  /** why the chain takes no records (its head does not name its last stored record); absent when intact */
+  damaged?: string;
 }
 
 /** The checkpoint interval from `SERVICE_AUDIT_CHECKPOINT_INTERVAL` (seconds; default 60; 0 disables). */

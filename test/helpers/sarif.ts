@@ -34,16 +34,28 @@ export function sarifSchemaErrors(doc: unknown): unknown[] {
 
 const MULTITOOL = path.join(REPO_ROOT, 'node_modules', '.bin', 'sarif-multitool');
 
+/**
+ * The multitool's own executable. Its `.bin` wrapper runs it through a shell, which splits an
+ * argument at a space or `;` (a file name with a space, `--rule-kind "Gh;Sarif"`).
+ */
+function multitoolBinary(): string {
+  return require('@microsoft/sarif-multitool') as string;
+}
+
 /** Why the multitool cannot run here, or undefined when it can. */
 export function multitoolSkip(): string | undefined {
   if (!existsSync(MULTITOOL)) return '@microsoft/sarif-multitool is not installed';
   return undefined;
 }
 
-/** `sarif-multitool validate FILE`: the error-level results of its output log (rule id and message). */
+/**
+ * `sarif-multitool validate FILE` with the SARIF rules and GitHub's (`--rule-kind Gh;Sarif`; GitHub
+ * Advanced Security's GH rules run only when asked): the error-level results of its output log.
+ */
 export function multitoolErrors(file: string): Array<{ ruleId: string; text: string }> {
   const out = path.join(tempDir('svc-sarif-'), 'validation.sarif');
-  const run = spawnSync(MULTITOOL, ['validate', file, '-o', out, '--log', 'ForceOverwrite'], { encoding: 'utf8', timeout: 120_000 });
+  const args = ['validate', file, '-o', out, '--log', 'ForceOverwrite', '--rule-kind', 'Gh;Sarif'];
+  const run = spawnSync(multitoolBinary(), args, { encoding: 'utf8', timeout: 120_000 });
   if (!existsSync(out)) throw new Error(`sarif-multitool wrote no output (exit ${run.status}): ${run.stdout}\n${run.stderr}`);
   const log = JSON.parse(readFileSync(out, 'utf8')) as {
     runs: Array<{ results?: Array<{ ruleId: string; level?: string; message: { text?: string; arguments?: string[] } }> }>;

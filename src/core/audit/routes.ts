@@ -10,6 +10,7 @@ import { route, type AnyRoute } from '../../contract/route.js';
 import type { RequestContext } from '../../http/context.js';
 import type { LedgerService } from '../../ledger/ledger-service.js';
 import type { RecordFilter } from '../../ledger/record-filter.js';
+import { ChainHeadError } from '../../ledger/chain-head.js';
 import { SYSTEM_TENANT } from '../../ledger/record.js';
 import { AuditFilterFields, AuditPageSchema, CheckpointResultSchema, PubkeysSchema, VerifyReportSchema } from './schemas.js';
 
@@ -63,7 +64,24 @@ async function readChain(ctx: RequestContext<Record<string, string>, ReadQueryT>
   const ledger = ledgerOf(ctx);
   const page = await ledger.read(tenant, from, limit, filter);
   // DECISIONS.md: each read appends `audit.read` to the chain that was read; answered only once durable.
-  await ctx.audit({ kind: 'audit_chain', id: tenant }, { from, limit, filter: { ...filter }, count: page.items.length }, { chain: tenant });
+  const target = { kind: 'audit_chain', id: tenant };
+  const meta = { from, limit, filter: { ...filter }, count: page.items.length };
+  try {
+    await ctx.audit(target, meta, { chain: tenant });
+  } catch (err) {
+    if (!(err instanceof ChainHeadError)) throw err;
+    // A damaged chain takes no records, but reading it is how the damage is found (svc audit verify
+    // names the bad seq from these pages): the read is answered, marked, and recorded on the system chain.
+    page.damaged = err.message;
+    try {
+      if (tenant === SYSTEM_TENANT) throw err;
+      await ctx.audit(target, { ...meta, chain_damaged: err.detail }, { chain: SYSTEM_TENANT });
+    } catch (unrecorded) {
+      if (!(unrecorded instanceof ChainHeadError)) throw unrecorded;
+      // The system chain is damaged too: no chain is left to take the record. Answered anyway, said loudly in the log.
+      ctx.log.error({ err: unrecorded, chain: tenant }, 'audit.read of a damaged chain could not be recorded: the system chain is damaged');
+    }
+  }
   return page;
 }
 

@@ -44,6 +44,14 @@ export const AuditPageSchema = Type.Object(
       }),
     ),
     cursor: Type.Optional(Type.String()),
+    damaged: Type.Optional(
+      Type.String({
+        description:
+          'present when the chain is damaged (its head does not name its last stored record): why it takes no records. The page is ' +
+          'what is stored; `GET /v1/audit/verify` or `svc audit verify` names the first bad seq, and this read is recorded on the ' +
+          'system chain instead',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
