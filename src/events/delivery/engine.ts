@@ -12,6 +12,7 @@
  * wakes the dispatchers on new events; a poll (1 s) covers events committed by other processes.
  */
 import type { Logger } from 'pino';
+import { outsideIntentScope } from '../../ledger/audit-intent.js';
 import type { Store } from '../../store/store.js';
 import { claimBatch, EventCache, renewLease, type BatchClaim, type Finish } from './delivery-batch.js';
 import { Finisher } from './finisher.js';
@@ -137,6 +138,12 @@ export class DeliveryEngine {
 
   /** Reloads the lanes now: new ones start, removed ones stop, changed ones restart with their new settings. */
   refresh(): Promise<void> {
+    // Lanes and dispatchers outlive the request that asked (a subscription created, events
+    // committed): they run outside its audit scope, or their writes would count as its changes.
+    return outsideIntentScope(() => this.#refresh());
+  }
+
+  #refresh(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     const run = (this.#reloading ?? Promise.resolve()).then(async () => {
       const lanes = await this.#opts.loadLanes();
@@ -177,6 +184,10 @@ export class DeliveryEngine {
 
   /** New events (of `tenant`, or of anyone): dispatchers look at the log again, and so do lanes that dispatch alone. */
   wake(tenant?: string): void {
+    outsideIntentScope(() => this.#wakeNow(tenant));
+  }
+
+  #wakeNow(tenant?: string): void {
     for (const g of this.#groups.values()) if (tenant === undefined || g.group.tenant === tenant) this.#dispatchGroup(g);
     for (const r of this.#lanes.values()) if (!r.lane.group && (tenant === undefined || r.lane.tenant === tenant)) r.wake();
   }
