@@ -29,7 +29,7 @@ export type Emit = (event: EventInput | readonly EventInput[], tx?: Transaction<
 export interface RemoteBinding {
   readonly kind: 'nats';
   publish(events: readonly BusEvent[]): void;
-  status(): { kind: 'nats'; connected: boolean };
+  status(): { kind: 'nats'; connected: boolean; servers: string[] };
 }
 
 export type EventHandler = (event: BusEvent) => void | Promise<void>;
@@ -257,6 +257,13 @@ export class EventBus {
     if (!this.#remote) return { kind: 'in-process', connected: true };
     const s = this.#remote.status();
     return { kind: s.kind, connected: s.connected };
+  }
+
+  /** The binding to other replicas for readiness (`/readyz`): undefined when the bus is in-process only. */
+  remote(): { kind: 'nats'; connected: boolean; servers: string[] } | undefined {
+    if (!this.#remote) return undefined;
+    const s = this.#remote.status();
+    return { kind: s.kind, connected: s.connected, servers: s.servers };
   }
 
   stats(): { published: number; subscribers: SubscriberStats[] } {

@@ -111,11 +111,12 @@ export class ServeCommand extends Command {
       flush();
       // The reason must reach the operator even if the async log stream could not flush in time.
       writeSync(2, `svc serve: startup failed: ${(err as Error).message}\n`);
-      // A replica whose audit key is not the deployment's active key (docs/scale-out.md): a conflict, exit 5.
-      const code = (err as { code?: string }).code;
-      if (code === 'key_not_active') return 5;
-      // A replica whose TLS certificate differs from the live replicas': refused configuration, exit 2.
-      return code === 'tls_mismatch' ? 2 : 1;
+      const exit = startupExitCode((err as { code?: string }).code);
+      // Exit now, not when the event loop drains: what a failed start left open must not keep a
+      // process that serves nothing alive (the NATS client leaves its socket open when a port
+      // accepts TCP and never speaks), or its supervisor never restarts it.
+      flush();
+      process.exit(exit);
     }
     return new Promise<number>((resolve) => {
       let signals = 0;
@@ -146,6 +147,16 @@ export class ServeCommand extends Command {
       process.on('SIGTERM', onSignal);
     });
   }
+}
+
+/**
+ * The exit code of a failed start: 5 for a replica whose audit key is not the deployment's active
+ * key (a conflict), 2 for a refused configuration (a TLS certificate other than the live replicas',
+ * a secrets key that does not open the deployment's sealed values), 1 otherwise.
+ */
+function startupExitCode(code: string | undefined): number {
+  if (code === 'key_not_active') return 5;
+  return code === 'tls_mismatch' || code === 'secrets_key_mismatch' ? 2 : 1;
 }
 
 /** A few lines on stdout for the human who just started the server (logs stay JSON on stderr). */
