@@ -73,7 +73,8 @@ async function readiness(ctx: { services: import('../../serve/services.js').Serv
       `not ready: store ${store.reachable ? `migrations at ${store.migrations.current} of ${store.migrations.expected}` : 'unreachable'}`,
     );
   const bus = ctx.services.events?.remote();
-  if (bus && !bus.connected) throw new ApiError('unavailable', `not ready: bus disconnected (NATS at ${bus.servers.join(', ')}; reconnecting)`);
+  if (bus && !bus.connected)
+    throw new ApiError('unavailable', `not ready: bus disconnected (NATS at ${bus.servers.join(', ')}; reconnecting)`);
   return {
     status: 'ready' as const,
     checks: {

@@ -69,7 +69,8 @@ test('a NATS port that accepts and never speaks: startup fails and the process e
   }
 });
 
-test('/readyz and /pod-readyz say 503 while the bus is disconnected, 200 once it is back', { skip: noNatsServer, timeout: 60_000 }, async () => {
+const readinessTitle = '/readyz and /pod-readyz say 503 while the bus is disconnected, 200 once it is back';
+test(readinessTitle, { skip: noNatsServer, timeout: 60_000 }, async () => {
   const port = await freePort();
   const storeDir = tempDir('svc-nats-store-');
   let nats = await natsServer(port, storeDir);
