@@ -30,10 +30,12 @@ export class ServeCommand extends Command {
 
       Replicas on one Postgres database (docs/scale-out.md) must serve one certificate: a replica whose certificate
       differs from a live replica's refuses to start (exit 2) unless \`SERVICE_TLS_ROLLING_CHANGE=1\` (a certificate
-      change made replica by replica); one whose audit key is not the deployment's active key refuses with exit 5.
+      change made replica by replica); one whose audit key is not the deployment's active key refuses with exit 5; one
+      whose secrets key (\`SERVICE_SECRETS_KEY_FILE\`) cannot open the deployment's sealed values refuses with exit 2.
 
       Exit codes: 0 after a clean shutdown, 2 when the configuration is refused, 5 when the audit key is not the
-      deployment's, 1 on any other startup failure.
+      deployment's, 1 on any other startup failure (the process exits at once, whatever the failure left open).
+      With \`SERVICE_BUS=nats\`, \`/readyz\` answers 503 while the bus is disconnected.
     `,
     examples: [
       ['Start on the defaults (SQLite, TLS, loopback)', '$0 serve'],
