@@ -18,9 +18,12 @@ const dep = await deploy(replicas, {
 try {
   const { session: token, tenant } = await setup(dep);
   const a = dep.replicas[0];
-  const body = (i, enabled) => ({ name: `s${i}`, enabled, event_types: ['agent.created'], endpoint: rx.url(`/s${i}`), sink_format: 'json' });
+  const body = (i, enabled) =>
+    ({ name: `s${i}`, enabled, event_types: ['agent.created'], endpoint: rx.url(`/s${i}`), sink_format: 'json' });
   const subs = [];
-  for (let i = 0; i < SUBS; i++) subs.push((await rest(a, 'POST', '/v1/m/eventing/subscriptions', { token, tenant, body: body(i, false) })).json());
+  for (let i = 0; i < SUBS; i++) {
+    subs.push((await rest(a, 'POST', '/v1/m/eventing/subscriptions', { token, tenant, body: body(i, false) })).json());
+  }
   for (let w = 0; w < 4; w++) {
     await Promise.all(Array.from({ length: CREATES / 4 }, async (_, i) => {
       const r = await rest(dep.replicas[i % replicas], 'POST', '/v1/agents', { token, tenant, body: { name: `b-${w}-${i}` } });
@@ -28,7 +31,8 @@ try {
     }));
   }
   for (const [i, s] of subs.entries()) {
-    const r = await rest(a, 'PUT', `/v1/m/eventing/subscriptions/${s.id}`, { token, tenant, body: { ...body(i, true), version: s.version } });
+    const update = { ...body(i, true), version: s.version };
+    const r = await rest(a, 'PUT', `/v1/m/eventing/subscriptions/${s.id}`, { token, tenant, body: update });
     if (r.status !== 200) throw new Error(r.text);
   }
   const total = SUBS * CREATES;
@@ -41,7 +45,8 @@ try {
   }
   const s = (performance.now() - t0) / 1000;
   const perSecond = Math.round((rx.got.length - n0) / s);
-  console.log(JSON.stringify({ replicas, subscriptions: SUBS, deliveries: rx.got.length, seconds: Number(s.toFixed(2)), per_second: perSecond }));
+  const seconds = Number(s.toFixed(2));
+  console.log(JSON.stringify({ replicas, subscriptions: SUBS, deliveries: rx.got.length, seconds, per_second: perSecond }));
 } finally {
   await dep.stop();
   await rx.close();

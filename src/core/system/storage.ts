@@ -1,4 +1,4 @@
-/** State shared by the replicas of one deployment (keyring, setup token, login failures, rate limits, replica registry, secrets key check). */
+/** State shared by the replicas of one deployment: keyring, setup token, login failures, rate limits, replicas, secrets key check. */
 import { tablesOf, type ModuleStorage } from '../../store/module-storage.js';
 import { REPLICA_APP_ROLE_GRANTS, REPLICA_GLOBAL_TABLES, REPLICA_TENANT_TABLES } from '../../store/schema-replicas.js';
 import { SQLITE_MIGRATION_027_REPLICAS } from '../../store/sqlite/migrations/sqlite-027-replicas.js';
