@@ -8,7 +8,8 @@
  * follow the event sequence, and a delivery that must wait for a retry holds the lane (the rest of
  * the claim is released), so a receiver that was down gets its backlog in order. Outcomes go back
  * in batches across lanes (finisher.ts). Everything the engine knows is in the store: a restarted
- * process (or another replica) picks up where the last one stopped, after a claim's lease. The bus
+ * process (or another replica) picks up where the last one stopped once the claims' short lease,
+ * renewed by heartbeat while a lane works (lease-keeper.ts), lapses. The bus
  * wakes the dispatchers on new events; a poll (1 s) covers events committed by other processes.
  */
 import type { Logger } from 'pino';
