@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { issueSelfSigned } from '../../src/serve/tls-generate.js';
@@ -62,6 +62,9 @@ async function measure(ctx: BenchContext, adminDsn: string, n: number): Promise<
   const db = await createTempDatabase(adminDsn);
   const keyFile = join(dir, 'audit-key.pem');
   writeFileSync(keyFile, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  // One secrets key for the deployment too (docs/scale-out.md): a replica with its own refuses to start.
+  const secretsKeyFile = join(dir, 'secrets.key');
+  writeFileSync(secretsKeyFile, randomBytes(32), { mode: 0o600 });
   const tls = await issueSelfSigned({ sans: { dns: ['localhost'], ips: ['127.0.0.1'] } });
   writeFileSync(join(dir, 'tls.crt'), tls.certPem);
   writeFileSync(join(dir, 'tls.key'), tls.keyPem, { mode: 0o600 });
@@ -84,6 +87,7 @@ async function measure(ctx: BenchContext, adminDsn: string, n: number): Promise<
             SERVICE_TLS_CERT: join(dir, 'tls.crt'),
             SERVICE_TLS_KEY: join(dir, 'tls.key'),
             SERVICE_AUDIT_KEY_FILE: keyFile,
+            SERVICE_SECRETS_KEY_FILE: secretsKeyFile,
             SERVICE_RATE_LIMIT_RPS: '0',
             ...(o.accessLog ? {} : { SERVICE_ACCESS_LOG: 'false' }),
           },

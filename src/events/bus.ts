@@ -15,7 +15,7 @@ import { nowTimestamp } from '../ledger/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { appendEvents } from './event-log.js';
-import { currentIntentScope } from '../ledger/audit-intent.js';
+import { currentIntentScope, outsideIntentScope } from '../ledger/audit-intent.js';
 import { isDurable, type BusEvent, type EventCatalog, type EventInput } from './event-types.js';
 
 /**
@@ -29,7 +29,7 @@ export type Emit = (event: EventInput | readonly EventInput[], tx?: Transaction<
 export interface RemoteBinding {
   readonly kind: 'nats';
   publish(events: readonly BusEvent[]): void;
-  status(): { kind: 'nats'; connected: boolean };
+  status(): { kind: 'nats'; connected: boolean; servers: string[] };
 }
 
 export type EventHandler = (event: BusEvent) => void | Promise<void>;
@@ -221,7 +221,9 @@ export class EventBus {
 
   #drain(sub: Subscriber): void {
     sub.running = true;
-    sub.idle = (async () => {
+    // Outside the announcing request's audit scope: what a subscriber writes is not that request's
+    // change, and a marker it left would be recorded as a change without its audit record (issue 48).
+    sub.idle = outsideIntentScope(async () => {
       // Yield first: the publisher's request finishes before any subscriber code runs.
       await new Promise<void>((r) => setImmediate(r));
       while (sub.queue.length > 0) {
@@ -238,7 +240,7 @@ export class EventBus {
         }
       }
       sub.running = false;
-    })();
+    });
   }
 
   /** Resolves once every subscriber has handled what was queued (tests, shutdown). */
@@ -255,6 +257,13 @@ export class EventBus {
     if (!this.#remote) return { kind: 'in-process', connected: true };
     const s = this.#remote.status();
     return { kind: s.kind, connected: s.connected };
+  }
+
+  /** The binding to other replicas for readiness (`/readyz`): undefined when the bus is in-process only. */
+  remote(): { kind: 'nats'; connected: boolean; servers: string[] } | undefined {
+    if (!this.#remote) return undefined;
+    const s = this.#remote.status();
+    return { kind: s.kind, connected: s.connected, servers: s.servers };
   }
 
   stats(): { published: number; subscribers: SubscriberStats[] } {

@@ -68,7 +68,7 @@ export function secretHint(value: string): string {
  * world readable), else `<dataDir>/secrets.key`, created 0600 with 32 random bytes if absent.
  */
 export async function loadSealer(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Sealer> {
-  const configured = env['SERVICE_SECRETS_KEY_FILE'];
+  const configured = env['SERVICE_SECRETS_KEY_FILE'] || undefined;
   const file = configured ?? path.join(dataDir, SECRETS_KEY_FILE);
   if (!configured) {
     try {

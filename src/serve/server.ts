@@ -12,6 +12,7 @@ import { allRoutes, composeManifests, eventCatalog, recordHooks } from '../route
 import type { ModuleManifest } from '../contract/manifest.js';
 import { EventBus } from '../events/bus.js';
 import { loadSealer } from '../secrets/sealing.js';
+import { checkSecretsKey } from '../secrets/key-check.js';
 import { listEdges } from '../modules/accessmap/index.js';
 import { buildOpenApiDocument } from '../contract/openapi.js';
 import type { AnyRoute } from '../contract/route.js';
@@ -134,6 +135,10 @@ export async function startServer(config: ServeConfig, log: Logger, extra: reado
       onError: (err) => log.error({ err }, 'audit checkpoint failed'),
     });
     stops.push(() => ledger.close());
+    // One secrets key per deployment: a key that cannot open what the others sealed refuses to start (exit 2),
+    // checked after the audit key (exit 5) so a replica missing both is told of the audit key first.
+    const sealer = await loadSealer(config.dataDir);
+    await checkSecretsKey(store, sealer, { dataDir: config.dataDir, keyFile: process.env['SERVICE_SECRETS_KEY_FILE'] || undefined });
     log.info(
       { key_id: ledger.keyring.active.keyId, algorithm: ledger.keyring.active.algorithm, threads: ledger.pool?.threads ?? 0 },
       'audit ' + 'ledger ready',
@@ -191,7 +196,7 @@ export async function startServer(config: ServeConfig, log: Logger, extra: reado
       storeReadiness: cachedReadiness(store),
       grpc: grpcState,
       events,
-      sealer: await loadSealer(config.dataDir),
+      sealer,
       hooks: recordHooks(manifests),
       openapi: openapiOf(routes),
       accessEdges: { listEdges: (tenant, filter) => listEdges(store, tenant, filter) },

@@ -1,5 +1,5 @@
 /**
- * Kysely table types of the state several `svc serve` replicas share on one database (migrations 27 and 31;
+ * Kysely table types of the state several `svc serve` replicas share on one database (migrations 27, 31 and 34;
  * docs/scale-out.md); merged into `Database` in schema.ts. Every table is global (no tenant).
  * On SQLite the tables exist (one schema for both backends) but a single process holds the file,
  * so the keyring, setup token and counters stay in the data directory and in memory there.
@@ -53,16 +53,30 @@ export interface ServeReplicasTable {
   seen_at_ms: ColumnType<number | string, number, number>;
 }
 
+/** `secrets_key_check` (migration 34): the deployment's secrets key, one row written at the first start (secrets/key-check.ts). */
+export interface SecretsKeyCheckTable {
+  id: number;
+  /** the Sealer's key id (first 16 hex of SHA-256 of the key) */
+  key_id: string;
+  /** a fixed text sealed with that key: a replica that cannot open it holds another key */
+  check_value: string;
+  /** which replica recorded it (`<host>:<data dir>`) */
+  recorded_by: string;
+  recorded_at: string;
+}
+
 export interface ReplicaTables {
   audit_keyring: AuditKeyringTable;
   setup_tokens: SetupTokensTable;
   login_failures: LoginFailuresTable;
   rate_limit_buckets: RateLimitBucketsTable;
   serve_replicas: ServeReplicasTable;
+  secrets_key_check: SecretsKeyCheckTable;
 }
 
 export const REPLICA_TENANT_TABLES = [] as const;
-export const REPLICA_GLOBAL_TABLES = ['audit_keyring', 'setup_tokens', 'login_failures', 'rate_limit_buckets', 'serve_replicas'] as const;
+export const REPLICA_GLOBAL_TABLES = ['audit_keyring', 'setup_tokens', 'login_failures', 'rate_limit_buckets', 'serve_replicas',
+  'secrets_key_check'] as const;
 
 /** Privileges of the app role (postgres-roles.ts). The keyring row is written at first start and by rotation. */
 export const REPLICA_APP_ROLE_GRANTS = {
@@ -71,4 +85,5 @@ export const REPLICA_APP_ROLE_GRANTS = {
   login_failures: ['select', 'insert', 'delete'],
   rate_limit_buckets: ['select', 'insert', 'update', 'delete'],
   serve_replicas: ['select', 'insert', 'update', 'delete'],
+  secrets_key_check: ['select', 'insert'],
 } as const satisfies Record<keyof ReplicaTables, readonly ('select' | 'insert' | 'update' | 'delete')[]>;

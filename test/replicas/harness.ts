@@ -1,11 +1,11 @@
 /**
  * Several real `svc serve` processes on one fresh PostgreSQL database, the way an operator runs
  * replicas behind a load balancer (docs/scale-out.md): one shared audit signing key file
- * (`SERVICE_AUDIT_KEY_FILE`), one shared TLS certificate (`--tls-cert`/`--tls-key`), a data
- * directory of its own per replica.
+ * (`SERVICE_AUDIT_KEY_FILE`), one shared secrets key file (`SERVICE_SECRETS_KEY_FILE`), one shared
+ * TLS certificate (`--tls-cert`/`--tls-key`), a data directory of its own per replica.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,8 @@ export interface Deployment {
   dsn: string;
   dir: string;
   keyFile: string;
+  /** the secrets (sealing) key file, 32 random bytes */
+  secretsKeyFile: string;
   certFile: string;
   tlsKeyFile: string;
   replicas: TestServer[];
@@ -41,6 +43,13 @@ export function writeAuditKey(file: string): string {
   return file;
 }
 
+/** A secrets (sealing) key: 32 random bytes, mode 0600. */
+export function writeSecretsKey(file: string): string {
+  writeFileSync(file, randomBytes(32), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
 /** A fresh database and shared key material; `n` replicas started one after another (rate limit off unless `opts.env` sets it). */
 export async function deploy(n: number, opts: { env?: Record<string, string> } = {}): Promise<Deployment> {
   const target = await pgTestDsn();
@@ -48,6 +57,7 @@ export async function deploy(n: number, opts: { env?: Record<string, string> } =
   const db = await createTempDatabase(target.dsn);
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-replicas-'));
   const keyFile = writeAuditKey(path.join(dir, 'audit-key.pem'));
+  const secretsKeyFile = writeSecretsKey(path.join(dir, 'secrets.key'));
   const tls = await issueSelfSigned({ sans: { dns: ['localhost'], ips: ['127.0.0.1'] } });
   const certFile = path.join(dir, 'tls.crt');
   const tlsKeyFile = path.join(dir, 'tls.key');
@@ -58,6 +68,7 @@ export async function deploy(n: number, opts: { env?: Record<string, string> } =
     dsn: db.dsn,
     dir,
     keyFile,
+    secretsKeyFile,
     certFile,
     tlsKeyFile,
     replicas,
@@ -69,6 +80,7 @@ export async function deploy(n: number, opts: { env?: Record<string, string> } =
         args: ['--store', 'postgres', '--dsn', db.dsn, '--tls-cert', certFile, '--tls-key', tlsKeyFile, ...(extra.args ?? [])],
         env: {
           SERVICE_AUDIT_KEY_FILE: keyFile,
+          SERVICE_SECRETS_KEY_FILE: secretsKeyFile,
           SERVICE_AUDIT_CHECKPOINT_INTERVAL: '0',
           SERVICE_RATE_LIMIT_RPS: '0',
           ...opts.env,

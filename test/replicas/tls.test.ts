@@ -59,7 +59,7 @@ describe('one TLS certificate for replicas', { skip }, () => {
   });
 
   test('SERVICE_TLS_ROLLING_CHANGE=1: a replica with the new certificate starts (a rolling change)', async () => {
-    const env = { SERVICE_AUDIT_KEY_FILE: dep.keyFile, SERVICE_TLS_ROLLING_CHANGE: '1' };
+    const env = { SERVICE_AUDIT_KEY_FILE: dep.keyFile, SERVICE_SECRETS_KEY_FILE: dep.secretsKeyFile, SERVICE_TLS_ROLLING_CHANGE: '1' };
     const rolled = await startServer({ timeoutMs: 90_000, args: [...store(), '--tls-cert', otherCert, '--tls-key', otherKey], env });
     extra.push(rolled);
     assert.notEqual(rolled.fingerprintSha256, dep.replicas[0]?.fingerprintSha256);

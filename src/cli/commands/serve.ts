@@ -30,10 +30,12 @@ export class ServeCommand extends Command {
 
       Replicas on one Postgres database (docs/scale-out.md) must serve one certificate: a replica whose certificate
       differs from a live replica's refuses to start (exit 2) unless \`SERVICE_TLS_ROLLING_CHANGE=1\` (a certificate
-      change made replica by replica); one whose audit key is not the deployment's active key refuses with exit 5.
+      change made replica by replica); one whose audit key is not the deployment's active key refuses with exit 5; one
+      whose secrets key (\`SERVICE_SECRETS_KEY_FILE\`) cannot open the deployment's sealed values refuses with exit 2.
 
       Exit codes: 0 after a clean shutdown, 2 when the configuration is refused, 5 when the audit key is not the
-      deployment's, 1 on any other startup failure.
+      deployment's, 1 on any other startup failure (the process exits at once, whatever the failure left open).
+      With \`SERVICE_BUS=nats\`, \`/readyz\` answers 503 while the bus is disconnected.
     `,
     examples: [
       ['Start on the defaults (SQLite, TLS, loopback)', '$0 serve'],
@@ -111,11 +113,12 @@ export class ServeCommand extends Command {
       flush();
       // The reason must reach the operator even if the async log stream could not flush in time.
       writeSync(2, `svc serve: startup failed: ${(err as Error).message}\n`);
-      // A replica whose audit key is not the deployment's active key (docs/scale-out.md): a conflict, exit 5.
-      const code = (err as { code?: string }).code;
-      if (code === 'key_not_active') return 5;
-      // A replica whose TLS certificate differs from the live replicas': refused configuration, exit 2.
-      return code === 'tls_mismatch' ? 2 : 1;
+      const exit = startupExitCode((err as { code?: string }).code);
+      // Exit now, not when the event loop drains: what a failed start left open must not keep a
+      // process that serves nothing alive (the NATS client leaves its socket open when a port
+      // accepts TCP and never speaks), or its supervisor never restarts it.
+      flush();
+      process.exit(exit);
     }
     return new Promise<number>((resolve) => {
       let signals = 0;
@@ -146,6 +149,16 @@ export class ServeCommand extends Command {
       process.on('SIGTERM', onSignal);
     });
   }
+}
+
+/**
+ * The exit code of a failed start: 5 for a replica whose audit key is not the deployment's active
+ * key (a conflict), 2 for a refused configuration (a TLS certificate other than the live replicas',
+ * a secrets key that does not open the deployment's sealed values), 1 otherwise.
+ */
+function startupExitCode(code: string | undefined): number {
+  if (code === 'key_not_active') return 5;
+  return code === 'tls_mismatch' || code === 'secrets_key_mismatch' ? 2 : 1;
 }
 
 /** A few lines on stdout for the human who just started the server (logs stay JSON on stderr). */

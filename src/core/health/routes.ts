@@ -1,7 +1,8 @@
 /**
  * Health and contract routes (spec: Endpoints → health). All public and exempt from the setup
  * gate (DECISIONS.md). `/livez` and `/healthz` check nothing but the process; `/readyz` checks
- * the store; `/pod-readyz` also turns 503 while the server drains on shutdown.
+ * the store and, with SERVICE_BUS=nats, the bus connection; `/pod-readyz` also turns 503 while the
+ * server drains on shutdown.
  */
 import Type from 'typebox';
 import { ApiError } from '../../contract/errors.js';
@@ -19,6 +20,8 @@ const Ready = Type.Object(
         backend: Type.String(),
         migrations: Type.Object({ current: Type.Integer(), expected: Type.Integer() }),
       }),
+      // Only with a bus to other replicas (SERVICE_BUS=nats): a replica that cannot hear or tell them is not ready.
+      bus: Type.Optional(Type.Object({ ok: Type.Boolean(), kind: Type.Literal('nats') })),
     }),
   },
   { additionalProperties: false },
@@ -69,7 +72,16 @@ async function readiness(ctx: { services: import('../../serve/services.js').Serv
       'unavailable',
       `not ready: store ${store.reachable ? `migrations at ${store.migrations.current} of ${store.migrations.expected}` : 'unreachable'}`,
     );
-  return { status: 'ready' as const, checks: { store: { ok: true, backend: ctx.services.store.backend, migrations: store.migrations } } };
+  const bus = ctx.services.events?.remote();
+  if (bus && !bus.connected)
+    throw new ApiError('unavailable', `not ready: bus disconnected (NATS at ${bus.servers.join(', ')}; reconnecting)`);
+  return {
+    status: 'ready' as const,
+    checks: {
+      store: { ok: true, backend: ctx.services.store.backend, migrations: store.migrations },
+      ...(bus ? { bus: { ok: true, kind: bus.kind } } : {}),
+    },
+  };
 }
 
 export const healthRoutes: AnyRoute[] = [
@@ -96,7 +108,7 @@ export const healthRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/readyz',
     operationId: 'readyz',
-    summary: 'Readiness: store reachable and every migration applied; 503 otherwise',
+    summary: 'Readiness: store reachable, every migration applied and (SERVICE_BUS=nats) the bus connected; 503 otherwise',
     response: Ready,
     timeoutMs: 5_000,
     handler: readiness,

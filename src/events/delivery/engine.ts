@@ -8,20 +8,21 @@
  * follow the event sequence, and a delivery that must wait for a retry holds the lane (the rest of
  * the claim is released), so a receiver that was down gets its backlog in order. Outcomes go back
  * in batches across lanes (finisher.ts). Everything the engine knows is in the store: a restarted
- * process (or another replica) picks up where the last one stopped, after a claim's lease. The bus
+ * process (or another replica) picks up where the last one stopped once the claims' short lease,
+ * renewed by heartbeat while a lane works (lease-keeper.ts), lapses. The bus
  * wakes the dispatchers on new events; a poll (1 s) covers events committed by other processes.
  */
 import type { Logger } from 'pino';
+import { outsideIntentScope } from '../../ledger/audit-intent.js';
 import type { Store } from '../../store/store.js';
-import { claimBatch, EventCache, renewLease, type BatchClaim, type Finish } from './delivery-batch.js';
+import { claimBatch, EventCache, type BatchClaim, type Finish } from './delivery-batch.js';
 import { Finisher } from './finisher.js';
+import { CLAIM_LEASE_MS, HEARTBEAT_MS, renewHeld, settled } from './lease-keeper.js';
+import { GroupRun, Running, type EngineMemory, type LaneStats } from './lane-run.js';
 import type { AttemptOutcome, Claimed, DispatchGroup, HandOffer, Lane } from './target.js';
 
 /** Deliveries a lane claims at once. */
 export const CLAIM_BATCH = 128;
-/** Added to a lane's lease for a batch claim (at most the lease itself); the lease is renewed when less than `leaseMs` remains. */
-export const BATCH_LEASE_SLACK_MS = 5_000;
-const batchLease = (lane: Lane): number => lane.leaseMs + Math.min(lane.leaseMs, BATCH_LEASE_SLACK_MS);
 
 export interface EngineOptions {
   store: Store;
@@ -34,77 +35,12 @@ export interface EngineOptions {
   batch?: number;
   /** events the engine keeps read for its lanes (default EventCache's) */
   cachedEvents?: number;
+  /** a claim's lease, renewed every `heartbeatMs` while the lane holds it (lease-keeper.ts) */
+  claimLeaseMs?: number;
+  heartbeatMs?: number;
 }
 
-/** What the engine holds in memory now: each is bounded by the lanes and the batch, never by the backlog. */
-export interface EngineMemory {
-  /** deliveries claimed or handed to a lane and not attempted yet */
-  held: number;
-  /** deliveries attempted whose outcome is not committed yet */
-  writing: number;
-  /** events read from the log and kept for the lanes */
-  events: number;
-}
-
-export interface LaneStats {
-  id: string;
-  tenant: string;
-  name: string;
-  delivered: number;
-  retried: number;
-  failed: number;
-  dead: number;
-  in_flight: boolean;
-}
-
-class Running {
-  stopped = false;
-  dirty = true;
-  inFlight = false;
-  /** deliveries the dispatcher inserted claimed for this lane, to attempt next, oldest first */
-  readonly handed: Array<{ leaseUntil: number; items: Claimed[] }> = [];
-  /** rows this lane holds claimed and has not attempted yet (its claim's and the handed ones), with their lease */
-  readonly holding = new Map<string, number>();
-  /** bumped whenever the lane gives rows back (a retry holds it, a lease lapsed, it stops): an offer made before is void */
-  epoch = 0;
-  delivered = 0;
-  retried = 0;
-  failed = 0;
-  dead = 0;
-  done: Promise<void> = Promise.resolve();
-  /** deliveries attempted whose outcome is not committed yet (the next claim passes over them) */
-  readonly writing = new Set<string>();
-  /** the outcome writes of the last claims, oldest first */
-  readonly writes: Array<Promise<unknown>> = [];
-  #wake: (() => void) | undefined;
-  constructor(public lane: Lane) {}
-  wake(): void {
-    this.dirty = true;
-    this.#wake?.();
-  }
-  /** ends a sleep without asking for a look at the store (the lane has handed rows to attempt) */
-  nudge(): void {
-    this.#wake?.();
-  }
-  /** sleeps until `ms` pass or the lane is woken */
-  sleep(ms: number): Promise<void> {
-    if (this.dirty || this.stopped) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const t = setTimeout(done, Math.max(1, ms));
-      function done(): void {
-        clearTimeout(t);
-        resolve();
-      }
-      this.#wake = done;
-    }).then(() => void (this.#wake = undefined));
-  }
-}
-
-class GroupRun {
-  dirty = true;
-  running: Promise<void> | undefined;
-  constructor(public group: DispatchGroup) {}
-}
+export type { EngineMemory, LaneStats } from './lane-run.js';
 
 export class DeliveryEngine {
   readonly #opts: EngineOptions;
@@ -114,6 +50,8 @@ export class DeliveryEngine {
   readonly #finisher: Finisher;
   #reloadTimer: NodeJS.Timeout | undefined;
   #pollTimer: NodeJS.Timeout | undefined;
+  #beatTimer: NodeJS.Timeout | undefined;
+  readonly #leaseMs: number;
   #closed = false;
   #reloading: Promise<void> | undefined;
 
@@ -121,6 +59,7 @@ export class DeliveryEngine {
     this.#opts = opts;
     this.#cache = new EventCache(opts.cachedEvents);
     this.#finisher = new Finisher(opts.store);
+    this.#leaseMs = opts.claimLeaseMs ?? CLAIM_LEASE_MS;
   }
 
   async start(): Promise<void> {
@@ -133,10 +72,22 @@ export class DeliveryEngine {
     // Events other processes committed (or this one before a restart) reach the lanes by this poll.
     this.#pollTimer = setInterval(() => this.wake(), this.#opts.pollMs ?? 1_000);
     this.#pollTimer.unref();
+    // Held claims stay ours while we work on them; a dead replica's lapse within one lease.
+    this.#beatTimer = setInterval(
+      () => renewHeld(this.#opts.store, this.#lanes.values(), this.#leaseMs, this.#opts.log),
+      this.#opts.heartbeatMs ?? HEARTBEAT_MS,
+    );
+    this.#beatTimer.unref();
   }
 
   /** Reloads the lanes now: new ones start, removed ones stop, changed ones restart with their new settings. */
   refresh(): Promise<void> {
+    // Lanes and dispatchers outlive the request that asked (a subscription created, events
+    // committed): they run outside its audit scope, or their writes would count as its changes.
+    return outsideIntentScope(() => this.#refresh());
+  }
+
+  #refresh(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     const run = (this.#reloading ?? Promise.resolve()).then(async () => {
       const lanes = await this.#opts.loadLanes();
@@ -177,6 +128,10 @@ export class DeliveryEngine {
 
   /** New events (of `tenant`, or of anyone): dispatchers look at the log again, and so do lanes that dispatch alone. */
   wake(tenant?: string): void {
+    outsideIntentScope(() => this.#wakeNow(tenant));
+  }
+
+  #wakeNow(tenant?: string): void {
     for (const g of this.#groups.values()) if (tenant === undefined || g.group.tenant === tenant) this.#dispatchGroup(g);
     for (const r of this.#lanes.values()) if (!r.lane.group && (tenant === undefined || r.lane.tenant === tenant)) r.wake();
   }
@@ -201,7 +156,7 @@ export class DeliveryEngine {
           // Rows the lane attempted (outcome being written) or holds under its own lease are no obstacle.
           const owns = (row: { id: string; lease_until: number | null }): boolean =>
             r.writing.has(row.id) || (row.lease_until !== null && r.holding.get(row.id) === Number(row.lease_until));
-          offers.set(r.lane.id, { leaseUntil: Date.now() + batchLease(r.lane), owns, epoch: r.epoch });
+          offers.set(r.lane.id, { leaseUntil: Date.now() + this.#leaseMs, owns, epoch: r.epoch });
         }
         try {
           const ids = lanes.map((r) => r.lane.id);
@@ -251,7 +206,7 @@ export class DeliveryEngine {
       try {
         const next = r.handed.shift();
         if (next) {
-          const held = await this.#attempt(r, next.items, next.leaseUntil);
+          const held = await this.#attempt(r, next.items, next.leaseUntil, true);
           // Nothing woke the lane meanwhile (no rows queued for it): no need to look at the store.
           if (!held && !r.dirty && r.handed.length === 0) await r.sleep(60_000);
           continue;
@@ -264,7 +219,7 @@ export class DeliveryEngine {
           }
         }
         const claim: BatchClaim = await store.withTenant(lane.tenant, (tx) =>
-          claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, batchLease(lane), this.#cache, lock, r.writing),
+          claimBatch(tx, lane.tenant, lane.id, this.#opts.batch ?? CLAIM_BATCH, this.#leaseMs, this.#cache, lock, r.writing),
         );
         if (claim.kind === 'wait') {
           if (r.handed.length > 0) continue;
@@ -286,8 +241,14 @@ export class DeliveryEngine {
   #giveBack(r: Running): void {
     r.epoch++;
     for (const h of r.handed.splice(0)) {
-      for (const x of h.items) r.holding.delete(x.id);
-      this.#hand(undefined, h.leaseUntil, h.items);
+      // Under the lease the heartbeat moved them to (a row it lost is another worker's: nothing to give back).
+      const byLease = new Map<number, Claimed[]>();
+      for (const x of h.items) {
+        const lease = r.holding.get(x.id);
+        r.holding.delete(x.id);
+        if (lease !== undefined) byLease.set(lease, [...(byLease.get(lease) ?? []), x]);
+      }
+      for (const [lease, items] of byLease) this.#hand(undefined, lease, items);
     }
   }
 
@@ -295,8 +256,9 @@ export class DeliveryEngine {
    * Attempts a claim's deliveries in order; stops at one that must wait for a retry (the rest are
    * released) or when the lane stops. True: the lane is held.
    */
-  async #attempt(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
-    for (const x of items) r.holding.set(x.id, leaseUntil);
+  async #attempt(r: Running, items: Claimed[], leaseUntil: number, handed = false): Promise<boolean> {
+    // Handed rows are held since the hand-off (their lease maybe renewed, or lost, since).
+    if (!handed) for (const x of items) r.holding.set(x.id, leaseUntil);
     let done = false;
     try {
       const held = await this.#attemptAll(r, items, leaseUntil);
@@ -312,42 +274,36 @@ export class DeliveryEngine {
   }
 
   async #attemptAll(r: Running, items: Claimed[], leaseUntil: number): Promise<boolean> {
-    const { store, log } = this.#opts;
+    const { log } = this.#opts;
     const lane = r.lane;
     const finishes: Array<Promise<Map<string, string>>> = [];
     const fin = (f: Omit<Finish, 'maxAttempts' | 'initialIntervalS'>): void =>
       void finishes.push(
         this.#finisher.finish(lane.tenant, [{ ...f, maxAttempts: lane.maxAttempts, initialIntervalS: lane.initialIntervalS }]),
       );
-    let lease = leaseUntil;
     let held = false;
     let i = 0;
+    /** the row's lease in the store now (no renewal in flight); it is forgotten, so no later renewal moves it */
+    const release = async (id: string): Promise<number> => {
+      await settled(r);
+      const lease = r.holding.get(id) ?? leaseUntil;
+      r.holding.delete(id);
+      return lease;
+    };
     for (; i < items.length && !r.stopped && !this.#closed; i++) {
       const item = items[i] as (typeof items)[number];
-      if (Date.now() + lane.leaseMs > lease) {
-        // The attempt could outlive the claim: move the lease of what is left, or give it back if another worker has it.
-        const rest = items.slice(i).map((x) => x.id);
-        const from = lease;
-        const renewed = await store
-          .withTenant(lane.tenant, async (tx) => {
-            const to = await renewLease(tx, lane.tenant, rest, from, batchLease(lane));
-            if (to === undefined) throw new LeaseLost();
-            return to;
-          })
-          .catch((err: unknown) => (err instanceof LeaseLost ? undefined : Promise.reject(err)));
-        if (renewed === undefined) {
-          held = true;
-          break;
-        }
-        lease = renewed;
-        for (let k = i; k < items.length; k++) r.holding.set((items[k] as Claimed).id, lease);
+      await settled(r);
+      // The heartbeat found it under another worker's lease (ours lapsed): not ours to attempt, nor what follows.
+      if (!r.holding.has(item.id)) {
+        held = true;
+        break;
       }
       r.inFlight = true;
       const outcome: AttemptOutcome = await lane.target
         .send({ deliveryId: item.id, tenant: lane.tenant, laneId: lane.id, attempt: item.attempt, event: item.event })
         .catch((err: unknown) => ({ result: 'retry' as const, error: String((err as Error)?.message ?? err) }));
       r.inFlight = false;
-      fin({ id: item.id, attempt: item.attempt, leaseUntil: lease, outcome });
+      fin({ id: item.id, attempt: item.attempt, leaseUntil: await release(item.id), outcome });
       if (outcome.result !== 'delivered')
         log?.info(
           { subscription: lane.id, delivery: item.id, attempt: item.attempt, http_status: outcome.status, error: outcome.error },
@@ -361,7 +317,10 @@ export class DeliveryEngine {
       }
     }
     if (i < items.length) held = true;
-    for (; i < items.length; i++) fin({ id: (items[i] as (typeof items)[number]).id, attempt: 0, leaseUntil: lease, outcome: 'release' });
+    for (; i < items.length; i++) {
+      const id = (items[i] as (typeof items)[number]).id;
+      fin({ id, attempt: 0, leaseUntil: await release(id), outcome: 'release' });
+    }
     if (held || r.stopped) this.#giveBack(r);
     const ids = items.map((x) => x.id);
     for (const id of ids) {
@@ -425,6 +384,7 @@ export class DeliveryEngine {
     this.#closed = true;
     clearInterval(this.#reloadTimer);
     clearInterval(this.#pollTimer);
+    clearInterval(this.#beatTimer);
     await this.#reloading;
     const lanes = [...this.#lanes.values()];
     for (const r of lanes) this.#stop(r);
@@ -434,4 +394,3 @@ export class DeliveryEngine {
   }
 }
 
-class LeaseLost extends Error {}

@@ -48,7 +48,10 @@ export interface Lane {
   name: string;
   maxAttempts: number;
   initialIntervalS: number;
-  /** how long a claim holds before another worker may take the delivery over (the target's timeout plus a margin) */
+  /**
+   * The longest one attempt may take (the target's timeout plus a margin). No longer the claim's
+   * lease: claims hold a short lease renewed by heartbeat while the lane works (lease-keeper.ts).
+   */
   leaseMs: number;
   target: DeliveryTarget;
   /**
