@@ -1,12 +1,12 @@
-/** Migration 34 (the deployment's secrets key check) for sqlite; mirror of the postgres file with the same number. */
+/** Migration 37 (the deployment's secrets key check) for sqlite; mirror of the postgres file with the same number. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 import { ts } from '../sqlite-checks.js';
 
 /** The same table as on Postgres: a data directory's key may be replaced by a SERVICE_SECRETS_KEY_FILE that does not open its values. */
-export const SQLITE_MIGRATION_034_SECRETS_KEY_CHECK: readonly Migration[] = [
+export const SQLITE_MIGRATION_037_SECRETS_KEY_CHECK: readonly Migration[] = [
   {
-    version: 34,
+    version: 37,
     name: 'secrets_key_check',
     async up(tx) {
       await sql

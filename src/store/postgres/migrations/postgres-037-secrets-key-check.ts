@@ -1,4 +1,4 @@
-/** Migration 34 (the deployment's secrets key check) for postgres; mirror of the sqlite file with the same number. */
+/** Migration 37 (the deployment's secrets key check) for postgres; mirror of the sqlite file with the same number. */
 import { sql } from 'kysely';
 import type { Migration } from '../../migrations.js';
 
@@ -9,9 +9,9 @@ const ts = (col: string): string => `${col} ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]
  * by the first start; every later start must open that value, or refuses (secrets/key-check.ts,
  * docs/scale-out.md). A global table, no row-level security.
  */
-export const POSTGRES_MIGRATION_034_SECRETS_KEY_CHECK: readonly Migration[] = [
+export const POSTGRES_MIGRATION_037_SECRETS_KEY_CHECK: readonly Migration[] = [
   {
-    version: 34,
+    version: 37,
     name: 'secrets_key_check',
     async up(tx) {
       await sql
