@@ -3,7 +3,7 @@
  * sealed, or a webhook subscription or secret created through one replica stops working the
  * moment that replica is gone ("sealed secret does not open with this key" on the others). The
  * first start records the key's id and a fixed text sealed with it (`secrets_key_check`,
- * migration 34); every later start opens that text with its own key and refuses to start (exit 2)
+ * migration 37); every later start opens that text with its own key and refuses to start (exit 2)
  * when it cannot, as it does for a TLS certificate or audit key other than the deployment's.
  *
  * A database sealed before the check existed has no row: the first start then looks at the sealed
