@@ -221,7 +221,7 @@ describe('svc claude-hook against the real server', () => {
     assert.equal(flagged.code, 0, flagged.stderr);
     const out = JSON.parse(flagged.stdout);
     assert.equal(out.decision, 'block');
-    assert.match(out.reason, /flags this call, which already ran: forbidden by policy flag-git/);
+    assert.match(out.reason, /flags this call, which already ran: command "git status": forbidden by policy flag-git/);
     assert.doesNotMatch(out.reason, new RegExp(`${server.port}|${(server.pinSha256 as string).slice(0, 12).replace(/[+/]/g, '.')}`));
     assert.equal((await listed())[1]?.decision, 'deny');
   });

@@ -39,7 +39,7 @@ test('an issuer on loopback is refused by the guard for a login and for the prov
   assert.equal(put.status, 200, put.text);
   const start = await call(server, 'POST', '/v1/m/identity/sso/start', {
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:1/cb' }),
+    body: JSON.stringify({ redirect_uri: 'http://127.0.0.1:1/callback' }),
   });
   assert.equal(start.status, 503, start.text);
   assert.match(start.json().error.message, /egress_refused: egress refused: 127\.0\.0\.1 is a loopback address/);
