@@ -1,20 +1,15 @@
 /** `svc serve`: the control-plane engine (HTTPS REST + gRPC + web UI). */
-import { writeSync } from "node:fs";
-import { Command, Option } from "clipanion";
-import type { ModuleManifest } from "../../contract/manifest.js";
-import {
-  ConfigError,
-  resolveServeConfig,
-  DEFAULTS,
-} from "../../serve/config.js";
+import { writeSync } from 'node:fs';
+import { Command, Option } from 'clipanion';
+import type { ModuleManifest } from '../../contract/manifest.js';
+import { ConfigError, resolveServeConfig, DEFAULTS } from '../../serve/config.js';
 
 export class ServeCommand extends Command {
-  static override paths = [["serve"]];
+  static override paths = [['serve']];
 
   static override usage = Command.Usage({
-    category: "Server",
-    description:
-      "run the control-plane engine: HTTPS REST API, gRPC and the web UI",
+    category: 'Server',
+    description: 'run the control-plane engine: HTTPS REST API, gRPC and the web UI',
     details: `
       Starts the engine on its embedded SQLite store (or Postgres with \`--store postgres --dsn …\`).
 
@@ -43,58 +38,33 @@ export class ServeCommand extends Command {
       With \`SERVICE_BUS=nats\`, \`/readyz\` answers 503 while the bus is disconnected.
     `,
     examples: [
-      ["Start on the defaults (SQLite, TLS, loopback)", "$0 serve"],
-      [
-        "Start on Postgres",
-        "$0 serve --store postgres --dsn postgres://svc@127.0.0.1:5432/svc",
-      ],
-      [
-        "Bring your own certificate",
-        "$0 serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem",
-      ],
+      ['Start on the defaults (SQLite, TLS, loopback)', '$0 serve'],
+      ['Start on Postgres', '$0 serve --store postgres --dsn postgres://svc@127.0.0.1:5432/svc'],
+      ['Bring your own certificate', '$0 serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem'],
     ],
   });
 
-  listen = Option.String("--listen", {
+  listen = Option.String('--listen', {
     description: `HTTP bind host:port (SERVICE_LISTEN; default ${DEFAULTS.listen}); https:// or http:// may prefix it`,
   });
-  grpcListen = Option.String("--grpc-listen", {
+  grpcListen = Option.String('--grpc-listen', {
     description: `gRPC bind host:port (SERVICE_GRPC_LISTEN; default ${DEFAULTS.grpcListen}); grpcs:// or grpc:// may prefix it`,
   });
-  dataDir = Option.String("--data-dir", {
-    description:
-      "data directory: database, keys, certificates (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)",
+  dataDir = Option.String('--data-dir', {
+    description: 'data directory: database, keys, certificates (SERVICE_DATA_DIR; default $XDG_DATA_HOME/svc or ~/.local/share/svc)',
   });
-  tlsCert = Option.String("--tls-cert", {
-    description:
-      "PEM certificate (chain) to serve (SERVICE_TLS_CERT); needs --tls-key",
+  tlsCert = Option.String('--tls-cert', { description: 'PEM certificate (chain) to serve (SERVICE_TLS_CERT); needs --tls-key' });
+  tlsKey = Option.String('--tls-key', { description: 'PEM private key of --tls-cert, mode 0600 (SERVICE_TLS_KEY)' });
+  grpcClientCa = Option.String('--grpc-client-ca', {
+    description: 'PEM CA bundle; gRPC clients must present a certificate it signed (mutual TLS) (SERVICE_GRPC_CLIENT_CA)',
   });
-  tlsKey = Option.String("--tls-key", {
-    description: "PEM private key of --tls-cert, mode 0600 (SERVICE_TLS_KEY)",
+  insecure = Option.Boolean('--insecure', { description: 'plaintext HTTP and gRPC, loopback binds only (SERVICE_INSECURE)' });
+  seedDemo = Option.Boolean('--seed-demo', {
+    description: 'provision a synthetic estate and a demo administrator with a public password; loopback binds only (SERVICE_SEED_DEMO)',
   });
-  grpcClientCa = Option.String("--grpc-client-ca", {
-    description:
-      "PEM CA bundle; gRPC clients must present a certificate it signed (mutual TLS) (SERVICE_GRPC_CLIENT_CA)",
-  });
-  insecure = Option.Boolean("--insecure", {
-    description:
-      "plaintext HTTP and gRPC, loopback binds only (SERVICE_INSECURE)",
-  });
-  seedDemo = Option.Boolean("--seed-demo", {
-    description:
-      "provision a synthetic estate and a demo administrator with a public password; loopback binds only (SERVICE_SEED_DEMO)",
-  });
-  store = Option.String("--store", {
-    description: "sqlite (default) or postgres (SERVICE_STORE)",
-  });
-  dsn = Option.String("--dsn", {
-    description:
-      "Postgres connection string for --store postgres (SERVICE_DSN)",
-  });
-  logLevel = Option.String("--log-level", {
-    description:
-      "fatal|error|warn|info|debug|trace|silent (SERVICE_LOG_LEVEL; default info)",
-  });
+  store = Option.String('--store', { description: 'sqlite (default) or postgres (SERVICE_STORE)' });
+  dsn = Option.String('--dsn', { description: 'Postgres connection string for --store postgres (SERVICE_DSN)' });
+  logLevel = Option.String('--log-level', { description: 'fatal|error|warn|info|debug|trace|silent (SERVICE_LOG_LEVEL; default info)' });
 
   /** manifests composed after the registered ones; empty for `svc serve` (a test's launcher subclass sets its module) */
   protected readonly extraManifests: readonly ModuleManifest[] = [];
@@ -123,20 +93,19 @@ export class ServeCommand extends Command {
       throw err;
     }
     // Loaded here, not at the top: every other command would pay for the server's imports.
-    const [{ createLogger }, { startServer }, { limitHeapGrowth }] =
-      await Promise.all([
-        import("../../serve/logger.js"),
-        import("../../serve/server.js"),
-        import("../../serve/heap-growth.js"),
-      ]);
+    const [{ createLogger }, { startServer }, { limitHeapGrowth }] = await Promise.all([
+      import('../../serve/logger.js'),
+      import('../../serve/server.js'),
+      import('../../serve/heap-growth.js'),
+    ]);
     limitHeapGrowth();
     const { log, flush } = createLogger(config.logLevel);
     // Handlers from the first moment: a signal while the server starts (it logs 'listening' before
     // its start resolves) is kept and handled once it has started, never Node's default kill.
     const early: NodeJS.Signals[] = [];
     const keep = (signal: NodeJS.Signals) => void early.push(signal);
-    process.on("SIGINT", keep);
-    process.on("SIGTERM", keep);
+    process.on('SIGINT', keep);
+    process.on('SIGTERM', keep);
     let server;
     try {
       server = await startServer(config, log, this.extraManifests);
@@ -144,12 +113,7 @@ export class ServeCommand extends Command {
       this.context.stdout.write(readyBanner(server));
     } catch (err) {
       log.fatal(
-        {
-          err: {
-            message: (err as Error).message,
-            code: (err as { code?: string }).code,
-          },
-        },
+        { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
         `startup failed: ${(err as Error).message}`,
       );
       flush();
@@ -167,10 +131,7 @@ export class ServeCommand extends Command {
       const onSignal = (signal: NodeJS.Signals) => {
         signals++;
         if (signals > 1) {
-          log.warn(
-            { signal },
-            "second signal: exiting without waiting for the drain",
-          );
+          log.warn({ signal }, 'second signal: exiting without waiting for the drain');
           flush();
           process.exit(1);
         }
@@ -180,7 +141,7 @@ export class ServeCommand extends Command {
           .then(
             () => 0,
             (err: unknown) => {
-              log.error({ err }, "shutdown failed");
+              log.error({ err }, 'shutdown failed');
               return 1;
             },
           )
@@ -190,10 +151,10 @@ export class ServeCommand extends Command {
             process.exit(code);
           });
       };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-      process.off("SIGINT", keep);
-      process.off("SIGTERM", keep);
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      process.off('SIGINT', keep);
+      process.off('SIGTERM', keep);
       for (const signal of early) onSignal(signal);
     });
   }
@@ -205,28 +166,18 @@ export class ServeCommand extends Command {
  * a secrets key that does not open the deployment's sealed values), 1 otherwise.
  */
 function startupExitCode(code: string | undefined): number {
-  if (code === "key_not_active") return 5;
-  return code === "tls_mismatch" || code === "secrets_key_mismatch" ? 2 : 1;
+  if (code === 'key_not_active') return 5;
+  return code === 'tls_mismatch' || code === 'secrets_key_mismatch' ? 2 : 1;
 }
 
 /** A few lines on stdout for the human who just started the server (logs stay JSON on stderr). */
-function readyBanner(server: {
-  url: string;
-  grpcPort: number;
-  tls?: { certPath: string; pinSha256: string };
-}): string {
+function readyBanner(server: { url: string; grpcPort: number; tls?: { certPath: string; pinSha256: string } }): string {
   const url = new URL(server.url);
-  const lines = [
-    `svc serve is ready: ${server.url} (gRPC on port ${server.grpcPort})`,
-  ];
+  const lines = [`svc serve is ready: ${server.url} (gRPC on port ${server.grpcPort})`];
   if (server.tls) {
     const named = `https://localhost:${url.port}`;
-    lines.push(
-      `  trust the certificate:  curl --cacert ${server.tls.certPath} ${named}/healthz`,
-    );
-    lines.push(
-      `  or pin its public key:  curl -k --pinnedpubkey sha256//${server.tls.pinSha256} ${server.url}/healthz`,
-    );
+    lines.push(`  trust the certificate:  curl --cacert ${server.tls.certPath} ${named}/healthz`);
+    lines.push(`  or pin its public key:  curl -k --pinnedpubkey sha256//${server.tls.pinSha256} ${server.url}/healthz`);
   }
-  return lines.join("\n") + "\n";
+  return lines.join('\n') + '\n';
 }
